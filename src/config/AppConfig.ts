@@ -1,0 +1,11 @@
+/** The decoded configuration as a service, so every Layer reads it the same way and tests can swap it. */
+import { Context, Layer } from "effect"
+import { loadConfig, type LoadOptions, type ResolvedConfig } from "./load.ts"
+
+export class AppConfig extends Context.Tag("agent-bridge/AppConfig")<AppConfig, ResolvedConfig>() {
+  static layer = (cfg: ResolvedConfig) => Layer.succeed(AppConfig, cfg)
+
+  /** A config built from an in-memory YAML tree (tests): same decoding and defaults as a file. */
+  static fromOptions = (options: LoadOptions) =>
+    Layer.effect(AppConfig, loadConfig(options))
+}

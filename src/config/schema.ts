@@ -1,0 +1,73 @@
+/**
+ * The shape of `agent-bridge.yaml` (BRIDGE.md, "Configuration"). Every key is optional; defaults are
+ * applied here so the rest of the daemon only ever sees a complete, decoded `BridgeConfig`.
+ * Secrets (`key`) decode to `Redacted` so they never print by accident.
+ */
+import { Schema } from "effect"
+
+const NonEmpty = Schema.String.pipe(Schema.minLength(1))
+const Port = Schema.Int.pipe(Schema.between(0, 65535))
+export const ProfileName = Schema.String.pipe(
+  Schema.pattern(/^[a-z0-9][a-z0-9_-]{0,63}$/, {
+    message: () => "a profile name: lowercase letters, digits, '_' and '-', at most 64, not starting with '_' or '-'"
+  })
+)
+export const ClientName = Schema.String.pipe(
+  Schema.pattern(/^[a-z0-9][a-z0-9_-]{0,31}$/, {
+    message: () => "a client name: lowercase letters, digits, '_' and '-', at most 32, not starting with '_' or '-'"
+  })
+)
+
+const withDefault = <S extends Schema.Schema.Any>(s: S, value: () => Schema.Schema.Type<S>) =>
+  Schema.optionalWith(s, { default: value as never })
+
+export const BridgeSection = Schema.Struct({
+  enabled: withDefault(Schema.Boolean, () => true),
+  host: withDefault(NonEmpty, () => "127.0.0.1"),
+  port: withDefault(Port, () => 8765),
+  data_dir: withDefault(NonEmpty, () => "./.agent-bridge"),
+  allowed_hosts: withDefault(Schema.Array(NonEmpty), () => []),
+  run_retention_days: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThan(1)), () => 7),
+  max_concurrent_runs_per_client: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4)
+})
+
+/** How the bridge reaches one Hermes API server and which key it presents. */
+export const HermesEndpoint = Schema.Struct({
+  url: Schema.optional(NonEmpty),
+  key: Schema.optional(Schema.Redacted(NonEmpty)),
+  key_file: Schema.optional(NonEmpty),
+  key_env: Schema.optional(NonEmpty)
+})
+
+export const HermesSection = Schema.Struct({
+  home: withDefault(NonEmpty, () => "~/.hermes"),
+  /** An http(s) URL, or "sim" for the built-in simulator. Unset: the simulator. */
+  url: Schema.optional(NonEmpty),
+  key: Schema.optional(Schema.Redacted(NonEmpty)),
+  key_file: Schema.optional(NonEmpty),
+  key_env: withDefault(NonEmpty, () => "API_SERVER_KEY"),
+  multiplex: withDefault(Schema.Boolean, () => false),
+  timeout_ms: withDefault(Schema.Int.pipe(Schema.between(100, 600_000)), () => 30_000),
+  profiles: withDefault(Schema.Record({ key: ProfileName, value: HermesEndpoint }), () => ({}))
+})
+
+export const ToolFilter = Schema.Struct({
+  include: withDefault(Schema.Array(NonEmpty), () => []),
+  exclude: withDefault(Schema.Array(NonEmpty), () => [])
+})
+
+export const ClientSettings = Schema.Struct({
+  catalog: withDefault(Schema.Literal("full", "compact"), () => "full" as const),
+  tools: withDefault(ToolFilter, () => ({ include: [], exclude: [] }))
+})
+
+export const ConfigFile = Schema.Struct({
+  bridge: withDefault(BridgeSection, () => Schema.decodeSync(BridgeSection)({})),
+  hermes: withDefault(HermesSection, () => Schema.decodeSync(HermesSection)({})),
+  memory: withDefault(Schema.Struct({ enabled: withDefault(Schema.Boolean, () => true) }), () => ({ enabled: true })),
+  skills: withDefault(Schema.Struct({ dropin_dir: Schema.optional(NonEmpty) }), () => ({})),
+  clients: withDefault(Schema.Record({ key: ClientName, value: ClientSettings }), () => ({}))
+})
+export type ConfigFile = typeof ConfigFile.Type
+export type HermesEndpoint = typeof HermesEndpoint.Type
+export type ClientSettings = typeof ClientSettings.Type

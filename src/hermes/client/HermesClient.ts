@@ -1,0 +1,164 @@
+/**
+ * The bridge's grip on Hermes: one service over every configured profile's API server
+ * (HERMES-API.md). Every failure is already one of the bridge's typed errors, as the seed's table
+ * says, so callers never see HTTP details.
+ *
+ * This file is the interface; `HermesClientLive.ts` implements it over @effect/platform's HttpClient.
+ */
+import type { Duration, Effect, Option, Redacted, Stream } from "effect"
+import { Context } from "effect"
+import type {
+  AgentRefused,
+  AgentUnavailable,
+  AgentUnkeyed,
+  NoPendingRequest,
+  RunNotFound,
+  RunNotRunning,
+  UnknownAgent
+} from "../../domain/errors.ts"
+
+/** One configured Hermes profile as the bridge addresses it. */
+export interface HermesProfile {
+  /** "default" or the profile name. */
+  readonly name: string
+  /** The public agent id: "hermes" or "hermes/<profile>". */
+  readonly agent: string
+  /** The id shown in `agents_list`: "hermes" or "hermes__<profile>". */
+  readonly agentId: string
+  /** Base URL of this profile's API server (already `<url>/p/<profile>` when multiplexed). */
+  readonly baseUrl: string
+  /** The key the bridge presents; none means `keyed: false` and `bridge.agent_unkeyed` on use. */
+  readonly key: Option.Option<Redacted.Redacted<string>>
+}
+
+/** What a Hermes build can do, from `GET /v1/capabilities`; a missing flag is false. */
+export interface HermesFeatures {
+  readonly runSubmission: boolean
+  readonly runStatus: boolean
+  readonly runEventsSse: boolean
+  readonly runStop: boolean
+  readonly runApprovalResponse: boolean
+  readonly runSteer: boolean
+  readonly runClarify: boolean
+  /** The clarify body shape: `{clarify_id, response}` or the fork's `{clarify_id, responses: [...]}`. */
+  readonly clarifyBody: "response" | "responses"
+  readonly idempotency: { readonly supported: boolean; readonly durable: boolean; readonly retentionSeconds: number }
+  readonly sessionKeyHeader: string | null
+}
+
+export interface HermesHealth {
+  readonly status: string
+  /** `version` from `/health` when present (unvalidated; the capabilities view validates it). */
+  readonly version: string | null
+}
+
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max" | "ultra"
+
+export interface StartRunRequest {
+  readonly input: string
+  readonly instructions?: string | undefined
+  /** Already prefixed with the client name (`<client>:<key>`). */
+  readonly sessionKey?: string | undefined
+  /** Already prefixed; sent only where Hermes supports idempotency (digest form above 255 chars). */
+  readonly idempotencyKey?: string | undefined
+  readonly reasoningEffort?: ReasoningEffort | undefined
+}
+
+export interface StartRunResult {
+  readonly hermesRunId: string
+  readonly replayed: boolean
+}
+
+export type HermesRunStatusName =
+  | "queued" | "running" | "waiting_for_approval" | "waiting_for_clarification" | "stopping"
+  | "completed" | "failed" | "cancelled" | "interrupted"
+
+export interface HermesUsage {
+  readonly input_tokens?: number
+  readonly output_tokens?: number
+  readonly total_tokens?: number
+}
+
+export interface HermesRunStatus {
+  readonly runId: string
+  readonly status: HermesRunStatusName
+  readonly output: string | null
+  readonly usage: HermesUsage | null
+  readonly error: string | null
+  /** The approval Hermes is waiting on, when the status says so (used by the polling fallback). */
+  readonly approval: HermesApprovalRequest | null
+  /** The clarification Hermes is waiting on, when the status says so (clarify builds). */
+  readonly clarification: HermesClarifyRequest | null
+}
+
+export interface HermesApprovalRequest {
+  readonly request_id: string
+  readonly command: string
+  readonly description: string
+  readonly choices: ReadonlyArray<string>
+}
+
+export interface HermesClarifyRequest {
+  readonly clarify_id: string
+  readonly question: string
+  readonly choices: ReadonlyArray<string> | null
+  readonly multi_select: boolean
+}
+
+/**
+ * One decoded SSE event. `id` is the frame's `id:` (newer builds) or null (older builds). `data` is the
+ * whole decoded JSON object, including `event`, `run_id` and `timestamp`.
+ */
+export interface HermesEvent {
+  readonly id: number | null
+  readonly event: string
+  readonly data: { readonly [k: string]: unknown }
+}
+
+export type HermesCallError = AgentUnavailable | AgentRefused | AgentUnkeyed
+
+export interface FollowOptions {
+  /** Resume after this frame id (newer builds), e.g. after a daemon restart. */
+  readonly lastEventId?: number | undefined
+  /** How often to poll status when the stream cannot be (re)opened. */
+  readonly pollInterval?: Duration.DurationInput
+}
+
+export interface HermesClientShape {
+  readonly profiles: ReadonlyArray<HermesProfile>
+  /** Resolves `hermes` / `hermes/<profile>`; anything else is `bridge.unknown_agent`. */
+  readonly profile: (agent: string) => Effect.Effect<HermesProfile, UnknownAgent>
+  readonly health: (p: HermesProfile) => Effect.Effect<HermesHealth, AgentUnavailable | AgentRefused>
+  readonly models: (p: HermesProfile) => Effect.Effect<ReadonlyArray<string>, HermesCallError>
+  readonly features: (p: HermesProfile) => Effect.Effect<HermesFeatures, HermesCallError>
+  readonly start: (p: HermesProfile, req: StartRunRequest) => Effect.Effect<StartRunResult, HermesCallError>
+  readonly status: (p: HermesProfile, hermesRunId: string) => Effect.Effect<HermesRunStatus, HermesCallError | RunNotFound>
+  /** One SSE connection to the run's events (no reconnect). */
+  readonly events: (
+    p: HermesProfile,
+    hermesRunId: string,
+    lastEventId?: number
+  ) => Stream.Stream<HermesEvent, HermesCallError | RunNotFound>
+  /**
+   * The run's events until it ends, across dropped connections: reconnects with backoff, resumes with
+   * Last-Event-ID where frames are numbered, else falls back to polling status and synthesises the
+   * terminal event (`run.completed` with the full output, `run.failed`, `run.cancelled`,
+   * `run.interrupted`) and pending approval/clarification requests from it. A run Hermes no longer
+   * knows ends with a synthesised `run.interrupted` whose `error` says so. Ends after a terminal event.
+   */
+  readonly follow: (p: HermesProfile, hermesRunId: string, options?: FollowOptions) => Stream.Stream<HermesEvent, HermesCallError>
+  readonly approval: (
+    p: HermesProfile,
+    hermesRunId: string,
+    body: { readonly choice: "once" | "session" | "always" | "deny"; readonly requestId?: string }
+  ) => Effect.Effect<void, HermesCallError | RunNotFound | NoPendingRequest | RunNotRunning>
+  readonly steer: (p: HermesProfile, hermesRunId: string, input: string) => Effect.Effect<void, HermesCallError | RunNotFound | RunNotRunning>
+  readonly stop: (p: HermesProfile, hermesRunId: string) => Effect.Effect<void, HermesCallError | RunNotFound>
+  readonly clarify: (
+    p: HermesProfile,
+    hermesRunId: string,
+    body: { readonly clarifyId: string; readonly response: string | ReadonlyArray<string> | null }
+  ) => Effect.Effect<void, HermesCallError | RunNotFound | NoPendingRequest | RunNotRunning>
+}
+
+export class HermesClient extends Context.Tag("agent-bridge/HermesClient")<HermesClient, HermesClientShape>() {}

@@ -1,0 +1,24 @@
+/**
+ * Who is calling: set by the edge from the authenticated key for each request, never from anything
+ * the client sends in arguments or headers of its choosing.
+ */
+import { Context } from "effect"
+
+export type Scope = "agents" | "memory"
+
+export interface CallerShape {
+  /** The client name ("admin" for the admin key). */
+  readonly client: string
+  /** The admin key sees every client's runs and alone decides inbox rows. */
+  readonly isAdmin: boolean
+  readonly scopes: ReadonlyArray<Scope>
+}
+
+export class Caller extends Context.Tag("agent-bridge/Caller")<Caller, CallerShape>() {
+  static admin: CallerShape = { client: "admin", isAdmin: true, scopes: ["agents", "memory"] }
+  static client = (client: string, scopes: ReadonlyArray<Scope> = ["agents"]): CallerShape => ({
+    client,
+    isAdmin: false,
+    scopes
+  })
+}

@@ -1,0 +1,59 @@
+/**
+ * The last gate between a remote machine and what the Hermes box knows: every text that leaves the
+ * bridge goes through this service. The rules are pure functions in `src/domain/redact/`; the service
+ * adds the exact values of the secrets the bridge itself holds (registered at start).
+ */
+import { Context, Effect, Layer, Ref } from "effect"
+import { makeRedaction, type Redaction } from "../domain/redact/redact.ts"
+
+export interface StreamRedactOptions {
+  /** Stored `message.text` just before the returned slice (context only, not returned). */
+  readonly before?: string
+  /** Stored `message.text` just after the returned slice (context only, not returned). */
+  readonly after?: string
+  /** The slice runs to the newest stored event of an unfinished run. */
+  readonly liveEdge?: boolean
+}
+
+export interface RedactorShape {
+  /** Masks every secret in one text. `liveEdge`: a known prefix running to the end is masked through the end. */
+  readonly text: (s: string, options?: { readonly liveEdge?: boolean }) => string
+  /** Masks every string value of a JSON tree; keys and shape are untouched. */
+  readonly json: <A>(value: A) => A
+  /**
+   * Masks consecutive `message.text` segments as one text (with context on each side), and returns
+   * the masked segments in the same number and order.
+   */
+  readonly segments: (parts: ReadonlyArray<string>, options?: StreamRedactOptions) => ReadonlyArray<string>
+  /** True when `text` would change `s` (capabilities drop such strings instead of masking them). */
+  readonly wouldChange: (s: string) => boolean
+  /** Adds an exact secret value (and its encodings) to the mask list. */
+  readonly registerSecret: (value: string) => Effect.Effect<void>
+}
+
+export class Redactor extends Context.Tag("agent-bridge/Redactor")<Redactor, RedactorShape>() {
+  /** The production Redactor; `secrets` are registered up front (more can be added later). */
+  static layerWith = (secrets: ReadonlyArray<string> = []) =>
+    Layer.effect(
+      Redactor,
+      Effect.gen(function* () {
+        const current = yield* Ref.make<Redaction>(makeRedaction(secrets))
+        // Reads go through a plain variable so the hot path stays synchronous.
+        let r = yield* Ref.get(current)
+        const shape: RedactorShape = {
+          text: (s, o) => r.text(s, o?.liveEdge ?? false),
+          json: (v) => r.json(v),
+          segments: (parts, o) => r.segments(parts, o ?? {}),
+          wouldChange: (s) => r.text(s, false) !== s,
+          registerSecret: (value) =>
+            Ref.updateAndGet(current, (old) => old.withSecret(value)).pipe(
+              Effect.tap((next) => Effect.sync(() => { r = next })),
+              Effect.asVoid
+            )
+        }
+        return shape
+      })
+    )
+
+  static Default = Redactor.layerWith()
+}

@@ -1,0 +1,11 @@
+/**
+ * Every schema migration, in order. Each area owns its own file; the key prefix is the version.
+ * Never edit an applied migration: add a new one.
+ */
+import type { Effect } from "effect"
+import type { SqlClient } from "@effect/sql"
+import identity from "./0001_identity.ts"
+
+export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClient.SqlClient>> = {
+  "0001_identity": identity
+}
