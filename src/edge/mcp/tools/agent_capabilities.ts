@@ -1,0 +1,14 @@
+import { Schema } from "effect"
+import { Capabilities } from "../../../domain/teach.ts"
+import { CapabilitiesService } from "../../../services/Capabilities.ts"
+import { defineTool, Fields } from "../ToolDef.ts"
+
+export default defineTool({
+  name: "agent_capabilities",
+  description:
+    "Describe what a Hermes profile can do now (version, model aliases, toolsets, MCP server names, skill dirs, platforms, approvals mode), with every secret left out. A null field means the profile's config does not set it or could not be read.",
+  input: Schema.Struct({ agent: Fields.agent }),
+  output: Capabilities,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  handler: ({ agent }) => CapabilitiesService.forAgent(agent)
+})

@@ -1,0 +1,20 @@
+import { Effect, Schema } from "effect"
+import { MemoryInvalid } from "../../../domain/errors.ts"
+import { MemoryAdded } from "../../../domain/teach.ts"
+import { Memory } from "../../../services/Memory.ts"
+import { defineTool, Fields } from "../ToolDef.ts"
+
+export default defineTool({
+  name: "agent_memory_add",
+  description:
+    'Remember a note in an agent\'s private memory ("hermes" or "hermes/<profile>") or in the box\'s shared memory ("shared"), for later runs to find. Returns the note id and timestamp; does not start a run.',
+  input: Schema.Struct({
+    agent: Fields.agent.annotations({ description: 'Whose memory: "hermes", "hermes/<profile>" or "shared".' }),
+    text: Schema.String.annotations({ description: "The note (at most 16 KiB)." }),
+    tags: Schema.optional(Schema.Array(Schema.String).annotations({ description: "Free-form tags for the note." }))
+  }),
+  output: MemoryAdded,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  invalidInput: (_field, message) => new MemoryInvalid({ message }),
+  handler: ({ agent, text, tags }) => Effect.flatMap(Memory, (m) => m.add(agent, text, tags ?? []))
+})

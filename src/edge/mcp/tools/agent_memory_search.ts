@@ -1,0 +1,20 @@
+import { Effect, Schema } from "effect"
+import { MemoryInvalid } from "../../../domain/errors.ts"
+import { MemoryResults } from "../../../domain/teach.ts"
+import { Memory } from "../../../services/Memory.ts"
+import { defineTool, Fields } from "../ToolDef.ts"
+
+export default defineTool({
+  name: "agent_memory_search",
+  description:
+    'Search an agent\'s memory: "hermes" or "hermes/<profile>" reads that agent\'s private notes and the shared ones; "shared" reads the shared notes and your own. Returns the best matches first.',
+  input: Schema.Struct({
+    agent: Fields.agent.annotations({ description: 'Whose memory: "hermes", "hermes/<profile>" or "shared".' }),
+    query: Schema.String.annotations({ description: "Words to look for; quote a phrase, end a word with * for a prefix." }),
+    limit: Schema.optional(Schema.Int.annotations({ description: "How many results (1 to 50, default 10)." }))
+  }),
+  output: MemoryResults,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  invalidInput: (_field, message) => new MemoryInvalid({ message }),
+  handler: ({ agent, query, limit }) => Effect.flatMap(Memory, (m) => m.search(agent, query, limit ?? 10))
+})

@@ -1,0 +1,21 @@
+import { Effect, Schema } from "effect"
+import { RunView } from "../../../domain/runs/view.ts"
+import { Runs } from "../../../services/Runs.ts"
+import { defineTool, Fields } from "../ToolDef.ts"
+import { offsetRefusal } from "./shared.ts"
+
+export default defineTool({
+  name: "agent_run_status",
+  description:
+    "Get a run's current view without waiting. Output comes in 16 KiB windows: when the view says truncated, call again with offset=next_offset (the `more` field spells the call) to read the next window.",
+  input: Schema.Struct({
+    run_id: Fields.runId,
+    offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
+      description: "Byte offset of the output window to read (default 0)."
+    }))
+  }),
+  output: RunView,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  invalidInput: offsetRefusal,
+  handler: ({ run_id, offset }) => Effect.flatMap(Runs, (runs) => runs.status(run_id, offset ?? 0))
+})

@@ -1,0 +1,17 @@
+import { Effect, Schema } from "effect"
+import { RunView } from "../../../domain/runs/view.ts"
+import { Runs } from "../../../services/Runs.ts"
+import { defineTool, Fields } from "../ToolDef.ts"
+
+export default defineTool({
+  name: "agent_run_steer",
+  description:
+    "Add guidance to a run while its status is `running` (for example a correction or a new constraint). Returns the run view.",
+  input: Schema.Struct({
+    run_id: Fields.runId,
+    input: Schema.String.annotations({ description: "The guidance to add." })
+  }),
+  output: RunView,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  handler: ({ run_id, input }) => Effect.flatMap(Runs, (runs) => runs.steer(run_id, input))
+})

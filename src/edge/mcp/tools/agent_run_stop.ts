@@ -1,0 +1,14 @@
+import { Effect, Schema } from "effect"
+import { RunView } from "../../../domain/runs/view.ts"
+import { Runs } from "../../../services/Runs.ts"
+import { defineTool, Fields } from "../ToolDef.ts"
+
+export default defineTool({
+  name: "agent_run_stop",
+  description:
+    "Stop a run. Returns the run view with status `stopping` until it ends (then `cancelled`, or `completed` if it finished first); a finished run is returned unchanged.",
+  input: Schema.Struct({ run_id: Fields.runId }),
+  output: RunView,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  handler: ({ run_id }) => Effect.flatMap(Runs, (runs) => runs.stop(run_id))
+})

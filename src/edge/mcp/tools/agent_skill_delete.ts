@@ -1,0 +1,16 @@
+import { Effect, Schema } from "effect"
+import { SkillChangeQueued } from "../../../domain/teach.ts"
+import { Skills } from "../../../services/Skills.ts"
+import { defineTool } from "../ToolDef.ts"
+import { SkillName, skillRefusal } from "./skillFields.ts"
+
+export default defineTool({
+  name: "agent_skill_delete",
+  description:
+    "Propose removing the drop-in skill `name`; nothing is deleted until the operator approves it in the inbox. Returns the pending approval id.",
+  input: Schema.Struct({ name: SkillName }),
+  output: SkillChangeQueued,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  invalidInput: skillRefusal,
+  handler: ({ name }) => Effect.flatMap(Skills, (s) => s.remove(name))
+})

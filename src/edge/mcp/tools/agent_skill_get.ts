@@ -1,0 +1,15 @@
+import { Effect, Schema } from "effect"
+import { SkillDoc } from "../../../domain/teach.ts"
+import { Skills } from "../../../services/Skills.ts"
+import { defineTool } from "../ToolDef.ts"
+import { SkillName } from "./skillFields.ts"
+
+export default defineTool({
+  name: "agent_skill_get",
+  description:
+    "Read one skill's SKILL.md (redacted, cut at 16 KiB) and the names of its supporting files. It is not an exact copy: do not build a replacement from it as it stands.",
+  input: Schema.Struct({ name: SkillName }),
+  output: SkillDoc,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  handler: ({ name }) => Effect.flatMap(Skills, (s) => s.get(name))
+})

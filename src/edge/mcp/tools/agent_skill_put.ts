@@ -1,0 +1,24 @@
+import { Effect, Schema } from "effect"
+import { SkillChangeQueued } from "../../../domain/teach.ts"
+import { Skills } from "../../../services/Skills.ts"
+import { defineTool } from "../ToolDef.ts"
+import { SkillName, skillRefusal } from "./skillFields.ts"
+
+export default defineTool({
+  name: "agent_skill_put",
+  description:
+    "Propose creating or replacing the drop-in skill `name`; nothing is written until the operator approves it in the inbox. The push replaces the whole skill: include every supporting file in `files`. Returns the pending approval id.",
+  input: Schema.Struct({
+    name: SkillName,
+    skill_md: Schema.String.annotations({
+      description: "The whole SKILL.md: YAML frontmatter with the same name and a description, then the body (at most 16 KiB)."
+    }),
+    files: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+      description: "Supporting files: plain file name to text (at most 16; whole push at most 48 KiB)."
+    }))
+  }),
+  output: SkillChangeQueued,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  invalidInput: skillRefusal,
+  handler: ({ name, skill_md, files }) => Effect.flatMap(Skills, (s) => s.put(name, skill_md, files))
+})

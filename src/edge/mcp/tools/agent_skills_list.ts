@@ -1,0 +1,14 @@
+import { Effect, Schema } from "effect"
+import { SkillsList } from "../../../domain/teach.ts"
+import { Skills } from "../../../services/Skills.ts"
+import { defineTool } from "../ToolDef.ts"
+
+export default defineTool({
+  name: "agent_skills_list",
+  description:
+    "List the skills Hermes loads: `shipped` (read-only) and `dropin` (the operator's), with category, description, supporting file names, and broken=true where the frontmatter cannot be read.",
+  input: Schema.Struct({}),
+  output: SkillsList,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  handler: () => Effect.flatMap(Skills, (s) => s.list)
+})

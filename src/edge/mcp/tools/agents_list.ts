@@ -1,0 +1,14 @@
+import { Schema } from "effect"
+import { AgentsList } from "../../../domain/teach.ts"
+import { Agents } from "../../../services/Agents.ts"
+import { defineTool } from "../ToolDef.ts"
+
+export default defineTool({
+  name: "agents_list",
+  description:
+    "List the Hermes profiles this bridge can delegate to, with health, whether the bridge holds a key, and the model id. Call it first to pick an `agent` for agent_run.",
+  input: Schema.Struct({}),
+  output: AgentsList,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  handler: () => Agents.list
+})

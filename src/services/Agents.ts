@@ -1,0 +1,22 @@
+/**
+ * `agents_list`: one row per configured Hermes profile (health, keyed, model id) plus Pi, which is
+ * not runnable. Health and model come from Hermes with a short cache and never block a list for more
+ * than 2 s.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { AgentsList } from "../domain/teach.ts"
+import { HermesClient } from "../hermes/client/HermesClient.ts"
+import { probeProfiles } from "./agentsProbe.ts"
+
+export class Agents extends Context.Tag("agent-bridge/Agents")<Agents, { readonly list: Effect.Effect<AgentsList> }>() {
+  static readonly list = Effect.flatMap(Agents, (a) => a.list)
+
+  static Live = Layer.effect(
+    Agents,
+    Effect.gen(function* () {
+      const hermes = yield* HermesClient
+      const probe = yield* probeProfiles(hermes)
+      return { list: Effect.map(probe, (agents) => ({ agents: [...agents, { name: "pi" as const, runnable: false as const }] })) }
+    })
+  )
+}

@@ -1,0 +1,57 @@
+/**
+ * `agent_capabilities`: an allow-list projection of the profile's own config.yaml plus the Hermes
+ * version from `/health`. The projection itself is pure (`domain/capabilities.ts`).
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { AppConfig } from "../config/AppConfig.ts"
+import { projectCapabilities, validVersion } from "../domain/capabilities.ts"
+import type { UnknownAgent } from "../domain/errors.ts"
+import type { Capabilities } from "../domain/teach.ts"
+import { HermesClient } from "../hermes/client/HermesClient.ts"
+import { Redactor } from "./Redactor.ts"
+
+export interface CapabilitiesShape {
+  readonly forAgent: (agent: string) => Effect.Effect<Capabilities, UnknownAgent>
+}
+
+export class CapabilitiesService extends Context.Tag("agent-bridge/Capabilities")<CapabilitiesService, CapabilitiesShape>() {
+  static readonly forAgent = (agent: string) => Effect.flatMap(CapabilitiesService, (c) => c.forAgent(agent))
+
+  static Live = Layer.effect(
+    CapabilitiesService,
+    Effect.gen(function* () {
+      const config = yield* AppConfig
+      const hermes = yield* HermesClient
+      const redactor = yield* Redactor
+      const configFile = (profile: string) =>
+        profile === "default"
+          ? path.join(config.hermesHome, "config.yaml")
+          : path.join(config.hermesHome, "profiles", profile, "config.yaml")
+      return {
+        forAgent: (agent) =>
+          Effect.gen(function* () {
+            const p = yield* hermes.profile(agent)
+            // Unreadable is the same as invalid: every file field null, nothing logged (seed).
+            const text = yield* Effect.promise(() => fs.readFile(configFile(p.name), "utf8").catch(() => null))
+            // Null when Hermes does not answer, the bridge holds no key for the profile, or it is no version.
+            const version = Option.isNone(p.key)
+              ? null
+              : yield* hermes.health(p).pipe(
+                  Effect.map((h) => validVersion(h.version)),
+                  Effect.timeoutTo({ duration: "2 seconds", onTimeout: () => null, onSuccess: (v) => v }),
+                  Effect.orElseSucceed(() => null)
+                )
+            return projectCapabilities({
+              agent: p.agent,
+              profile: p.name,
+              apiServerVersion: version,
+              configText: text,
+              keep: (s) => !redactor.wouldChange(s)
+            })
+          })
+      }
+    })
+  )
+}

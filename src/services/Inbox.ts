@@ -1,0 +1,92 @@
+/**
+ * The operator's inbox: rows a person approves or denies. Run approvals (from Hermes) and skill changes
+ * (from `agent_skill_put` / `agent_skill_delete`) persist here; nothing a row proposes happens until an
+ * admin decides it. This file is the interface; `InboxLive` implements it over SQLite.
+ */
+import type { Effect, Option } from "effect"
+import { Context } from "effect"
+import type { BridgeError } from "../domain/errors.ts"
+
+export type InboxState = "pending" | "approved" | "denied" | "expired" | "withdrawn"
+export type ApprovalChoice = "once" | "session" | "always"
+
+export interface SkillFileCard {
+  readonly size: number
+  readonly sha256: string
+  readonly content: string
+}
+
+/** Exactly what approving a skill put writes; shown whole on the card, never cut. */
+export interface SkillCard {
+  readonly name: string
+  readonly preview: string
+  readonly preview_truncated: false
+  readonly files: Readonly<Record<string, SkillFileCard>>
+  readonly bytes: number
+  readonly digest: string
+}
+
+interface RowBase {
+  readonly id: string
+  readonly client: string
+  readonly state: InboxState
+  readonly created_at: string
+  readonly decided_at: string | null
+  readonly decided_by: string | null
+}
+
+export interface SkillPutRow extends RowBase {
+  readonly kind: "skill_put"
+  readonly name: string
+  readonly card: SkillCard
+}
+export interface SkillDeleteRow extends RowBase {
+  readonly kind: "skill_delete"
+  readonly name: string
+}
+export interface RunApprovalRow extends RowBase {
+  readonly kind: "run_approval"
+  readonly run_id: string
+  readonly agent: string
+  readonly hermes_run_id: string
+  readonly request_id: string
+  readonly command: string
+  readonly description: string
+  readonly choices: ReadonlyArray<string>
+  /** The choice sent to Hermes when approved ("deny" when denied). */
+  readonly choice: string | null
+}
+export type InboxRow = SkillPutRow | SkillDeleteRow | RunApprovalRow
+
+export interface RunApprovalInput {
+  readonly run_id: string
+  readonly client: string
+  readonly agent: string
+  readonly hermes_run_id: string
+  readonly request_id: string
+  readonly command: string
+  readonly description: string
+  readonly choices: ReadonlyArray<string>
+}
+
+export interface Decision {
+  readonly approve: boolean
+  /** For run approvals: the choice to send (default "once"). */
+  readonly choice?: ApprovalChoice | undefined
+  readonly by: string
+}
+
+export interface InboxShape {
+  /** Opens a pending row for a Hermes approval request; the same (run, request) is the same row. */
+  readonly openRunApproval: (input: RunApprovalInput) => Effect.Effect<RunApprovalRow, BridgeError>
+  /** Closes the run's pending approval rows (or the one for `requestId`) as `expired`. */
+  readonly expireRunApprovals: (runId: string, requestId?: string) => Effect.Effect<void, BridgeError>
+  /** The run's pending approval row, if any (the run view's `awaiting_approval`). */
+  readonly pendingRunApproval: (runId: string) => Effect.Effect<Option.Option<RunApprovalRow>, BridgeError>
+  readonly list: (filter?: { readonly state?: InboxState | undefined }) => Effect.Effect<ReadonlyArray<InboxRow>, BridgeError>
+  readonly get: (id: string) => Effect.Effect<Option.Option<InboxRow>, BridgeError>
+  /** Approves or denies a pending row and carries it out (writes the skill, answers Hermes). */
+  readonly decide: (id: string, decision: Decision) => Effect.Effect<InboxRow, BridgeError>
+}
+
+export class Inbox extends Context.Tag("agent-bridge/Inbox")<Inbox, InboxShape>() {}

@@ -1,0 +1,14 @@
+/**
+ * Progress reporting for long tool calls. The edge provides a live one when the MCP request carried a
+ * `progressToken`; otherwise reports go nowhere.
+ */
+import { Context, Effect, Layer } from "effect"
+
+export interface ProgressShape {
+  readonly enabled: boolean
+  readonly report: (progress: number, message?: string) => Effect.Effect<void>
+}
+
+export class Progress extends Context.Tag("agent-bridge/Progress")<Progress, ProgressShape>() {
+  static None = Layer.succeed(Progress, { enabled: false, report: () => Effect.void })
+}

@@ -1,0 +1,42 @@
+/**
+ * Delegation: the run tools' service. This file is the interface and the "not running" layer
+ * (used while the daemon starts or drains, or when tests leave runs out); `RunsLive` implements it.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { BridgeError } from "../domain/errors.ts"
+import { Unavailable } from "../domain/errors.ts"
+import type { RunEventsPage, RunList, RunStatus, RunView, RunWaitView } from "../domain/runs/view.ts"
+import type { ReasoningEffort } from "../hermes/client/HermesClient.ts"
+import type { Caller } from "./Caller.ts"
+import type { Progress } from "./Progress.ts"
+
+export interface StartRunInput {
+  readonly agent: string
+  readonly input: string
+  readonly session_key?: string | undefined
+  readonly instructions?: string | undefined
+  readonly reasoning_effort?: ReasoningEffort | undefined
+  readonly idempotency_key?: string | undefined
+}
+
+type Op<A, R = Caller> = Effect.Effect<A, BridgeError, R>
+
+export interface RunsShape {
+  readonly start: (input: StartRunInput) => Op<RunView>
+  /** Waits for a terminal status, a pending clarification or the timeout; reports progress meanwhile. */
+  readonly wait: (runId: string, timeoutSeconds: number) => Op<RunWaitView, Caller | Progress>
+  readonly status: (runId: string, offset: number) => Op<RunView>
+  readonly events: (runId: string, sinceSeq: number, limit: number) => Op<RunEventsPage>
+  readonly answer: (runId: string, requestId: string, answer: string | ReadonlyArray<string>) => Op<RunView>
+  readonly steer: (runId: string, input: string) => Op<RunView>
+  readonly stop: (runId: string) => Op<RunView>
+  readonly list: (options: { readonly status?: RunStatus | undefined; readonly limit: number }) => Op<RunList>
+}
+
+export class Runs extends Context.Tag("agent-bridge/Runs")<Runs, RunsShape>() {
+  /** Every call answers `bridge.unavailable` (starting, draining, or no run service). */
+  static NotRunning = Layer.succeed(Runs, (() => {
+    const no = () => Effect.fail(new Unavailable({ message: "the run service is not running" }))
+    return { start: no, wait: no, status: no, events: no, answer: no, steer: no, stop: no, list: no }
+  })())
+}

@@ -1,0 +1,52 @@
+/**
+ * Probes each Hermes profile's health and model id, cached briefly so a burst of `agents_list` calls
+ * costs one round of requests, and bounded so a dead Hermes never holds a list for more than 2 s.
+ */
+import { Duration, Effect, Option } from "effect"
+import type { HermesClientShape, HermesProfile } from "../hermes/client/HermesClient.ts"
+
+export type AgentHealth = "ok" | "down" | "unauthorized"
+
+export interface ProfileRow {
+  readonly name: string
+  readonly agent_id: string
+  readonly health: AgentHealth
+  readonly keyed: boolean
+  readonly model_id: string | null
+}
+
+const CACHE_TTL = Duration.seconds(5)
+const PROBE_BUDGET = Duration.millis(1800)
+
+const probeOne = (hermes: HermesClientShape, p: HermesProfile): Effect.Effect<ProfileRow> => {
+  const keyed = Option.isSome(p.key)
+  const base = { name: p.agent, agent_id: p.agentId, keyed }
+  const health = hermes.health(p).pipe(
+    Effect.as<AgentHealth>("ok"),
+    Effect.catchAll(() => Effect.succeed<AgentHealth>("down"))
+  )
+  const model = keyed
+    ? hermes.models(p).pipe(
+        Effect.map((ids) => ({ model: ids[0] ?? null, unauthorized: false })),
+        Effect.catchTag("AgentRefused", (e) =>
+          Effect.succeed({ model: null, unauthorized: e.hermesStatus === 401 || e.hermesStatus === 403 })
+        ),
+        Effect.catchAll(() => Effect.succeed({ model: null, unauthorized: false }))
+      )
+    : Effect.succeed({ model: null, unauthorized: false })
+  return Effect.all([health, model], { concurrency: 2 }).pipe(
+    Effect.map(([h, m]): ProfileRow => ({
+      ...base,
+      health: h === "ok" && m.unauthorized ? "unauthorized" : h,
+      model_id: m.model
+    })),
+    Effect.timeoutTo({ duration: PROBE_BUDGET, onTimeout: (): ProfileRow => ({ ...base, health: "down", model_id: null }), onSuccess: (r) => r })
+  )
+}
+
+/** An effect that answers the rows of every profile, probed at most once per cache period. */
+export const probeProfiles = (hermes: HermesClientShape) =>
+  Effect.cachedWithTTL(
+    Effect.forEach(hermes.profiles, (p) => probeOne(hermes, p), { concurrency: "unbounded" }),
+    CACHE_TTL
+  )
