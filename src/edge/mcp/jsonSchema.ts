@@ -1,0 +1,35 @@
+/**
+ * Tool JSON Schemas come from the same Effect Schemas that decode the arguments. Effect emits
+ * refinements (Int, ranges) as `$defs` + `$ref`; MCP clients expect a flat `type: "object"` root, so
+ * references are inlined and the draft marker dropped.
+ */
+import { JSONSchema, type Schema } from "effect"
+
+type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json }
+
+const inline = (node: Json, defs: Readonly<Record<string, Json>>, depth: number): Json => {
+  if (depth > 64) throw new Error("tool schema nests too deeply to inline")
+  if (Array.isArray(node)) return node.map((n) => inline(n, defs, depth + 1))
+  if (node === null || typeof node !== "object") return node
+  const obj = node as { readonly [k: string]: Json }
+  const ref = obj["$ref"]
+  if (typeof ref === "string" && ref.startsWith("#/$defs/")) {
+    const target = defs[ref.slice("#/$defs/".length)]
+    if (target === undefined) throw new Error(`dangling schema reference ${ref}`)
+    const { $ref: _ref, ...rest } = obj
+    return inline({ ...(target as object), ...rest } as Json, defs, depth + 1)
+  }
+  const out: Record<string, Json> = {}
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === "$defs" || k === "$schema") continue
+    out[k] = inline(v, defs, depth + 1)
+  }
+  return out
+}
+
+export const toolJsonSchema = (schema: Schema.Schema<any, any, never>): { type: "object"; [k: string]: unknown } => {
+  const raw = JSONSchema.make(schema) as unknown as { readonly $defs?: Record<string, Json> } & Record<string, Json>
+  const flat = inline(raw as Json, raw.$defs ?? {}, 0) as Record<string, unknown>
+  if (flat["type"] !== "object") throw new Error("a tool schema must be an object at the root")
+  return flat as { type: "object" }
+}

@@ -1,0 +1,159 @@
+/**
+ * Identity: bridge clients (name, scopes, key digest, created / last-used / revoked) and the admin key.
+ * `authenticate` turns a bearer token into a `Caller`; everything else is the CLI's client management.
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { AppConfig } from "../config/AppConfig.ts"
+import { ClientName } from "../config/schema.ts"
+import { digestKey, newKey, sameDigest } from "../domain/keys.ts"
+import { Schema } from "effect"
+import type { CallerShape, Scope } from "./Caller.ts"
+import { Redactor } from "./Redactor.ts"
+
+export interface ClientRecord {
+  readonly name: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly created_at: string
+  readonly last_used_at: string | null
+  readonly revoked_at: string | null
+}
+
+export class ClientError extends Schema.TaggedError<ClientError>()("ClientError", { message: Schema.String }) {}
+
+export interface AuthShape {
+  readonly authenticate: (token: string | undefined) => Effect.Effect<Option.Option<CallerShape>>
+  readonly addClient: (name: string, scopes: ReadonlyArray<Scope>) => Effect.Effect<{ readonly key: string; readonly client: ClientRecord }, ClientError>
+  readonly listClients: Effect.Effect<ReadonlyArray<ClientRecord>>
+  readonly revoke: (name: string) => Effect.Effect<ClientRecord, ClientError>
+  readonly rotate: (name: string) => Effect.Effect<{ readonly key: string; readonly client: ClientRecord }, ClientError>
+  /** The admin key (created on first start in `<data_dir>/admin.key`, mode 0600). */
+  readonly adminKey: Redacted.Redacted<string>
+}
+
+export const ADMIN_KEY_FILE = "admin.key"
+/** Last-used times are written at most this often per client, so auth stays off the write path. */
+const LAST_USED_RESOLUTION_MS = 60_000
+
+/** Reads the admin key from the data dir, creating it (0600) on first start. */
+export const loadAdminKey = (dataDir: string): string => {
+  const file = path.join(dataDir, ADMIN_KEY_FILE)
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  try {
+    const existing = fs.readFileSync(file, "utf8").trim()
+    if (existing.length > 0) return existing
+  } catch {
+    // absent: created below
+  }
+  const key = newKey()
+  fs.writeFileSync(file, `${key}\n`, { mode: 0o600, flag: "w" })
+  fs.chmodSync(file, 0o600)
+  return key
+}
+
+interface ClientRow {
+  readonly name: string
+  readonly key_digest: string
+  readonly scopes: string
+  readonly created_at: string
+  readonly last_used_at: string | null
+  readonly revoked_at: string | null
+}
+
+const toRecord = (r: ClientRow): ClientRecord => ({
+  name: r.name,
+  scopes: r.scopes.split(",").filter((s): s is Scope => s === "agents" || s === "memory"),
+  created_at: r.created_at,
+  last_used_at: r.last_used_at,
+  revoked_at: r.revoked_at
+})
+
+const normalizeScopes = (scopes: ReadonlyArray<Scope>): ReadonlyArray<Scope> =>
+  scopes.includes("memory") ? ["agents", "memory"] : ["agents"]
+
+export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {
+  static Live = Layer.effect(
+    Auth,
+    Effect.gen(function* () {
+      const config = yield* AppConfig
+      const sql = yield* SqlClient.SqlClient
+      const redactor = yield* Redactor
+      const admin = config.bridge.admin_key !== undefined ? Redacted.value(config.bridge.admin_key) : loadAdminKey(config.dataDir)
+      const adminDigest = digestKey(admin)
+      yield* redactor.registerSecret(admin)
+      const lastWritten = new Map<string, number>()
+      const now = () => new Date().toISOString()
+      // Storage failures in identity are defects: the edge reports them as bridge.internal.
+      const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
+
+      const find = (name: string) =>
+        orDie(sql<ClientRow>`SELECT * FROM clients WHERE name = ${name}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+
+      const touch = (name: string) =>
+        Effect.suspend(() => {
+          const t = Date.now()
+          if (t - (lastWritten.get(name) ?? 0) < LAST_USED_RESOLUTION_MS) return Effect.void
+          lastWritten.set(name, t)
+          return Effect.ignore(sql`UPDATE clients SET last_used_at = ${now()} WHERE name = ${name}`)
+        })
+
+      const authenticate: AuthShape["authenticate"] = (token) =>
+        Effect.gen(function* () {
+          if (token === undefined || token.length === 0 || token.length > 512) return Option.none()
+          const digest = digestKey(token)
+          if (sameDigest(digest, adminDigest)) return Option.some<CallerShape>({ client: "admin", isAdmin: true, scopes: ["agents", "memory"] })
+          const rows = yield* orDie(sql<ClientRow>`SELECT * FROM clients WHERE key_digest = ${digest} AND revoked_at IS NULL`)
+          const row = rows[0]
+          if (row === undefined || !sameDigest(row.key_digest, digest)) return Option.none()
+          yield* touch(row.name)
+          return Option.some<CallerShape>({ client: row.name, isAdmin: false, scopes: toRecord(row).scopes })
+        })
+
+      const issue = (name: string) => {
+        const key = newKey()
+        return { key, digest: digestKey(key) }
+      }
+
+      const addClient: AuthShape["addClient"] = (name, scopes) =>
+        Effect.gen(function* () {
+          if (!Schema.is(ClientName)(name) || name === "admin") {
+            return yield* new ClientError({ message: `invalid client name '${name}': lowercase letters, digits, '_' and '-', at most 32, not "admin"` })
+          }
+          if (Option.isSome(yield* find(name))) return yield* new ClientError({ message: `client '${name}' already exists (use rotate for a new key)` })
+          const { key, digest } = issue(name)
+          const row: ClientRow = { name, key_digest: digest, scopes: normalizeScopes(scopes).join(","), created_at: now(), last_used_at: null, revoked_at: null }
+          yield* orDie(sql`INSERT INTO clients ${sql.insert(row as unknown as Record<string, unknown>)}`)
+          return { key, client: toRecord(row) }
+        })
+
+      const existing = (name: string) =>
+        Effect.flatMap(find(name), Option.match({
+          onNone: () => Effect.fail(new ClientError({ message: `no client named '${name}'` })),
+          onSome: Effect.succeed
+        }))
+
+      const revoke: AuthShape["revoke"] = (name) =>
+        Effect.gen(function* () {
+          const row = yield* existing(name)
+          if (row.revoked_at !== null) return toRecord(row)
+          const at = now()
+          yield* orDie(sql`UPDATE clients SET revoked_at = ${at} WHERE name = ${name}`)
+          return toRecord({ ...row, revoked_at: at })
+        })
+
+      const rotate: AuthShape["rotate"] = (name) =>
+        Effect.gen(function* () {
+          const row = yield* existing(name)
+          const { key, digest } = issue(name)
+          yield* orDie(sql`UPDATE clients SET key_digest = ${digest}, revoked_at = NULL WHERE name = ${name}`)
+          return { key, client: toRecord({ ...row, key_digest: digest, revoked_at: null }) }
+        })
+
+      const listClients = orDie(sql<ClientRow>`SELECT * FROM clients ORDER BY name`).pipe(Effect.map((rows) => rows.map(toRecord)))
+
+      return { authenticate, addClient, listClients, revoke, rotate, adminKey: Redacted.make(admin) }
+    })
+  )
+}
