@@ -75,3 +75,29 @@ export const Capabilities = Schema.Struct({
   approvals_mode: Schema.NullOr(Schema.String)
 })
 export type Capabilities = typeof Capabilities.Type
+
+/** The direct memory server (`/mcp/memory/mcp`): a note as `memory_list` shows it. */
+export const MemoryNoteView = Schema.Struct({
+  id: Schema.String,
+  text: Schema.String,
+  tags: Schema.Array(Schema.String),
+  namespace: Schema.String,
+  timestamp: Schema.String
+})
+export type MemoryNoteView = typeof MemoryNoteView.Type
+export const MemoryStored = Schema.Struct({
+  status: Schema.Literal("ok"),
+  id: Schema.String,
+  timestamp: Schema.String,
+  namespace: Schema.String
+})
+export type MemoryStored = typeof MemoryStored.Type
+export const MemoryList = Schema.Struct({
+  status: Schema.Literal("ok"),
+  notes: Schema.Array(MemoryNoteView),
+  /** The `offset` of the next page, or null after the last. */
+  next_offset: Schema.NullOr(Schema.Int)
+})
+export type MemoryList = typeof MemoryList.Type
+export const MemoryDeleted = Schema.Struct({ status: Schema.Literal("ok"), id: Schema.String, deleted: Schema.Literal(true) })
+export type MemoryDeleted = typeof MemoryDeleted.Type

@@ -1,0 +1,14 @@
+/** Argument fields shared by the direct memory tools. */
+import { Schema } from "effect"
+import { MemoryInvalid } from "../../../domain/errors.ts"
+import type { InvalidInputMapper } from "../ToolDef.ts"
+
+export const Scope = Schema.Literal("private", "shared", "all").annotations({
+  description: '"private": your own notes; "shared": the box\'s shared notes; "all": both (default).'
+})
+
+export const Limit = (fallback: number) =>
+  Schema.Int.annotations({ description: `How many notes (1 to 50, default ${fallback}).` })
+
+/** Every undecodable argument of a memory tool is a malformed note or query. */
+export const memoryRefusal: InvalidInputMapper = (_field, message) => new MemoryInvalid({ message })

@@ -1,0 +1,20 @@
+import { Effect, Schema } from "effect"
+import { MemoryResults } from "../../../domain/teach.ts"
+import { DirectMemory } from "../../../services/memory/DirectMemory.ts"
+import { defineTool } from "../ToolDef.ts"
+import { Limit, memoryRefusal, Scope } from "./fields.ts"
+
+export default defineTool({
+  name: "memory_search",
+  description:
+    "Search your private notes and the shared notes, best matches first. Words match any of them; quote a phrase; end a word with * for a prefix.",
+  input: Schema.Struct({
+    query: Schema.String.annotations({ description: "Words to look for (at most 16 KiB)." }),
+    limit: Schema.optional(Limit(10)),
+    namespace: Schema.optional(Scope)
+  }),
+  output: MemoryResults,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  invalidInput: memoryRefusal,
+  handler: ({ query, limit, namespace }) => Effect.flatMap(DirectMemory, (m) => m.search(query, limit ?? 10, namespace ?? "all"))
+})

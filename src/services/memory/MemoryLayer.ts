@@ -1,0 +1,55 @@
+/**
+ * The storage side of memory: notes in namespaces with full-text search. It stores whatever
+ * namespace it is told; choosing namespaces is policy (`policy.ts`) and belongs to the callers.
+ *
+ * Failures are the bridge's own: `MemoryInvalid` for a query it cannot use, `MemoryFailed` for
+ * anything the store itself got wrong (the cause is logged, never sent).
+ */
+import type { Effect, Option } from "effect"
+import { Context } from "effect"
+import type { MemoryFailed, MemoryInvalid } from "../../domain/errors.ts"
+
+export interface NoteInput {
+  readonly namespace: string
+  readonly text: string
+  readonly tags: ReadonlyArray<string>
+  /** The bridge client that wrote the note (the owner for `memory_delete`). */
+  readonly client: string
+}
+
+export interface Note extends NoteInput {
+  readonly id: string
+  /** ISO 8601 UTC. */
+  readonly created_at: string
+}
+
+export interface ScoredNote extends Note {
+  /** Relevance, higher is better (the negated bm25 rank). */
+  readonly score: number
+}
+
+export interface SearchRequest {
+  readonly namespaces: ReadonlyArray<string>
+  /** User text: words, "quoted phrases", prefix* words. Never spliced into MATCH as it stands. */
+  readonly query: string
+  readonly limit: number
+}
+
+export interface ListRequest {
+  readonly namespaces: ReadonlyArray<string>
+  readonly limit: number
+  readonly offset: number
+}
+
+export interface MemoryLayerShape {
+  readonly add: (note: NoteInput) => Effect.Effect<Note, MemoryFailed>
+  /** Best matches first. */
+  readonly search: (request: SearchRequest) => Effect.Effect<ReadonlyArray<ScoredNote>, MemoryInvalid | MemoryFailed>
+  /** Newest first. */
+  readonly list: (request: ListRequest) => Effect.Effect<ReadonlyArray<Note>, MemoryFailed>
+  readonly get: (id: string) => Effect.Effect<Option.Option<Note>, MemoryFailed>
+  /** True when a note was removed. */
+  readonly remove: (id: string) => Effect.Effect<boolean, MemoryFailed>
+}
+
+export class MemoryLayer extends Context.Tag("agent-bridge/MemoryLayer")<MemoryLayer, MemoryLayerShape>() {}

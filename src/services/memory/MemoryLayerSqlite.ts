@@ -1,0 +1,115 @@
+/**
+ * `MemoryLayer` over the bridge's SQLite database: notes in `memory_notes`, an FTS5 index in
+ * `memory_fts` (migration 0004), bm25 ranking with the text weighted above the tags.
+ */
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Clock, Effect, Layer, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { MemoryFailed, MemoryInvalid } from "../../domain/errors.ts"
+import { ftsMatch } from "./ftsQuery.ts"
+import { MemoryLayer, type Note, type NoteInput, type ScoredNote } from "./MemoryLayer.ts"
+import { SOURCE_TAG_PREFIX } from "./policy.ts"
+
+interface NoteRow {
+  readonly id: string
+  readonly namespace: string
+  readonly text: string
+  readonly tags: string
+  readonly client: string
+  readonly created_at: string
+}
+
+const toNote = (r: NoteRow): Note => ({
+  id: r.id,
+  namespace: r.namespace,
+  text: r.text,
+  tags: JSON.parse(r.tags) as ReadonlyArray<string>,
+  client: r.client,
+  created_at: r.created_at
+})
+
+/** The text the index holds for a note's tags: the client's own tags, not the bridge's source tag. */
+const indexedTags = (tags: ReadonlyArray<string>): string =>
+  tags.filter((t) => !t.toLowerCase().startsWith(SOURCE_TAG_PREFIX)).join(" ")
+
+const failed = (operation: string) => (cause: SqlError.SqlError) =>
+  Effect.logError(`memory store: ${operation} failed`, cause).pipe(
+    Effect.zipRight(Effect.fail(new MemoryFailed({ message: `the memory store could not ${operation}; see the bridge log` })))
+  )
+
+export const newNoteId = () => `mem_${randomBytes(12).toString("hex")}`
+
+export const MemoryLayerSqlite = Layer.effect(
+  MemoryLayer,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const cols = sql`n.id, n.namespace, n.text, n.tags, n.client, n.created_at`
+
+    const add = (input: NoteInput) =>
+      Effect.gen(function* () {
+        const note: Note = { ...input, id: newNoteId(), created_at: new Date(yield* Clock.currentTimeMillis).toISOString() }
+        yield* sql.withTransaction(
+          Effect.gen(function* () {
+            const inserted = yield* sql<{ seq: number }>`INSERT INTO memory_notes ${sql.insert({
+              id: note.id,
+              namespace: note.namespace,
+              text: note.text,
+              tags: JSON.stringify(note.tags),
+              client: note.client,
+              created_at: note.created_at
+            })} RETURNING seq`
+            const seq = inserted[0]?.seq
+            yield* sql`INSERT INTO memory_fts (rowid, text, tags) VALUES (${seq ?? null}, ${note.text}, ${indexedTags(note.tags)})`
+          })
+        )
+        return note
+      }).pipe(Effect.catchTag("SqlError", failed("store the note")))
+
+    const search = (request: { readonly namespaces: ReadonlyArray<string>; readonly query: string; readonly limit: number }) =>
+      Effect.gen(function* () {
+        const match = ftsMatch(request.query)
+        if (match === null) {
+          return yield* new MemoryInvalid({ message: "the query holds no searchable words (letters or digits)" })
+        }
+        if (request.namespaces.length === 0) return []
+        const rows = yield* sql<NoteRow & { readonly rank: number }>`
+          SELECT ${cols}, bm25(memory_fts, 1.0, 0.5) AS rank
+          FROM memory_fts JOIN memory_notes n ON n.seq = memory_fts.rowid
+          WHERE memory_fts MATCH ${match} AND ${sql.in("n.namespace", request.namespaces)}
+          ORDER BY rank, n.seq DESC
+          LIMIT ${request.limit}`.pipe(Effect.catchTag("SqlError", failed("search")))
+        // bm25 is lower-is-better and negative; a tiny positive score for a perfect tie is still "found".
+        return rows.map((r): ScoredNote => ({ ...toNote(r), score: Number.isFinite(r.rank) ? -r.rank : 0 }))
+      })
+
+    const list = (request: { readonly namespaces: ReadonlyArray<string>; readonly limit: number; readonly offset: number }) =>
+      request.namespaces.length === 0
+        ? Effect.succeed([])
+        : sql<NoteRow>`SELECT ${cols} FROM memory_notes n WHERE ${sql.in("n.namespace", request.namespaces)}
+            ORDER BY n.seq DESC LIMIT ${request.limit} OFFSET ${request.offset}`.pipe(
+            Effect.map((rows) => rows.map(toNote)),
+            Effect.catchTag("SqlError", failed("list notes"))
+          )
+
+    const get = (id: string) =>
+      sql<NoteRow>`SELECT ${cols} FROM memory_notes n WHERE n.id = ${id}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toNote)),
+        Effect.catchTag("SqlError", failed("read the note"))
+      )
+
+    const remove = (id: string) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const rows = yield* sql<{ seq: number }>`DELETE FROM memory_notes WHERE id = ${id} RETURNING seq`
+            const seq = rows[0]?.seq
+            if (seq === undefined) return false
+            yield* sql`DELETE FROM memory_fts WHERE rowid = ${seq}`
+            return true
+          })
+        )
+        .pipe(Effect.catchTag("SqlError", failed("delete the note")))
+
+    return MemoryLayer.of({ add, search, list, get, remove })
+  })
+)

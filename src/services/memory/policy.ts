@@ -1,0 +1,66 @@
+/**
+ * Memory policy, pure (seed "Memory", BRIDGE.md "Memory"): the bridge, never the request, picks the
+ * namespace; every note carries `source:bridge:<client>`; client tags with a reserved prefix are
+ * dropped, because the memory layer reads a note's owner and visibility from those tags.
+ */
+import { Either } from "effect"
+
+export const SHARED_NAMESPACE = "shared"
+export const SOURCE_TAG_PREFIX = "source:bridge:"
+/** Compared case-insensitively against each client tag. */
+export const RESERVED_TAG_PREFIXES: ReadonlyArray<string> = ["agent:", "visibility:", "project:", SOURCE_TAG_PREFIX]
+
+export const MEMORY_LIMITS = {
+  textBytesMax: 16 * 1024,
+  limitMin: 1,
+  limitMax: 50,
+  limitDefault: 10,
+  tagsMax: 32,
+  tagCharsMax: 128
+} as const
+
+/** `hermes` (profile "default") → `private:hermes`; `hermes/<p>` → `private:hermes__<p>`. */
+export const hermesNamespace = (profile: string): string =>
+  profile === "default" ? "private:hermes" : `private:hermes__${profile}`
+
+/** A bridge client's own private namespace. */
+export const clientNamespace = (client: string): string => `private:${client}`
+
+export const sourceTag = (client: string): string => `${SOURCE_TAG_PREFIX}${client}`
+
+export const isReservedTag = (tag: string): boolean => {
+  const lower = tag.toLowerCase()
+  return RESERVED_TAG_PREFIXES.some((p) => lower.startsWith(p))
+}
+
+/**
+ * The tags stored with a client's note: its own tags trimmed, blanks, duplicates and reserved
+ * prefixes dropped, then `source:bridge:<client>`. Too many or too long tags are refused.
+ */
+export const noteTags = (client: string, requested: ReadonlyArray<string>): Either.Either<ReadonlyArray<string>, string> => {
+  const kept: Array<string> = []
+  for (const raw of requested) {
+    const tag = raw.trim()
+    if (tag === "" || isReservedTag(tag) || kept.includes(tag)) continue
+    if ([...tag].length > MEMORY_LIMITS.tagCharsMax) {
+      return Either.left(`a tag is longer than ${MEMORY_LIMITS.tagCharsMax} characters`)
+    }
+    kept.push(tag)
+  }
+  if (kept.length > MEMORY_LIMITS.tagsMax) return Either.left(`a note holds at most ${MEMORY_LIMITS.tagsMax} tags`)
+  return Either.right([...kept, sourceTag(client)])
+}
+
+/** An empty (or blank) or oversized (> 16 KiB of UTF-8) text or query. */
+export const textProblem = (what: "text" | "query", s: string): string | null => {
+  if (s.trim() === "") return `the ${what} is empty`
+  const bytes = Buffer.byteLength(s, "utf8")
+  return bytes > MEMORY_LIMITS.textBytesMax
+    ? `the ${what} is ${bytes} bytes; at most ${MEMORY_LIMITS.textBytesMax} (16 KiB) are allowed`
+    : null
+}
+
+export const limitProblem = (limit: number): string | null =>
+  Number.isInteger(limit) && limit >= MEMORY_LIMITS.limitMin && limit <= MEMORY_LIMITS.limitMax
+    ? null
+    : `limit must be a whole number from ${MEMORY_LIMITS.limitMin} to ${MEMORY_LIMITS.limitMax}`
