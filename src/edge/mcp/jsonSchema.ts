@@ -3,7 +3,7 @@
  * refinements (Int, ranges) as `$defs` + `$ref`; MCP clients expect a flat `type: "object"` root, so
  * references are inlined and the draft marker dropped.
  */
-import { JSONSchema, type Schema } from "effect"
+import { JSONSchema, SchemaAST, type Schema } from "effect"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json }
 
@@ -21,13 +21,19 @@ const inline = (node: Json, defs: Readonly<Record<string, Json>>, depth: number)
   }
   const out: Record<string, Json> = {}
   for (const [k, v] of Object.entries(obj)) {
-    if (k === "$defs" || k === "$schema") continue
+    // Effect tags built-in schemas with `$id`s that repeat (e.g. "/schemas/unknown"); validators reject duplicates.
+    if (k === "$defs" || k === "$schema" || k === "$id") continue
     out[k] = inline(v, defs, depth + 1)
   }
   return out
 }
 
+const isEmptyStruct = (ast: SchemaAST.AST) =>
+  SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
+
 export const toolJsonSchema = (schema: Schema.Schema<any, any, never>): { type: "object"; [k: string]: unknown } => {
+  // Effect renders `Struct({})` as "any object or array"; a tool without arguments takes an empty object.
+  if (isEmptyStruct(schema.ast)) return { type: "object", properties: {}, additionalProperties: false }
   const raw = JSONSchema.make(schema) as unknown as { readonly $defs?: Record<string, Json> } & Record<string, Json>
   const flat = inline(raw as Json, raw.$defs ?? {}, 0) as Record<string, unknown>
   if (flat["type"] !== "object") throw new Error("a tool schema must be an object at the root")

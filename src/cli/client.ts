@@ -1,0 +1,61 @@
+/** `agent-bridge client add|list|revoke|rotate`: manage bridge clients (keys are shown once). */
+import { Effect } from "effect"
+import type { ResolvedConfig } from "../config/load.ts"
+import { Auth, type ClientRecord } from "../services/Auth.ts"
+import type { Scope } from "../services/Caller.ts"
+import { flag, hasFlag, type ParsedArgs, UsageError } from "./args.ts"
+import { setupText } from "./clientSetup.ts"
+import { mcpUrl } from "./runtime.ts"
+
+const table = (rows: ReadonlyArray<ClientRecord>): string => {
+  const head = ["NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED"]
+  const body = rows.map((r) => [r.name, r.scopes.join(","), r.created_at, r.last_used_at ?? "-", r.revoked_at ?? "-"])
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
+  return [head, ...body].map((cols) => cols.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
+}
+
+const printKey = (config: ResolvedConfig, name: string, key: string, scopes: ReadonlyArray<Scope>, verb: string) => {
+  const url = mcpUrl(config)
+  const lines = [
+    `${verb} client '${name}' (scopes: ${scopes.join(", ")}).`,
+    "",
+    `Key (shown once, store it now): ${key}`,
+    `MCP URL: ${url}`,
+    ...(scopes.includes("memory") ? [`Memory MCP URL: ${mcpUrl(config, "memory")}`] : []),
+    "",
+    setupText({ url, key })
+  ]
+  return lines.join("\n")
+}
+
+export const clientCommand = (config: ResolvedConfig, args: ParsedArgs) =>
+  Effect.gen(function* () {
+    const auth = yield* Auth
+    const [, sub, name] = args.positionals
+    const json = hasFlag(args, "json")
+    switch (sub) {
+      case "add": {
+        if (name === undefined) throw new UsageError("usage: agent-bridge client add NAME [--scope memory]")
+        const scope = flag(args, "scope")
+        if (scope !== undefined && scope !== "memory" && scope !== "agents") throw new UsageError("--scope takes memory")
+        const { key, client } = yield* auth.addClient(name, scope === "memory" ? ["agents", "memory"] : ["agents"])
+        return json ? JSON.stringify({ ...client, key, url: mcpUrl(config) }, null, 2) : printKey(config, name, key, client.scopes, "Added")
+      }
+      case "list": {
+        const rows = yield* auth.listClients
+        return json ? JSON.stringify({ clients: rows }, null, 2) : rows.length === 0 ? "no clients yet (agent-bridge client add NAME)" : table(rows)
+      }
+      case "revoke": {
+        if (name === undefined) throw new UsageError("usage: agent-bridge client revoke NAME")
+        const client = yield* auth.revoke(name)
+        return json ? JSON.stringify(client, null, 2) : `Revoked client '${name}': its key no longer works.`
+      }
+      case "rotate": {
+        if (name === undefined) throw new UsageError("usage: agent-bridge client rotate NAME")
+        const { key, client } = yield* auth.rotate(name)
+        return json ? JSON.stringify({ ...client, key }, null, 2) : printKey(config, name, key, client.scopes, "Rotated")
+      }
+      default:
+        throw new UsageError("usage: agent-bridge client add|list|revoke|rotate ...")
+    }
+  })

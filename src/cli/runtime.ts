@@ -1,0 +1,19 @@
+/** Layers the CLI verbs use: configuration and storage, without the HTTP listener or Hermes. */
+import { Layer } from "effect"
+import { AppConfig } from "../config/AppConfig.ts"
+import type { ResolvedConfig } from "../config/load.ts"
+import { DbLive } from "../storage/Db.ts"
+import { Auth } from "../services/Auth.ts"
+import { Redactor } from "../services/Redactor.ts"
+
+export const storageLayer = (config: ResolvedConfig) =>
+  Layer.mergeAll(DbLive(config.dataDir)).pipe(Layer.provideMerge(Layer.mergeAll(AppConfig.layer(config), Redactor.Default)))
+
+export const authLayer = (config: ResolvedConfig) => Auth.Live.pipe(Layer.provideMerge(storageLayer(config)))
+
+/** The MCP URL a client on another machine should use (loopback when bound to loopback). */
+export const mcpUrl = (config: ResolvedConfig, server: "agents" | "memory" = "agents") => {
+  const host = config.bridge.host === "0.0.0.0" || config.bridge.host === "::" ? "<this-host>" : config.bridge.host
+  const h = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host
+  return `http://${h}:${config.bridge.port}/mcp/${server}/mcp`
+}

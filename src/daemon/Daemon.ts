@@ -1,0 +1,84 @@
+/**
+ * Composes the daemon: configuration, storage, the Hermes client, the services, the MCP edge and the
+ * HTTP listener. Layer order is shutdown order in reverse: the listener and sessions go first, then
+ * run followers, then storage.
+ */
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { AppConfig } from "../config/AppConfig.ts"
+import type { ResolvedConfig } from "../config/load.ts"
+import { httpApp } from "../edge/http/app.ts"
+import { makeCatalog } from "../edge/mcp/fullCatalog.ts"
+import { McpSessions } from "../edge/mcp/McpSessions.ts"
+import type { HermesClient } from "../hermes/client/HermesClient.ts"
+import { DbLive } from "../storage/Db.ts"
+import { Agents } from "../services/Agents.ts"
+import { Auth } from "../services/Auth.ts"
+import { CapabilitiesService } from "../services/Capabilities.ts"
+import { Lifecycle } from "../services/Lifecycle.ts"
+import { Memory } from "../services/Memory.ts"
+import { Redactor } from "../services/Redactor.ts"
+import { Runs } from "../services/Runs.ts"
+import { Skills } from "../services/Skills.ts"
+
+export interface DaemonParts {
+  /** Provides HermesClient; may require AppConfig and Redactor. */
+  readonly hermes: Layer.Layer<HermesClient, never, AppConfig | Redactor>
+}
+
+/** Everything but the HTTP listener: what the tools need. */
+export const servicesLayer = (config: ResolvedConfig, parts: DaemonParts) => {
+  const base = Layer.mergeAll(AppConfig.layer(config), Redactor.Default, Lifecycle.Starting)
+  const storage = DbLive(config.dataDir)
+  const hermes = parts.hermes
+  const services = Layer.mergeAll(
+    Agents.Live,
+    CapabilitiesService.Live,
+    Auth.Live,
+    Runs.NotRunning,
+    config.memory.enabled ? Memory.Disabled : Memory.Disabled,
+    Skills.NotRunning
+  ).pipe(Layer.provideMerge(hermes))
+  return services.pipe(Layer.provideMerge(storage), Layer.provideMerge(base))
+}
+
+/** Connections still open this long after shutdown starts (SSE streams, reconnecting clients) are cut. */
+const SHUTDOWN_GRACE_MS = 500
+
+const listener = (config: ResolvedConfig) => {
+  const server = createServer()
+  // Idle keep-alive sockets would hold shutdown open; MCP clients reconnect cheaply.
+  server.keepAliveTimeout = 1_000
+  // Registered after the server is listening, so it runs before the server's own close, which waits
+  // for every connection: long-lived MCP streams get a short grace period, then are closed.
+  const cutOnShutdown = Layer.scopedDiscard(
+    Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        server.closeIdleConnections()
+        setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref()
+      })
+    )
+  )
+  return cutOnShutdown.pipe(Layer.provideMerge(NodeHttpServer.layer(() => server, { host: config.bridge.host, port: config.bridge.port })))
+}
+
+/** The whole daemon; the HTTP server is up when this layer is built. */
+export const daemonLayer = (config: ResolvedConfig, parts: DaemonParts) => {
+  const catalog = makeCatalog([])
+  // Built last, released first: `ready` only once everything is up, `draining` before anything closes.
+  const markReady = Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const lifecycle = yield* Lifecycle
+      yield* lifecycle.set("ready")
+      yield* Effect.addFinalizer(() => lifecycle.set("draining"))
+    })
+  )
+  const serving = HttpServer.serve(httpApp).pipe(
+    Layer.provideMerge(McpSessions.make(catalog)),
+    Layer.provideMerge(listener(config)),
+    Layer.provideMerge(servicesLayer(config, parts))
+  )
+  return markReady.pipe(Layer.provideMerge(serving))
+}

@@ -1,0 +1,78 @@
+/**
+ * `agent-bridge` CLI entry: serve | client | inbox | doctor | hermes-sim. Every verb reads the same
+ * configuration (`--config`, `AGENT_BRIDGE_CONFIG`, `./agent-bridge.yaml`, `AGENT_BRIDGE_*`).
+ */
+import { Effect, Either } from "effect"
+import { clientCommand } from "./cli/client.ts"
+import { flag, hasFlag, parseArgs, UsageError } from "./cli/args.ts"
+import { authLayer } from "./cli/runtime.ts"
+import { serve } from "./cli/serve.ts"
+import { loadConfig } from "./config/load.ts"
+import { hermesParts } from "./daemon/hermesParts.ts"
+
+const USAGE = `usage: agent-bridge <verb> [options]
+
+  serve                              run the daemon (default verb; npm start)
+  client add NAME [--scope memory]   admit a client: prints its key once and setup for Claude Code, Codex, Hermes
+  client list | revoke NAME | rotate NAME
+  inbox list | show ID | approve ID [--choice once|session|always] | deny ID
+  doctor                             check config, database, Hermes profiles, skills folder
+  hermes-sim [--port N] [--key K] [--profiles a,b] [--generation old|new] [--clarify on|off]
+
+options: --config FILE, --json (listings)`
+
+const main = async () => {
+  const args = parseArgs(process.argv.slice(2))
+  const verb = args.positionals[0] ?? "serve"
+  if (hasFlag(args, "help") || hasFlag(args, "h") || verb === "help") {
+    console.log(USAGE)
+    return
+  }
+  if (verb === "hermes-sim") {
+    const { runHermesSim } = await import("./cli/hermesSim.ts")
+    await runHermesSim(process.argv.slice(3))
+    return
+  }
+  const loaded = loadConfig({ configPath: flag(args, "config") })
+  if (Either.isLeft(loaded)) {
+    console.error(loaded.left.message)
+    process.exit(2)
+  }
+  const config = loaded.right
+  switch (verb) {
+    case "serve":
+      serve(config, hermesParts(config))
+      return
+    case "client": {
+      const out = await Effect.runPromise(
+        clientCommand(config, args).pipe(
+          Effect.catchTag("ClientError", (e) => Effect.sync(() => {
+            console.error(e.message)
+            process.exitCode = 1
+            return ""
+          })),
+          Effect.provide(authLayer(config))
+        )
+      )
+      if (out !== "") console.log(out)
+      return
+    }
+    case "doctor": {
+      const { doctor } = await import("./cli/doctor.ts")
+      process.exitCode = await doctor(config, args)
+      return
+    }
+    case "inbox": {
+      const { inboxCli } = await import("./cli/inboxCli.ts")
+      process.exitCode = await inboxCli(config, args)
+      return
+    }
+    default:
+      throw new UsageError(`unknown verb '${verb}'\n\n${USAGE}`)
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof UsageError ? e.message : e)
+  process.exit(e instanceof UsageError ? 2 : 1)
+})

@@ -1,0 +1,86 @@
+import { Either, Redacted } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { applyEnvOverrides, loadConfig } from "../../src/config/load.ts"
+import { tempDir } from "../support/daemon.ts"
+
+const write = (text: string) => {
+  const dir = tempDir("agent-bridge-config-")
+  const file = path.join(dir, "agent-bridge.yaml")
+  fs.writeFileSync(file, text)
+  return { dir, file }
+}
+
+describe("configuration", () => {
+  it("applies BRIDGE.md's defaults when no file exists", () => {
+    const cfg = Either.getOrThrow(loadConfig({ env: {}, cwd: tempDir() }))
+    expect(cfg.source).toBeNull()
+    expect(cfg.bridge).toMatchObject({ enabled: true, host: "127.0.0.1", port: 8765, allowed_hosts: [], run_retention_days: 7, max_concurrent_runs_per_client: 4 })
+    expect(cfg.hermes).toMatchObject({ key_env: "API_SERVER_KEY", multiplex: false, profiles: {} })
+    expect(cfg.useSimulator).toBe(true)
+    expect(cfg.memory.enabled).toBe(true)
+    expect(cfg.dropinDir).toBe(path.join(cfg.dataDir, "skills"))
+  })
+
+  it("reads the whole example of BRIDGE.md, with secrets as Redacted", () => {
+    const { file, dir } = write(`
+bridge: {enabled: true, host: 127.0.0.1, port: 8765, data_dir: ./.agent-bridge, allowed_hosts: [box.lan], run_retention_days: 7, max_concurrent_runs_per_client: 4}
+hermes:
+  home: ~/.hermes
+  url: http://127.0.0.1:8642
+  key: sekrit-value-123
+  multiplex: false
+  profiles: {coder: {url: http://127.0.0.1:8643, key_file: /path/to/key}}
+memory: {enabled: true}
+skills: {dropin_dir: ./skills-here}
+clients: {my-laptop: {catalog: compact, tools: {include: [], exclude: []}}}
+`)
+    const cfg = Either.getOrThrow(loadConfig({ configPath: file, env: {} }))
+    expect(cfg.useSimulator).toBe(false)
+    expect(Redacted.isRedacted(cfg.hermes.key)).toBe(true)
+    expect(String(cfg.hermes.key)).not.toContain("sekrit")
+    expect(cfg.hermes.profiles["coder"]?.key_file).toBe("/path/to/key")
+    expect(cfg.clients["my-laptop"]?.catalog).toBe("compact")
+    expect(cfg.dataDir).toBe(path.join(dir, ".agent-bridge"))
+    expect(cfg.dropinDir).toBe(path.join(dir, "skills-here"))
+  })
+
+  it("names the file, the key and what was expected when a value is wrong", () => {
+    const { file } = write("bridge:\n  port: lots\n")
+    const res = loadConfig({ configPath: file, env: {} })
+    expect(Either.isLeft(res)).toBe(true)
+    const message = Either.isLeft(res) ? res.left.message : ""
+    expect(message).toContain(file)
+    expect(message).toContain("bridge.port")
+    expect(message).toMatch(/Expected/)
+  })
+
+  it("refuses unknown keys, invalid YAML and a missing file, naming the file", () => {
+    for (const text of ["bridge: {prot: 1}\n", "bridge: [unclosed\n"]) {
+      const { file } = write(text)
+      const res = loadConfig({ configPath: file, env: {} })
+      expect(Either.isLeft(res) && res.left.message.includes(file)).toBe(true)
+    }
+    const res = loadConfig({ configPath: "/nonexistent/agent-bridge.yaml", env: {} })
+    expect(Either.isLeft(res) && res.left.message.includes("/nonexistent/agent-bridge.yaml")).toBe(true)
+  })
+
+  it("lets AGENT_BRIDGE_* override the file and finds the file through AGENT_BRIDGE_CONFIG", () => {
+    const { file } = write("bridge: {port: 9000}\nhermes: {url: http://127.0.0.1:1}\n")
+    const cfg = Either.getOrThrow(loadConfig({
+      env: { AGENT_BRIDGE_CONFIG: file, AGENT_BRIDGE_BRIDGE_PORT: "9100", AGENT_BRIDGE_BRIDGE_ALLOWED_HOSTS: "a.lan,b.lan", AGENT_BRIDGE_HERMES_URL: "sim", AGENT_BRIDGE_MEMORY_ENABLED: "false" }
+    }))
+    expect(cfg.source).toBe(file)
+    expect(cfg.bridge.port).toBe(9100)
+    expect(cfg.bridge.allowed_hosts).toEqual(["a.lan", "b.lan"])
+    expect(cfg.useSimulator).toBe(true)
+    expect(cfg.memory.enabled).toBe(false)
+    const bad = loadConfig({ env: { AGENT_BRIDGE_BRIDGE_PORT: "99999" }, cwd: tempDir() })
+    expect(Either.isLeft(bad) && bad.left.message.includes("bridge.port")).toBe(true)
+  })
+
+  it("ignores unrelated variables", () => {
+    expect(applyEnvOverrides({}, { PATH: "/bin", AGENT_BRIDGE_NOPE: "1" })).toEqual({})
+  })
+})

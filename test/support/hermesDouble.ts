@@ -1,0 +1,44 @@
+/**
+ * A scripted `HermesClient` for edge tests that do not need a real Hermes: fixed profiles, health and
+ * model answers. Run tests use the simulator instead.
+ */
+import { Effect, Layer, Option, Redacted, Stream } from "effect"
+import { AgentUnavailable, UnknownAgent, Unavailable } from "../../src/domain/errors.ts"
+import { HermesClient, type HermesClientShape, type HermesProfile } from "../../src/hermes/client/HermesClient.ts"
+
+export interface DoubleOptions {
+  readonly profiles?: ReadonlyArray<{ readonly name: string; readonly keyed?: boolean; readonly up?: boolean; readonly version?: string | null }>
+}
+
+export const hermesDouble = (options: DoubleOptions = {}) => {
+  const specs = options.profiles ?? [{ name: "default" }]
+  const profiles: ReadonlyArray<HermesProfile> = specs.map((s) => ({
+    name: s.name,
+    agent: s.name === "default" ? "hermes" : `hermes/${s.name}`,
+    agentId: s.name === "default" ? "hermes" : `hermes__${s.name}`,
+    baseUrl: `http://127.0.0.1:9/${s.name}`,
+    key: s.keyed === false ? Option.none() : Option.some(Redacted.make(`double-key-${s.name}`))
+  }))
+  const spec = (p: HermesProfile) => specs.find((s) => s.name === p.name)!
+  const down = () => new AgentUnavailable({ message: "Hermes does not answer" })
+  const unused = () => Effect.die(new Unavailable({ message: "not scripted in this double" }))
+  const shape: HermesClientShape = {
+    profiles,
+    profile: (agent) => {
+      const p = profiles.find((x) => x.agent === agent)
+      return p === undefined ? Effect.fail(new UnknownAgent({ message: `no agent '${agent}'` })) : Effect.succeed(p)
+    },
+    health: (p) => (spec(p).up === false ? Effect.fail(down()) : Effect.succeed({ status: "ok", version: spec(p).version ?? "0.20.4" })),
+    models: (p) => (spec(p).up === false ? Effect.fail(down()) : Effect.succeed([p.name === "default" ? "hermes-agent" : p.name])),
+    features: unused,
+    start: unused,
+    status: unused,
+    events: () => Stream.die("not scripted"),
+    follow: () => Stream.die("not scripted"),
+    approval: unused,
+    steer: unused,
+    stop: unused,
+    clarify: unused
+  }
+  return Layer.succeed(HermesClient, shape)
+}
