@@ -1,0 +1,138 @@
+/**
+ * The run ledger: every run, its newest events, its output and its idempotency key, in SQLite.
+ * Text is stored raw (the database is 0600) and only ever redacted on the way out. Every write is
+ * one transaction; `modify` reads the run inside that transaction, so concurrent writers (the
+ * follower, stop, answer) never overwrite each other's changes.
+ *
+ * This file is the interface; `LedgerSql.ts` implements it. Tests swap in failing doubles.
+ */
+import type { Effect, Option } from "effect"
+import { Context, Data } from "effect"
+import type { NewEvent } from "../../domain/runs/events.ts"
+import type { OutputSlice } from "../../domain/runs/window.ts"
+import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
+
+/** A run as stored. Times are epoch milliseconds; keys are stored prefixed (`<client>:<key>`). */
+export interface RunRecord {
+  readonly runId: string
+  readonly client: string
+  readonly agent: string
+  readonly profile: string
+  readonly hermesRunId: string
+  readonly status: RunStatus
+  readonly input: string
+  readonly instructions: string | null
+  readonly sessionKey: string | null
+  readonly reasoningEffort: string | null
+  readonly idempotencyKey: string | null
+  readonly fingerprint: string
+  readonly error: string | null
+  readonly usage: Record<string, unknown> | null
+  readonly pending: PendingClarification | null
+  readonly lastSeq: number
+  /** The output's length in UTF-8 bytes. */
+  readonly outputBytes: number
+  /** The output's first OUTPUT_HEAD_CHARS characters (list previews with redaction context). */
+  readonly outputHead: string
+  /** The last Hermes SSE frame id recorded, to resume the stream after a restart. */
+  readonly hermesEventId: number | null
+  readonly createdAt: number
+  readonly updatedAt: number
+  readonly endedAt: number | null
+}
+
+export interface NewRun {
+  readonly runId: string
+  readonly client: string
+  readonly agent: string
+  readonly profile: string
+  readonly hermesRunId: string
+  readonly status: RunStatus
+  readonly input: string
+  readonly instructions: string | null
+  readonly sessionKey: string | null
+  readonly reasoningEffort: string | null
+  readonly idempotencyKey: string | null
+  readonly fingerprint: string
+  /** The first event (`run.started`), stored as seq 1. */
+  readonly started: NewEvent
+}
+
+export interface StoredEvent {
+  readonly seq: number
+  readonly type: string
+  readonly at: number
+  readonly data: Record<string, unknown>
+}
+
+/** What one write changes; an omitted field stays as it is. */
+export interface RunChange {
+  readonly events?: ReadonlyArray<NewEvent>
+  readonly status?: RunStatus
+  readonly pending?: PendingClarification | null
+  readonly error?: string | null
+  readonly usage?: Record<string, unknown> | null
+  readonly outputAppend?: string
+  /** Replaces the whole output (Hermes's final text) when it differs from what is stored. */
+  readonly outputReplace?: string | null
+  readonly hermesEventId?: number | null
+}
+
+export interface Modified<A> {
+  readonly record: RunRecord
+  readonly appended: ReadonlyArray<StoredEvent>
+  readonly result: A
+}
+
+/** The database failed (the cause is kept for the log, never sent). */
+export class LedgerError extends Data.TaggedError("LedgerError")<{ readonly operation: string; readonly cause: unknown }> {}
+/** The (profile, idempotency key) pair is already taken: a concurrent start won the race. */
+export class IdempotencyTaken extends Data.TaggedError("IdempotencyTaken")<{ readonly key: string }> {}
+/** `modify` of a run that is not in the ledger (deleted by retention, or never there). */
+export class LedgerRunMissing extends Data.TaggedError("LedgerRunMissing")<{ readonly runId: string }> {}
+
+/** Only the newest events of a run are kept. */
+export const EVENTS_KEPT = 500
+
+export interface ListFilter {
+  /** Only this client's runs; null for every client's (the admin). */
+  readonly client: string | null
+  readonly status?: RunStatus | undefined
+  readonly limit: number
+}
+
+export interface LedgerShape {
+  /** Inserts a run and its `run.started` event. */
+  readonly insert: (run: NewRun) => Effect.Effect<RunRecord, LedgerError | IdempotencyTaken>
+  readonly get: (runId: string) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
+  /** The run holding this prefixed idempotency key on this profile, whoever owns it. */
+  readonly byIdempotencyKey: (profile: string, key: string) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
+  /** Runs of this client that have not ended. */
+  readonly countActive: (client: string) => Effect.Effect<number, LedgerError>
+  /** Newest first. */
+  readonly list: (filter: ListFilter) => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>
+  /** Every run that has not ended (re-attached on start). */
+  readonly active: Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>
+  /**
+   * Reads the run, lets `f` decide the change from what is stored now, and writes it, all in one
+   * transaction. Appended events get the next seqs; events beyond the newest EVENTS_KEPT are dropped.
+   */
+  readonly modify: <A>(
+    runId: string,
+    f: (current: RunRecord) => { readonly change: RunChange; readonly result: A }
+  ) => Effect.Effect<Modified<A>, LedgerError | LedgerRunMissing>
+  /** Events with seq > afterSeq, oldest first, at most `limit`. */
+  readonly eventsAfter: (runId: string, afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>, LedgerError>
+  /** Events with seq < beforeSeq, newest first, at most `limit`. */
+  readonly eventsBefore: (runId: string, beforeSeq: number, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>, LedgerError>
+  /** The stored output bytes overlapping [from, to), widened to whole stored chunks. */
+  readonly outputSlice: (runId: string, from: number, to: number) => Effect.Effect<OutputSlice, LedgerError>
+  /** Deletes runs that ended before `endedBefore` (ms), with their events and output. Returns how many. */
+  readonly sweep: (endedBefore: number) => Effect.Effect<number, LedgerError>
+}
+
+export class Ledger extends Context.Tag("agent-bridge/runs/Ledger")<Ledger, LedgerShape>() {}
+
+/** An unexpected ledger failure (as opposed to a domain answer such as IdempotencyTaken). */
+export const isLedgerFailure = (u: unknown): u is LedgerError | LedgerRunMissing =>
+  u instanceof LedgerError || u instanceof LedgerRunMissing

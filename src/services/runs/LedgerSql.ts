@@ -1,0 +1,288 @@
+/** The run ledger over the bridge's SQLite database (migration 0002_ledger). */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
+import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
+import { isTerminal } from "../../domain/runs/view.ts"
+import { CONTEXT_CHARS, firstChars, PREVIEW_CHARS, utf8, utf8Length, WINDOW_BYTES, boundaryAtOrBefore, fromUtf8 } from "../../domain/runs/window.ts"
+import {
+  EVENTS_KEPT,
+  IdempotencyTaken,
+  Ledger,
+  LedgerError,
+  LedgerRunMissing,
+  type LedgerShape,
+  type Modified,
+  type RunChange,
+  type RunRecord,
+  type StoredEvent
+} from "./Ledger.ts"
+
+/** Characters of output kept on the run row for list previews (preview plus redaction context). */
+export const OUTPUT_HEAD_CHARS = PREVIEW_CHARS + CONTEXT_CHARS
+/** Stored output chunks hold at most this many bytes, so a window read touches few rows. */
+export const OUTPUT_CHUNK_BYTES = WINDOW_BYTES
+
+interface RunRow {
+  readonly run_id: string
+  readonly client: string
+  readonly agent: string
+  readonly profile: string
+  readonly hermes_run_id: string
+  readonly status: string
+  readonly input: string
+  readonly instructions: string | null
+  readonly session_key: string | null
+  readonly reasoning_effort: string | null
+  readonly idempotency_key: string | null
+  readonly fingerprint: string
+  readonly error: string | null
+  readonly usage: string | null
+  readonly pending: string | null
+  readonly last_seq: number
+  readonly output_bytes: number
+  readonly output_head: string
+  readonly hermes_event_id: number | null
+  readonly created_at: number
+  readonly updated_at: number
+  readonly ended_at: number | null
+}
+
+interface EventRow {
+  readonly seq: number
+  readonly type: string
+  readonly at: number
+  readonly data: string
+}
+
+const parseJson = <A>(text: string | null): A | null => (text === null ? null : (JSON.parse(text) as A))
+
+const toRecord = (r: RunRow): RunRecord => ({
+  runId: r.run_id,
+  client: r.client,
+  agent: r.agent,
+  profile: r.profile,
+  hermesRunId: r.hermes_run_id,
+  status: r.status as RunStatus,
+  input: r.input,
+  instructions: r.instructions,
+  sessionKey: r.session_key,
+  reasoningEffort: r.reasoning_effort,
+  idempotencyKey: r.idempotency_key,
+  fingerprint: r.fingerprint,
+  error: r.error,
+  usage: parseJson<Record<string, unknown>>(r.usage),
+  pending: parseJson<PendingClarification>(r.pending),
+  lastSeq: r.last_seq,
+  outputBytes: r.output_bytes,
+  outputHead: r.output_head,
+  hermesEventId: r.hermes_event_id,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  endedAt: r.ended_at
+})
+
+const toEvent = (r: EventRow): StoredEvent => ({ seq: r.seq, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> })
+
+/** `text` in chunks of at most OUTPUT_CHUNK_BYTES of UTF-8, each ending on a character boundary. */
+const chunkOutput = (text: string): ReadonlyArray<{ readonly text: string; readonly bytes: number }> => {
+  const bytes = utf8(text)
+  const chunks: Array<{ text: string; bytes: number }> = []
+  let at = 0
+  while (at < bytes.length) {
+    const end = at + OUTPUT_CHUNK_BYTES >= bytes.length ? bytes.length : boundaryAtOrBefore(bytes, at + OUTPUT_CHUNK_BYTES)
+    chunks.push({ text: fromUtf8(bytes.subarray(at, end)), bytes: end - at })
+    at = end
+  }
+  return chunks
+}
+
+const isUniqueViolation = (e: SqlError): boolean => {
+  const code = (e.cause as { code?: unknown } | undefined)?.code
+  return code === "SQLITE_CONSTRAINT_UNIQUE"
+}
+
+export const makeLedgerSql = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const fail = (operation: string) => (cause: unknown) => new LedgerError({ operation, cause })
+
+  const getRow = (runId: string) =>
+    sql<RunRow>`SELECT * FROM runs WHERE run_id = ${runId}`.pipe(Effect.map((rows) => Option.map(Arr.head(rows), toRecord)))
+
+  const insertChunks = (runId: string, startByte: number, text: string) =>
+    Effect.gen(function* () {
+      let at = startByte
+      for (const chunk of chunkOutput(text)) {
+        yield* sql`INSERT INTO run_output (run_id, start_byte, end_byte, text) VALUES (${runId}, ${at}, ${at + chunk.bytes}, ${chunk.text})`
+        at += chunk.bytes
+      }
+      return at
+    })
+
+  const readOutput = (runId: string) =>
+    sql<{ text: string }>`SELECT text FROM run_output WHERE run_id = ${runId} ORDER BY start_byte`.pipe(
+      Effect.map((rows) => rows.map((r) => r.text).join(""))
+    )
+
+  /** Applies `change` to `current` (inside the caller's transaction) and returns the new record. */
+  const write = (current: RunRecord, change: RunChange, now: number) =>
+    Effect.gen(function* () {
+      const runId = current.runId
+      const appended: Array<StoredEvent> = []
+      let seq = current.lastSeq
+      for (const e of change.events ?? []) {
+        seq += 1
+        yield* sql`INSERT INTO run_events (run_id, seq, type, at, data) VALUES (${runId}, ${seq}, ${e.type}, ${now}, ${JSON.stringify(e.data)})`
+        appended.push({ seq, type: e.type, at: now, data: e.data })
+      }
+      if (seq > EVENTS_KEPT && seq !== current.lastSeq) {
+        yield* sql`DELETE FROM run_events WHERE run_id = ${runId} AND seq <= ${seq - EVENTS_KEPT}`
+      }
+
+      let outputBytes = current.outputBytes
+      let outputHead = current.outputHead
+      const replace = change.outputReplace
+      if (replace !== undefined && replace !== null && (utf8Length(replace) !== outputBytes || (yield* readOutput(runId)) !== replace)) {
+        yield* sql`DELETE FROM run_output WHERE run_id = ${runId}`
+        outputBytes = yield* insertChunks(runId, 0, replace)
+        outputHead = firstChars(replace, OUTPUT_HEAD_CHARS)
+      }
+      const append = change.outputAppend ?? ""
+      if (append.length > 0) {
+        outputBytes = yield* insertChunks(runId, outputBytes, append)
+        if (outputHead.length < OUTPUT_HEAD_CHARS) outputHead = firstChars(outputHead + append, OUTPUT_HEAD_CHARS)
+      }
+
+      const status = change.status ?? current.status
+      const next: RunRecord = {
+        ...current,
+        status,
+        pending: change.pending === undefined ? current.pending : change.pending,
+        error: change.error === undefined ? current.error : change.error,
+        usage: change.usage === undefined ? current.usage : change.usage,
+        hermesEventId: change.hermesEventId === undefined || change.hermesEventId === null ? current.hermesEventId : change.hermesEventId,
+        lastSeq: seq,
+        outputBytes,
+        outputHead,
+        updatedAt: now,
+        endedAt: current.endedAt ?? (isTerminal(status) ? now : null)
+      }
+      yield* sql`UPDATE runs SET
+          status = ${next.status},
+          pending = ${next.pending === null ? null : JSON.stringify(next.pending)},
+          error = ${next.error},
+          usage = ${next.usage === null ? null : JSON.stringify(next.usage)},
+          hermes_event_id = ${next.hermesEventId},
+          last_seq = ${next.lastSeq},
+          output_bytes = ${next.outputBytes},
+          output_head = ${next.outputHead},
+          updated_at = ${next.updatedAt},
+          ended_at = ${next.endedAt}
+        WHERE run_id = ${runId}`
+      return { record: next, appended }
+    })
+
+  /** True when the change would write nothing. */
+  const isEmpty = (c: RunChange): boolean =>
+    (c.events === undefined || c.events.length === 0) &&
+    c.status === undefined && c.pending === undefined && c.error === undefined && c.usage === undefined &&
+    (c.outputAppend === undefined || c.outputAppend.length === 0) &&
+    (c.outputReplace === undefined || c.outputReplace === null) &&
+    (c.hermesEventId === undefined || c.hermesEventId === null)
+
+  const shape: LedgerShape = {
+    insert: (run) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        yield* sql`INSERT INTO runs (run_id, client, agent, profile, hermes_run_id, status, input, instructions,
+            session_key, reasoning_effort, idempotency_key, fingerprint, created_at, updated_at)
+          VALUES (${run.runId}, ${run.client}, ${run.agent}, ${run.profile}, ${run.hermesRunId}, ${run.status},
+            ${run.input}, ${run.instructions}, ${run.sessionKey}, ${run.reasoningEffort}, ${run.idempotencyKey},
+            ${run.fingerprint}, ${now}, ${now})`
+        const inserted = yield* getRow(run.runId)
+        const current = Option.getOrThrow(inserted)
+        const { record } = yield* write(current, { events: [run.started] }, now)
+        return record
+      }).pipe(
+        (e) => sql.withTransaction(e),
+        Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken> =>
+          run.idempotencyKey !== null && isUniqueViolation(e)
+            ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
+            : Effect.fail(fail("insert")(e)))
+      ),
+
+    get: (runId) => getRow(runId).pipe(Effect.mapError(fail("get"))),
+
+    byIdempotencyKey: (profile, key) =>
+      sql<RunRow>`SELECT * FROM runs WHERE profile = ${profile} AND idempotency_key = ${key}`.pipe(
+        Effect.map((rows) => Option.map(Arr.head(rows), toRecord)),
+        Effect.mapError(fail("byIdempotencyKey"))
+      ),
+
+    countActive: (client) =>
+      sql<{ n: number }>`SELECT count(*) AS n FROM runs WHERE client = ${client} AND ended_at IS NULL`.pipe(
+        Effect.map((rows) => rows[0]?.n ?? 0),
+        Effect.mapError(fail("countActive"))
+      ),
+
+    list: ({ client, status, limit }) => {
+      const where = [
+        ...(client === null ? [] : [sql`client = ${client}`]),
+        ...(status === undefined ? [] : [sql`status = ${status}`])
+      ]
+      return sql<RunRow>`SELECT * FROM runs WHERE ${sql.and(where)}
+          ORDER BY created_at DESC, rowid DESC LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map(toRecord)),
+        Effect.mapError(fail("list"))
+      )
+    },
+
+    active: sql<RunRow>`SELECT * FROM runs WHERE ended_at IS NULL ORDER BY created_at`.pipe(
+      Effect.map((rows) => rows.map(toRecord)),
+      Effect.mapError(fail("active"))
+    ),
+
+    modify: <A>(runId: string, f: (current: RunRecord) => { readonly change: RunChange; readonly result: A }) =>
+      Effect.gen(function* () {
+        const found = yield* getRow(runId)
+        if (Option.isNone(found)) return yield* new LedgerRunMissing({ runId })
+        const { change, result } = f(found.value)
+        if (isEmpty(change)) return { record: found.value, appended: [], result } satisfies Modified<A>
+        const now = yield* Clock.currentTimeMillis
+        const { record, appended } = yield* write(found.value, change, now)
+        return { record, appended, result } satisfies Modified<A>
+      }).pipe((e) => sql.withTransaction(e), Effect.catchTag("SqlError", (e) => Effect.fail(fail("modify")(e)))),
+
+    eventsAfter: (runId, afterSeq, limit) =>
+      sql<EventRow>`SELECT seq, type, at, data FROM run_events WHERE run_id = ${runId} AND seq > ${afterSeq}
+          ORDER BY seq LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toEvent)), Effect.mapError(fail("eventsAfter"))),
+
+    eventsBefore: (runId, beforeSeq, limit) =>
+      sql<EventRow>`SELECT seq, type, at, data FROM run_events WHERE run_id = ${runId} AND seq < ${beforeSeq}
+          ORDER BY seq DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toEvent)), Effect.mapError(fail("eventsBefore"))),
+
+    outputSlice: (runId, from, to) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{ start_byte: number; text: string }>`SELECT start_byte, text FROM run_output
+            WHERE run_id = ${runId} AND start_byte > ${from - OUTPUT_CHUNK_BYTES} AND start_byte < ${to} AND end_byte > ${from}
+            ORDER BY start_byte`
+        const total = yield* sql<{ output_bytes: number }>`SELECT output_bytes FROM runs WHERE run_id = ${runId}`
+        const text = rows.map((r) => r.text).join("")
+        return { base: rows[0]?.start_byte ?? 0, bytes: utf8(text), total: total[0]?.output_bytes ?? 0 }
+      }).pipe(Effect.mapError(fail("outputSlice"))),
+
+    sweep: (endedBefore) =>
+      Effect.gen(function* () {
+        const doomed = sql`SELECT run_id FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
+        yield* sql`DELETE FROM run_events WHERE run_id IN (${doomed})`
+        yield* sql`DELETE FROM run_output WHERE run_id IN (${doomed})`
+        const gone = yield* sql<{ n: number }>`SELECT count(*) AS n FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
+        yield* sql`DELETE FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
+        return gone[0]?.n ?? 0
+      }).pipe((e) => sql.withTransaction(e), Effect.mapError(fail("sweep")))
+  }
+  return shape
+})
+
+/** The ledger over the SqlClient in context (migrated by `DbLive` / `DbMemory`). */
+export const LedgerSqlLive = Layer.effect(Ledger, makeLedgerSql)
