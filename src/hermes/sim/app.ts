@@ -1,0 +1,133 @@
+/**
+ * The simulator's HTTP front: resolves the profile from the path (`/` or `/p/<profile>`), records
+ * the request, refuses any `Origin` with a bare 403 as Hermes's CORS check does, applies injected
+ * faults, checks the profile's bearer key (every route but health), reads the JSON body (10 MB
+ * limit, 413 above) and dispatches to the handler.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { Effect } from "effect"
+import * as H from "./handlers.ts"
+import { defaultCode, fail } from "./respond.ts"
+import type { SimRun } from "./run.ts"
+import type { Plan } from "./script.ts"
+import type { SimFault, SimRoute, SimState } from "./state.ts"
+
+export interface ListenerSpec {
+  /** Profiles this listener serves. */
+  readonly served: ReadonlyArray<string>
+  /** The profile at `/` (null: none). */
+  readonly root: string | null
+  /** Whether `/p/<profile>` paths are served. */
+  readonly multiplex: boolean
+}
+
+export interface AppEnv {
+  readonly state: SimState
+  readonly spawn: (run: SimRun, plan: Plan) => Effect.Effect<void>
+}
+
+const BODY_LIMIT = 10 * 1024 * 1024
+const RUN = "([^/]+)"
+
+const ROUTES: ReadonlyArray<{ readonly method: string; readonly path: RegExp; readonly route: SimRoute }> = [
+  { method: "GET", path: /^\/(?:v1\/)?health$/, route: "health" },
+  { method: "GET", path: /^\/v1\/models$/, route: "models" },
+  { method: "GET", path: /^\/v1\/capabilities$/, route: "capabilities" },
+  { method: "POST", path: /^\/v1\/runs$/, route: "start" },
+  { method: "GET", path: new RegExp(`^/v1/runs/${RUN}$`), route: "status" },
+  { method: "GET", path: new RegExp(`^/v1/runs/${RUN}/events$`), route: "events" },
+  { method: "POST", path: new RegExp(`^/v1/runs/${RUN}/approval$`), route: "approval" },
+  { method: "POST", path: new RegExp(`^/v1/runs/${RUN}/steer$`), route: "steer" },
+  { method: "POST", path: new RegExp(`^/v1/runs/${RUN}/stop$`), route: "stop" },
+  { method: "POST", path: new RegExp(`^/v1/runs/${RUN}/clarify$`), route: "clarify" }
+]
+
+const match = (method: string, path: string, clarify: boolean) => {
+  for (const r of ROUTES) {
+    if (r.method !== method) continue
+    const m = r.path.exec(path)
+    if (m === null) continue
+    // Builds without clarification have no clarify route at all.
+    if (r.route === "clarify" && !clarify) return null
+    return { route: r.route, runId: m[1] === undefined ? null : decodeURIComponent(m[1]) }
+  }
+  return null
+}
+
+const faultAnswer = (fault: SimFault, cut: () => void) =>
+  Effect.gen(function* () {
+    if (fault.delayMs !== undefined) yield* Effect.sleep(fault.delayMs)
+    if (fault.destroy === true) {
+      cut()
+      return HttpServerResponse.empty({ status: 500 })
+    }
+    if (fault.status === undefined) return null
+    const retry = fault.retryAfterSeconds === undefined ? {} : { "retry-after": String(fault.retryAfterSeconds) }
+    if (fault.bare === true) return HttpServerResponse.empty({ status: fault.status, headers: retry })
+    return yield* fail(fault.status, fault.code ?? defaultCode(fault.status), fault.message ?? "Injected fault", {
+      retryAfter: fault.retryAfterSeconds
+    })
+  })
+
+const readBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (length > BODY_LIMIT) return { tooLarge: true, body: undefined as unknown }
+    const text = yield* request.text.pipe(Effect.option)
+    if (text._tag === "None") return { tooLarge: true, body: undefined as unknown }
+    if (text.value.trim() === "") return { tooLarge: false, body: null as unknown }
+    try {
+      return { tooLarge: false, body: JSON.parse(text.value) as unknown }
+    } catch {
+      return { tooLarge: false, body: undefined as unknown }
+    }
+  })
+
+export const makeApp = (env: AppEnv, listener: ListenerSpec) =>
+  Effect.gen(function* () {
+    const { state } = env
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const url = new URL(request.url, "http://sim.invalid")
+    let path = url.pathname
+    let profile: string | null = listener.root
+    const prefixed = /^\/p\/([^/]+)(\/.*)?$/.exec(path)
+    if (listener.multiplex && prefixed !== null) {
+      const name = decodeURIComponent(prefixed[1] ?? "")
+      profile = listener.served.includes(name) && name !== "default" ? name : null
+      path = prefixed[2] ?? "/"
+    }
+    state.record({ method: request.method, path: url.pathname, profile, headers: { ...request.headers }, at: Date.now() })
+    // Hermes's CORS middleware refuses an Origin outside its allowlist with a bare 403.
+    if (request.headers["origin"] !== undefined) return HttpServerResponse.empty({ status: 403 })
+    const found = match(request.method, path, state.options.clarify)
+    if (found === null) return yield* fail(404, "not_found", `No route for ${request.method} ${path}`)
+    if (profile === null) return yield* fail(404, "profile_not_found", "Unknown profile")
+    const key = state.options.profiles.find((p) => p.name === profile)?.key
+    const cut = () => NodeHttpServerRequest.toServerResponse(request).destroy()
+
+    const fault = state.takeFault(found.route, profile)
+    if (fault !== undefined) {
+      const answer = yield* faultAnswer(fault, cut)
+      if (answer !== null) return answer
+    }
+    if (found.route !== "health" && request.headers["authorization"] !== `Bearer ${key}`) {
+      return yield* fail(401, state.isNew ? "gateway_auth_failed" : "invalid_api_key", "Invalid API key", { type: "authentication_error" })
+    }
+    const { tooLarge, body } = request.method === "POST" ? yield* readBody(request) : { tooLarge: false, body: null }
+    if (tooLarge) return yield* fail(413, "request_too_large", "Request body exceeds 10 MB")
+    const ctx: H.HandlerContext = { state, profile, request, spawn: env.spawn, cut, body }
+    const runId = found.runId ?? ""
+    switch (found.route) {
+      case "health": return yield* H.health(ctx)
+      case "models": return yield* H.models(ctx)
+      case "capabilities": return yield* H.capabilities(ctx)
+      case "start": return yield* H.start(ctx)
+      case "status": return yield* H.status(ctx, runId)
+      case "events": return yield* H.events(ctx, runId)
+      case "approval": return yield* H.approval(ctx, runId)
+      case "steer": return yield* H.steer(ctx, runId)
+      case "stop": return yield* H.stop(ctx, runId)
+      case "clarify": return yield* H.clarify(ctx, runId)
+    }
+  })

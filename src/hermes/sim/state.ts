@@ -1,0 +1,162 @@
+/**
+ * The simulated Hermes process's memory: runs, idempotency records, injected faults, the drain
+ * flag and a log of the requests it received (for tests that assert on headers). A restart with
+ * lost runs is a `forgetRuns`; a newer build's restart keeps statuses as `interrupted`.
+ */
+import { Effect, SubscriptionRef } from "effect"
+import type { ResolvedSimOptions } from "./options.ts"
+import { isTerminalStatus, RESTART_ERROR, type SimRun, TERMINAL_EVENTS } from "./run.ts"
+import { asciiJson, unixSeconds } from "./wire.ts"
+
+export type SimRoute =
+  | "health" | "models" | "capabilities" | "start" | "status" | "events" | "approval" | "steer" | "stop" | "clarify"
+
+/** A failure the simulator answers instead of doing its job (for the client's failure-mapping tests). */
+export interface SimFault {
+  /** Which route; every route when omitted. */
+  readonly route?: SimRoute | undefined
+  /** Which profile; every profile when omitted. */
+  readonly profile?: string | undefined
+  /** The HTTP status to answer; omitted with `delayMs` means "answer normally, but late". */
+  readonly status?: number | undefined
+  /** The error envelope's `code` (default: derived from the status). */
+  readonly code?: string | undefined
+  readonly message?: string | undefined
+  readonly retryAfterSeconds?: number | undefined
+  /** An empty body instead of the error envelope. */
+  readonly bare?: boolean | undefined
+  /** Wait this long before answering (longer than the client's timeout: a timeout). */
+  readonly delayMs?: number | undefined
+  /** Cut the connection without answering. */
+  readonly destroy?: boolean | undefined
+  /** How many matching requests it applies to (default 1). */
+  readonly times?: number | undefined
+}
+
+export interface RecordedRequest {
+  readonly method: string
+  readonly path: string
+  readonly profile: string | null
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>
+  readonly at: number
+}
+
+interface IdempotencyRecord {
+  readonly fingerprint: string
+  readonly runId: string
+  readonly at: number
+}
+
+const IDEMPOTENCY_RETENTION_MS = 86_400_000
+const REQUEST_LOG_LIMIT = 2000
+
+export class SimState {
+  readonly runs = new Map<string, SimRun>()
+  private readonly idempotency = new Map<string, IdempotencyRecord>()
+  private faults: Array<{ fault: SimFault; remaining: number }> = []
+  readonly requests: Array<RecordedRequest> = []
+  draining = false
+
+  constructor(readonly options: ResolvedSimOptions) {}
+
+  get isNew(): boolean {
+    return this.options.generation === "new"
+  }
+
+  /** A run of this profile, or undefined (unknown, another profile's, or past terminal retention). */
+  find(profile: string, runId: string, now = Date.now()): SimRun | undefined {
+    const run = this.runs.get(runId)
+    if (run === undefined || run.profile !== profile) return undefined
+    if (run.endedAt !== null && now - run.endedAt > this.options.terminalRetentionMs) {
+      this.runs.delete(runId)
+      return undefined
+    }
+    return run
+  }
+
+  liveRuns(): number {
+    let n = 0
+    for (const run of this.runs.values()) if (!isTerminalStatus(run.status)) n++
+    return n
+  }
+
+  addFault(fault: SimFault): void {
+    this.faults.push({ fault, remaining: fault.times ?? 1 })
+  }
+
+  clearFaults(): void {
+    this.faults = []
+  }
+
+  /** The first fault matching this request, consumed once. */
+  takeFault(route: SimRoute, profile: string | null): SimFault | undefined {
+    const hit = this.faults.find((f) =>
+      f.remaining > 0 && (f.fault.route === undefined || f.fault.route === route) &&
+      (f.fault.profile === undefined || f.fault.profile === profile)
+    )
+    if (hit === undefined) return undefined
+    hit.remaining--
+    this.faults = this.faults.filter((f) => f.remaining > 0)
+    return hit.fault
+  }
+
+  record(request: RecordedRequest): void {
+    this.requests.push(request)
+    if (this.requests.length > REQUEST_LOG_LIMIT) this.requests.splice(0, this.requests.length - REQUEST_LOG_LIMIT)
+  }
+
+  /** Newer builds: the run an idempotency key already started, or a conflict. */
+  idempotencyLookup(profile: string, key: string, fingerprint: string, now = Date.now()):
+    | { readonly _tag: "New" } | { readonly _tag: "Replay"; readonly runId: string } | { readonly _tag: "Conflict" } {
+    const rec = this.idempotency.get(`${profile}\u0000${key}`)
+    if (rec === undefined || now - rec.at > IDEMPOTENCY_RETENTION_MS) return { _tag: "New" }
+    return rec.fingerprint === fingerprint ? { _tag: "Replay", runId: rec.runId } : { _tag: "Conflict" }
+  }
+
+  idempotencyStore(profile: string, key: string, fingerprint: string, runId: string, now = Date.now()): void {
+    this.idempotency.set(`${profile}\u0000${key}`, { fingerprint, runId, at: now })
+  }
+
+  /** Appends one event to the run (where anyone can still read it) and wakes its subscribers. */
+  publish(run: SimRun, event: string, fields: Readonly<Record<string, unknown>> = {}): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const now = Date.now()
+      run.lastEvent = event
+      run.updatedAt = now
+      const seq = run.nextSeq++
+      // An older build's buffer is gone once its consumer left: later events reach nobody.
+      if (!this.isNew && run.bufferDropped) return Effect.void
+      const payload = { event, run_id: run.id, timestamp: unixSeconds(now), ...fields }
+      run.frames.push({ seq, json: asciiJson(payload), terminal: TERMINAL_EVENTS.has(event) })
+      return SubscriptionRef.update(run.version, (n) => n + 1)
+    })
+  }
+
+  /**
+   * What a restart leaves behind. Older builds, or `loseRuns`: nothing (every run is 404, the
+   * idempotency records are gone too). Newer builds: statuses survive, unsettled runs become
+   * `interrupted`; the in-memory event buffers are gone either way.
+   */
+  afterRestart(loseRuns: boolean): void {
+    const now = Date.now()
+    for (const run of this.runs.values()) {
+      for (const s of run.subscribers) s.destroy()
+      run.subscribers.clear()
+      run.frames = []
+      run.eventsLost = true
+      if (!isTerminalStatus(run.status)) {
+        run.status = "interrupted"
+        run.error = RESTART_ERROR
+        run.approval = null
+        run.clarification = null
+        run.endedAt = now
+        run.updatedAt = now
+      }
+    }
+    if (loseRuns || !this.isNew) {
+      this.runs.clear()
+      this.idempotency.clear()
+    }
+  }
+}
