@@ -152,14 +152,17 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<IncomingE
     } else if (type === "clarify.request") {
       const data = payload(e)
       const requestId = strOr(data["clarify_id"], strOr(data["request_id"], ""))
-      pending = {
-        request_id: requestId,
-        kind: "clarification",
-        question: strOr(data["question"], ""),
-        choices: strings(data["choices"]),
-        multi_select: data["multi_select"] === true
+      // A stopping run will not wait for the answer: the question is recorded, not made pending.
+      if (status !== "stopping") {
+        pending = {
+          request_id: requestId,
+          kind: "clarification",
+          question: strOr(data["question"], ""),
+          choices: strings(data["choices"]),
+          multi_select: data["multi_select"] === true
+        }
+        status = "waiting_for_clarification"
       }
-      if (status !== "stopping") status = "waiting_for_clarification"
       push("clarify.request", { ...data, request_id: requestId })
     } else if (type === "clarify.responded" || type === "clarify.retired") {
       const data = payload(e)

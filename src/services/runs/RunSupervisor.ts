@@ -1,0 +1,49 @@
+/**
+ * Exactly one follower per live run (ENGINEERING §2.3): a `FiberMap` keyed by run id inside the
+ * service's scope, so closing the scope (shutdown) interrupts every follower while the runs go on in
+ * Hermes and stay non-terminal in the ledger, to be re-attached on the next start.
+ *
+ * A follower that fails or dies is restarted with backoff, never dropped: the run stays followed
+ * until the ledger says it ended. The followers do not belong to any tool call, so a cancelled
+ * request never stops one.
+ */
+import { Cause, Duration, Effect, FiberMap, Schedule, type Scope } from "effect"
+
+/** Restart backoff: quick at first, then at most every 30 s, for as long as the run lives. */
+export const RESTART_SCHEDULE = Schedule.exponential("250 millis", 2).pipe(
+  Schedule.jittered,
+  Schedule.modifyDelay((d) => Duration.min(d, Duration.seconds(30)))
+)
+
+export interface RunSupervisor {
+  /** Starts following the run unless it is already followed. */
+  readonly attach: (runId: string) => Effect.Effect<void>
+  /** Runs currently followed. */
+  readonly size: Effect.Effect<number>
+  readonly isFollowed: (runId: string) => Effect.Effect<boolean>
+}
+
+export const makeRunSupervisor = <E>(
+  followOnce: (runId: string) => Effect.Effect<void, E>
+): Effect.Effect<RunSupervisor, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const fibers = yield* FiberMap.make<string>()
+
+    const supervised = (runId: string) =>
+      Effect.suspend(() => followOnce(runId)).pipe(
+        // Defects are restarted like failures; only interruption (shutdown) ends a follower early.
+        Effect.sandbox,
+        Effect.tapError((cause) =>
+          Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logWarning("run follower failed; restarting", cause)
+        ),
+        Effect.retry({ schedule: RESTART_SCHEDULE, while: (cause) => !Cause.isInterruptedOnly(cause) }),
+        Effect.catchAll((cause) => Effect.logDebug("run follower ended", cause)),
+        Effect.annotateLogs({ runId })
+      )
+
+    return {
+      attach: (runId) => FiberMap.run(fibers, runId, supervised(runId), { onlyIfMissing: true }).pipe(Effect.asVoid),
+      size: FiberMap.size(fibers),
+      isFollowed: (runId) => FiberMap.has(fibers, runId)
+    }
+  })

@@ -1,0 +1,131 @@
+/**
+ * `RunsLive`: the run service (delegation). Owns the followers (one per live run, supervised, in
+ * this layer's scope), the waiters' signals and the retention sweeper; answers the nine run tools.
+ *
+ * Requires: Ledger (or SqlClient via `RunsLive`), HermesClient, Inbox, Redactor, AppConfig, Lifecycle.
+ * Every call answers `bridge.unavailable` unless the daemon's Lifecycle is `ready`. Building the layer
+ * re-attaches every run the ledger holds as unfinished.
+ */
+import { Effect, Layer, Option } from "effect"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { InvalidOffset, RunNotFound } from "../../domain/errors.ts"
+import { HermesClient } from "../../hermes/client/HermesClient.ts"
+import { Caller, type CallerShape } from "../Caller.ts"
+import { Inbox } from "../Inbox.ts"
+import { Lifecycle } from "../Lifecycle.ts"
+import { Redactor } from "../Redactor.ts"
+import { Runs, type RunsShape } from "../Runs.ts"
+import { makeControl } from "./control.ts"
+import { makeFollower } from "./follower.ts"
+import { isLedgerFailure, Ledger, type LedgerError, type LedgerRunMissing, type RunRecord } from "./Ledger.ts"
+import { LedgerSqlLive } from "./LedgerSql.ts"
+import { startRetention } from "./retention.ts"
+import { makeRunSignals } from "./RunSignals.ts"
+import { makeRunSupervisor } from "./RunSupervisor.ts"
+import { makeStart } from "./startRun.ts"
+import { makeViews } from "./views.ts"
+import { makeWaits } from "./waits.ts"
+
+export const MAX_LIST = 200
+export const MAX_EVENTS_PAGE = 500
+
+const clamp = (n: number, lo: number, hi: number) => Math.min(Math.max(Math.trunc(n), lo), hi)
+
+export const makeRuns = Effect.gen(function* () {
+  const ledger = yield* Ledger
+  const hermes = yield* HermesClient
+  const inbox = yield* Inbox
+  const redactor = yield* Redactor
+  const config = yield* AppConfig
+  const lifecycle = yield* Lifecycle
+
+  const signals = yield* makeRunSignals
+  const follower = makeFollower({ ledger, hermes, inbox, signals })
+  const supervisor = yield* makeRunSupervisor(follower.followOnce)
+  const views = makeViews({ ledger, redactor, inbox })
+  const waits = makeWaits({ ledger, signals, views })
+  const control = makeControl({ ledger, hermes, signals })
+  const start = makeStart({
+    ledger,
+    hermes,
+    maxRunsPerClient: config.bridge.max_concurrent_runs_per_client,
+    attach: supervisor.attach,
+    internal: (operation, cause) => Effect.die(cause).pipe(Effect.annotateLogs({ operation }))
+  })
+
+  // Re-attach: every run the ledger holds as unfinished gets its follower back.
+  const unfinished = yield* ledger.active.pipe(Effect.orDie)
+  yield* Effect.forEach(unfinished, (r) => supervisor.attach(r.runId), { discard: true })
+  if (unfinished.length > 0) yield* Effect.logInfo(`re-attached ${unfinished.length} unfinished runs`)
+  yield* startRetention(ledger, config.bridge.run_retention_days)
+
+  /** Unexpected ledger failures are defects: the edge logs them under an incident (`bridge.internal`). */
+  const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) =>
+    Effect.catchIf(e, isLedgerFailure, Effect.die) as Effect.Effect<A, Exclude<E, LedgerError | LedgerRunMissing>, R>
+
+  /** Another client's run is reported exactly like an unknown id (same message, same single read). */
+  const notFound = (runId: string) => new RunNotFound({ message: `no run ${JSON.stringify(runId.slice(0, 80))}` })
+  const visible = (caller: CallerShape, r: RunRecord) => caller.isAdmin || r.client === caller.client
+
+  /** The caller's run, after the readiness check. */
+  const own = (runId: string) =>
+    Effect.gen(function* () {
+      yield* lifecycle.requireReady
+      const caller = yield* Caller
+      const found = yield* orDie(ledger.get(runId))
+      if (Option.isNone(found) || !visible(caller, found.value)) return yield* notFound(runId)
+      return found.value
+    })
+
+  const runs: RunsShape = {
+    start: (input) =>
+      Effect.gen(function* () {
+        yield* lifecycle.requireReady
+        const caller = yield* Caller
+        const run = yield* start(caller, input)
+        return yield* orDie(views.runView(run, 0))
+      }),
+
+    wait: (runId, timeoutSeconds) =>
+      Effect.flatMap(own(runId), (run) => orDie(waits.wait(run, timeoutSeconds))),
+
+    status: (runId, offset) =>
+      offset < 0 || !Number.isInteger(offset)
+        ? Effect.fail(new InvalidOffset({ message: `offset must be a whole number of bytes ≥ 0, not ${offset}` }))
+        : Effect.flatMap(own(runId), (run) => orDie(views.runView(run, offset))),
+
+    events: (runId, sinceSeq, limit) =>
+      Effect.flatMap(own(runId), (run) => orDie(views.eventsPage(run, Math.max(0, Math.trunc(sinceSeq)), clamp(limit, 1, MAX_EVENTS_PAGE)))),
+
+    answer: (runId, requestId, answer) =>
+      Effect.flatMap(own(runId), (run) => orDie(Effect.flatMap(control.answer(run, requestId, answer), (r) => views.runView(r, 0)))),
+
+    steer: (runId, input) =>
+      Effect.flatMap(own(runId), (run) =>
+        orDie(
+          control.steer(run, input).pipe(
+            Effect.flatMap((r) => ledger.get(r.runId).pipe(Effect.map(Option.getOrElse(() => r)))),
+            Effect.flatMap((r) => views.runView(r, 0))
+          )
+        )),
+
+    stop: (runId) =>
+      Effect.flatMap(own(runId), (run) => orDie(Effect.flatMap(control.stop(run), (r) => views.runView(r, 0)))),
+
+    list: ({ status, limit }) =>
+      Effect.gen(function* () {
+        yield* lifecycle.requireReady
+        const caller = yield* Caller
+        const rows = yield* orDie(ledger.list({ client: caller.isAdmin ? null : caller.client, status, limit: clamp(limit, 1, MAX_LIST) }))
+        const items = yield* orDie(Effect.forEach(rows, views.listItem))
+        return { runs: items }
+      })
+  }
+  return { runs, supervisor, signals }
+})
+
+/** The run service over a Ledger already in context (tests give it doubles). */
+export const RunsWithLedger = Layer.scoped(Runs, Effect.map(makeRuns, (m) => m.runs))
+
+/** The run service over the bridge's SQLite database. */
+export const RunsLive = RunsWithLedger.pipe(Layer.provide(LedgerSqlLive))

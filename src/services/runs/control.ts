@@ -1,0 +1,80 @@
+/**
+ * `agent_run_answer`, `agent_run_steer` and `agent_run_stop`: checked against the ledger, forwarded
+ * to Hermes, and recorded. Hermes's own refusals arrive as the bridge's errors already; a run Hermes
+ * no longer has a live task for is answered in the caller's terms (nothing pending, not running).
+ */
+import { Effect } from "effect"
+import { NoPendingRequest, RunNotRunning } from "../../domain/errors.ts"
+import { isTerminal } from "../../domain/runs/view.ts"
+import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
+import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
+import type { RunSignals } from "./RunSignals.ts"
+
+export interface ControlDeps {
+  readonly ledger: LedgerShape
+  readonly hermes: HermesClientShape
+  readonly signals: RunSignals
+}
+
+export const makeControl = ({ ledger, hermes, signals }: ControlDeps) => {
+  const notPending = (requestId: string) =>
+    new NoPendingRequest({ message: `no clarification ${JSON.stringify(requestId.slice(0, 80))} is pending on this run` })
+  const notRunning = (status: string) =>
+    new RunNotRunning({ message: `the run is ${status}; steering needs a run that is running` })
+
+  /** Writes a change decided on the stored run, then wakes its waiters. */
+  const commit = (runId: string, decide: (current: RunRecord) => RunChange) =>
+    ledger.modify(runId, (current) => ({ change: decide(current), result: undefined })).pipe(
+      Effect.tap((m) => signals.publish(m.record)),
+      Effect.map((m) => m.record)
+    )
+
+  const answer = (run: RunRecord, requestId: string, response: string | ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      if (run.pending === null || run.pending.request_id !== requestId) return yield* notPending(requestId)
+      const profile = yield* hermes.profile(run.agent)
+      yield* hermes.clarify(profile, run.hermesRunId, { clarifyId: requestId, response }).pipe(
+        Effect.catchTag("RunNotFound", () => Effect.fail(notPending(requestId))),
+        Effect.catchTag("RunNotRunning", () => Effect.fail(notPending(requestId)))
+      )
+      // Recorded here so the view shows it at once; the follower skips Hermes's echo of it.
+      return yield* commit(run.runId, (current) =>
+        current.pending?.request_id === requestId
+          ? {
+              events: [{ type: "clarify.answered", data: { request_id: requestId, answer: response, via: "client" } }],
+              pending: null,
+              ...(current.status === "waiting_for_clarification" ? { status: "running" as const } : {})
+            }
+          : {})
+    })
+
+  const steer = (run: RunRecord, input: string) =>
+    Effect.gen(function* () {
+      if (run.status !== "running") return yield* notRunning(run.status)
+      const profile = yield* hermes.profile(run.agent)
+      yield* hermes.steer(profile, run.hermesRunId, input).pipe(
+        Effect.catchTag("RunNotFound", () => Effect.fail(notRunning("no longer running")))
+      )
+      // Hermes confirms with a `run.steered` event, which the follower records.
+      return run
+    })
+
+  const stop = (run: RunRecord) =>
+    Effect.gen(function* () {
+      if (isTerminal(run.status) || run.status === "stopping") return run
+      const profile = yield* hermes.profile(run.agent)
+      const accepted = yield* hermes.stop(profile, run.hermesRunId).pipe(
+        Effect.as(true),
+        // No live task: the run just ended in Hermes; the follower records how.
+        Effect.catchTag("RunNotFound", () => Effect.succeed(false))
+      )
+      if (!accepted) return run
+      return yield* commit(run.runId, (current) =>
+        isTerminal(current.status) || current.status === "stopping"
+          ? {}
+          // A stopping run asks nothing any more: a pending clarification is dropped with it.
+          : { status: "stopping", pending: null, events: [{ type: "run.stopping", data: {} }] })
+    })
+
+  return { answer, steer, stop }
+}

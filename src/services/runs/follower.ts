@@ -1,0 +1,147 @@
+/**
+ * One run's follower: reads the Hermes event stream (the client reconnects, resumes with
+ * Last-Event-ID, or falls back to polling), coalesces deltas, and commits each batch to the ledger
+ * in one transaction together with the last Hermes frame id, so a restarted bridge resumes exactly
+ * after what it stored. After each commit it wakes the run's waiters and keeps the inbox in step.
+ *
+ * `followOnce` returns when the run is terminal and fails on anything else; the supervisor restarts it.
+ */
+import { Chunk, Data, Duration, Effect, Option, Schedule, Stream } from "effect"
+import type { IncomingEvent } from "../../domain/runs/events.ts"
+import { reduceBatch } from "../../domain/runs/events.ts"
+import { isTerminal } from "../../domain/runs/view.ts"
+import type { HermesClientShape, HermesProfile, HermesRunStatus } from "../../hermes/client/HermesClient.ts"
+import type { InboxShape } from "../Inbox.ts"
+import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
+import type { RunSignals } from "./RunSignals.ts"
+
+/** The "short timer" of delta coalescing, and the most Hermes events committed in one write. */
+export const FLUSH_INTERVAL = Duration.millis(50)
+export const BATCH_MAX = 512
+
+export const UNKNOWN_RUN_ERROR =
+  "Hermes no longer knows this run (Hermes or the bridge restarted before it settled); it was interrupted"
+export const UNKNOWN_PROFILE_ERROR = "the run's Hermes profile is no longer configured; it was interrupted"
+
+/** The stream ended but Hermes says the run is still going: follow again. */
+export class FollowerStalled extends Data.TaggedError("FollowerStalled")<{ readonly runId: string; readonly status: string }> {}
+
+export interface FollowerDeps {
+  readonly ledger: LedgerShape
+  readonly hermes: HermesClientShape
+  readonly inbox: InboxShape
+  readonly signals: RunSignals
+}
+
+/** The terminal event Hermes would have sent, from a status answer. */
+export const terminalEventOf = (s: HermesRunStatus): IncomingEvent | null => {
+  const base = { run_id: s.runId }
+  switch (s.status) {
+    case "completed":
+      return { id: null, event: "run.completed", data: { ...base, ...(s.output === null ? {} : { output: s.output }), usage: s.usage } }
+    case "failed":
+      return { id: null, event: "run.failed", data: { ...base, error: s.error ?? "the run failed" } }
+    case "cancelled":
+      return { id: null, event: "run.cancelled", data: base }
+    case "interrupted":
+      return { id: null, event: "run.interrupted", data: { ...base, error: s.error ?? UNKNOWN_RUN_ERROR } }
+    default:
+      return null
+  }
+}
+
+/** Side effects on the inbox are retried briefly; the ledger already holds the truth. */
+const inboxRetry = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
+
+export const makeFollower = (deps: FollowerDeps) => {
+  const { ledger, hermes, inbox, signals } = deps
+
+  const expire = (runId: string, requestId?: string) =>
+    inbox.expireRunApprovals(runId, requestId).pipe(
+      Effect.retry(inboxRetry),
+      Effect.catchAll((e) => Effect.logError("could not expire run approvals", e).pipe(Effect.annotateLogs({ runId, requestId })))
+    )
+
+  /** Opens inbox rows first (idempotent): if that fails, the batch is not committed and is replayed. */
+  const openApprovals = (run: RunRecord, batch: ReadonlyArray<IncomingEvent>) =>
+    Effect.forEach(
+      batch.filter((e) => e.event === "approval.request"),
+      (e) =>
+        inbox.openRunApproval({
+          run_id: run.runId,
+          client: run.client,
+          agent: run.agent,
+          hermes_run_id: run.hermesRunId,
+          request_id: typeof e.data["request_id"] === "string" ? e.data["request_id"] : "",
+          command: typeof e.data["command"] === "string" ? e.data["command"] : "",
+          description: typeof e.data["description"] === "string" ? e.data["description"] : "",
+          choices: Array.isArray(e.data["choices"]) ? e.data["choices"].filter((c): c is string => typeof c === "string") : []
+        }).pipe(Effect.retry(inboxRetry)),
+      { discard: true }
+    )
+
+  /** Commits one batch and returns the run as stored afterwards. */
+  const commit = (run: RunRecord, batch: ReadonlyArray<IncomingEvent>) =>
+    Effect.gen(function* () {
+      if (batch.length === 0) return run
+      yield* openApprovals(run, batch)
+      const { record, result } = yield* ledger.modify(run.runId, (current) => {
+        const r = reduceBatch({ status: current.status, pending: current.pending }, batch)
+        const change: RunChange = {
+          events: r.events,
+          ...(r.state.status === current.status ? {} : { status: r.state.status }),
+          ...(r.state.pending === current.pending ? {} : { pending: r.state.pending }),
+          ...(r.error === null ? {} : { error: r.error }),
+          ...(r.usage === null ? {} : { usage: r.usage }),
+          ...(r.outputAppend.length === 0 ? {} : { outputAppend: r.outputAppend }),
+          ...(r.outputReplace === null ? {} : { outputReplace: r.outputReplace }),
+          ...(r.hermesEventId === null ? {} : { hermesEventId: r.hermesEventId })
+        }
+        return { change, result: r }
+      })
+      yield* signals.publish(record)
+      yield* Effect.forEach(result.approvalsResolved, (id) => expire(run.runId, id), { discard: true })
+      if (isTerminal(record.status)) yield* expire(run.runId)
+      return record
+    })
+
+  const finish = (run: RunRecord, event: IncomingEvent) => commit(run, [event])
+
+  /** After the stream ended without a terminal event: ask Hermes where the run stands. */
+  const reconcile = (run: RunRecord, profile: HermesProfile) =>
+    Effect.gen(function* () {
+      const status = yield* hermes.status(profile, run.hermesRunId).pipe(
+        Effect.map(Option.some),
+        Effect.catchTag("RunNotFound", () => Effect.succeed(Option.none<HermesRunStatus>()))
+      )
+      if (Option.isNone(status)) return yield* finish(run, { id: null, event: "run.interrupted", data: { error: UNKNOWN_RUN_ERROR } })
+      const terminal = terminalEventOf(status.value)
+      if (terminal !== null) return yield* finish(run, terminal)
+      return yield* new FollowerStalled({ runId: run.runId, status: status.value.status })
+    })
+
+  /** Follows the run until it is terminal in the ledger. */
+  const followOnce = (runId: string) =>
+    Effect.gen(function* () {
+      const found = yield* ledger.get(runId)
+      if (Option.isNone(found) || isTerminal(found.value.status)) return
+      let run = found.value
+      const profile = yield* hermes.profile(run.agent).pipe(Effect.option)
+      if (Option.isNone(profile)) {
+        yield* finish(run, { id: null, event: "run.interrupted", data: { error: UNKNOWN_PROFILE_ERROR } })
+        return
+      }
+      const lastEventId = run.hermesEventId ?? undefined
+      yield* hermes.follow(profile.value, run.hermesRunId, { lastEventId }).pipe(
+        Stream.groupedWithin(BATCH_MAX, FLUSH_INTERVAL),
+        Stream.mapEffect((batch) =>
+          commit(run, Chunk.toReadonlyArray(batch)).pipe(Effect.tap((next) => Effect.sync(() => { run = next })))
+        ),
+        Stream.takeUntil((r) => isTerminal(r.status)),
+        Stream.runDrain
+      )
+      if (!isTerminal(run.status)) yield* reconcile(run, profile.value)
+    })
+
+  return { followOnce, commit }
+}

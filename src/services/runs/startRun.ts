@@ -1,0 +1,125 @@
+/**
+ * `agent_run`'s start path, in BRIDGE.md's order: agent → keys → idempotency (answered from the
+ * ledger, before the cap) → per-client cap → Hermes start → ledger insert. A failed insert after
+ * Hermes accepted stops the Hermes run and answers `bridge.store_unavailable`.
+ */
+import { Effect, Either, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { AgentUnkeyed, IdempotencyConflict, type Internal, StoreUnavailable, TooManyRuns } from "../../domain/errors.ts"
+import { fingerprint } from "../../domain/runs/fingerprint.ts"
+import { hermesIdempotencyKey, validateKey } from "../../domain/runs/keys.ts"
+import type { HermesClientShape, HermesProfile } from "../../hermes/client/HermesClient.ts"
+import type { CallerShape } from "../Caller.ts"
+import type { StartRunInput } from "../Runs.ts"
+import type { LedgerShape, RunRecord } from "./Ledger.ts"
+
+/** A bridge run id: `run_` + 32 hex, minted here (Hermes's id is kept beside it). */
+export const mintRunId = (): string => `run_${randomBytes(16).toString("hex")}`
+
+export interface StartDeps {
+  readonly ledger: LedgerShape
+  readonly hermes: HermesClientShape
+  readonly maxRunsPerClient: number
+  /** Starts following a freshly recorded run. */
+  readonly attach: (runId: string) => Effect.Effect<void>
+  /** Maps an unexpected ledger failure to `bridge.internal` (logged under an incident). */
+  readonly internal: (operation: string, cause: unknown) => Effect.Effect<never, Internal>
+}
+
+export const makeStart = (deps: StartDeps) => {
+  const { ledger, hermes, maxRunsPerClient, attach, internal } = deps
+  /** Starts in flight per client (between the cap check and the insert), so racing starts share the cap. */
+  const inFlight = new Map<string, number>()
+  const reserve = (client: string, delta: number) =>
+    Effect.sync(() => {
+      const n = (inFlight.get(client) ?? 0) + delta
+      if (n <= 0) inFlight.delete(client)
+      else inFlight.set(client, n)
+    })
+
+  const conflict = () =>
+    new IdempotencyConflict({ message: "this idempotency_key was already used for a different request" })
+
+  /** The stored run for this key: the same request gets it back; anything else conflicts. */
+  const replay = (caller: CallerShape, existing: RunRecord, fp: string) =>
+    existing.client === caller.client && existing.fingerprint === fp ? Effect.succeed(existing) : Effect.fail(conflict())
+
+  const stopQuietly = (profile: HermesProfile, hermesRunId: string) =>
+    hermes.stop(profile, hermesRunId).pipe(
+      Effect.catchAll((e) => Effect.logError("could not stop a Hermes run the ledger failed to record", e)),
+      Effect.annotateLogs({ hermesRunId })
+    )
+
+  return (caller: CallerShape, input: StartRunInput) =>
+    Effect.gen(function* () {
+      const profile = yield* hermes.profile(input.agent)
+      if (Option.isNone(profile.key)) {
+        return yield* new AgentUnkeyed({ message: `the bridge holds no API key for ${profile.agent}` })
+      }
+      const sessionKey = yield* validateKey("session_key", caller.client, input.session_key)
+      const idempotencyKey = yield* validateKey("idempotency_key", caller.client, input.idempotency_key)
+      const fp = fingerprint(input)
+
+      if (idempotencyKey !== undefined) {
+        const existing = yield* ledger.byIdempotencyKey(profile.name, idempotencyKey).pipe(
+          Effect.catchTag("LedgerError", (e) => internal("idempotency lookup", e))
+        )
+        if (Option.isSome(existing)) return yield* replay(caller, existing.value, fp)
+      }
+
+      return yield* Effect.acquireUseRelease(
+        reserve(caller.client, 1),
+        () =>
+          Effect.gen(function* () {
+            const active = yield* ledger.countActive(caller.client).pipe(Effect.catchTag("LedgerError", (e) => internal("count", e)))
+            const othersStarting = (inFlight.get(caller.client) ?? 1) - 1
+            if (active + othersStarting >= maxRunsPerClient) {
+              return yield* new TooManyRuns({
+                message: `${caller.client} already has ${maxRunsPerClient} unfinished runs (bridge.max_concurrent_runs_per_client)`
+              })
+            }
+            const started = yield* hermes.start(profile, {
+              input: input.input,
+              instructions: input.instructions,
+              sessionKey,
+              idempotencyKey: idempotencyKey === undefined ? undefined : hermesIdempotencyKey(idempotencyKey),
+              reasoningEffort: input.reasoning_effort
+            })
+            const runId = mintRunId()
+            const outcome = yield* ledger.insert({
+              runId,
+              client: caller.client,
+              agent: profile.agent,
+              profile: profile.name,
+              hermesRunId: started.hermesRunId,
+              status: "running",
+              input: input.input,
+              instructions: input.instructions ?? null,
+              sessionKey: sessionKey ?? null,
+              reasoningEffort: input.reasoning_effort ?? null,
+              idempotencyKey: idempotencyKey ?? null,
+              fingerprint: fp,
+              started: { type: "run.started", data: { agent: profile.agent, replayed: started.replayed } }
+            }).pipe(Effect.either)
+            if (Either.isRight(outcome)) {
+              yield* attach(runId)
+              return outcome.right
+            }
+            if (outcome.left._tag === "IdempotencyTaken" && idempotencyKey !== undefined) {
+              // A concurrent start with the same key won the race: answer with its run.
+              const winner = yield* ledger.byIdempotencyKey(profile.name, idempotencyKey).pipe(Effect.orElseSucceed(Option.none))
+              if (Option.isSome(winner)) {
+                if (winner.value.hermesRunId !== started.hermesRunId) yield* stopQuietly(profile, started.hermesRunId)
+                return yield* replay(caller, winner.value, fp)
+              }
+            }
+            yield* Effect.logError("the ledger could not record a run Hermes accepted; stopping it", outcome.left)
+            yield* stopQuietly(profile, started.hermesRunId)
+            return yield* new StoreUnavailable({
+              message: "the run ledger could not record the run Hermes accepted; the bridge asked Hermes to stop it"
+            })
+          }),
+        () => reserve(caller.client, -1)
+      )
+    })
+}

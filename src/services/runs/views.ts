@@ -1,0 +1,209 @@
+/**
+ * What a remote agent sees of a run: the run view with its output window, list items with previews,
+ * events pages and a wait's tail. Every text passes through the Redactor here, on the way out; the
+ * ledger holds raw text. Consecutive `message.text` events are masked as one text with stored context
+ * on each side, and text at the live edge of an unfinished run has a trailing token prefix masked.
+ */
+import { DateTime, Effect, Option } from "effect"
+import type { PendingClarification, RunEvent, RunEventsPage, RunListItem, RunView } from "../../domain/runs/view.ts"
+import { isTerminal } from "../../domain/runs/view.ts"
+import {
+  CONTEXT_BYTES,
+  CONTEXT_CHARS,
+  cutJsonStrings,
+  cutUtf8,
+  firstChars,
+  lastChars,
+  outputWindow,
+  PREVIEW_CHARS,
+  WINDOW_BYTES
+} from "../../domain/runs/window.ts"
+import type { BridgeError } from "../../domain/errors.ts"
+import type { InboxShape } from "../Inbox.ts"
+import type { RedactorShape } from "../Redactor.ts"
+import type { LedgerError, LedgerShape, RunRecord, StoredEvent } from "./Ledger.ts"
+
+/** Events in a wait's `events_tail`. */
+export const TAIL_EVENTS = 20
+const TEXT = "message.text"
+/** Rows fetched per step while collecting text context around a page. */
+const CONTEXT_STEP = 32
+
+export const iso = (ms: number): string => DateTime.formatIso(DateTime.unsafeMake(ms))
+
+const textOf = (e: StoredEvent): string => (typeof e.data["text"] === "string" ? e.data["text"] : "")
+
+export interface ViewDeps {
+  readonly ledger: LedgerShape
+  readonly redactor: RedactorShape
+  readonly inbox: InboxShape
+}
+
+type ViewError = LedgerError | BridgeError
+
+export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
+  /** Redacted first, cut after, so a cut never leaves half a secret unmasked. */
+  const safeText = (s: string | null) => {
+    if (s === null) return { text: null, truncated: false }
+    return cutUtf8(redactor.text(s))
+  }
+
+  const pendingView = (p: PendingClarification | null) => {
+    if (p === null) return { pending: null, truncated: false }
+    const masked = redactor.json(p)
+    const cut = cutJsonStrings(masked)
+    return { pending: cut.value, truncated: cut.truncated }
+  }
+
+  const inputPreview = (input: string) => firstChars(redactor.text(firstChars(input, PREVIEW_CHARS + CONTEXT_CHARS)), PREVIEW_CHARS)
+
+  const awaitingApproval = (r: RunRecord) =>
+    r.status !== "waiting_for_approval"
+      ? Effect.succeed(Option.none())
+      : inbox.pendingRunApproval(r.runId).pipe(
+          Effect.map(Option.map((row) => ({
+            approval_id: row.id,
+            command: cutUtf8(redactor.text(row.command)).text,
+            description: cutUtf8(redactor.text(row.description)).text,
+            since: row.created_at
+          })))
+        )
+
+  /** Fields every view shares; `truncated` reports a cut in them. */
+  const base = (r: RunRecord) =>
+    Effect.gen(function* () {
+      const error = safeText(r.error)
+      const pending = pendingView(r.pending)
+      const approval = yield* awaitingApproval(r)
+      return {
+        fields: {
+          run_id: r.runId,
+          agent: r.agent,
+          profile: r.profile,
+          client: r.client,
+          status: r.status,
+          created_at: iso(r.createdAt),
+          updated_at: iso(r.updatedAt),
+          input_preview: inputPreview(r.input),
+          error: error.text,
+          usage: r.usage === null ? null : redactor.json(r.usage),
+          pending: pending.pending,
+          last_seq: r.lastSeq,
+          ...(Option.isSome(approval) ? { awaiting_approval: approval.value } : {})
+        },
+        truncated: error.truncated || pending.truncated
+      }
+    })
+
+  /** No output yet is `null` until the run completes (a completed run with no text has ""). */
+  const hasNoOutput = (r: RunRecord) => r.outputBytes === 0 && r.status !== "completed"
+
+  /** The run view with the 16 KiB output window at byte `offset`. */
+  const runView = (r: RunRecord, offset: number): Effect.Effect<RunView, ViewError> =>
+    Effect.gen(function* () {
+      const { fields, truncated } = yield* base(r)
+      const slice = r.outputBytes === 0 || offset >= r.outputBytes
+        ? { base: 0, bytes: new Uint8Array(), total: r.outputBytes }
+        : yield* ledger.outputSlice(r.runId, Math.max(0, offset - CONTEXT_BYTES), offset + WINDOW_BYTES + CONTEXT_BYTES)
+      const w = outputWindow(slice, offset)
+      const liveEdge = !isTerminal(r.status) && w.nextOffset === null
+      const output = hasNoOutput(r) ? null : (redactor.segments([w.text], { before: w.before, after: w.after, liveEdge })[0] ?? "")
+      const more = w.nextOffset === null ? {} : { more: `agent_run_status(run_id="${r.runId}", offset=${w.nextOffset})` }
+      return {
+        ...fields,
+        output,
+        output_offset: w.offset,
+        output_total: w.total,
+        next_offset: w.nextOffset,
+        ...(truncated || w.nextOffset !== null ? { truncated: true } : {}),
+        ...more
+      }
+    })
+
+  const listItem = (r: RunRecord): Effect.Effect<RunListItem, ViewError> =>
+    Effect.gen(function* () {
+      const { fields, truncated } = yield* base(r)
+      // The head holds the preview plus context; it is the whole output when it is that short.
+      const headIsAll = r.outputBytes === Buffer.byteLength(r.outputHead, "utf8")
+      const liveEdge = !isTerminal(r.status) && headIsAll
+      const preview = hasNoOutput(r) ? null : firstChars(redactor.text(r.outputHead, { liveEdge }), PREVIEW_CHARS)
+      return { ...fields, output_preview: preview, ...(truncated ? { truncated: true } : {}) }
+    })
+
+  /**
+   * Stored `message.text` next to a page, up to CONTEXT_CHARS, walking away from it until another
+   * event type. `reachedEnd`: the walk forwards found nothing but text up to the newest event.
+   */
+  const textContext = (runId: string, from: number, direction: "before" | "after") =>
+    Effect.gen(function* () {
+      const parts: Array<string> = []
+      let chars = 0
+      let cursor = from
+      for (;;) {
+        const rows = direction === "before"
+          ? yield* ledger.eventsBefore(runId, cursor, CONTEXT_STEP)
+          : yield* ledger.eventsAfter(runId, cursor, CONTEXT_STEP)
+        for (const e of rows) {
+          if (e.type !== TEXT) return { text: join(parts, direction), reachedEnd: false }
+          parts.push(textOf(e))
+          chars += textOf(e).length
+          cursor = e.seq
+          if (chars >= CONTEXT_CHARS) return { text: join(parts, direction), reachedEnd: false }
+        }
+        if (rows.length < CONTEXT_STEP) return { text: join(parts, direction), reachedEnd: true }
+      }
+    })
+  const join = (parts: ReadonlyArray<string>, direction: "before" | "after") =>
+    direction === "before" ? lastChars([...parts].reverse().join(""), CONTEXT_CHARS) : firstChars(parts.join(""), CONTEXT_CHARS)
+
+  /**
+   * Redacts and cuts a page of events. `liveEdge`: the page's last text runs to the newest stored
+   * event of an unfinished run (decided by the caller or found by the forward walk).
+   */
+  const eventsOut = (r: RunRecord, events: ReadonlyArray<StoredEvent>, atNewest: boolean): Effect.Effect<ReadonlyArray<RunEvent>, ViewError> =>
+    Effect.gen(function* () {
+      const first = events[0]
+      const last = events[events.length - 1]
+      if (first === undefined || last === undefined) return []
+      const before = first.type === TEXT ? yield* textContext(r.runId, first.seq, "before") : { text: "", reachedEnd: false }
+      const after = last.type === TEXT && !atNewest ? yield* textContext(r.runId, last.seq, "after") : { text: "", reachedEnd: atNewest }
+      const liveEdge = !isTerminal(r.status) && last.type === TEXT && after.reachedEnd
+
+      const texts = new Map<number, string>()
+      let i = 0
+      while (i < events.length) {
+        if (events[i]?.type !== TEXT) { i++; continue }
+        let j = i
+        while (j < events.length && events[j]?.type === TEXT) j++
+        const group = events.slice(i, j)
+        const masked = redactor.segments(group.map(textOf), {
+          before: i === 0 ? before.text : "",
+          after: j === events.length ? after.text : "",
+          liveEdge: j === events.length && liveEdge
+        })
+        group.forEach((e, k) => texts.set(e.seq, masked[k] ?? ""))
+        i = j
+      }
+      return events.map((e) => {
+        const masked = e.type === TEXT ? { ...e.data, text: texts.get(e.seq) ?? "" } : redactor.json(e.data)
+        const cut = cutJsonStrings(masked)
+        return { seq: e.seq, type: e.type, at: iso(e.at), data: cut.value, ...(cut.truncated ? { truncated: true } : {}) }
+      })
+    })
+
+  const eventsPage = (r: RunRecord, sinceSeq: number, limit: number): Effect.Effect<RunEventsPage, ViewError> =>
+    Effect.gen(function* () {
+      const events = yield* ledger.eventsAfter(r.runId, sinceSeq, limit)
+      const newest = events[events.length - 1]
+      const page = yield* eventsOut(r, events, newest !== undefined && newest.seq >= r.lastSeq)
+      return { run_id: r.runId, events: page, last_seq: newest?.seq ?? Math.min(sinceSeq, r.lastSeq) }
+    })
+
+  /** The newest TAIL_EVENTS events, oldest first (a wait's `events_tail`: always at the live edge). */
+  const tail = (r: RunRecord) =>
+    ledger.eventsBefore(r.runId, r.lastSeq + 1, TAIL_EVENTS).pipe(Effect.flatMap((rows) => eventsOut(r, [...rows].reverse(), true)))
+
+  return { runView, listItem, eventsPage, tail }
+}
+
+export type Views = ReturnType<typeof makeViews>

@@ -1,0 +1,71 @@
+/**
+ * `agent_run_wait` and `agent_run`'s `wait_s`: block until the run is terminal, a clarification is
+ * pending, or the timeout passes (an approval does not end a wait). The wait only subscribes to the
+ * run's signal; interrupting it (a cancelled MCP request) stops the wait and nothing else.
+ *
+ * With progress enabled, a notification goes out on each new event and at least every 10 seconds.
+ */
+import { Duration, Effect, Option, Schedule, Stream } from "effect"
+import type { RunWaitView } from "../../domain/runs/view.ts"
+import { Progress } from "../Progress.ts"
+import type { LedgerShape, RunRecord } from "./Ledger.ts"
+import { endsWait, type RunSignal, type RunSignals, signalOf } from "./RunSignals.ts"
+import type { Views } from "./views.ts"
+
+export const MAX_WAIT_SECONDS = 600
+export const HEARTBEAT = Duration.seconds(10)
+
+export interface WaitDeps {
+  readonly ledger: LedgerShape
+  readonly signals: RunSignals
+  readonly views: Views
+}
+
+const describe = (s: RunSignal) => `${s.status}; ${s.lastSeq} events`
+
+export const makeWaits = ({ ledger, signals, views }: WaitDeps) => {
+  /** Waits on the run's signal; returns whether the wait ended before the timeout. */
+  const awaitEnd = (run: RunRecord, timeout: Duration.Duration) =>
+    Effect.gen(function* () {
+      const progress = yield* Progress
+      const ref = yield* signals.ref(run)
+      // Close the gap between our read and the ref's creation: publish what is stored now.
+      const fresh = yield* ledger.get(run.runId)
+      if (Option.isSome(fresh)) yield* signals.publish(fresh.value)
+
+      let reported = -1
+      const report = (s: RunSignal) => (progress.enabled ? progress.report(s.lastSeq, describe(s)) : Effect.void)
+      const onSignal = (s: RunSignal) =>
+        s.lastSeq > reported ? Effect.zipRight(Effect.sync(() => { reported = s.lastSeq }), report(s)) : Effect.void
+
+      if (progress.enabled) {
+        yield* ref.get.pipe(
+          Effect.flatMap(report),
+          Effect.repeat(Schedule.spaced(HEARTBEAT)),
+          Effect.delay(HEARTBEAT),
+          Effect.forkScoped
+        )
+      }
+      const ended = yield* ref.changes.pipe(
+        Stream.tap(onSignal),
+        Stream.filter(endsWait),
+        Stream.runHead,
+        Effect.timeoutOption(timeout)
+      )
+      return Option.isSome(ended) && Option.isSome(ended.value)
+    }).pipe(Effect.scoped)
+
+  /** The wait view once the run ends, asks, or `timeoutSeconds` pass. */
+  const wait = (run: RunRecord, timeoutSeconds: number) =>
+    Effect.gen(function* () {
+      const seconds = Math.min(Math.max(timeoutSeconds, 0), MAX_WAIT_SECONDS)
+      const endedEarly = endsWait(signalOf(run)) || (seconds > 0 && (yield* awaitEnd(run, Duration.seconds(seconds))))
+      const latest = Option.getOrElse(yield* ledger.get(run.runId), () => run)
+      const view = yield* views.runView(latest, 0)
+      const tail = yield* views.tail(latest)
+      const waitView: RunWaitView = { ...view, events_tail: tail, timed_out: !endedEarly && !endsWait(signalOf(latest)) }
+      return waitView
+    })
+
+  return { wait }
+}

@@ -1,0 +1,197 @@
+/**
+ * An in-memory HermesClient for run-service tests: runs are scripted by the test (`emit`), the event
+ * log is numbered like a newer Hermes build (Last-Event-ID resumes), and failures can be injected.
+ * Control calls behave as HERMES-API.md says (steer only while running, stop → cancelled, clarify
+ * only for the pending id).
+ */
+import { Effect, Layer, Option, Redacted, Stream, SubscriptionRef } from "effect"
+import {
+  AgentRefused,
+  AgentUnavailable,
+  NoPendingRequest,
+  RunNotFound,
+  RunNotRunning,
+  UnknownAgent
+} from "../../../src/domain/errors.ts"
+import {
+  HermesClient,
+  type HermesClientShape,
+  type HermesEvent,
+  type HermesProfile,
+  type HermesRunStatusName,
+  type StartRunRequest
+} from "../../../src/hermes/client/HermesClient.ts"
+
+const TERMINAL_EVENTS = new Set(["run.completed", "run.failed", "run.cancelled", "run.interrupted"])
+const TERMINAL_STATUSES = new Set<HermesRunStatusName>(["completed", "failed", "cancelled", "interrupted"])
+
+export interface FakeRun {
+  readonly id: string
+  readonly profile: string
+  readonly request: StartRunRequest
+  status: HermesRunStatusName
+  readonly events: Array<HermesEvent>
+  readonly version: SubscriptionRef.SubscriptionRef<number>
+  output: string
+  pendingClarify: string | null
+  pendingApproval: string | null
+}
+
+export interface FakeOptions {
+  readonly maxConcurrent?: number
+  /** Stop ends the run at once with `run.cancelled` (default true). */
+  readonly stopEnds?: boolean
+}
+
+export const makeFakeHermes = (options: FakeOptions = {}) =>
+  Effect.sync(() => {
+    const profiles: ReadonlyArray<HermesProfile> = [
+      { name: "default", agent: "hermes", agentId: "hermes", baseUrl: "http://127.0.0.1:9", key: Option.some(Redacted.make("k-default")) },
+      { name: "coder", agent: "hermes/coder", agentId: "hermes__coder", baseUrl: "http://127.0.0.1:9/p/coder", key: Option.some(Redacted.make("k-coder")) },
+      { name: "nokey", agent: "hermes/nokey", agentId: "hermes__nokey", baseUrl: "http://127.0.0.1:9/p/nokey", key: Option.none() }
+    ]
+    const runs = new Map<string, FakeRun>()
+    const idempotency = new Map<string, string>()
+    const calls = { start: [] as Array<StartRunRequest>, stop: [] as Array<string>, steer: [] as Array<string>, clarify: [] as Array<unknown>, follow: 0 }
+    const faults = { down: false, followFailures: 0, followDefects: 0 }
+    let counter = 0
+
+    const live = () => [...runs.values()].filter((r) => !TERMINAL_STATUSES.has(r.status)).length
+    const unavailable = () => new AgentUnavailable({ message: "Hermes does not answer" })
+    const get = (id: string) => {
+      const r = runs.get(id)
+      return r === undefined ? Effect.fail(new RunNotFound({ message: `Hermes has no run ${id}` })) : Effect.succeed(r)
+    }
+    const guard = <A, E>(e: Effect.Effect<A, E>): Effect.Effect<A, E | AgentUnavailable> =>
+      Effect.suspend((): Effect.Effect<A, E | AgentUnavailable> => (faults.down ? Effect.fail(unavailable()) : e))
+
+    /** Appends one event to the run's log (and applies its effect on the fake's status). */
+    const emit = (id: string, event: string, fields: Record<string, unknown> = {}) =>
+      Effect.gen(function* () {
+        const run = runs.get(id)
+        if (run === undefined) return yield* Effect.die(`no fake run ${id}`)
+        const frame: HermesEvent = { id: run.events.length, event, data: { event, run_id: id, timestamp: 1, ...fields } }
+        run.events.push(frame)
+        if (event === "message.delta") run.output += String(fields["delta"] ?? "")
+        if (event === "approval.request") { run.status = "waiting_for_approval"; run.pendingApproval = String(fields["request_id"]) }
+        if (event === "approval.responded") { run.status = run.status === "stopping" ? "stopping" : "running"; run.pendingApproval = null }
+        if (event === "clarify.request") { run.status = "waiting_for_clarification"; run.pendingClarify = String(fields["clarify_id"]) }
+        if (event === "clarify.responded" || event === "clarify.retired") { run.status = "running"; run.pendingClarify = null }
+        if (event === "run.completed") run.status = "completed"
+        if (event === "run.failed") run.status = "failed"
+        if (event === "run.cancelled") run.status = "cancelled"
+        yield* SubscriptionRef.update(run.version, (n) => n + 1)
+      })
+
+    const complete = (id: string, output?: string) =>
+      Effect.suspend(() =>
+        emit(id, "run.completed", { output: output ?? runs.get(id)?.output ?? "", usage: { input_tokens: 3, output_tokens: 5, total_tokens: 8 } })
+      )
+
+    const shape: HermesClientShape = {
+      profiles,
+      profile: (agent) => {
+        const p = profiles.find((x) => x.agent === agent)
+        return p === undefined ? Effect.fail(new UnknownAgent({ message: `no agent ${JSON.stringify(agent)}` })) : Effect.succeed(p)
+      },
+      health: () => guard(Effect.succeed({ status: "ok", version: "0.20.4" })),
+      models: (p) => guard(Effect.succeed([p.name])),
+      features: () => Effect.die("features are not used by the run service"),
+      start: (p, req) =>
+        guard(Effect.gen(function* () {
+          calls.start.push(req)
+          const key = req.idempotencyKey === undefined ? undefined : `${p.name}|${req.idempotencyKey}`
+          const replay = key === undefined ? undefined : idempotency.get(key)
+          if (replay !== undefined) return { hermesRunId: replay, replayed: true }
+          if (live() >= (options.maxConcurrent ?? 10)) {
+            return yield* new AgentRefused({ message: "Hermes refused: rate_limit_exceeded", hermesStatus: 429 })
+          }
+          counter += 1
+          const id = `run_${counter.toString(16).padStart(32, "0")}`
+          runs.set(id, {
+            id, profile: p.name, request: req, status: "running", events: [], output: "",
+            version: yield* SubscriptionRef.make(0), pendingClarify: null, pendingApproval: null
+          })
+          if (key !== undefined) idempotency.set(key, id)
+          return { hermesRunId: id, replayed: false }
+        })),
+      status: (_p, id) =>
+        guard(Effect.map(get(id), (r) => ({
+          runId: r.id,
+          status: r.status,
+          output: r.status === "completed" ? r.output : null,
+          usage: null,
+          error: r.status === "failed" ? "boom" : null,
+          approval: null,
+          clarification: null
+        }))),
+      events: (p, id, lastEventId) => shape.follow(p, id, { lastEventId }),
+      follow: (_p, id, opts) =>
+        Stream.unwrap(Effect.suspend(() => {
+          calls.follow += 1
+          if (faults.followFailures > 0) { faults.followFailures -= 1; return Effect.fail(unavailable()) }
+          if (faults.followDefects > 0) { faults.followDefects -= 1; return Effect.die("follower test defect") }
+          if (faults.down) return Effect.fail(unavailable())
+          const run = runs.get(id)
+          if (run === undefined) {
+            const gone: HermesEvent = { id: null, event: "run.interrupted", data: { event: "run.interrupted", error: "Hermes no longer knows this run" } }
+            return Effect.succeed(Stream.make(gone))
+          }
+          let cursor = opts?.lastEventId === undefined ? 0 : opts.lastEventId + 1
+          return Effect.succeed(run.version.changes.pipe(
+            Stream.mapConcat(() => {
+              const out = run.events.slice(cursor)
+              cursor = run.events.length
+              return out
+            }),
+            Stream.takeUntil((e) => TERMINAL_EVENTS.has(e.event))
+          ))
+        })),
+      approval: (_p, id, body) =>
+        guard(Effect.gen(function* () {
+          const r = yield* get(id)
+          if (r.pendingApproval === null) return yield* new NoPendingRequest({ message: "approval_not_pending" })
+          yield* emit(id, "approval.responded", { choice: body.choice, resolved: 1, request_id: r.pendingApproval })
+        })),
+      steer: (_p, id, input) =>
+        guard(Effect.gen(function* () {
+          const r = yield* get(id)
+          if (r.status !== "running") return yield* new RunNotRunning({ message: "run_not_accepting_steer" })
+          calls.steer.push(input)
+          yield* emit(id, "run.steered", { accepted: true })
+        })),
+      stop: (_p, id) =>
+        guard(Effect.gen(function* () {
+          const r = yield* get(id)
+          calls.stop.push(id)
+          if (TERMINAL_STATUSES.has(r.status)) return
+          const approval = r.pendingApproval
+          r.status = "stopping"
+          if (approval !== null) yield* emit(id, "approval.responded", { choice: "deny", resolved: 1, request_id: approval })
+          if (options.stopEnds ?? true) yield* emit(id, "run.cancelled")
+        })),
+      clarify: (_p, id, body) =>
+        guard(Effect.gen(function* () {
+          const r = yield* get(id)
+          if (r.pendingClarify !== body.clarifyId) return yield* new NoPendingRequest({ message: "clarify_not_pending" })
+          calls.clarify.push(body.response)
+          yield* emit(id, "clarify.responded", { clarify_id: body.clarifyId, outcome: "answered" })
+        }))
+    }
+
+    return {
+      shape,
+      layer: Layer.succeed(HermesClient, shape),
+      runs,
+      calls,
+      faults,
+      emit,
+      complete,
+      /** Hermes forgets the run (its restart dropped it). */
+      forget: (id: string) => Effect.sync(() => { runs.delete(id) }),
+      deltas: (id: string, parts: ReadonlyArray<string>) =>
+        Effect.forEach(parts, (delta) => emit(id, "message.delta", { delta }), { discard: true })
+    }
+  })
+
+export type FakeHermes = Effect.Effect.Success<ReturnType<typeof makeFakeHermes>>

@@ -1,0 +1,67 @@
+/**
+ * An in-memory Inbox for run-service tests: only the run-approval half (open, expire, pending, and a
+ * `decide` that answers Hermes like the real one). The skill half is not used by runs.
+ */
+import { Effect, Layer, Option } from "effect"
+import type { HermesClientShape } from "../../../src/hermes/client/HermesClient.ts"
+import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "../../../src/services/Inbox.ts"
+
+export const makeFakeInbox = (hermes: HermesClientShape) =>
+  Effect.sync(() => {
+    const rows = new Map<string, RunApprovalRow>()
+    const key = (runId: string, requestId: string) => `${runId}|${requestId}`
+    let n = 0
+
+    const shape: InboxShape = {
+      openRunApproval: (input) =>
+        Effect.sync(() => {
+          const existing = rows.get(key(input.run_id, input.request_id))
+          if (existing !== undefined) return existing
+          n += 1
+          const row: RunApprovalRow = {
+            kind: "run_approval",
+            id: `apr_${n}`,
+            client: input.client,
+            state: "pending",
+            created_at: new Date(0).toISOString(),
+            decided_at: null,
+            decided_by: null,
+            run_id: input.run_id,
+            agent: input.agent,
+            hermes_run_id: input.hermes_run_id,
+            request_id: input.request_id,
+            command: input.command,
+            description: input.description,
+            choices: input.choices,
+            choice: null
+          }
+          rows.set(key(input.run_id, input.request_id), row)
+          return row
+        }),
+      expireRunApprovals: (runId, requestId) =>
+        Effect.sync(() => {
+          for (const [k, row] of rows) {
+            if (row.run_id === runId && row.state === "pending" && (requestId === undefined || row.request_id === requestId)) {
+              rows.set(k, { ...row, state: "expired" })
+            }
+          }
+        }),
+      pendingRunApproval: (runId) =>
+        Effect.sync(() => Option.fromNullable([...rows.values()].find((r) => r.run_id === runId && r.state === "pending"))),
+      list: () => Effect.sync(() => [...rows.values()] as ReadonlyArray<InboxRow>),
+      get: (id) => Effect.sync(() => Option.fromNullable([...rows.values()].find((r) => r.id === id) as InboxRow | undefined)),
+      decide: (id, decision) =>
+        Effect.gen(function* () {
+          const entry = [...rows.entries()].find(([, r]) => r.id === id)
+          if (entry === undefined) return yield* Effect.die(`no row ${id}`)
+          const [k, row] = entry
+          const choice = decision.approve ? (decision.choice ?? "once") : "deny"
+          const decided: RunApprovalRow = { ...row, state: decision.approve ? "approved" : "denied", decided_by: decision.by, choice }
+          rows.set(k, decided)
+          const profile = yield* Effect.orDie(hermes.profile(row.agent))
+          yield* Effect.orDie(hermes.approval(profile, row.hermes_run_id, { choice, requestId: row.request_id }))
+          return decided
+        })
+    }
+    return { shape, layer: Layer.succeed(Inbox, shape), rows }
+  })

@@ -1,0 +1,98 @@
+/**
+ * Builds the run service for a test: the real ledger over an in-memory SQLite database (or a double),
+ * a fake Hermes, a fake inbox, the default Redactor and a config with a small per-client cap.
+ * `build` can be called again over the same database to play a daemon restart.
+ */
+import type { SqlClient } from "@effect/sql"
+import { Context, Effect, Either, Exit, Layer, Scope } from "effect"
+import * as os from "node:os"
+import { AppConfig } from "../../../src/config/AppConfig.ts"
+import { loadConfig, type ResolvedConfig } from "../../../src/config/load.ts"
+import type { BridgeError } from "../../../src/domain/errors.ts"
+import type { RunStatus } from "../../../src/domain/runs/view.ts"
+import { Caller, type CallerShape } from "../../../src/services/Caller.ts"
+import { Lifecycle, type Phase } from "../../../src/services/Lifecycle.ts"
+import { Progress } from "../../../src/services/Progress.ts"
+import { Redactor } from "../../../src/services/Redactor.ts"
+import type { RunsShape } from "../../../src/services/Runs.ts"
+import type { Ledger } from "../../../src/services/runs/Ledger.ts"
+import { LedgerSqlLive } from "../../../src/services/runs/LedgerSql.ts"
+import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
+import { type FakeHermes, makeFakeHermes, type FakeOptions } from "./fakeHermes.ts"
+import { makeFakeInbox } from "./fakeInbox.ts"
+
+export const testRunsConfig = (maxRuns = 3, retentionDays = 7): ResolvedConfig => {
+  const loaded = loadConfig({
+    env: {
+      AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: String(maxRuns),
+      AGENT_BRIDGE_BRIDGE_RUN_RETENTION_DAYS: String(retentionDays)
+    },
+    cwd: os.tmpdir()
+  })
+  if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
+  return loaded.right
+}
+
+export interface HarnessOptions extends FakeOptions {
+  readonly maxRuns?: number
+  readonly retentionDays?: number
+  /** Replaces the SQLite ledger (e.g. a failing double). */
+  readonly ledger?: Layer.Layer<Ledger, never, SqlClient.SqlClient>
+  readonly phase?: Phase
+}
+
+export interface Built {
+  readonly runs: RunsShape
+  readonly supervisor: Effect.Effect.Success<typeof makeRuns>["supervisor"]
+  readonly signals: Effect.Effect.Success<typeof makeRuns>["signals"]
+  readonly lifecycle: Lifecycle["Type"]
+}
+
+/** Builds the service in `scope`; closing the scope is a daemon shutdown. */
+export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<ReturnType<typeof makeFakeInbox>>, options: HarnessOptions, scope: Scope.Scope) =>
+  Effect.gen(function* () {
+    const deps = Layer.mergeAll(
+      hermes.layer,
+      inbox.layer,
+      Redactor.Default,
+      AppConfig.layer(testRunsConfig(options.maxRuns, options.retentionDays)),
+      Lifecycle.make(options.phase ?? "ready"),
+      options.ledger ?? LedgerSqlLive
+    )
+    const context = yield* Layer.buildWithScope(deps, scope)
+    const made = yield* makeRuns.pipe(Effect.provide(context), Scope.extend(scope))
+    return { runs: made.runs, supervisor: made.supervisor, signals: made.signals, lifecycle: Context.get(context, Lifecycle) } satisfies Built
+  })
+
+export const harness = (options: HarnessOptions = {}) =>
+  Effect.gen(function* () {
+    const hermes = yield* makeFakeHermes(options)
+    const inbox = yield* makeFakeInbox(hermes.shape)
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    const built = yield* buildRuns(hermes, inbox, options, scope)
+    return { ...built, hermes, inbox, scope, options }
+  })
+
+export const as = (caller: CallerShape | string) => <A, E, R>(e: Effect.Effect<A, E, R>) =>
+  e.pipe(
+    Effect.provideService(Caller, typeof caller === "string" ? Caller.client(caller) : caller),
+    Effect.provideService(Progress, { enabled: false, report: () => Effect.void })
+  )
+
+/** Polls `read` until `done` holds (real clock; generous bound), returning the last value. */
+export const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean, what = "condition") =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 1000; i++) {
+      const a = yield* read
+      if (done(a)) return a
+      yield* Effect.sleep("10 millis")
+    }
+    return yield* Effect.dieMessage(`timed out waiting for ${what}`)
+  })
+
+export const statusIs = (...s: ReadonlyArray<RunStatus>) => (v: { readonly status: RunStatus }) => s.includes(v.status)
+
+/** The error a failed call raised (fails the test if it succeeded). */
+export const failure = <A, R>(e: Effect.Effect<A, BridgeError, R>) =>
+  Effect.flip(e).pipe(Effect.catchAllDefect((d) => Effect.dieMessage(`expected a typed failure, got a defect: ${String(d)}`)))
