@@ -136,3 +136,15 @@ export class Ledger extends Context.Tag("agent-bridge/runs/Ledger")<Ledger, Ledg
 /** An unexpected ledger failure (as opposed to a domain answer such as IdempotencyTaken). */
 export const isLedgerFailure = (u: unknown): u is LedgerError | LedgerRunMissing =>
   u instanceof LedgerError || u instanceof LedgerRunMissing
+
+/** The chain of messages under a ledger failure (SqlError's own message is generic), for logs. */
+export const ledgerFailureText = (e: LedgerError | LedgerRunMissing): string => {
+  if (e._tag === "LedgerRunMissing") return `run ${e.runId} is not in the ledger`
+  const messages: Array<string> = [`ledger ${e.operation} failed`]
+  let cause: unknown = e.cause
+  for (let depth = 0; depth < 5 && cause !== undefined && cause !== null; depth++) {
+    messages.push(cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause))
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return messages.join(" ← ")
+}

@@ -17,7 +17,7 @@ import { Redactor } from "../Redactor.ts"
 import { Runs, type RunsShape } from "../Runs.ts"
 import { makeControl } from "./control.ts"
 import { makeFollower } from "./follower.ts"
-import { isLedgerFailure, Ledger, type LedgerError, type LedgerRunMissing, type RunRecord } from "./Ledger.ts"
+import { isLedgerFailure, Ledger, ledgerFailureText, type LedgerError, type LedgerRunMissing, type RunRecord } from "./Ledger.ts"
 import { LedgerSqlLive } from "./LedgerSql.ts"
 import { startRetention } from "./retention.ts"
 import { makeRunSignals } from "./RunSignals.ts"
@@ -50,7 +50,7 @@ export const makeRuns = Effect.gen(function* () {
     hermes,
     maxRunsPerClient: config.bridge.max_concurrent_runs_per_client,
     attach: supervisor.attach,
-    internal: (operation, cause) => Effect.die(cause).pipe(Effect.annotateLogs({ operation }))
+    internal: (operation, cause) => Effect.dieMessage(`${operation}: ${isLedgerFailure(cause) ? ledgerFailureText(cause) : String(cause)}`)
   })
 
   // Re-attach: every run the ledger holds as unfinished gets its follower back.
@@ -61,7 +61,7 @@ export const makeRuns = Effect.gen(function* () {
 
   /** Unexpected ledger failures are defects: the edge logs them under an incident (`bridge.internal`). */
   const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) =>
-    Effect.catchIf(e, isLedgerFailure, Effect.die) as Effect.Effect<A, Exclude<E, LedgerError | LedgerRunMissing>, R>
+    Effect.catchIf(e, isLedgerFailure, (x) => Effect.dieMessage(ledgerFailureText(x))) as Effect.Effect<A, Exclude<E, LedgerError | LedgerRunMissing>, R>
 
   /** Another client's run is reported exactly like an unknown id (same message, same single read). */
   const notFound = (runId: string) => new RunNotFound({ message: `no run ${JSON.stringify(runId.slice(0, 80))}` })

@@ -11,7 +11,7 @@ import { hermesIdempotencyKey, validateKey } from "../../domain/runs/keys.ts"
 import type { HermesClientShape, HermesProfile } from "../../hermes/client/HermesClient.ts"
 import type { CallerShape } from "../Caller.ts"
 import type { StartRunInput } from "../Runs.ts"
-import type { LedgerShape, RunRecord } from "./Ledger.ts"
+import { ledgerFailureText, type LedgerShape, type RunRecord } from "./Ledger.ts"
 
 /** A bridge run id: `run_` + 32 hex, minted here (Hermes's id is kept beside it). */
 export const mintRunId = (): string => `run_${randomBytes(16).toString("hex")}`
@@ -113,7 +113,10 @@ export const makeStart = (deps: StartDeps) => {
                 return yield* replay(caller, winner.value, fp)
               }
             }
-            yield* Effect.logError("the ledger could not record a run Hermes accepted; stopping it", outcome.left)
+            yield* Effect.logError(
+              "the ledger could not record a run Hermes accepted; stopping it",
+              outcome.left._tag === "LedgerError" ? ledgerFailureText(outcome.left) : "idempotency key taken by a run that is gone"
+            )
             yield* stopQuietly(profile, started.hermesRunId)
             return yield* new StoreUnavailable({
               message: "the run ledger could not record the run Hermes accepted; the bridge asked Hermes to stop it"

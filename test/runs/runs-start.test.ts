@@ -1,0 +1,185 @@
+/**
+ * `agent_run`'s start path in BRIDGE.md's order, and every `bridge.*` code a run tool can raise:
+ * unknown agent, unkeyed profile, invalid keys, idempotency replay and conflict, the per-client cap,
+ * Hermes's 429, Hermes down, the ledger failing after Hermes accepted, and unavailable phases.
+ */
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { createHash } from "node:crypto"
+import { type BridgeError, errorCode } from "../../src/domain/errors.ts"
+import type { Progress } from "../../src/services/Progress.ts"
+import { Caller } from "../../src/services/Caller.ts"
+import type { RunsShape, StartRunInput } from "../../src/services/Runs.ts"
+import { Ledger, LedgerError } from "../../src/services/runs/Ledger.ts"
+import { makeLedgerSql } from "../../src/services/runs/LedgerSql.ts"
+import { DbMemory } from "../../src/storage/Db.ts"
+import { as, eventually, failure, harness } from "./support/harness.ts"
+
+const alice = as("alice")
+const bob = as("bob")
+const run = (h: { readonly runs: RunsShape }, input: Partial<StartRunInput>) => h.runs.start({ agent: "hermes", input: "task", ...input })
+
+describe("agent_run start path", () => {
+  it.live("refuses an unknown agent and an unkeyed profile before anything reaches Hermes", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const unknown = yield* failure(alice(h.runs.start({ agent: "pi", input: "x", session_key: "" })))
+      expect(unknown._tag).toBe("UnknownAgent")
+      expect(errorCode(unknown)).toBe("bridge.unknown_agent")
+      expect((yield* failure(alice(h.runs.start({ agent: "hermes/ghost", input: "x" }))))._tag).toBe("UnknownAgent")
+      const unkeyed = yield* failure(alice(h.runs.start({ agent: "hermes/nokey", input: "x" })))
+      expect(errorCode(unkeyed)).toBe("bridge.agent_unkeyed")
+      expect(h.hermes.calls.start).toEqual([])
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("validates session_key and idempotency_key and sends them prefixed", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ maxRuns: 10 })
+      for (const bad of ["", "has space", "tab\there", "naïve", "x".repeat(256 - "alice:".length + 1)]) {
+        expect(errorCode(yield* failure(alice(run(h, { session_key: bad }))))).toBe("bridge.invalid_session_key")
+        expect(errorCode(yield* failure(alice(run(h, { idempotency_key: bad }))))).toBe("bridge.invalid_idempotency_key")
+      }
+      expect(h.hermes.calls.start).toEqual([])
+
+      yield* alice(run(h, { session_key: "proj-1", idempotency_key: "k1", instructions: "be brief", reasoning_effort: "high" }))
+      expect(h.hermes.calls.start[0]).toEqual({
+        input: "task", instructions: "be brief", sessionKey: "alice:proj-1", idempotencyKey: "alice:k1", reasoningEffort: "high"
+      })
+      // 255 characters prefixed go as they are; 256 go as the SHA-256 digest form.
+      const k255 = "a".repeat(255 - "alice:".length)
+      const k256 = "b".repeat(256 - "alice:".length)
+      yield* alice(run(h, { idempotency_key: k255, session_key: k256 }))
+      yield* alice(run(h, { idempotency_key: k256 }))
+      expect(h.hermes.calls.start[1]?.idempotencyKey).toBe(`alice:${k255}`)
+      expect(h.hermes.calls.start[1]?.sessionKey).toBe(`alice:${k256}`)
+      expect(h.hermes.calls.start[2]?.idempotencyKey).toBe(`sha256:${createHash("sha256").update(`alice:${k256}`).digest("hex")}`)
+      expect(h.hermes.calls.start[2]?.idempotencyKey?.length).toBeLessThanOrEqual(255)
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("the same request with the same key returns the same run, running or finished, even at the cap", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ maxRuns: 1 })
+      const first = yield* alice(run(h, { idempotency_key: "job-7" }))
+      const again = yield* alice(run(h, { idempotency_key: "job-7" }))
+      expect(again.run_id).toBe(first.run_id)
+      expect(h.hermes.calls.start.length).toBe(1)
+      // At the cap, a new request is refused but the replay is still answered.
+      expect(errorCode(yield* failure(alice(run(h, { input: "other" }))))).toBe("bridge.too_many_runs")
+      expect((yield* alice(run(h, { idempotency_key: "job-7" }))).run_id).toBe(first.run_id)
+
+      yield* h.hermes.complete([...h.hermes.runs.keys()][0]!, "finished")
+      yield* alice(h.runs.wait(first.run_id, 30))
+      const finished = yield* alice(run(h, { idempotency_key: "job-7" }))
+      expect(finished.run_id).toBe(first.run_id)
+      expect(finished.status).toBe("completed")
+      expect(h.hermes.calls.start.length).toBe(1)
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("a changed request with a used key conflicts; another client's same key is its own", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const a = yield* alice(run(h, { idempotency_key: "k", session_key: "s" }))
+      const changes: ReadonlyArray<Partial<StartRunInput>> = [{ input: "task2" }, { instructions: "x" }, { session_key: "t" }, { reasoning_effort: "low" }]
+      for (const changed of changes) {
+        const e = yield* failure(alice(run(h, { idempotency_key: "k", session_key: "s", ...changed })))
+        expect(errorCode(e)).toBe("bridge.idempotency_conflict")
+      }
+      // Another profile is another key space: the same key there starts a new run.
+      const coder = yield* alice(run(h, { idempotency_key: "k", session_key: "s", agent: "hermes/coder" }))
+      expect(coder.run_id).not.toBe(a.run_id)
+      const b = yield* bob(run(h, { idempotency_key: "k", session_key: "s" }))
+      expect(b.run_id).not.toBe(a.run_id)
+      expect(b.client).toBe("bob")
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("a key held by another client's run is a conflict, never that run", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const a = yield* alice(run(h, { idempotency_key: "k" }))
+      // Client names cannot contain ':', so only a row written under another owner can hold this key.
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE runs SET client = 'mallory' WHERE run_id = ${a.run_id}`
+      const e = yield* failure(alice(run(h, { idempotency_key: "k" })))
+      expect(errorCode(e)).toBe("bridge.idempotency_conflict")
+      expect(e.message).not.toContain(a.run_id)
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("concurrent starts with one key make one run", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ maxRuns: 10 })
+      const views = yield* Effect.all(Array.from({ length: 6 }, () => alice(run(h, { idempotency_key: "same" }))), { concurrency: "unbounded" })
+      expect(new Set(views.map((v) => v.run_id)).size).toBe(1)
+      const list = yield* alice(h.runs.list({ limit: 200 }))
+      expect(list.runs.length).toBe(1)
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("the per-client cap counts unfinished runs only and is per client; racing starts share it", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ maxRuns: 2 })
+      const outcomes = yield* Effect.all(Array.from({ length: 5 }, (_, i) => Effect.either(alice(run(h, { input: `t${i}` })))), { concurrency: "unbounded" })
+      expect(outcomes.filter((o) => o._tag === "Right").length).toBe(2)
+      const refused = outcomes.find((o) => o._tag === "Left")
+      expect(refused?._tag === "Left" && errorCode(refused.left)).toBe("bridge.too_many_runs")
+      // Bob has his own cap.
+      yield* bob(run(h, {}))
+      // A finished run frees a slot.
+      yield* h.hermes.emit([...h.hermes.runs.values()].find((r) => r.request.input === "t0" || r.request.input.startsWith("t"))!.id, "run.cancelled")
+      yield* eventually(Effect.either(alice(run(h, { input: "after" }))), (e) => e._tag === "Right", "a free slot")
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("Hermes's 429 passes through as agent_refused; Hermes down is agent_unavailable", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ maxConcurrent: 1 })
+      yield* alice(run(h, {}))
+      const refused = yield* failure(bob(run(h, {})))
+      expect(errorCode(refused)).toBe("bridge.agent_refused")
+      expect(refused._tag === "AgentRefused" && refused.hermesStatus).toBe(429)
+      h.hermes.faults.down = true
+      expect(errorCode(yield* failure(bob(run(h, {}))))).toBe("bridge.agent_unavailable")
+      const list = yield* as(Caller.admin)(h.runs.list({ limit: 200 }))
+      expect(list.runs.length).toBe(1)
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("a ledger that cannot record the run stops it in Hermes and answers store_unavailable", () =>
+    Effect.gen(function* () {
+      const failingInsert = Layer.effect(
+        Ledger,
+        Effect.map(makeLedgerSql, (l) => ({ ...l, insert: () => Effect.fail(new LedgerError({ operation: "insert", cause: new Error("disk I/O error") })) }))
+      )
+      const h = yield* harness({ ledger: failingInsert })
+      const e = yield* failure(alice(run(h, { idempotency_key: "k" })))
+      expect(errorCode(e)).toBe("bridge.store_unavailable")
+      const hid = [...h.hermes.runs.keys()][0]!
+      expect(h.hermes.calls.stop).toEqual([hid])
+      expect(h.hermes.runs.get(hid)?.status).toBe("cancelled")
+      expect((yield* alice(h.runs.list({ limit: 20 }))).runs).toEqual([])
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("every run tool answers bridge.unavailable while starting or draining", () =>
+    Effect.gen(function* () {
+      for (const phase of ["starting", "draining"] as const) {
+        const h = yield* harness({ phase })
+        const calls: ReadonlyArray<Effect.Effect<unknown, BridgeError, Caller | Progress>> = [
+          h.runs.start({ agent: "hermes", input: "x" }),
+          h.runs.wait("run_x", 1),
+          h.runs.status("run_x", 0),
+          h.runs.events("run_x", 0, 10),
+          h.runs.answer("run_x", "r", "a"),
+          h.runs.steer("run_x", "s"),
+          h.runs.stop("run_x"),
+          h.runs.list({ limit: 10 })
+        ]
+        for (const call of calls) expect(errorCode(yield* failure(alice(call)))).toBe("bridge.unavailable")
+      }
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("a negative offset is invalid_offset; foreign and unknown runs are run_not_found", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const a = yield* alice(run(h, {}))
+      expect(errorCode(yield* failure(alice(h.runs.status(a.run_id, -1))))).toBe("bridge.invalid_offset")
+      expect(errorCode(yield* failure(bob(h.runs.status(a.run_id, 0))))).toBe("bridge.run_not_found")
+      expect(errorCode(yield* failure(alice(h.runs.status("run_0123", 0))))).toBe("bridge.run_not_found")
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+})
