@@ -10,7 +10,7 @@ import { createServer } from "node:http"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { httpApp } from "../edge/http/app.ts"
-import { makeCatalog } from "../edge/mcp/fullCatalog.ts"
+import { makeCatalog } from "../edge/mcp/catalog/clientCatalog.ts"
 import { McpSessions } from "../edge/mcp/McpSessions.ts"
 import type { HermesClient } from "../hermes/client/HermesClient.ts"
 import { DbLive } from "../storage/Db.ts"
@@ -66,7 +66,7 @@ const listener = (config: ResolvedConfig) => {
 
 /** The whole daemon; the HTTP server is up when this layer is built. */
 export const daemonLayer = (config: ResolvedConfig, parts: DaemonParts) => {
-  const catalog = makeCatalog([])
+  const catalog = makeCatalog(config.clients, [])
   // Built last, released first: `ready` only once everything is up, `draining` before anything closes.
   const markReady = Layer.scopedDiscard(
     Effect.gen(function* () {

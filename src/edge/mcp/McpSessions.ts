@@ -9,7 +9,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import { Context, Duration, Effect, Layer, Runtime, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import type { CallerShape } from "../../services/Caller.ts"
-import { type Catalog, type ServerKind, toolListing } from "./catalog.ts"
+import type { Catalog, ServerKind } from "./catalog.ts"
 import { progressFor } from "./progress.ts"
 import { runTool } from "./runTool.ts"
 import type { ToolDef } from "./ToolDef.ts"
@@ -51,11 +51,11 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
             return c
           }
           mcp.server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => ({
-            tools: catalog.tools(kind, callerOf(extra)).map(toolListing)
+            tools: [...catalog.list(kind, callerOf(extra))]
           }))
           mcp.server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
             const caller = callerOf(extra)
-            const tool = catalog.tools(kind, caller).find((t) => t.name === req.params.name)
+            const tool = catalog.find(kind, caller, req.params.name)
             if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`)
             return run(
               runTool(tool as ToolDef<any, any, R>, req.params.arguments, caller, progressFor(req.params._meta?.progressToken, extra)),
