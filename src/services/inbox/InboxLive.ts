@@ -1,0 +1,107 @@
+/**
+ * `Inbox` over SQLite: run approvals opened by the run followers, skill changes queued by
+ * `SkillProposals`, and the operator's decisions. Decisions run one at a time; a row is closed only
+ * after what it proposes has happened (the skill is written, Hermes has the answer), so a failure
+ * leaves it pending for another try.
+ */
+import { Clock, Effect, Layer, Option } from "effect"
+import { type BridgeError, NoPendingRequest } from "../../domain/errors.ts"
+import { HermesClient } from "../../hermes/client/HermesClient.ts"
+import { type Decision, Inbox, type InboxRow, type InboxState, type RunApprovalInput, type RunApprovalRow } from "../Inbox.ts"
+import { SkillStore } from "../skills/SkillStore.ts"
+import { answerRunApproval } from "./decideRun.ts"
+import { carryOutSkillRow } from "./decideSkill.ts"
+import { InboxStore, InboxStoreSqlite, newInboxId } from "./InboxStore.ts"
+import { SkillProposalsLive } from "./SkillProposals.ts"
+
+const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+const notPending = (id: string, state?: InboxState) =>
+  new NoPendingRequest({ message: state === undefined ? `no inbox row '${id}'` : `inbox row '${id}' is already ${state}` })
+
+export const InboxLive = Layer.effect(
+  Inbox,
+  Effect.gen(function* () {
+    const store = yield* InboxStore
+    const skills = yield* SkillStore
+    const hermes = yield* HermesClient
+    const decisions = yield* Effect.makeSemaphore(1)
+
+    const openRunApproval = (input: RunApprovalInput) =>
+      Effect.gen(function* () {
+        const existing = yield* store.runApproval(input.run_id, input.request_id)
+        if (Option.isSome(existing)) return existing.value as RunApprovalRow
+        const row: RunApprovalRow = {
+          kind: "run_approval",
+          id: newInboxId(),
+          client: input.client,
+          state: "pending",
+          created_at: yield* nowIso,
+          decided_at: null,
+          decided_by: null,
+          run_id: input.run_id,
+          agent: input.agent,
+          hermes_run_id: input.hermes_run_id,
+          request_id: input.request_id,
+          command: input.command,
+          description: input.description,
+          choices: input.choices,
+          choice: null
+        }
+        yield* store.insert(row)
+        return row
+      })
+
+    const expireRunApprovals = (runId: string, requestId?: string) =>
+      Effect.gen(function* () {
+        const at = yield* nowIso
+        for (const row of yield* store.pendingRunApprovals(runId, requestId)) yield* store.close(row.id, { state: "expired", at, by: null })
+      })
+
+    const reread = (id: string) => Effect.flatMap(store.get(id), Option.match({ onNone: () => Effect.fail(notPending(id)), onSome: Effect.succeed }))
+
+    /** Closes a pending row; someone else closing it first is reported, not overwritten. */
+    const close = (row: InboxRow, state: InboxState, by: string | null, choice?: string | null) =>
+      Effect.gen(function* () {
+        const closed = yield* store.close(row.id, { state, at: yield* nowIso, by, ...(choice === undefined ? {} : { choice }) })
+        const after = yield* reread(row.id)
+        return closed ? after : yield* Effect.fail(notPending(row.id, after.state))
+      })
+
+    const decide = (id: string, decision: Decision): Effect.Effect<InboxRow, BridgeError> =>
+      decisions.withPermits(1)(
+        Effect.gen(function* () {
+          const row = yield* reread(id)
+          if (row.state !== "pending") return yield* notPending(id, row.state)
+          switch (row.kind) {
+            case "skill_put":
+            case "skill_delete":
+              if (decision.approve) yield* carryOutSkillRow(skills, row)
+              return yield* close(row, decision.approve ? "approved" : "denied", decision.by)
+            case "run_approval": {
+              const answer = yield* answerRunApproval(hermes, row, decision)
+              return answer.outcome === "gone"
+                ? yield* close(row, "expired", null)
+                : yield* close(row, decision.approve ? "approved" : "denied", decision.by, answer.choice)
+            }
+          }
+        }).pipe(Effect.annotateLogs({ inbox_row: id, decided_by: decision.by }))
+      )
+
+    return Inbox.of({
+      openRunApproval,
+      expireRunApprovals,
+      pendingRunApproval: (runId) =>
+        Effect.map(store.pendingRunApprovals(runId), (rows) => Option.fromNullable(rows[0] as RunApprovalRow | undefined)),
+      list: (filter) => store.list(filter?.state),
+      get: store.get,
+      decide
+    })
+  })
+)
+
+/**
+ * The inbox with its SQLite store and the skill proposal queue (for `SkillsLive`) in one layer.
+ * Needs `SqlClient`, `SkillStore` and `HermesClient`.
+ */
+export const InboxStack = Layer.mergeAll(InboxLive, SkillProposalsLive).pipe(Layer.provideMerge(InboxStoreSqlite))

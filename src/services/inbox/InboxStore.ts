@@ -1,0 +1,108 @@
+/**
+ * The inbox table (migration 0003) as a repository. Only storage: the pending rules live in
+ * `SkillProposals`, the decisions in `InboxLive`. A storage failure is `bridge.internal`, its cause
+ * logged under the incident.
+ */
+import { SqlClient, SqlError } from "@effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { Internal } from "../../domain/errors.ts"
+import type { InboxRow, InboxState } from "../Inbox.ts"
+import { type InboxDbRow, toDb, toRow } from "./rows.ts"
+
+export interface StateChange {
+  readonly state: InboxState
+  readonly at: string
+  readonly by: string | null
+  /** Run approvals: the choice sent to Hermes. */
+  readonly choice?: string | null
+}
+
+export interface InboxStoreShape {
+  readonly insert: (row: InboxRow) => Effect.Effect<void, Internal>
+  readonly get: (id: string) => Effect.Effect<Option.Option<InboxRow>, Internal>
+  /** Newest first; all states unless one is given. */
+  readonly list: (state?: InboxState) => Effect.Effect<ReadonlyArray<InboxRow>, Internal>
+  /** Pending puts and deletes of skill `name`, oldest first. */
+  readonly pendingForSkill: (name: string) => Effect.Effect<ReadonlyArray<InboxRow>, Internal>
+  /** How many skill changes `client` has pending. */
+  readonly pendingCountFor: (client: string) => Effect.Effect<number, Internal>
+  /** Moves a row out of `pending`; false when it was not pending (someone decided it first). */
+  readonly close: (id: string, change: StateChange) => Effect.Effect<boolean, Internal>
+  readonly runApproval: (runId: string, requestId: string) => Effect.Effect<Option.Option<InboxRow>, Internal>
+  /** Pending run-approval rows of a run (or only the one for `requestId`), oldest first. */
+  readonly pendingRunApprovals: (runId: string, requestId?: string) => Effect.Effect<ReadonlyArray<InboxRow>, Internal>
+  /** Runs `effect` as one transaction. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | Internal, R>
+}
+
+export class InboxStore extends Context.Tag("agent-bridge/InboxStore")<InboxStore, InboxStoreShape>() {}
+
+export const newInboxId = () => `apr_${randomBytes(10).toString("hex")}`
+
+const failed = (what: string) => (cause: SqlError.SqlError) => {
+  const incident = `inc_${randomBytes(8).toString("hex")}`
+  return Effect.logError(`inbox store: ${what} failed`, cause).pipe(
+    Effect.annotateLogs({ incident }),
+    Effect.zipRight(Effect.fail(new Internal({ incident })))
+  )
+}
+
+export const InboxStoreSqlite = Layer.effect(
+  InboxStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = (what: string, q: Effect.Effect<ReadonlyArray<InboxDbRow>, SqlError.SqlError>) =>
+      q.pipe(Effect.map((rs) => rs.map(toRow)), Effect.catchTag("SqlError", failed(what)))
+    const skillKinds = sql`kind IN ('skill_put', 'skill_delete')`
+
+    const store: InboxStoreShape = {
+      insert: (row) => sql`INSERT INTO inbox ${sql.insert({ ...toDb(row) })}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", failed("insert a row"))),
+      get: (id) => Effect.map(rows("read a row", sql<InboxDbRow>`SELECT * FROM inbox WHERE id = ${id}`), (rs) => Option.fromNullable(rs[0])),
+      list: (state) =>
+        rows(
+          "list rows",
+          state === undefined
+            ? sql<InboxDbRow>`SELECT * FROM inbox ORDER BY created_at DESC, rowid DESC`
+            : sql<InboxDbRow>`SELECT * FROM inbox WHERE state = ${state} ORDER BY created_at DESC, rowid DESC`
+        ),
+      pendingForSkill: (name) =>
+        rows("read pending skill rows", sql<InboxDbRow>`SELECT * FROM inbox WHERE state = 'pending' AND ${skillKinds} AND name = ${name} ORDER BY rowid`),
+      pendingCountFor: (client) =>
+        sql<{ n: number }>`SELECT count(*) AS n FROM inbox WHERE state = 'pending' AND ${skillKinds} AND client = ${client}`.pipe(
+          Effect.map((rs) => rs[0]?.n ?? 0),
+          Effect.catchTag("SqlError", failed("count pending rows"))
+        ),
+      close: (id, change) =>
+        Effect.gen(function* () {
+          const closed = yield* sql<{ id: string; payload: string }>`UPDATE inbox
+            SET state = ${change.state}, decided_at = ${change.at}, decided_by = ${change.by}
+            WHERE id = ${id} AND state = 'pending' RETURNING id, payload`
+          const row = closed[0]
+          if (row === undefined) return false
+          if (change.choice !== undefined) {
+            const payload = { ...(JSON.parse(row.payload) as object), choice: change.choice }
+            yield* sql`UPDATE inbox SET payload = ${JSON.stringify(payload)} WHERE id = ${id}`
+          }
+          return true
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", failed("close a row"))),
+      runApproval: (runId, requestId) =>
+        Effect.map(
+          rows("read a run approval", sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id = ${requestId}`),
+          (rs) => Option.fromNullable(rs[0])
+        ),
+      pendingRunApprovals: (runId, requestId) =>
+        rows(
+          "read pending run approvals",
+          requestId === undefined
+            ? sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} ORDER BY rowid`
+            : sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} AND request_id = ${requestId} ORDER BY rowid`
+        ),
+      transaction: (effect) =>
+        sql.withTransaction(effect).pipe(
+          Effect.catchIf((e): e is SqlError.SqlError => e instanceof SqlError.SqlError, failed("run a transaction"))
+        )
+    }
+    return store
+  })
+)

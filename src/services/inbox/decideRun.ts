@@ -1,0 +1,31 @@
+/**
+ * Answering a run's approval request in Hermes. A request Hermes no longer holds (the run ended, it
+ * timed out, a stop denied it) closes the row as `expired` instead of failing the operator's click.
+ */
+import { Effect } from "effect"
+import { type BridgeError, InvalidInput } from "../../domain/errors.ts"
+import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
+import type { Decision, RunApprovalRow } from "../Inbox.ts"
+
+export type RunAnswer = { readonly outcome: "answered"; readonly choice: "once" | "session" | "always" | "deny" } | { readonly outcome: "gone" }
+
+export const answerRunApproval = (
+  hermes: HermesClientShape,
+  row: RunApprovalRow,
+  decision: Decision
+): Effect.Effect<RunAnswer, BridgeError> =>
+  Effect.gen(function* () {
+    const choice = decision.approve ? (decision.choice ?? "once") : "deny"
+    if (decision.approve && row.choices.length > 0 && !row.choices.includes(choice)) {
+      return yield* new InvalidInput({ message: `this request offers ${row.choices.join(", ")}; '${choice}' is not one of them` })
+    }
+    const profile = yield* hermes.profile(row.agent)
+    return yield* hermes.approval(profile, row.hermes_run_id, { choice, requestId: row.request_id }).pipe(
+      Effect.as<RunAnswer>({ outcome: "answered", choice }),
+      Effect.catchTags({
+        NoPendingRequest: () => Effect.succeed<RunAnswer>({ outcome: "gone" }),
+        RunNotRunning: () => Effect.succeed<RunAnswer>({ outcome: "gone" }),
+        RunNotFound: () => Effect.succeed<RunAnswer>({ outcome: "gone" })
+      })
+    )
+  })

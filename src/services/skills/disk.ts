@@ -1,0 +1,121 @@
+/**
+ * File-system steps the skill store is built from. Plain `node:fs/promises` wrapped once here, so
+ * every I/O failure is an `Internal` whose cause is logged under the incident it carries.
+ */
+import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { Internal } from "../../domain/errors.ts"
+
+export const newIncident = () => `inc_${randomBytes(8).toString("hex")}`
+
+/** Runs `f`; a rejection is logged with `what` and becomes `bridge.internal`. */
+export const io = <A>(what: string, f: () => Promise<A>): Effect.Effect<A, Internal> =>
+  Effect.tryPromise({ try: f, catch: (cause) => cause }).pipe(
+    Effect.catchAll((cause) => {
+      const incident = newIncident()
+      return Effect.logError(`skill store: ${what} failed`, cause).pipe(
+        Effect.annotateLogs({ incident }),
+        Effect.zipRight(Effect.fail(new Internal({ incident })))
+      )
+    })
+  )
+
+const code = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code
+
+/** True when `p` exists (following symlinks). */
+export const exists = (p: string): Promise<boolean> => fs.stat(p).then(() => true, () => false)
+
+export const isDirectory = (p: string): Promise<boolean> => fs.stat(p).then((s) => s.isDirectory(), () => false)
+
+export const isFile = (p: string): Promise<boolean> => fs.stat(p).then((s) => s.isFile(), () => false)
+
+/** Subdirectory names of `dir` that do not start with "." (none when `dir` is missing). */
+export const subdirectories = async (dir: string): Promise<ReadonlyArray<string>> => {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch((e: unknown) => {
+    if (code(e) === "ENOENT" || code(e) === "ENOTDIR") return []
+    throw e
+  })
+  const names: Array<string> = []
+  for (const e of entries) {
+    if (e.name.startsWith(".")) continue
+    if (e.isDirectory() || (e.isSymbolicLink() && (await isDirectory(path.join(dir, e.name))))) names.push(e.name)
+  }
+  return names.sort()
+}
+
+/**
+ * Files under `dir` as relative `/`-joined paths (SKILL.md at the top excluded), sorted. Symlinked
+ * directories are not descended into; depth and count are capped so a huge folder cannot stall a list.
+ */
+export const listFiles = async (dir: string, maxEntries = 200, maxDepth = 4): Promise<ReadonlyArray<string>> => {
+  const out: Array<string> = []
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    const entries = await fs.readdir(path.join(dir, rel), { withFileTypes: true }).catch(() => [])
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    for (const e of entries) {
+      if (out.length >= maxEntries) return
+      const relPath = rel === "" ? e.name : `${rel}/${e.name}`
+      if (e.isDirectory()) {
+        if (depth < maxDepth) await walk(relPath, depth + 1)
+      } else if (relPath !== "SKILL.md") {
+        out.push(relPath)
+      }
+    }
+  }
+  await walk("", 1)
+  return out
+}
+
+/**
+ * Reads at most `maxBytes` of a file as text. `complete` is false when the file is longer; `utf8`
+ * is false when the bytes read are not valid UTF-8 (a cut at the end is not counted against it).
+ */
+export const readText = async (file: string, maxBytes: number): Promise<{ text: string; complete: boolean; utf8: boolean; size: number }> => {
+  const handle = await fs.open(file, "r")
+  try {
+    const { size } = await handle.stat()
+    const length = Math.min(size, maxBytes)
+    const buffer = Buffer.alloc(length)
+    const { bytesRead } = await handle.read(buffer, 0, length, 0)
+    const bytes = buffer.subarray(0, bytesRead)
+    const complete = bytesRead >= size
+    let utf8 = true
+    let text: string
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: !complete })
+    } catch {
+      utf8 = false
+      text = new TextDecoder("utf-8").decode(bytes)
+    }
+    return { text, complete, utf8, size }
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Moves a directory; across file systems (EXDEV) it is copied and then removed. */
+export const moveDir = async (from: string, to: string): Promise<void> => {
+  await fs.mkdir(path.dirname(to), { recursive: true, mode: 0o700 })
+  try {
+    await fs.rename(from, to)
+  } catch (e) {
+    if (code(e) !== "EXDEV") throw e
+    await fs.cp(from, to, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true })
+    await fs.rm(from, { recursive: true, force: true })
+  }
+}
+
+/** Writes a skill folder's files fresh (`wx`: nothing is overwritten). */
+export const writeSkillFolder = async (dir: string, skillMd: string, files: Readonly<Record<string, string>>): Promise<void> => {
+  await fs.mkdir(dir, { recursive: true, mode: 0o755 })
+  await fs.writeFile(path.join(dir, "SKILL.md"), skillMd, { encoding: "utf8", flag: "wx", mode: 0o644 })
+  for (const [name, content] of Object.entries(files)) {
+    // Names were validated as plain; this keeps a bug elsewhere from ever writing outside `dir`.
+    if (path.basename(name) !== name || name === "." || name === "..") throw new Error(`not a plain file name: ${JSON.stringify(name)}`)
+    await fs.writeFile(path.join(dir, name), content, { encoding: "utf8", flag: "wx", mode: 0o644 })
+  }
+}
+
+export const randomSuffix = () => randomBytes(4).toString("hex")
