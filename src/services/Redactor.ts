@@ -1,17 +1,18 @@
 /**
  * The last gate between a remote machine and what the Hermes box knows: every text that leaves the
  * bridge goes through this service. The rules are pure functions in `src/domain/redact/`; the service
- * adds the exact values of the secrets the bridge itself holds (registered at start).
+ * adds the exact values of the secrets the bridge itself holds (registered at start, and later as
+ * keys are created or rotated).
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import { makeRedaction, type Redaction } from "../domain/redact/redact.ts"
 
 export interface StreamRedactOptions {
-  /** Stored `message.text` just before the returned slice (context only, not returned). */
+  /** Stored `message.text` just before the returned slice (context only, not returned; its last 8192 characters are used). */
   readonly before?: string
-  /** Stored `message.text` just after the returned slice (context only, not returned). */
+  /** Stored `message.text` just after the returned slice (context only, not returned; its first 8192 characters are used). */
   readonly after?: string
-  /** The slice runs to the newest stored event of an unfinished run. */
+  /** The slice (with `after`) runs to the newest stored event of an unfinished run. */
   readonly liveEdge?: boolean
 }
 
@@ -22,12 +23,18 @@ export interface RedactorShape {
   readonly json: <A>(value: A) => A
   /**
    * Masks consecutive `message.text` segments as one text (with context on each side), and returns
-   * the masked segments in the same number and order.
+   * the masked segments in the same number and order: each piece of a secret that a segment holds
+   * is replaced by the mask in that segment.
    */
   readonly segments: (parts: ReadonlyArray<string>, options?: StreamRedactOptions) => ReadonlyArray<string>
   /** True when `text` would change `s` (capabilities drop such strings instead of masking them). */
   readonly wouldChange: (s: string) => boolean
-  /** Adds an exact secret value (and its encodings) to the mask list. */
+  /**
+   * The `agent_skill_put` secret check for one file: null when every value the redactor would mask
+   * is a placeholder, else the `bridge.skill_invalid` message naming `fileName` and the line.
+   */
+  readonly skillProblem: (fileName: string, text: string) => string | null
+  /** Adds an exact secret value (and its encodings) to the mask list. Values under 6 characters are ignored. */
   readonly registerSecret: (value: string) => Effect.Effect<void>
 }
 
@@ -44,7 +51,8 @@ export class Redactor extends Context.Tag("agent-bridge/Redactor")<Redactor, Red
           text: (s, o) => r.text(s, o?.liveEdge ?? false),
           json: (v) => r.json(v),
           segments: (parts, o) => r.segments(parts, o ?? {}),
-          wouldChange: (s) => r.text(s, false) !== s,
+          wouldChange: (s) => r.wouldChange(s),
+          skillProblem: (fileName, s) => r.skillProblem(fileName, s),
           registerSecret: (value) =>
             Ref.updateAndGet(current, (old) => old.withSecret(value)).pipe(
               Effect.tap((next) => Effect.sync(() => { r = next })),

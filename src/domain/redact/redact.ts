@@ -1,34 +1,66 @@
 /**
- * Minimal placeholder redaction (bearer values and `*_KEY=` values only) until the full rule set of
- * issue 3 lands; the interface is final.
+ * The redaction rules as pure functions (BRIDGE.md "Redactor"; seed "Run tools" and "Skills").
+ * A `Redaction` is the rule set plus the exact secrets registered so far; the `Redactor` service
+ * holds one. The rules live in their own modules:
+ *
+ * - `names.ts`      which names hold secrets (`NAME=value`, `NAME: value`, `--name value`, JSON keys)
+ * - `values.ts`     where such a value starts and ends, and when it is code or a reference, not a value
+ * - `prefixes.ts`   known token prefixes (`hf_`, `ghp_`, `sk-`, `AKIA`, ...) and the live edge
+ * - `rules/*`       assignments and flags, authorization credentials, URL passwords, JWTs, PEM keys
+ * - `exact.ts`      registered secrets and their base64 / URL-encoded / JSON-escaped forms
+ * - `scan.ts`       one pass that finds every span to mask
+ * - `segments.ts`   consecutive events as one text, mapped back to the parts
+ * - `json.ts`       every string of a JSON tree
+ * - `skillCheck.ts` the skill-push check (`skillSecretProblem`) built on the same scan
  */
+import type { ExactSecrets } from "./exact.ts"
+import { makeExactSecrets } from "./exact.ts"
+import type { Finding } from "./findings.ts"
+import { redactJson } from "./json.ts"
+import { applySpans, mergeSpans } from "./ranges.ts"
+import { scan } from "./scan.ts"
+import type { SegmentOptions } from "./segments.ts"
+import { redactSegments } from "./segments.ts"
+import { skillSecretProblem } from "./skillCheck.ts"
+
+export { MASK } from "./mask.ts"
+export { CONTEXT_CHARS, type SegmentOptions } from "./segments.ts"
+export type { Finding, FindingKind } from "./findings.ts"
+
 export interface Redaction {
+  /** `s` with every secret masked. `liveEdge`: `s` ends at the newest stored text of an unfinished run. */
   readonly text: (s: string, liveEdge: boolean) => string
+  /** Every string of a JSON tree masked; keys and shape untouched. */
   readonly json: <A>(value: A) => A
-  readonly segments: (parts: ReadonlyArray<string>, options: { before?: string; after?: string; liveEdge?: boolean }) => ReadonlyArray<string>
+  /** Consecutive `message.text` parts masked as one text (see `segments.ts` for the mapping). */
+  readonly segments: (parts: ReadonlyArray<string>, options: SegmentOptions) => ReadonlyArray<string>
+  /** A Redaction that also masks `value` (and its encodings). Values under 6 characters are ignored. */
   readonly withSecret: (value: string) => Redaction
+  /** True when `text(s, false)` would change `s`. */
+  readonly wouldChange: (s: string) => boolean
+  /** The spans `text` masks, with what each is. */
+  readonly findings: (s: string, liveEdge: boolean) => ReadonlyArray<Finding>
+  /** The skill-push check with these rules and secrets: null when fine, else the message. */
+  readonly skillProblem: (fileName: string, text: string) => string | null
 }
 
-export const MASK = "***REDACTED***"
-
-export const makeRedaction = (secrets: ReadonlyArray<string>): Redaction => {
-  const text = (s: string): string => {
-    let out = s.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/g, `$1${MASK}`).replace(/([A-Z0-9_]*_KEY\s*=\s*)[^\s"']+/g, `$1${MASK}`)
-    for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join(MASK)
-    return out
-  }
-  const json = <A>(value: A): A => {
-    if (typeof value === "string") return text(value) as A
-    if (Array.isArray(value)) return value.map((v) => json(v)) as A
-    if (value !== null && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, json(v)])) as A
-    }
-    return value
+const fromSecrets = (secrets: ExactSecrets): Redaction => {
+  const text = (s: string, liveEdge: boolean): string => {
+    const found = scan(s, liveEdge, secrets)
+    return found.length === 0 ? s : applySpans(s, mergeSpans(found))
   }
   return {
-    text: (s) => text(s),
-    json,
-    segments: (parts) => parts.map(text),
-    withSecret: (value) => makeRedaction([...secrets, value])
+    text,
+    json: (value) => redactJson(value, (s) => text(s, false)),
+    segments: (parts, options) => redactSegments(parts, options, secrets),
+    withSecret: (value) => fromSecrets(makeExactSecrets([...secrets.values, value])),
+    wouldChange: (s) => scan(s, false, secrets).length > 0,
+    findings: (s, liveEdge) => scan(s, liveEdge, secrets),
+    skillProblem: (fileName, s) => skillSecretProblem(fileName, s, secrets)
   }
 }
+
+export const makeRedaction = (secrets: ReadonlyArray<string>): Redaction => fromSecrets(makeExactSecrets(secrets))
+
+export { skillSecretProblem } from "./skillCheck.ts"
+export { isSecretName } from "./names.ts"

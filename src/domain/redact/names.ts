@@ -1,0 +1,75 @@
+/**
+ * Which names hold secrets (BRIDGE.md "Redactor"): the NAME of `NAME=value`, `NAME: value`,
+ * `--name value` and of a JSON key. The contract's globs are applied to the name split into words
+ * (`HF_TOKEN`, `hf-token`, `hfToken` and `config.hfToken` are all the words `hf token`):
+ *
+ * - `*SECRET*`, `*TOKEN*`, `*PASSWORD*` (and `passwd`): a word holding it, so `clientSecret`,
+ *   `authtoken` and `DB_PASSWORD` count; but not `tokens`, `max_tokens`, `tokenizer`, `secretary`;
+ * - `*PASS`: the last word ends with `pass` (`DB_PASS`, `dbpass`), but not `bypass`, `compass`, ...;
+ *   `passed` does not end with `pass`;
+ * - `*API_KEY*`, `*ACCESS_KEY*`, `*PRIVATE_KEY*` (also written `apikey`, `accesskey`, `privatekey`);
+ * - `*_KEY`: the last word is `key` (`OPENAI_KEY`, `signingKey`), except names of keys that are not
+ *   secrets (`primary_key`, `sort_key`, `public_key`, and this product's own `session_key` and
+ *   `idempotency_key`, which it shows by design);
+ * - `KEY` alone, in upper case only (a lower-case `key:` is everywhere in YAML and code).
+ *
+ * A name whose last word describes the secret rather than holding it is not secret-shaped: the
+ * contract's `_env`, `_file`, `_path`, `_dir`, and likewise `_count`, `_length`, `_url`, `_type` ...
+ * (`token_count`, `PASSWORD_FILE`, `api_key_env`).
+ */
+
+/** Last words that make a name a description of a secret, not the secret (`HF_TOKEN_FILE`). */
+const DESCRIPTOR_WORDS: ReadonlySet<string> = new Set([
+  "env", "file", "files", "path", "paths", "dir", "dirs", "count", "counts", "limit", "limits", "len",
+  "length", "size", "type", "types", "usage", "url", "urls", "uri", "endpoint", "name", "names",
+  "header", "prefix", "expiry", "expires", "expiration", "ttl", "policy", "hint", "label", "field",
+  "param", "min", "max", "budget", "estimate", "format", "regex", "pattern", "rule", "rules", "mode"
+])
+
+/** Words that hold `token` but name no secret. */
+const TOKEN_WORDS_NOT_SECRET = /^(?:.*tokens|tokeni[sz].*|tokenless)$/
+/** Words ending in `pass` that are ordinary words. */
+const PASS_WORDS_NOT_SECRET: ReadonlySet<string> = new Set([
+  "bypass", "compass", "encompass", "surpass", "overpass", "underpass", "trespass", "firstpass", "onepass"
+])
+/** `*_KEY` names of keys that are not secrets. */
+const KEY_NAMES_NOT_SECRET: ReadonlySet<string> = new Set([
+  "public_key", "primary_key", "foreign_key", "sort_key", "cache_key", "partition_key", "routing_key",
+  "idempotency_key", "session_key", "hash_key", "range_key", "row_key", "object_key", "lookup_key",
+  "group_key", "map_key", "dedup_key", "dedupe_key", "unique_key", "composite_key", "shard_key",
+  "sharding_key", "index_key", "order_key", "join_key", "sort_by_key", "react_key", "storage_state_key",
+  "cursor_key", "event_key", "message_key", "i18n_key", "translation_key", "label_key", "column_key"
+])
+
+/** `fooBarBaz` / `FOO-bar.baz` → `["foo", "bar", "baz"]`. */
+export const nameWords = (name: string): ReadonlyArray<string> =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[_\-.\s]+/)
+    .filter((w) => w.length > 0)
+
+const holdsToken = (w: string): boolean => w.includes("token") && !TOKEN_WORDS_NOT_SECRET.test(w)
+const holdsSecret = (w: string): boolean => w.includes("secret") && !w.startsWith("secretar")
+const holdsPassword = (w: string): boolean => w.includes("password") || w.includes("passwd")
+
+/**
+ * True when `name` is secret-shaped. `name` is the bare name: no leading dashes or `$`, and for a
+ * dotted property path only its last segment counts (`self.api_key`, `password.length`).
+ */
+export const isSecretName = (rawName: string): boolean => {
+  const dot = rawName.lastIndexOf(".")
+  const name = dot >= 0 ? rawName.slice(dot + 1) : rawName
+  if (name === "KEY") return true
+  const words = nameWords(name)
+  const last = words[words.length - 1]
+  if (last === undefined || DESCRIPTOR_WORDS.has(last)) return false
+  const joined = words.join("_")
+  if (words.some((w) => holdsToken(w) || holdsSecret(w) || holdsPassword(w))) return true
+  if (/(?:^|_)(?:api_?key|access_?key|private_?key)/.test(joined) || /(?:apikey|accesskey|privatekey)/.test(joined)) {
+    return true
+  }
+  if (last.endsWith("pass") && !PASS_WORDS_NOT_SECRET.has(last)) return true
+  return last === "key" && words.length >= 2 && !KEY_NAMES_NOT_SECRET.has(joined)
+}

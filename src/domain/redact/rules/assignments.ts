@@ -1,0 +1,89 @@
+/**
+ * Values given to secret-shaped names: `NAME=value`, `NAME: value`, `NAME := value`, `"NAME": "value"`,
+ * `env["NAME"] = "value"`, `?name=value&`, `--name value` / `--name=value`, and curl's
+ * `-u user:password`. The name is found around a trigger word (`token`, `secret`, `pass`, `key`)
+ * and judged by `isSecretName`; the value by `valueAt` / `isInertValue`.
+ */
+import type { ScanContext } from "../findings.ts"
+import { isSecretName } from "../names.ts"
+import { isInertValue, valueAt } from "../values.ts"
+
+/** A name longer than this is not a name (a base64 blob, a minified line). */
+const MAX_NAME = 128
+
+const isNameChar = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46
+
+const isBlank = (c: string | undefined): boolean => c === " " || c === "\t"
+
+/** Words after `--token ` that show prose, not a value ("pass --token to the command"). */
+const PROSE_WORDS: ReadonlySet<string> = new Set([
+  "to", "or", "and", "the", "a", "an", "is", "are", "was", "with", "for", "flag", "option", "in", "of",
+  "on", "if", "when", "from", "as", "at", "by", "instead", "also", "not", "only", "then", "so", "but"
+])
+
+const skipBlanks = (text: string, i: number): number => {
+  while (isBlank(text[i])) i++
+  return i
+}
+
+/**
+ * Index just past the separator after a name ending at `i`, or -1. `flag`: the name was written
+ * `--name`, so white space alone separates it from its value.
+ */
+const afterSeparator = (text: string, i: number, flag: boolean): number => {
+  // The closing quote of a quoted key ("NAME": / \"NAME\": / 'NAME'), then `]` of an index.
+  if (text.startsWith('\\"', i) || text.startsWith("\\'", i)) i += 2
+  else if (text[i] === '"' || text[i] === "'") i++
+  if (text[i] === "]") i++
+  const afterName = i
+  i = skipBlanks(text, i)
+  const c = text[i]
+  const next = text[i + 1]
+  if (c === "=") return next === "=" || next === ">" || next === "~" ? -1 : skipBlanks(text, i + 1)
+  if (c === ":") {
+    if (next === ":") return -1
+    return skipBlanks(text, next === "=" ? i + 2 : i + 1)
+  }
+  return flag && i > afterName ? i : -1
+}
+
+/** Looks at the name around the trigger word `[at, triggerEnd)`. */
+export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number): void => {
+  const { text } = ctx
+  let left = at
+  while (left > 0 && isNameChar(text.charCodeAt(left - 1))) if (at - --left > MAX_NAME) return
+  let right = triggerEnd
+  while (right < text.length && isNameChar(text.charCodeAt(right))) if (++right - triggerEnd > MAX_NAME) return
+  // "the token." / "a token-" end a sentence or a word, not a name.
+  while (right > triggerEnd && (text[right - 1] === "." || text[right - 1] === "-")) right--
+  let nameStart = left
+  while (text[nameStart] === "-" || text[nameStart] === ".") nameStart++
+  const name = text.slice(nameStart, right)
+  if (!isSecretName(name)) return
+  const flag = nameStart - left >= 2 && text[left] === "-"
+  const valueStart = afterSeparator(text, right, flag)
+  if (valueStart < 0) return
+  const value = valueAt(text, valueStart)
+  if (value === undefined) return
+  const v = text.slice(value.start, value.end)
+  if (isInertValue(v, value.quoted)) return
+  const spaced = flag && text[valueStart - 1] !== "=" && text[valueStart - 1] !== ":"
+  if (spaced && !value.quoted && (v.startsWith("-") || PROSE_WORDS.has(v.toLowerCase()))) return
+  ctx.findings.push({ start: value.start, end: value.end, kind: spaced ? "flag" : "assignment", quoted: value.quoted, detail: name })
+}
+
+/** curl's `-u user:password` / `--user user:password` (the trigger is the flag). */
+export const userFlagRule = (ctx: ScanContext, at: number, triggerEnd: number): void => {
+  const { text } = ctx
+  if (at > 0 && !/\s/.test(text[at - 1]!)) return
+  const valueStart = text[triggerEnd] === "=" ? triggerEnd + 1 : skipBlanks(text, triggerEnd)
+  if (valueStart === triggerEnd) return
+  const value = valueAt(text, valueStart)
+  if (value === undefined) return
+  const colon = text.indexOf(":", value.start)
+  if (colon < 0 || colon >= value.end - 1) return
+  const password = text.slice(colon + 1, value.end)
+  if (isInertValue(password, value.quoted)) return
+  ctx.findings.push({ start: colon + 1, end: value.end, kind: "flag", quoted: value.quoted, detail: "curl --user" })
+}

@@ -1,0 +1,88 @@
+/**
+ * Authorization credentials: the value of an `Authorization` (or `Proxy-Authorization`) header,
+ * after its scheme (`Bearer`, `Basic`, `Token`, any other), and a `Bearer …` / `Basic …` credential
+ * standing anywhere (a log line, a curl command).
+ *
+ * Prose uses the same words ("Bearer token", "Basic usage", "the Authorization header"), so a
+ * credential must look opaque unless it runs to the live edge: a digit, a symbol, mixed case, or
+ * 24 characters or more. A plain word is left alone.
+ */
+import type { ScanContext } from "../findings.ts"
+import { isInertValue, templateEnd, valueAt } from "../values.ts"
+
+const isLetterOrDigit = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9]/.test(c)
+
+/** True for a credential that is no plain word. */
+export const isOpaque = (v: string): boolean =>
+  v.length >= 24 || /[0-9+/=_~<>${}*%]/.test(v) || (/[A-Z]/.test(v.slice(1)) && /[a-z]/.test(v))
+
+const skipBlanks = (text: string, i: number, end: number): number => {
+  while (i < end && (text[i] === " " || text[i] === "\t")) i++
+  return i
+}
+
+/** End of a credential word: white space, a quote, or `,;)]}` (a `${…}` / `{{…}}` is one word). */
+const wordEnd = (text: string, i: number, end: number): number => {
+  const braced = templateEnd(text, i, end)
+  if (braced > 0) return braced
+  while (i < end && !/[\s"'`,;)\]}]/.test(text[i]!)) i++
+  return i
+}
+
+const lineEnd = (text: string, from: number): number => {
+  const nl = text.indexOf("\n", from)
+  return nl < 0 ? text.length : nl
+}
+
+const report = (ctx: ScanContext, start: number, end: number, quoted: boolean, detail: string): void => {
+  // Trailing full stops end a sentence; `=` padding stays part of the credential.
+  while (end > start && ctx.text[end - 1] === ".") end--
+  if (end <= start) return
+  const v = ctx.text.slice(start, end)
+  const toTheEnd = ctx.liveEdge && end === ctx.text.length
+  if (isInertValue(v, quoted) || !(toTheEnd || isOpaque(v))) return
+  ctx.findings.push({ start, end, kind: "authorization", quoted, detail })
+}
+
+/** `Authorization: <scheme> <credential>` (trigger: the word `authorization`, any case). */
+export const authorizationHeaderRule = (ctx: ScanContext, at: number, triggerEnd: number): void => {
+  const { text } = ctx
+  if (isLetterOrDigit(text[at - 1])) return
+  let i = triggerEnd
+  if (text.startsWith('\\"', i) || text.startsWith("\\'", i)) i += 2
+  else if (text[i] === '"' || text[i] === "'") i++
+  i = skipBlanks(text, i, text.length)
+  if (text[i] !== ":" && text[i] !== "=") return
+  i = skipBlanks(text, i + 1, text.length)
+  // The header value: a quoted string, or the rest of the line (ended by a quote that closes an
+  // enclosing string, as in `-H "Authorization: Bearer …"`).
+  const quotedValue = /["'`\\]/.test(text[i] ?? "") ? valueAt(text, i) : undefined
+  const quoted = quotedValue !== undefined && quotedValue.quoted
+  const start = quoted ? quotedValue.start : i
+  const end = quoted ? quotedValue.end : lineEnd(text, i)
+  const first = skipBlanks(text, start, end)
+  const firstEnd = wordEnd(text, first, end)
+  if (firstEnd === first) return
+  const second = skipBlanks(text, firstEnd, end)
+  const secondEnd = wordEnd(text, second, end)
+  const scheme = /^[A-Za-z][A-Za-z0-9-]*$/.test(text.slice(first, firstEnd))
+  if (secondEnd > second && scheme && second > firstEnd) report(ctx, second, secondEnd, quoted, "an Authorization credential")
+  else report(ctx, first, firstEnd, quoted, "an Authorization credential")
+}
+
+/** Characters of an RFC 7235 token68 credential. */
+const TOKEN68 = /[A-Za-z0-9._~+/=-]/
+
+/** `Bearer <credential>` / `Basic <credential>` anywhere (trigger: the scheme word, any case). */
+export const schemeCredentialRule = (ctx: ScanContext, at: number, triggerEnd: number): void => {
+  const { text } = ctx
+  if (isLetterOrDigit(text[at - 1])) return
+  const start = skipBlanks(text, triggerEnd, text.length)
+  if (start === triggerEnd) return
+  let end = start
+  while (end < text.length && TOKEN68.test(text[end]!)) end++
+  const basic = text[at] === "b" || text[at] === "B" ? /^basic/i.test(text.slice(at, triggerEnd)) : false
+  // A Basic credential is base64 of `user:password`: at least 8 characters, no `-._~`.
+  if (basic && !(ctx.liveEdge && end === text.length) && (end - start < 8 || /[-._~]/.test(text.slice(start, end)))) return
+  report(ctx, start, end, false, basic ? "a Basic credential" : "a Bearer credential")
+}

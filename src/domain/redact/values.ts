@@ -1,0 +1,130 @@
+/**
+ * The value after a secret-shaped name or an authorization scheme: where it starts and ends, and
+ * whether it is code that names a value rather than the value itself.
+ *
+ * Grammar, from the first character after the separator and its spaces:
+ * - `"…"`, `'…'`, `` `…` `` (optionally after a Python string prefix `f`, `r`, `b`): the text up
+ *   to the closing quote on the same line (a backslash escapes the next character). An unclosed
+ *   quote runs to the end of the line, or of the text.
+ * - `\"…\"` (a value inside JSON-escaped text): the text up to the next `\"` on the same line.
+ * - otherwise: the run up to white space, a quote, `,` `;` `&` `|` `)` `]` `}`, or a backslash
+ *   that starts an escape (`\n`, `\"`), as a shell word, a query parameter or a YAML scalar ends.
+ */
+import { MASK } from "./mask.ts"
+import { holdsKnownPrefix } from "./prefixes.ts"
+
+export interface ValueSpan {
+  readonly start: number
+  readonly end: number
+  /** The value was written in quotes (a quoted phrase may be a placeholder). */
+  readonly quoted: boolean
+}
+
+/** How far a quoted value is looked for; a longer one is cut here and masked up to here. */
+const MAX_VALUE = 4096
+
+const lineEnd = (text: string, from: number, limit: number): number => {
+  const nl = text.indexOf("\n", from)
+  return nl < 0 || nl > limit ? limit : nl
+}
+
+const isUnquotedStop = (text: string, i: number): boolean => {
+  const c = text[i]!
+  if (c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v") return true
+  if (c === '"' || c === "'" || c === "`" || c === "," || c === ";" || c === "&" || c === "|") return true
+  if (c === ")" || c === "]" || c === "}") return true
+  // A backslash that starts an escape ends the value inside JSON-escaped or C-like text.
+  return c === "\\" && /["'\\nrt]/.test(text[i + 1] ?? "")
+}
+
+/**
+ * End of a template expression starting at `i` (`${NAME}`, `{{ … }}`, `${{ … }}`) on the same
+ * line and before `limit`, or -1 when none starts there.
+ */
+export const templateEnd = (text: string, i: number, limit: number): number => {
+  const from = text[i] === "$" ? i + 1 : i
+  if (text[from] !== "{") return -1
+  const close = text[from + 1] === "{" ? "}}" : "}"
+  const at = text.indexOf(close, from + 1)
+  if (at < 0 || at + close.length > limit) return -1
+  const nl = text.indexOf("\n", from)
+  return nl >= 0 && nl < at ? -1 : at + close.length
+}
+
+/** The value starting at `at` (after the separator and its spaces), or undefined when there is none. */
+export const valueAt = (text: string, at: number): ValueSpan | undefined => {
+  const limit = Math.min(text.length, at + MAX_VALUE)
+  let i = at
+  if (text.startsWith('\\"', i) || text.startsWith("\\'", i)) {
+    const close = text.indexOf(text.slice(i, i + 2), i + 2)
+    const end = close < 0 || close > limit ? lineEnd(text, i + 2, limit) : close
+    return end > i + 2 ? { start: i + 2, end, quoted: true } : undefined
+  }
+  if (/[fFrRbB]/.test(text[i] ?? "") && /["']/.test(text[i + 1] ?? "")) i++
+  const q = text[i]
+  if (q === '"' || q === "'" || q === "`") {
+    const stop = lineEnd(text, i + 1, limit)
+    let j = i + 1
+    while (j < stop && text[j] !== q) j += text[j] === "\\" ? 2 : 1
+    const end = Math.min(j, stop)
+    return end > i + 1 ? { start: i + 1, end, quoted: true } : undefined
+  }
+  const braced = templateEnd(text, at, limit)
+  let j = braced > 0 ? braced : at
+  while (j < limit && !isUnquotedStop(text, j)) j++
+  return j > at ? { start: at, end: j, quoted: false } : undefined
+}
+
+/** Words that are types, literals or keywords, never a secret (`token: string`, `password: null`). */
+const KEYWORDS: ReadonlySet<string> = new Set([
+  "true", "false", "null", "none", "nil", "undefined", "string", "number", "boolean", "bool", "str",
+  "int", "integer", "float", "bytes", "object", "any", "unknown", "never", "void", "required",
+  "optional", "await", "yield", "yield*", "new", "typeof", "function", "async", "lambda", "self",
+  "this", "static", "readonly", "const", "let", "var", "return", "redacted"
+])
+
+/** A code identifier: letters, `_`, `$`, and digits only at the end (`s3`, `v2`, not `Cl2FMQ`). */
+const IDENT_SEGMENT = /^[A-Za-z_$][A-Za-z_$]*[0-9]*$/
+
+/**
+ * True for an unquoted value that is code naming a value: a property path (`process.env.HF_TOKEN`,
+ * `config.apiKey`), a call, index or generic (`getToken(`, `os.environ[`, `Array<string>`), a
+ * template or structured literal (`{{ secrets.X }}`, `${{ secrets.X }}`, `{`, `[`, `(`).
+ * Base64-like segments (digits inside) are not identifiers, so a dotted token such as a Discord
+ * token is not mistaken for a property path.
+ */
+const isCodeReference = (v: string): boolean => {
+  const c = v[0]
+  if (c === "$" && !v.startsWith("${{")) return false
+  if (c === "{" || c === "[" || c === "(" || v.startsWith("${{")) return true
+  const m = /^([A-Za-z_$][\w$.?!]*?)([([<]|$)/.exec(v)
+  if (m === null) return false
+  const path = m[1]!.replace(/[?!]+$/, "")
+  const segments = path.split(/\??\./)
+  if (!segments.every((s) => s.length > 0 && s.length <= 40 && IDENT_SEGMENT.test(s))) return false
+  return segments.length >= 2 || m[2] !== ""
+}
+
+/**
+ * A reference to an environment variable that is the whole value: `$API_KEY`, `${api_key}`, the
+ * name in one case and holding no known token prefix (`$hf_…` and `$Api_Key` are not references:
+ * the first may be a token, the second a password that starts with `$`).
+ */
+export const isEnvReference = (v: string): boolean => {
+  const m = /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})$/.exec(v)
+  if (m === null) return false
+  const name = m[1] ?? m[2]!
+  return (name === name.toUpperCase() || name === name.toLowerCase()) && !holdsKnownPrefix(name)
+}
+
+/** A template expression: `{{ secrets.HF_TOKEN }}`, `${{ env.X }}`, or a format field `{token}`. */
+export const isTemplateReference = (v: string): boolean =>
+  /^\$?\{\{[^{}]*\}\}$/.test(v) || /^\{[a-z_][a-z0-9_.]*\}$/.test(v)
+
+/** Empty, already masked (or stars), or a reference to a variable: nothing to hide. */
+export const isMaskOrReference = (v: string): boolean =>
+  v.length === 0 || v === MASK || /^\*+$/.test(v) || isEnvReference(v) || isTemplateReference(v)
+
+/** A value that reveals nothing: empty, already masked, a keyword, a reference, or (unquoted) code. */
+export const isInertValue = (v: string, quoted: boolean): boolean =>
+  isMaskOrReference(v) || KEYWORDS.has(v.toLowerCase()) || (!quoted && isCodeReference(v))
