@@ -7,7 +7,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 export default defineTool({
   name: "agent_memory_add",
   description:
-    'Remember a note in an agent\'s private memory ("hermes" or "hermes/<profile>") or in the box\'s shared memory ("shared"), for later runs to find. Returns the note id and timestamp; does not start a run.',
+    'Save a note for later runs in an agent\'s private memory ("hermes" or "hermes/<profile>") or in the shared memory ("shared"); returns the note id and timestamp. It does not start a run.',
   input: Schema.Struct({
     agent: Fields.agent.annotations({ description: 'Whose memory: "hermes", "hermes/<profile>" or "shared".' }),
     text: Schema.String.annotations({ description: "The note (at most 16 KiB)." }),

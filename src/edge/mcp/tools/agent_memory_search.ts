@@ -7,7 +7,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 export default defineTool({
   name: "agent_memory_search",
   description:
-    'Search an agent\'s memory: "hermes" or "hermes/<profile>" reads that agent\'s private notes and the shared ones; "shared" reads the shared notes and your own. Returns the best matches first.',
+    'Search notes, for example before delegating: "hermes" or "hermes/<profile>" reads that agent\'s private notes and the shared ones, "shared" reads the shared notes and your own. Returns the best matches first.',
   input: Schema.Struct({
     agent: Fields.agent.annotations({ description: 'Whose memory: "hermes", "hermes/<profile>" or "shared".' }),
     query: Schema.String.annotations({ description: "Words to look for; quote a phrase, end a word with * for a prefix." }),

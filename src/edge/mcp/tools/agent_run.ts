@@ -7,7 +7,7 @@ import { ReasoningEffortField, waitView } from "./shared.ts"
 export default defineTool({
   name: "agent_run",
   description:
-    "Start a run: delegate `input` to a Hermes agent and get its run view (run_id, status, output so far). Returns at once by default; pass wait_s to wait up to that many seconds, then follow up with agent_run_wait or agent_run_status. Reuse idempotency_key to make retries safe.",
+    "Delegate a task to a Hermes agent; returns the run view (run_id, status, output so far) at once, or after up to wait_s seconds (keep wait_s under your client's tool timeout, often 60 s). Follow the run with agent_run_wait, and reuse idempotency_key to retry a start safely.",
   input: Schema.Struct({
     agent: Fields.agent,
     input: Schema.String.annotations({ description: "The task for the agent, in plain language." }),

@@ -7,7 +7,7 @@ import { offsetRefusal } from "./shared.ts"
 export default defineTool({
   name: "agent_run_status",
   description:
-    "Get a run's current view without waiting. Output comes in 16 KiB windows: when the view says truncated, call again with offset=next_offset (the `more` field spells the call) to read the next window.",
+    "Get a run's current view (status, output, pending question) without waiting. Output comes in 16 KiB windows: when truncated is true, call again with offset=next_offset (the `more` field spells the call).",
   input: Schema.Struct({
     run_id: Fields.runId,
     offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({

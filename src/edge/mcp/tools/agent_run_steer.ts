@@ -6,7 +6,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 export default defineTool({
   name: "agent_run_steer",
   description:
-    "Add guidance to a run while its status is `running` (for example a correction or a new constraint). Returns the run view.",
+    "Add guidance (a correction or a new constraint) to a run while its status is `running`; returns the run view. Follow up with agent_run_wait.",
   input: Schema.Struct({
     run_id: Fields.runId,
     input: Schema.String.annotations({ description: "The guidance to add." })

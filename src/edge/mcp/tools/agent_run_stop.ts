@@ -6,7 +6,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 export default defineTool({
   name: "agent_run_stop",
   description:
-    "Stop a run. Returns the run view with status `stopping` until it ends (then `cancelled`, or `completed` if it finished first); a finished run is returned unchanged.",
+    "Stop a run you no longer need; returns the run view, `stopping` until the run ends (then `cancelled`, or `completed` if it finished first). A finished run is returned unchanged.",
   input: Schema.Struct({ run_id: Fields.runId }),
   output: RunView,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },

@@ -7,7 +7,7 @@ import { StatusField } from "./shared.ts"
 export default defineTool({
   name: "agent_runs_list",
   description:
-    "List your runs, newest first, each with the first 200 characters of its output (output_preview). Filter by status; limit is at most 200 (default 20).",
+    "List your runs, newest first, each with the first 200 characters of its output (output_preview); use it to find a run_id again. Filter by status; limit is 1 to 200 (default 20).",
   input: Schema.Struct({
     status: Schema.optional(StatusField),
     limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 200)).annotations({ description: "At most this many runs (1 to 200, default 20)." }))

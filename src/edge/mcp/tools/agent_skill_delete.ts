@@ -7,7 +7,7 @@ import { SkillName, skillRefusal } from "./skillFields.ts"
 export default defineTool({
   name: "agent_skill_delete",
   description:
-    "Propose removing the drop-in skill `name`; nothing is deleted until the operator approves it in the inbox. Returns the pending approval id.",
+    "Propose removing the drop-in skill `name`; returns the pending approval id. Nothing is deleted until the operator approves it in the inbox.",
   input: Schema.Struct({ name: SkillName }),
   output: SkillChangeQueued,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },

@@ -7,7 +7,7 @@ import { SkillName, skillRefusal } from "./skillFields.ts"
 export default defineTool({
   name: "agent_skill_put",
   description:
-    "Propose creating or replacing the drop-in skill `name`; nothing is written until the operator approves it in the inbox. The push replaces the whole skill: include every supporting file in `files`. Returns the pending approval id.",
+    "Propose creating or replacing the drop-in skill `name`, which replaces the whole skill (put every supporting file in `files`); returns the pending approval id. Nothing is written until the operator approves it in the inbox.",
   input: Schema.Struct({
     name: SkillName,
     skill_md: Schema.String.annotations({

@@ -6,7 +6,7 @@ import { defineTool } from "../ToolDef.ts"
 export default defineTool({
   name: "agents_list",
   description:
-    "List the Hermes profiles this bridge can delegate to, with health, whether the bridge holds a key, and the model id. Call it first to pick an `agent` for agent_run.",
+    "List the Hermes agents this bridge can delegate to, each with its health, whether the bridge holds its key, and its model id. Call it first to pick the `agent` for agent_run.",
   input: Schema.Struct({}),
   output: AgentsList,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
