@@ -53,7 +53,8 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
     const runs = new Map<string, FakeRun>()
     const idempotency = new Map<string, string>()
     const calls = { start: [] as Array<StartRunRequest>, stop: [] as Array<string>, steer: [] as Array<string>, clarify: [] as Array<unknown>, follow: 0 }
-    const faults = { down: false, followFailures: 0, followDefects: 0 }
+    /** followEnds: the next streams end at once, without a terminal event (a dropped connection). */
+    const faults = { down: false, followFailures: 0, followDefects: 0, followEnds: 0 }
     let counter = 0
 
     const live = () => [...runs.values()].filter((r) => !TERMINAL_STATUSES.has(r.status)).length
@@ -132,6 +133,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
           if (faults.followFailures > 0) { faults.followFailures -= 1; return Effect.fail(unavailable()) }
           if (faults.followDefects > 0) { faults.followDefects -= 1; return Effect.die("follower test defect") }
           if (faults.down) return Effect.fail(unavailable())
+          if (faults.followEnds > 0) { faults.followEnds -= 1; return Effect.succeed(Stream.empty) }
           const run = runs.get(id)
           if (run === undefined) {
             const gone: HermesEvent = { id: null, event: "run.interrupted", data: { event: "run.interrupted", error: "Hermes no longer knows this run" } }
