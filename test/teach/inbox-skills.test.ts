@@ -135,6 +135,34 @@ describe("decisions", () => {
     }).pipe(Effect.provide(stack.layer))
   })
 
+  it.effect("the largest push allowed is shown whole on the card and written exactly", () => {
+    const stack = makeStack()
+    return Effect.gen(function* () {
+      const md = skillMd("big").padEnd(16 * 1024, "m")
+      const files = { "a.md": "a".repeat(16 * 1024), "b.md": "é".repeat(8 * 1024) }
+      const r = yield* put("alice", "big", md, files)
+      const card = yield* row(r.approval_id)
+      if (card.kind !== "skill_put") throw new Error("expected a put")
+      expect(card.card.bytes).toBe(48 * 1024)
+      expect(card.card.preview).toBe(md)
+      expect(card.card.files["b.md"]?.content).toBe(files["b.md"])
+      yield* approve(r.approval_id)
+      expect(readFolder(path.join(stack.dirs.dropinDir, "big"))).toEqual({ "SKILL.md": md, ...files })
+    }).pipe(Effect.provide(stack.layer))
+  })
+
+  it.effect("concurrent pushes of different content by two clients: one row, one pending_elsewhere", () =>
+    Effect.gen(function* () {
+      const results = yield* Effect.all(
+        [put("alice", "race", skillMd("race", "a")), put("bob", "race", skillMd("race", "b"))].map(Effect.either),
+        { concurrency: "unbounded" }
+      )
+      expect(results.filter((r) => r._tag === "Right")).toHaveLength(1)
+      const left = results.find((r) => r._tag === "Left")
+      expect(left?._tag === "Left" && left.left._tag).toBe("SkillPendingElsewhere")
+      expect(yield* pending).toHaveLength(1)
+    }).pipe(Effect.provide(makeStack().layer)))
+
   it.effect("a replacement parks the previous version; files left out of the push are gone from the skill", () => {
     const stack = makeStack()
     writeSkill(stack.dirs.dropinDir, "s", skillMd("s", "old"), { "keep.md": "k", "old.md": "o" })

@@ -1,7 +1,7 @@
 /** The FTS5 memory store: bm25 ranking, prefix and phrase queries, and no way to inject FTS syntax. */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Option } from "effect"
+import { Effect, Exit, FastCheck as fc, Layer, Option } from "effect"
 import { ftsMatch, MAX_TERMS, parseTerms } from "../../src/services/memory/ftsQuery.ts"
 import { MemoryLayer } from "../../src/services/memory/MemoryLayer.ts"
 import { MemoryLayerSqlite } from "../../src/services/memory/MemoryLayerSqlite.ts"
@@ -28,6 +28,9 @@ describe("FTS query building", () => {
     ["^start -minus +plus", /^"\^start" OR "-minus" OR "\+plus"$/]
   ])("operators in %j are plain text", (q, expected) => {
     expect(ftsMatch(q)).toMatch(expected)
+  })
+  it("control characters (a NUL would end SQLite's reading of the string) become spaces", () => {
+    expect(ftsMatch("a\u0000b\u001bc")).toBe('"a b c"')
   })
   it("an unclosed quote runs to the end as a phrase", () => {
     expect(parseTerms('x "a b')).toEqual([
@@ -103,6 +106,18 @@ describe("MemoryLayerSqlite", () => {
       expect(texts(yield* search("OR"))).toEqual(["gamma OR delta"])
     }).pipe(Effect.provide(layer)))
 
+  it.effect("no generated query text reaches FTS as syntax: every search answers or is memory_invalid", () =>
+    Effect.gen(function* () {
+      yield* add("alpha beta gamma")
+      const pieces = ['"', "'", "(", ")", "*", "^", ":", "-", "+", "{", "}", "[", "]", ",", " ", "NEAR", "AND", "OR", "NOT", "text", "tags", "alpha", "é", "\u0000", "\\"]
+      const queries = fc.sample(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 12 }).map((xs) => xs.join("")), { numRuns: 400, seed: 7 })
+      for (const q of queries) {
+        const exit = yield* Effect.exit(search(q))
+        const ok = Exit.isSuccess(exit) || (Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag === "MemoryInvalid")
+        expect(ok, JSON.stringify(q)).toBe(true)
+      }
+    }).pipe(Effect.provide(layer)))
+
   it.effect("a query with no searchable words is bridge.memory_invalid", () =>
     Effect.gen(function* () {
       const e = yield* Effect.flip(search("*** ()"))
@@ -120,6 +135,13 @@ describe("MemoryLayerSqlite", () => {
       const m = yield* MemoryLayer
       expect(texts(yield* m.list({ namespaces: ["private:b", "shared"], limit: 10, offset: 0 }))).toEqual(["note three", "note two"])
       expect(texts(yield* m.list({ namespaces: ["private:b", "shared"], limit: 1, offset: 1 }))).toEqual(["note two"])
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a note holding control characters is stored whole and found", () =>
+    Effect.gen(function* () {
+      const n = yield* add("before\u0000after tab\there")
+      expect(texts(yield* search("after"))).toEqual(["before\u0000after tab\there"])
+      expect(Option.getOrThrow(yield* Effect.flatMap(MemoryLayer, (m) => m.get(n.id))).text).toBe("before\u0000after tab\there")
     }).pipe(Effect.provide(layer)))
 
   it.effect("remove deletes the note and its index entry", () =>

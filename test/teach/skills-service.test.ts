@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { REVIEWABLE_TEXT_MESSAGE } from "../../src/domain/skills/files.ts"
+import { agentTools } from "../../src/edge/mcp/tools/index.ts"
 import { Inbox } from "../../src/services/Inbox.ts"
 import { Skills } from "../../src/services/Skills.ts"
 import { as } from "./support.ts"
@@ -189,6 +190,31 @@ describe("agent_skill_delete", () => {
       expect((yield* Effect.flip(remove("alice", "missing")))._tag).toBe("SkillNotFound")
       expect((yield* Effect.flip(remove("alice", "../x")))._tag).toBe("SkillInvalid")
     }).pipe(Effect.provide(makeStack().layer)))
+})
+
+describe("hand-placed skills", () => {
+  it.effect("a bigger skill with binary files, put in the drop-in directory by hand, is listed and read like any other", () => {
+    const stack = makeStack()
+    writeSkill(stack.dirs.dropinDir, "manual", skillMd("manual", "d", "x".repeat(40 * 1024)), {
+      "logo.png": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]) as unknown as string,
+      "references/api.md": "api"
+    })
+    return Effect.gen(function* () {
+      const listed = (yield* list).skills.find((s) => s.name === "manual")!
+      expect(listed).toMatchObject({ source: "dropin", broken: false, files: ["logo.png", "references/api.md"] })
+      const doc = yield* get("manual")
+      expect(doc.truncated).toBe(true)
+      expect(doc.files).toEqual(["logo.png", "references/api.md"])
+    }).pipe(Effect.provide(stack.layer))
+  })
+})
+
+describe("tool surface", () => {
+  it("there is no approve tool: only a person decides, in the inbox", () => {
+    const names = agentTools.map((t) => t.name)
+    expect(names.filter((n) => /approv|decide|inbox/.test(n))).toEqual([])
+    expect(names).toEqual(expect.arrayContaining(["agent_skills_list", "agent_skill_get", "agent_skill_put", "agent_skill_delete"]))
+  })
 })
 
 describe("no inbox running", () => {

@@ -37,7 +37,11 @@ export const parseTerms = (query: string): ReadonlyArray<FtsTerm> => {
   return terms.filter((t) => SEARCHABLE.test(t.text)).slice(0, MAX_TERMS)
 }
 
-const quote = (s: string): string => `"${s.replace(/"/g, '""')}"`
+// SQLite reads a query string only up to a NUL, which would leave a quote open; controls are
+// separators to the tokenizer anyway, so they become spaces.
+const CONTROLS = /[\u0000-\u001F\u007F-\u009F]/g
+
+const quote = (s: string): string => `"${s.replace(CONTROLS, " ").replace(/"/g, '""')}"`
 
 /** The MATCH expression for the terms, or null when nothing searchable is left. */
 export const ftsMatch = (query: string): string | null => {

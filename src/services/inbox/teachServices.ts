@@ -1,0 +1,21 @@
+/**
+ * The teach side composed, for the daemon and the CLI to provide in one piece:
+ * - `TeachServices`: `Memory`, `DirectMemory` (both `bridge.memory_disabled` when `memory.enabled`
+ *   is false), `Skills`, `Inbox`, `SkillProposals`, `InboxStore`, `SkillStore`, `MemoryLayer`.
+ * - `InboxServices`: what `agent-bridge inbox` needs (`Inbox`, `SkillStore`).
+ * Both need `SqlClient` (migrated), `AppConfig` and `HermesClient`; `TeachServices` also `Redactor`.
+ */
+import { Layer } from "effect"
+import { DirectMemoryFromConfig } from "../memory/DirectMemory.ts"
+import { MemoryLayerSqlite } from "../memory/MemoryLayerSqlite.ts"
+import { MemoryFromConfig } from "../memory/MemoryLive.ts"
+import { SkillsLive } from "../skills/SkillsLive.ts"
+import { SkillStoreLive } from "../skills/SkillStore.ts"
+import { InboxStack } from "./InboxLive.ts"
+
+export const InboxServices = InboxStack.pipe(Layer.provideMerge(SkillStoreLive))
+
+export const TeachServices = Layer.mergeAll(MemoryFromConfig, DirectMemoryFromConfig, SkillsLive).pipe(
+  Layer.provideMerge(InboxServices),
+  Layer.provideMerge(MemoryLayerSqlite)
+)
