@@ -163,6 +163,30 @@ describe("decisions", () => {
       expect(yield* pending).toHaveLength(1)
     }).pipe(Effect.provide(makeStack().layer)))
 
+  it.effect("an approval racing an edited push never installs a withdrawn card", () => {
+    const stack = makeStack()
+    return Effect.gen(function* () {
+      for (let round = 0; round < 5; round++) {
+        const name = `r${round}`
+        const first = yield* put("alice", name, skillMd(name, "first"))
+        const [decided] = yield* Effect.all(
+          [Effect.either(approve(first.approval_id)), put("alice", name, skillMd(name, "second"))],
+          { concurrency: "unbounded" }
+        )
+        const state = (yield* row(first.approval_id)).state
+        const file = path.join(stack.dirs.dropinDir, name, "SKILL.md")
+        if (state === "approved") {
+          expect(decided._tag).toBe("Right")
+          expect(fs.readFileSync(file, "utf8")).toBe(skillMd(name, "first"))
+        } else {
+          expect(state).toBe("withdrawn")
+          expect(decided._tag === "Left" && decided.left._tag).toBe("NoPendingRequest")
+          expect(fs.existsSync(file)).toBe(false)
+        }
+      }
+    }).pipe(Effect.provide(stack.layer))
+  })
+
   it.effect("a replacement parks the previous version; files left out of the push are gone from the skill", () => {
     const stack = makeStack()
     writeSkill(stack.dirs.dropinDir, "s", skillMd("s", "old"), { "keep.md": "k", "old.md": "o" })

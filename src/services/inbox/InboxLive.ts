@@ -68,23 +68,32 @@ export const InboxLive = Layer.effect(
         return closed ? after : yield* Effect.fail(notPending(row.id, after.state))
       })
 
+    const decideSkillRow = (id: string, decision: Decision) =>
+      store.exclusive(
+        Effect.gen(function* () {
+          // Read again under the lock: a push may have withdrawn the row meanwhile.
+          const row = yield* reread(id)
+          if (row.state !== "pending") return yield* notPending(id, row.state)
+          if (row.kind === "run_approval") return row
+          if (decision.approve) yield* carryOutSkillRow(skills, row)
+          return yield* close(row, decision.approve ? "approved" : "denied", decision.by)
+        })
+      )
+
+    const decideRunRow = (row: RunApprovalRow, decision: Decision) =>
+      Effect.gen(function* () {
+        const answer = yield* answerRunApproval(hermes, row, decision)
+        return answer.outcome === "gone"
+          ? yield* close(row, "expired", null)
+          : yield* close(row, decision.approve ? "approved" : "denied", decision.by, answer.choice)
+      })
+
     const decide = (id: string, decision: Decision): Effect.Effect<InboxRow, BridgeError> =>
       decisions.withPermits(1)(
         Effect.gen(function* () {
           const row = yield* reread(id)
           if (row.state !== "pending") return yield* notPending(id, row.state)
-          switch (row.kind) {
-            case "skill_put":
-            case "skill_delete":
-              if (decision.approve) yield* carryOutSkillRow(skills, row)
-              return yield* close(row, decision.approve ? "approved" : "denied", decision.by)
-            case "run_approval": {
-              const answer = yield* answerRunApproval(hermes, row, decision)
-              return answer.outcome === "gone"
-                ? yield* close(row, "expired", null)
-                : yield* close(row, decision.approve ? "approved" : "denied", decision.by, answer.choice)
-            }
-          }
+          return row.kind === "run_approval" ? yield* decideRunRow(row, decision) : yield* decideSkillRow(id, decision)
         }).pipe(Effect.annotateLogs({ inbox_row: id, decided_by: decision.by }))
       )
 

@@ -34,6 +34,11 @@ export interface InboxStoreShape {
   readonly pendingRunApprovals: (runId: string, requestId?: string) => Effect.Effect<ReadonlyArray<InboxRow>, Internal>
   /** Runs `effect` as one transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | Internal, R>
+  /**
+   * Runs `effect` while no other skill-row change runs (proposals, decisions), so a push cannot
+   * withdraw a row while its approval is writing the skill.
+   */
+  readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 export class InboxStore extends Context.Tag("agent-bridge/InboxStore")<InboxStore, InboxStoreShape>() {}
@@ -52,6 +57,7 @@ export const InboxStoreSqlite = Layer.effect(
   InboxStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const skillRows = yield* Effect.makeSemaphore(1)
     const rows = (what: string, q: Effect.Effect<ReadonlyArray<InboxDbRow>, SqlError.SqlError>) =>
       q.pipe(Effect.map((rs) => rs.map(toRow)), Effect.catchTag("SqlError", failed(what)))
     const skillKinds = sql`kind IN ('skill_put', 'skill_delete')`
@@ -101,7 +107,8 @@ export const InboxStoreSqlite = Layer.effect(
       transaction: (effect) =>
         sql.withTransaction(effect).pipe(
           Effect.catchIf((e): e is SqlError.SqlError => e instanceof SqlError.SqlError, failed("run a transaction"))
-        )
+        ),
+      exclusive: (effect) => skillRows.withPermits(1)(effect)
     }
     return store
   })

@@ -9,7 +9,8 @@
  *   `bridge.skill_pending_elsewhere`;
  * - a client holds at most eight pending skill changes (puts and deletes together):
  *   `bridge.too_many_pending`.
- * Each proposal runs alone (a semaphore) and in one transaction, so two pushes cannot both pass.
+ * Each proposal runs alone (`InboxStore.exclusive`, shared with skill decisions) and in one
+ * transaction, so two pushes cannot both pass and a push cannot withdraw a row being approved.
  */
 import { Clock, Context, Effect, Layer } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
@@ -32,7 +33,6 @@ export const SkillProposalsLive = Layer.effect(
   SkillProposals,
   Effect.gen(function* () {
     const store = yield* InboxStore
-    const one = yield* Effect.makeSemaphore(1)
 
     /** Applies the rules for `client` proposing `key` on skill `name`; `make` builds the new row. */
     const propose = <Row extends SkillPutRow | SkillDeleteRow>(
@@ -41,7 +41,7 @@ export const SkillProposalsLive = Layer.effect(
       key: string,
       make: (id: string, createdAt: string) => Row
     ): Effect.Effect<Row, BridgeError> =>
-      one.withPermits(1)(
+      store.exclusive(
         store.transaction(
           Effect.gen(function* () {
             const pending = yield* store.pendingForSkill(name)

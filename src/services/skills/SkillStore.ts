@@ -171,7 +171,8 @@ export const makeSkillStore = (dirs: SkillDirs) =>
         })
       )
 
-    const parked = (name?: string) => io("list parked skills", () => listParked(dirs.parkedDir, name))
+    const parked = (name?: string) =>
+      name !== undefined && !plainSegment(name) ? Effect.succeed([]) : io("list parked skills", () => listParked(dirs.parkedDir, name))
 
     const restore = (name: string, version: string) =>
       writes.withPermits(1)(
