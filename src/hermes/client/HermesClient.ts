@@ -11,6 +11,8 @@ import type {
   AgentRefused,
   AgentUnavailable,
   AgentUnkeyed,
+  IdempotencyConflict,
+  InvalidIdempotencyKey,
   NoPendingRequest,
   RunNotFound,
   RunNotRunning,
@@ -89,6 +91,8 @@ export interface HermesRunStatus {
   readonly approval: HermesApprovalRequest | null
   /** The clarification Hermes is waiting on, when the status says so (clarify builds). */
   readonly clarification: HermesClarifyRequest | null
+  /** A steer that arrived after the final answer (Hermes's `pending_steer`). */
+  readonly pendingSteer?: string | null
 }
 
 export interface HermesApprovalRequest {
@@ -120,8 +124,14 @@ export type HermesCallError = AgentUnavailable | AgentRefused | AgentUnkeyed
 export interface FollowOptions {
   /** Resume after this frame id (newer builds), e.g. after a daemon restart. */
   readonly lastEventId?: number | undefined
-  /** How often to poll status when the stream cannot be (re)opened. */
+  /** How often to poll status when the stream cannot be (re)opened. Default 1 s. */
   readonly pollInterval?: Duration.DurationInput
+  /**
+   * Give up (failing with the last error) after Hermes has not answered for this long. Default:
+   * never, since only Hermes can tell how the run ended; a restarted Hermes answers 404 and the
+   * follow ends with `run.interrupted`.
+   */
+  readonly giveUpAfter?: Duration.DurationInput
 }
 
 export interface HermesClientShape {
@@ -131,7 +141,14 @@ export interface HermesClientShape {
   readonly health: (p: HermesProfile) => Effect.Effect<HermesHealth, AgentUnavailable | AgentRefused>
   readonly models: (p: HermesProfile) => Effect.Effect<ReadonlyArray<string>, HermesCallError>
   readonly features: (p: HermesProfile) => Effect.Effect<HermesFeatures, HermesCallError>
-  readonly start: (p: HermesProfile, req: StartRunRequest) => Effect.Effect<StartRunResult, HermesCallError>
+  /**
+   * Starts a run. Hermes's `idempotency_key_conflict` / `invalid_idempotency_key` come back as the
+   * bridge's own errors (the ledger normally answers those before Hermes is asked).
+   */
+  readonly start: (
+    p: HermesProfile,
+    req: StartRunRequest
+  ) => Effect.Effect<StartRunResult, HermesCallError | IdempotencyConflict | InvalidIdempotencyKey>
   readonly status: (p: HermesProfile, hermesRunId: string) => Effect.Effect<HermesRunStatus, HermesCallError | RunNotFound>
   /** One SSE connection to the run's events (no reconnect). */
   readonly events: (

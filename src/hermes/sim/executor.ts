@@ -31,7 +31,7 @@ export const executeRun = (ctx: ExecutorContext, run: SimRun, plan: Plan): Effec
 
   /** Waits `ms`, failing with Stopped as soon as a stop arrives. */
   const waitOrStop = (ms: number): Effect.Effect<void, Stopped> =>
-    // A zero timeout would never fire (it is not a poll), so a due frame only checks for a stop.
+    // A frame already due (less than a millisecond to wait) only checks for a stop.
     ms < 1 ? Effect.zipRight(Effect.yieldNow(), checkStop) : Deferred.await(run.stop).pipe(
       Effect.timeoutOption(ms),
       Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: () => Effect.fail(new Stopped()) }))

@@ -130,7 +130,9 @@ export const startSimulator = (options: SimOptions = {}): Effect.Effect<Simulato
       const work = executeRun({ state, restart: restartFromRun }, run, plan).pipe(
         Effect.catchAllDefect((defect) => Effect.logError("simulator run executor died", defect))
       )
-      return FiberSet.run(executors, work).pipe(Effect.asVoid)
+      // Request handlers run uninterruptibly and forked fibers inherit that: without this, an
+      // executor could never be stopped by a restart, nor lose a race against a timeout.
+      return FiberSet.run(executors, Effect.interruptible(work)).pipe(Effect.asVoid)
     }
 
     yield* lock.withPermits(1)(openAll)

@@ -1,0 +1,112 @@
+/**
+ * The HermesClient over @effect/platform's HttpClient: `makeHermesClient` builds one for a list of
+ * profiles; `hermesClientLayer` is that as a Layer with its own undici client (tests, tools); and
+ * `HermesClientLive` is the daemon's, with profiles from the config or the embedded simulator and
+ * every Hermes key registered with the Redactor.
+ */
+import { HttpClient } from "@effect/platform"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { UnknownAgent } from "../../domain/errors.ts"
+import { Redactor } from "../../services/Redactor.ts"
+import { HermesEmbedded } from "../embedded.ts"
+import { HermesProfiles } from "../profiles.ts"
+import type { HermesFailure } from "./failure.ts"
+import { makeFeatureCache } from "./features.ts"
+import { followRun } from "./follow.ts"
+import { HermesClient, type HermesClientShape, type HermesFeatures, type HermesProfile } from "./HermesClient.ts"
+import { makeHermesHttp } from "./http.ts"
+import { fetchFeatures, makeOperations, mapFailure } from "./operations.ts"
+import { followReconnectSchedule } from "./schedules.ts"
+
+export interface HermesClientOptions {
+  /** Per request (for event streams: until the headers arrive). Default 30 s (`hermes.timeout_ms`). */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** How long a profile's capabilities are trusted before they are asked again. Default 60 s. */
+  readonly featuresTtl?: Duration.DurationInput | undefined
+  /** An event stream silent this long (keepalives included) counts as broken. Default 90 s. */
+  readonly streamIdleTimeout?: Duration.DurationInput | undefined
+  /** Backoff for `follow`'s reconnects and outage polling. Default `followReconnectSchedule`. */
+  readonly reconnectSchedule?: Schedule.Schedule<HermesFailure, HermesFailure> | undefined
+  /** `follow`'s default status poll interval. Default 1 s. */
+  readonly pollInterval?: Duration.DurationInput | undefined
+}
+
+export const makeHermesClient = (
+  profiles: ReadonlyArray<HermesProfile>,
+  options: HermesClientOptions = {}
+): Effect.Effect<HermesClientShape, never, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const http = makeHermesHttp(yield* HttpClient.HttpClient, Duration.decode(options.timeout ?? "30 seconds"))
+    const byName = new Map(profiles.map((p) => [p.name, p]))
+    const cache = yield* makeFeatureCache(
+      (name: string) => {
+        const p = byName.get(name)
+        return p === undefined ? Effect.die(`no profile ${name}`) : fetchFeatures(http, p)
+      },
+      options.featuresTtl ?? "60 seconds"
+    )
+    // Configured profiles go through the cache; a profile built elsewhere (tests) is asked directly.
+    const features = (p: HermesProfile): Effect.Effect<HermesFeatures, HermesFailure> =>
+      byName.get(p.name) === p ? cache.get(p.name) : fetchFeatures(http, p)
+    const ops = makeOperations({ http, features, streamIdleTimeout: Duration.decode(options.streamIdleTimeout ?? "90 seconds") })
+    const reconnect = options.reconnectSchedule ?? followReconnectSchedule
+    const defaultPoll = Duration.decode(options.pollInterval ?? "1 second")
+
+    return {
+      profiles,
+      profile: (agent) => {
+        const found = profiles.find((p) => p.agent === agent)
+        return found === undefined
+          ? Effect.fail(new UnknownAgent({ message: `unknown agent "${agent}": use "hermes" or "hermes/<profile>" for a configured profile` }))
+          : Effect.succeed(found)
+      },
+      health: ops.health,
+      models: ops.models,
+      features: (p) => features(p).pipe(Effect.mapError(mapFailure(p, false, []))),
+      start: ops.start,
+      status: ops.status,
+      events: ops.events,
+      follow: (p, runId, o) =>
+        followRun(
+          {
+            runId,
+            openEvents: (lastId) => ops.eventsRaw(p, runId, lastId),
+            status: ops.statusRaw(p, runId),
+            schedule: o?.giveUpAfter === undefined ? reconnect : reconnect.pipe(Schedule.upTo(o.giveUpAfter))
+          },
+          {
+            lastEventId: o?.lastEventId ?? null,
+            pollInterval: o?.pollInterval === undefined ? defaultPoll : Duration.decode(o.pollInterval)
+          }
+        ).pipe(Stream.mapError(mapFailure(p, true, []))),
+      approval: ops.approval,
+      steer: ops.steer,
+      stop: ops.stop,
+      clarify: ops.clarify
+    } satisfies HermesClientShape
+  })
+
+/** A HermesClient over these profiles with its own undici HTTP client (tests, CLI tools). */
+export const hermesClientLayer = (profiles: ReadonlyArray<HermesProfile>, options: HermesClientOptions = {}): Layer.Layer<HermesClient> =>
+  Layer.effect(HermesClient, makeHermesClient(profiles, options)).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/**
+ * The daemon's HermesClient: profiles from `HermesProfiles` (config, or the embedded simulator
+ * when no Hermes is configured), the configured timeout, and every key registered with the
+ * Redactor so no text leaving the bridge can carry one. Also provides `HermesProfiles` and
+ * `SimulatorInfo` (the banner's simulator URL).
+ */
+export const HermesClientLive = Layer.effect(
+  HermesClient,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const redactor = yield* Redactor
+    const profiles = yield* HermesProfiles
+    for (const p of profiles) {
+      if (Option.isSome(p.key)) yield* redactor.registerSecret(Redacted.value(p.key.value))
+    }
+    return yield* makeHermesClient(profiles, { timeout: Duration.millis(config.hermes.timeout_ms) })
+  })
+).pipe(Layer.provide(NodeHttpClient.layerUndici), Layer.provideMerge(HermesEmbedded))

@@ -1,0 +1,85 @@
+/**
+ * Hermes failures → the bridge's typed errors, exactly as the seed's failure table says:
+ * - no answer (refused, reset, DNS, timeout) → `bridge.agent_unavailable` (502);
+ * - Hermes 401/403 or any 5xx → `bridge.agent_refused`, shown as 502 (`hermesStatus` keeps Hermes's
+ *   status so `agents_list` can tell "unauthorized");
+ * - any other 4xx → `bridge.agent_refused` carrying Hermes's status (a Hermes 429 stays 429);
+ * - Hermes codes with a bridge equivalent → that error (table below), where the operation allows it.
+ */
+import {
+  AgentRefused,
+  AgentUnavailable,
+  AgentUnkeyed,
+  IdempotencyConflict,
+  InvalidIdempotencyKey,
+  NoPendingRequest,
+  RunNotFound,
+  RunNotRunning
+} from "../../domain/errors.ts"
+import type { HermesCallError } from "./HermesClient.ts"
+import type { HermesFailure } from "./failure.ts"
+
+export type SpecificError = RunNotFound | RunNotRunning | NoPendingRequest | IdempotencyConflict | InvalidIdempotencyKey
+export type SpecificTag = SpecificError["_tag"]
+
+/** Hermes's error codes that have a bridge equivalent. */
+const SPECIFIC_CODES: Readonly<Record<string, SpecificTag>> = {
+  run_not_found: "RunNotFound",
+  run_not_accepting_steer: "RunNotRunning",
+  steer_not_accepted: "RunNotRunning",
+  run_not_active: "RunNotRunning",
+  clarify_not_pending: "NoPendingRequest",
+  approval_not_active: "NoPendingRequest",
+  approval_not_pending: "NoPendingRequest",
+  idempotency_key_conflict: "IdempotencyConflict",
+  invalid_idempotency_key: "InvalidIdempotencyKey"
+}
+
+const MESSAGES: { readonly [T in SpecificTag]: (agent: string, detail: string | null) => SpecificError } = {
+  RunNotFound: (agent) => new RunNotFound({ message: `${agent} does not know this run` }),
+  RunNotRunning: (agent, detail) => new RunNotRunning({ message: `${agent} does not accept this now: the run is not running${detail === null ? "" : ` (${detail})`}` }),
+  NoPendingRequest: (agent) => new NoPendingRequest({ message: `${agent} has no such pending request for this run` }),
+  IdempotencyConflict: (agent) => new IdempotencyConflict({ message: `${agent} already used this idempotency key for a different request` }),
+  InvalidIdempotencyKey: (agent) => new InvalidIdempotencyKey({ message: `${agent} refused the idempotency key as invalid` })
+}
+
+export interface MapContext {
+  /** `hermes` or `hermes/<profile>`, for the message. */
+  readonly agent: string
+  /** Whether the route names a run (a bare 404 then means the run is unknown). */
+  readonly runRoute: boolean
+}
+
+/**
+ * The bridge error for a failure. `allowed` lists the specific errors this operation may raise; a
+ * specific code outside it falls back to the generic `agent_refused` with Hermes's status.
+ */
+export const toBridgeError = <T extends SpecificTag>(
+  failure: HermesFailure,
+  ctx: MapContext,
+  allowed: ReadonlyArray<T>
+): HermesCallError | Extract<SpecificError, { _tag: T }> => {
+  const { agent } = ctx
+  switch (failure._tag) {
+    case "HermesNoKey":
+      return new AgentUnkeyed({ message: `the bridge holds no API key for ${agent}` })
+    case "HermesTransport":
+      return new AgentUnavailable({ message: `${agent} does not answer (${failure.detail})` })
+    case "HermesTimeout":
+      return new AgentUnavailable({ message: `${agent} did not answer within ${failure.afterMs} ms` })
+    case "HermesBadAnswer":
+      return new AgentRefused({ message: `${agent} sent an answer the bridge cannot read (${failure.detail})` })
+    case "HermesStatus": {
+      const specific = failure.code === null ? undefined : SPECIFIC_CODES[failure.code]
+      const tag = specific ?? (failure.status === 404 && ctx.runRoute ? "RunNotFound" : undefined)
+      if (tag !== undefined && (allowed as ReadonlyArray<string>).includes(tag)) {
+        return MESSAGES[tag](agent, failure.detail) as Extract<SpecificError, { _tag: T }>
+      }
+      const what = failure.code === null ? `${failure.status}` : `${failure.status} ${failure.code}`
+      const message = failure.status === 401 || failure.status === 403
+        ? `${agent} refused the bridge's key (${what})`
+        : `${agent} refused the request (${what})${failure.detail === null ? "" : `: ${failure.detail}`}`
+      return new AgentRefused({ message, hermesStatus: failure.status })
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * What went wrong talking to Hermes, before it becomes one of the bridge's errors. Kept separate so
+ * the retry policy can look at HTTP details (status, `Retry-After`) that the bridge's errors
+ * deliberately do not carry, and so the mapping to bridge errors sits in one table (`errors.ts`).
+ */
+import { Data, Duration, Option } from "effect"
+
+/** No answer at all: connection refused or reset, DNS failure, the stream broke. */
+export class HermesTransport extends Data.TaggedError("HermesTransport")<{ readonly detail: string }> {}
+
+/** No answer within the profile's timeout. */
+export class HermesTimeout extends Data.TaggedError("HermesTimeout")<{ readonly afterMs: number }> {}
+
+/** Hermes answered with a non-2xx status. `code` is the error envelope's `code`, when there is one. */
+export class HermesStatus extends Data.TaggedError("HermesStatus")<{
+  readonly status: number
+  readonly code: string | null
+  readonly detail: string | null
+  readonly retryAfter: Option.Option<Duration.Duration>
+}> {}
+
+/** Hermes answered 2xx with a body the bridge cannot read. */
+export class HermesBadAnswer extends Data.TaggedError("HermesBadAnswer")<{ readonly detail: string }> {}
+
+/** The bridge holds no key for the profile, so it does not call. */
+export class HermesNoKey extends Data.TaggedError("HermesNoKey")<{}> {}
+
+export type HermesFailure = HermesTransport | HermesTimeout | HermesStatus | HermesBadAnswer | HermesNoKey
+
+/** Failures a repeat of the same safe request may cure. */
+export const isTransient = (f: HermesFailure): boolean =>
+  f._tag === "HermesTransport" || f._tag === "HermesTimeout" ||
+  (f._tag === "HermesStatus" && (f.status === 429 || f.status === 502 || f.status === 503 || f.status === 504 || f.status === 500))
+
+/** `Retry-After` as seconds or an HTTP date; absent or unreadable is none. */
+export const parseRetryAfter = (header: string | undefined, now = Date.now()): Option.Option<Duration.Duration> => {
+  if (header === undefined) return Option.none()
+  const value = header.trim()
+  if (/^\d+$/.test(value)) return Option.some(Duration.seconds(Number(value)))
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? Option.none() : Option.some(Duration.millis(Math.max(0, at - now)))
+}
+
+/** A readable reason from a transport error's cause (`ECONNREFUSED`, `ENOTFOUND`, ...). */
+export const transportDetail = (cause: unknown): string => {
+  const seen = new Set<unknown>()
+  let c: unknown = cause
+  while (typeof c === "object" && c !== null && !seen.has(c)) {
+    seen.add(c)
+    const code = (c as { code?: unknown }).code
+    if (typeof code === "string" && code !== "") return code
+    c = (c as { cause?: unknown }).cause
+  }
+  return cause instanceof Error ? cause.message : "connection failed"
+}

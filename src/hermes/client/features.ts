@@ -1,0 +1,70 @@
+/**
+ * Feature detection from `GET /v1/capabilities`, never from a version number. A missing or non-true
+ * flag means "not supported"; a build without the endpoint (404) supports nothing optional.
+ * Answers are cached per profile and refreshed after `ttl`; failures are not cached.
+ */
+import { Cache, Duration, Effect, Exit } from "effect"
+import type { HermesFeatures } from "./HermesClient.ts"
+
+type Json = { readonly [k: string]: unknown }
+
+const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+const flag = (features: Json, name: string) => features[name] === true
+
+export const noFeatures: HermesFeatures = {
+  runSubmission: false,
+  runStatus: false,
+  runEventsSse: false,
+  runStop: false,
+  runApprovalResponse: false,
+  runSteer: false,
+  runClarify: false,
+  clarifyBody: "response",
+  idempotency: { supported: false, durable: false, retentionSeconds: 0 },
+  sessionKeyHeader: null
+}
+
+/**
+ * The clarify body shape. The fork that takes `{clarify_id, responses: [...]}` says so in its
+ * `endpoints.run_clarify` description; anything else gets Hermes's `{clarify_id, response}`.
+ */
+const clarifyBodyOf = (endpoint: unknown): HermesFeatures["clarifyBody"] =>
+  JSON.stringify(endpoint ?? null).includes("\"responses\"") ? "responses" : "response"
+
+export const parseFeatures = (body: {
+  readonly features?: { readonly [k: string]: unknown } | undefined
+  readonly endpoints?: { readonly [k: string]: unknown } | undefined
+}): HermesFeatures => {
+  const f: Json = body.features ?? {}
+  const idem = f.runs_idempotency
+  const idempotency = isObject(idem) && idem.supported === true
+    ? {
+        supported: true,
+        durable: idem.durable === true,
+        retentionSeconds: typeof idem.retention_seconds === "number" ? idem.retention_seconds : 0
+      }
+    : idem === true
+    ? { supported: true, durable: false, retentionSeconds: 0 }
+    : noFeatures.idempotency
+  const header = f.session_key_header
+  return {
+    runSubmission: flag(f, "run_submission"),
+    runStatus: flag(f, "run_status"),
+    runEventsSse: flag(f, "run_events_sse"),
+    runStop: flag(f, "run_stop"),
+    runApprovalResponse: flag(f, "run_approval_response"),
+    runSteer: flag(f, "run_steer"),
+    runClarify: flag(f, "run_clarify"),
+    clarifyBody: clarifyBodyOf(body.endpoints?.run_clarify),
+    idempotency,
+    sessionKeyHeader: typeof header === "string" && header !== "" ? header : null
+  }
+}
+
+/** A per-profile cache of `lookup`: successes live `ttl`, failures are asked again next time. */
+export const makeFeatureCache = <E>(lookup: (profile: string) => Effect.Effect<HermesFeatures, E>, ttl: Duration.DurationInput) =>
+  Cache.makeWith({
+    capacity: 256,
+    lookup,
+    timeToLive: (exit) => (Exit.isSuccess(exit) ? ttl : Duration.zero)
+  })

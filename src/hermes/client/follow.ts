@@ -1,0 +1,166 @@
+/**
+ * Following one run to its end across dropped connections (HermesClient.follow):
+ * - read the event stream; on a drop, reconnect with backoff, sending `Last-Event-ID` once Hermes
+ *   has numbered its frames (newer builds replay what was missed; replays already seen are dropped);
+ * - on a 404 from the events route (an older build answers 404 to any second subscriber, and a
+ *   run whose buffer is gone is 404 too), poll `GET /v1/runs/{id}` instead: pending approvals and
+ *   clarifications become `approval.request` / `clarify.request` (once per request id), and a
+ *   terminal status becomes the terminal event, with the full output (and, when the streamed text
+ *   is a prefix of it, a `message.delta` carrying the missed tail first);
+ * - a status 404 means Hermes no longer knows the run: a synthesised `run.interrupted` says so.
+ * Synthesised events have `id: null` and `synthetic: true` in their data.
+ */
+import { Duration, Effect, Either, Mailbox, Schedule, Stream } from "effect"
+import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
+import type { HermesFailure } from "./failure.ts"
+import { HermesTransport } from "./failure.ts"
+
+export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled", "run.interrupted"])
+
+export const GONE_ERROR = "Hermes no longer knows this run (it answered 404): it was restarted or the run expired before the bridge saw it end."
+
+/** What the follower has seen so far, and the events it synthesises from a status. Pure. */
+export class FollowTracker {
+  lastId: number | null
+  /** Concatenated `message.delta` text seen on the stream. */
+  text = ""
+  done = false
+  private readonly requests = new Set<string>()
+
+  constructor(readonly runId: string, lastId: number | null, private readonly now: () => number = Date.now) {
+    this.lastId = lastId
+  }
+
+  /** Records a streamed event; false for a replayed frame already seen (it is dropped). */
+  accept(e: HermesEvent): boolean {
+    if (e.id !== null) {
+      if (this.lastId !== null && e.id <= this.lastId) return false
+      this.lastId = e.id
+    }
+    if (e.event === "message.delta" && typeof e.data.delta === "string") this.text += e.data.delta
+    const request = e.event === "approval.request" ? e.data.request_id : e.event === "clarify.request" ? e.data.clarify_id : undefined
+    if (typeof request === "string") this.requests.add(request)
+    if (TERMINAL_EVENTS.has(e.event)) this.done = true
+    return true
+  }
+
+  private synth(event: string, fields: Record<string, unknown>): HermesEvent {
+    const e: HermesEvent = {
+      id: null,
+      event,
+      data: { event, run_id: this.runId, timestamp: this.now() / 1000, synthetic: true, ...fields }
+    }
+    this.accept(e)
+    return e
+  }
+
+  /** The events a polled status implies, in order; marks the follow done on a terminal status. */
+  fromStatus(s: HermesRunStatus): ReadonlyArray<HermesEvent> {
+    const out: Array<HermesEvent> = []
+    if (s.approval !== null && !this.requests.has(s.approval.request_id)) {
+      const a = s.approval
+      out.push(this.synth("approval.request", { request_id: a.request_id, command: a.command, description: a.description, choices: a.choices }))
+    }
+    if (s.clarification !== null && !this.requests.has(s.clarification.clarify_id)) {
+      const c = s.clarification
+      out.push(this.synth("clarify.request", { clarify_id: c.clarify_id, question: c.question, choices: c.choices, multi_select: c.multi_select }))
+    }
+    switch (s.status) {
+      case "completed": {
+        const output = s.output ?? this.text
+        if (output.length > this.text.length && output.startsWith(this.text)) {
+          out.push(this.synth("message.delta", { delta: output.slice(this.text.length) }))
+        }
+        out.push(this.synth("run.completed", {
+          output, usage: s.usage, ...(s.pendingSteer !== undefined && s.pendingSteer !== null ? { pending_steer: s.pendingSteer } : {})
+        }))
+        break
+      }
+      case "failed":
+        out.push(this.synth("run.failed", { error: s.error ?? "Hermes reported the run failed without an error text." }))
+        break
+      case "cancelled":
+        out.push(this.synth("run.cancelled", {}))
+        break
+      case "interrupted":
+        out.push(this.synth("run.interrupted", { error: s.error ?? "Hermes interrupted the run." }))
+        break
+      default:
+        break
+    }
+    return out
+  }
+
+  /** Hermes answered 404 for the run's status. */
+  gone(): HermesEvent {
+    return this.synth("run.interrupted", { error: GONE_ERROR })
+  }
+}
+
+export interface FollowDeps {
+  readonly runId: string
+  /** One connection to the events route (no reconnect), failures unmapped. */
+  readonly openEvents: (lastEventId: number | null) => Stream.Stream<HermesEvent, HermesFailure>
+  readonly status: Effect.Effect<HermesRunStatus, HermesFailure>
+  readonly schedule: Schedule.Schedule<HermesFailure, HermesFailure>
+}
+
+export interface FollowSettings {
+  readonly lastEventId: number | null
+  readonly pollInterval: Duration.Duration
+}
+
+const isNotFound = (f: HermesFailure) => f._tag === "HermesStatus" && f.status === 404
+
+/** Failures no amount of waiting cures: no key, the key refused, a request Hermes calls malformed. */
+const isPermanent = (f: HermesFailure) =>
+  f._tag === "HermesNoKey" ||
+  (f._tag === "HermesStatus" && f.status >= 400 && f.status < 500 && ![404, 408, 409, 425, 429].includes(f.status))
+
+const streamEndedEarly = new HermesTransport({ detail: "the event stream ended before the run did" })
+
+const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesEvent) => Effect.Effect<unknown>) =>
+  Effect.gen(function* () {
+    const tracker = new FollowTracker(deps.runId, settings.lastEventId)
+    const driver = yield* Schedule.driver(deps.schedule)
+    /** Waits as the schedule says; when the schedule gives up, the follow fails with `failure`. */
+    const backoff = (failure: HermesFailure) => driver.next(failure).pipe(Effect.mapError(() => failure))
+    let polling = false
+
+    while (!tracker.done) {
+      if (!polling) {
+        const ended = yield* deps.openEvents(tracker.lastId).pipe(
+          Stream.runForEachWhile((e) =>
+            tracker.accept(e) ? Effect.zipRight(emit(e), driver.reset).pipe(Effect.as(!tracker.done)) : Effect.succeed(true)
+          ),
+          Effect.either
+        )
+        if (tracker.done) break
+        const failure = Either.isLeft(ended) ? ended.left : streamEndedEarly
+        if (isNotFound(failure)) polling = true
+        else if (isPermanent(failure)) return yield* Effect.fail(failure)
+        else yield* backoff(failure)
+        continue
+      }
+      const status = yield* Effect.either(deps.status)
+      if (Either.isLeft(status)) {
+        if (isNotFound(status.left)) yield* emit(tracker.gone())
+        else if (isPermanent(status.left)) return yield* Effect.fail(status.left)
+        else yield* backoff(status.left)
+        continue
+      }
+      yield* driver.reset
+      for (const e of tracker.fromStatus(status.right)) yield* emit(e)
+      if (!tracker.done) yield* Effect.sleep(settings.pollInterval)
+    }
+  })
+
+/** The follow as a stream with back-pressure: the follower fiber waits while the consumer is busy. */
+export const followRun = (deps: FollowDeps, settings: FollowSettings): Stream.Stream<HermesEvent, HermesFailure> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const mailbox = yield* Mailbox.make<HermesEvent, HermesFailure>({ capacity: 64 })
+      yield* runFollow(deps, settings, (e) => mailbox.offer(e)).pipe(Mailbox.into(mailbox), Effect.forkScoped)
+      return Mailbox.toStream(mailbox)
+    })
+  )

@@ -1,0 +1,51 @@
+/**
+ * Hermes's event stream bytes → `HermesEvent`s, with @effect/experimental's SSE decoder doing the
+ * SSE parsing (comments, keepalives, multi-line `data:`, frames with and without `id:`). The JSON in
+ * `data` is ASCII-escaped by Hermes; `JSON.parse` turns `\uXXXX` back into text.
+ */
+import * as Sse from "@effect/experimental/Sse"
+import { Option, Stream } from "effect"
+import type { HermesEvent } from "./HermesClient.ts"
+
+/**
+ * Folds CRLF and lone CR line ends into LF. The SSE decoder handles CRLF only when both characters
+ * arrive in the same chunk: a chunk ending in CR followed by one starting with LF would read as an
+ * extra blank line and end an event early. Holding back a trailing CR keeps every pair together.
+ */
+export const normalizeLineEnds = <E, R>(text: Stream.Stream<string, E, R>): Stream.Stream<string, E, R> =>
+  Stream.suspend(() => {
+    let heldCr = false
+    return text.pipe(
+      Stream.map((chunk) => {
+        let s = heldCr ? `\r${chunk}` : chunk
+        heldCr = s.endsWith("\r")
+        if (heldCr) s = s.slice(0, -1)
+        return s.replace(/\r\n?/g, "\n")
+      }),
+      Stream.concat(Stream.suspend(() => Stream.succeed(heldCr ? "\n" : ""))),
+      Stream.filter((s) => s !== "")
+    )
+  })
+
+/** The SSE frames of a byte stream (UTF-8, split anywhere, multi-byte characters included). */
+export const sseFrames = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Sse.Event, E, R> =>
+  bytes.pipe(Stream.decodeText(), normalizeLineEnds, Stream.pipeThroughChannel(Sse.makeChannel()))
+
+/** One frame as a Hermes event; frames that are not a JSON object with an `event` name are skipped. */
+export const toHermesEvent = (frame: Sse.Event): Option.Option<HermesEvent> => {
+  let data: unknown
+  try {
+    data = JSON.parse(frame.data)
+  } catch {
+    return Option.none()
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return Option.none()
+  const event = (data as { event?: unknown }).event
+  if (typeof event !== "string") return Option.none()
+  const rawId = frame.id?.trim()
+  const id = rawId !== undefined && /^\d+$/.test(rawId) ? Number(rawId) : null
+  return Option.some({ id, event, data: data as { readonly [k: string]: unknown } })
+}
+
+export const hermesEvents = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<HermesEvent, E, R> =>
+  sseFrames(bytes).pipe(Stream.filterMap(toHermesEvent))
