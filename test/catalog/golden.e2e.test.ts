@@ -11,7 +11,7 @@ import { agentTools } from "../../src/edge/mcp/tools/index.ts"
 import { type CatalogFixture, startCatalogDaemon } from "./support/fixture.ts"
 import { GOLDEN, type Listing, renderGolden, wireBytes, wireListing } from "./support/golden.ts"
 
-/** Wire bytes each listing may take; measured 30,649 (full) and 5,738 (compact) when last moved. */
+/** Wire bytes each listing may take; measured 30,650 (full) and 5,738 (compact) when last moved. */
 const BUDGET: Record<Listing, number> = { full: 31_500, compact: 6_000 }
 /** The bar: the compact listing is at least 60% smaller than the full one. */
 const MIN_REDUCTION = 0.6

@@ -6,7 +6,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 export default defineTool({
   name: "agent_run_answer",
   description:
-    "Answer the clarifying question in a run's `pending` field (pass its request_id); the run resumes and you get its run view. Follow up with agent_run_wait.",
+    "Answer the clarifying question in a run's `pending` field (pass its request_id); returns the run view, and the run resumes. Follow up with agent_run_wait.",
   input: Schema.Struct({
     run_id: Fields.runId,
     request_id: Schema.String.annotations({ description: "The request_id of the run's pending clarification." }),
