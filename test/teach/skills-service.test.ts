@@ -1,14 +1,18 @@
 /** `agent_skills_list`, `agent_skill_get`, `agent_skill_put`, `agent_skill_delete` through `Skills`. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { REVIEWABLE_TEXT_MESSAGE } from "../../src/domain/skills/files.ts"
 import { agentTools } from "../../src/edge/mcp/tools/index.ts"
 import { Inbox } from "../../src/services/Inbox.ts"
 import { Skills } from "../../src/services/Skills.ts"
+import { SkillProposals } from "../../src/services/inbox/SkillProposals.ts"
+import { Redactor } from "../../src/services/Redactor.ts"
+import { SkillsLive } from "../../src/services/skills/SkillsLive.ts"
+import { SkillStoreWith } from "../../src/services/skills/SkillStore.ts"
 import { as } from "./support.ts"
-import { makeStack, skillMd, writeSkill } from "./skillFixtures.ts"
+import { makeDirs, makeStack, skillMd, writeSkill } from "./skillFixtures.ts"
 
 const skills = Skills
 const put = (client: string, name: string, md: string, files?: Record<string, string>) =>
@@ -218,7 +222,27 @@ describe("tool surface", () => {
 })
 
 describe("no inbox running", () => {
-  it.effect("put and delete are bridge.unavailable", () =>
+  it.effect("with SkillProposals.NotRunning, reads work and changes are bridge.unavailable", () => {
+    const dirs = makeDirs()
+    writeSkill(dirs.dropinDir, "there", skillMd("there"))
+    const layer = SkillsLive.pipe(
+      Layer.provideMerge(SkillProposals.NotRunning),
+      Layer.provideMerge(SkillStoreWith(dirs)),
+      Layer.provideMerge(Redactor.Default)
+    )
+    return Effect.gen(function* () {
+      expect((yield* list).skills.map((s) => s.name)).toEqual(["builtin", "there"])
+      expect((yield* get("there")).name).toBe("there")
+      const e = yield* Effect.flip(put("alice", "x", skillMd("x")))
+      expect(e._tag).toBe("Unavailable")
+      expect(e.message).toBe("no approval inbox is running")
+      expect((yield* Effect.flip(remove("alice", "there")))._tag).toBe("Unavailable")
+      // The checks that need no inbox still answer first.
+      expect((yield* Effect.flip(put("alice", "builtin", skillMd("builtin"))))._tag).toBe("SkillReadonly")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("Skills.NotRunning: put and delete are bridge.unavailable", () =>
     Effect.gen(function* () {
       expect((yield* Effect.flip(put("alice", "x", skillMd("x"))))._tag).toBe("Unavailable")
       expect((yield* Effect.flip(remove("alice", "x")))._tag).toBe("Unavailable")

@@ -14,7 +14,7 @@
  */
 import { Clock, Context, Effect, Layer } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
-import { SkillPendingElsewhere, TooManyPending } from "../../domain/errors.ts"
+import { SkillPendingElsewhere, TooManyPending, Unavailable } from "../../domain/errors.ts"
 import type { SkillCard, SkillDeleteRow, SkillPutRow } from "../Inbox.ts"
 import { InboxStore } from "./InboxStore.ts"
 import { newInboxId } from "./InboxStore.ts"
@@ -27,7 +27,16 @@ export interface SkillProposalsShape {
   readonly remove: (client: string, name: string) => Effect.Effect<SkillDeleteRow, BridgeError>
 }
 
-export class SkillProposals extends Context.Tag("agent-bridge/SkillProposals")<SkillProposals, SkillProposalsShape>() {}
+export class SkillProposals extends Context.Tag("agent-bridge/SkillProposals")<SkillProposals, SkillProposalsShape>() {
+  /**
+   * No approval inbox: skill changes are `bridge.unavailable` while `SkillsLive` still lists and
+   * reads skills (unlike `Skills.NotRunning`, which refuses reads too).
+   */
+  static NotRunning = Layer.succeed(SkillProposals, (() => {
+    const no = () => Effect.fail(new Unavailable({ message: "no approval inbox is running" }))
+    return { put: no, remove: no }
+  })())
+}
 
 export const SkillProposalsLive = Layer.effect(
   SkillProposals,
