@@ -64,6 +64,8 @@ describe("per-client views", () => {
     expect(names(adminNamed.list("memory", Caller.admin))).toEqual(names(memoryTools))
     expect(names(catalog.list("agents", Caller.client("stranger")))).toEqual(names(agentTools))
     expect(catalog.find("agents", Caller.client("stranger"), "tool_call")).toBeUndefined()
+    // Client names are ordinary words, some of which every object inherits.
+    expect(names(catalog.list("agents", Caller.client("constructor")))).toEqual(names(agentTools))
   })
 })
 

@@ -28,8 +28,9 @@ export interface CatalogSettings {
 
 const DEFAULTS: CatalogSettings = { catalog: "full", tools: NO_FILTER }
 
+/** Own keys only: a client may well be named "constructor", which every object inherits. */
 export const settingsFor = (clients: Readonly<Record<string, ClientSettings>>, caller: CallerShape): CatalogSettings =>
-  caller.isAdmin ? DEFAULTS : clients[caller.client] ?? DEFAULTS
+  caller.isAdmin || !Object.hasOwn(clients, caller.client) ? DEFAULTS : clients[caller.client]!
 
 /** One client's view of one server: what `tools/list` answers and what `tools/call` may run. */
 interface ServerView {
