@@ -1,0 +1,70 @@
+/**
+ * What the inbox page needs besides the `Inbox` service: the operator sessions, the admin key check
+ * (the admin key is the sign-in credential), the live-update timing, and the page's own stylesheet
+ * and script, read once from the package (the page loads nothing from anywhere else).
+ */
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import * as fs from "node:fs"
+import { digestKey, sameDigest } from "../../domain/keys.ts"
+import { Auth } from "../../services/Auth.ts"
+import { type InboxSessionsShape, makeInboxSessions } from "./sessions.ts"
+
+export interface InboxWebOptions {
+  /** How long a sign-in lasts (default 12 hours). */
+  readonly sessionTtl?: Duration.DurationInput
+  /** How often an open page's event stream looks for changed rows (default 1 second). */
+  readonly pollInterval?: Duration.DurationInput
+  /** How often an idle event stream sends a keep-alive comment (default 15 seconds). */
+  readonly heartbeat?: Duration.DurationInput
+}
+
+export interface StaticAsset {
+  readonly body: string
+  readonly contentType: string
+}
+
+export interface InboxWebShape {
+  readonly sessions: InboxSessionsShape
+  /** True when `candidate` is the admin key (constant-time over digests). */
+  readonly isAdminKey: (candidate: string) => boolean
+  readonly pollInterval: Duration.Duration
+  readonly heartbeat: Duration.Duration
+  /** By file name under `/inbox/static/`. */
+  readonly assets: ReadonlyMap<string, StaticAsset>
+}
+
+export class InboxWeb extends Context.Tag("agent-bridge/inbox/InboxWeb")<InboxWeb, InboxWebShape>() {}
+
+export const DEFAULT_SESSION_TTL = Duration.hours(12)
+const KEY_MAX_CHARS = 512
+
+const ASSET_TYPES: Record<string, string> = {
+  "inbox.css": "text/css; charset=utf-8",
+  "inbox.js": "text/javascript; charset=utf-8"
+}
+
+const loadAssets = Effect.sync(() =>
+  new Map(
+    Object.entries(ASSET_TYPES).map(([name, contentType]) => [
+      name,
+      { body: fs.readFileSync(new URL(`./static/${name}`, import.meta.url), "utf8"), contentType }
+    ])
+  )
+)
+
+export const InboxWebLive = (options: InboxWebOptions = {}) =>
+  Layer.effect(
+    InboxWeb,
+    Effect.gen(function* () {
+      const auth = yield* Auth
+      const adminDigest = digestKey(Redacted.value(auth.adminKey))
+      return {
+        sessions: yield* makeInboxSessions(options.sessionTtl ?? DEFAULT_SESSION_TTL),
+        isAdminKey: (candidate) =>
+          candidate.length > 0 && candidate.length <= KEY_MAX_CHARS && sameDigest(digestKey(candidate), adminDigest),
+        pollInterval: Duration.decode(options.pollInterval ?? Duration.seconds(1)),
+        heartbeat: Duration.decode(options.heartbeat ?? Duration.seconds(15)),
+        assets: yield* loadAssets
+      }
+    })
+  )

@@ -1,0 +1,98 @@
+/**
+ * The POST routes: sign in, sign out, and decide a row. Each checks, in order, that the request comes
+ * from this page (same origin), that a session exists where one is needed, and the form's CSRF token;
+ * only then is anything read or done. A decision goes to the same `Inbox.decide` the CLI calls.
+ */
+import { HttpServerRequest } from "@effect/platform"
+import { Effect } from "effect"
+import { errorStatus, errorText } from "../../domain/errors.ts"
+import { type ApprovalChoice, type Decision, Inbox } from "../../services/Inbox.ts"
+import { InboxWeb } from "./InboxWeb.ts"
+import { rowPageResponse } from "./pages.ts"
+import { currentSession, htmlResponse, readForm, seeOther, type SignedIn, textResponse } from "./respond.ts"
+import { cookie, csrfMatches, sameOriginPost, SESSION_COOKIE, SIGNIN_COOKIE, withCookie, withoutCookie } from "./security.ts"
+import { newToken } from "./sessions.ts"
+import { signInPage, type SignInNotice } from "./views/signin.ts"
+
+/** Decisions are recorded as the admin, as the CLI records them (BRIDGE.md "Identity"). */
+export const DECIDER = "admin"
+const SIGNIN_FORM_TTL = "1 hour"
+
+const crossSite = () => textResponse("refused: this form must be sent from the inbox page itself", 403)
+
+/** The sign-in page with a fresh form token (and its cookie). */
+export const signInResponse = (notice: SignInNotice | null, status = 200) =>
+  Effect.sync(() => {
+    const token = newToken()
+    return withCookie(htmlResponse(signInPage(token, notice), status), SIGNIN_COOKIE, token, SIGNIN_FORM_TTL)
+  })
+
+export const signIn = Effect.gen(function* () {
+  const req = yield* HttpServerRequest.HttpServerRequest
+  const web = yield* InboxWeb
+  if (!sameOriginPost(req)) return crossSite()
+  const field = yield* readForm
+  const expected = cookie(req, SIGNIN_COOKIE)
+  if (expected === undefined || !csrfMatches(expected, field("csrf"))) return yield* signInResponse("stale_form", 403)
+  if (!web.isAdminKey((field("key") ?? "").trim())) {
+    yield* Effect.logWarning("inbox page: sign-in refused (not the admin key)")
+    return yield* signInResponse("wrong_key", 403)
+  }
+  // A new sign-in replaces whatever session this browser had.
+  yield* web.sessions.close(cookie(req, SESSION_COOKIE))
+  const { token } = yield* web.sessions.open
+  yield* Effect.logInfo("inbox page: operator signed in")
+  return withoutCookie(withCookie(seeOther("/inbox"), SESSION_COOKIE, token, web.sessions.ttl), SIGNIN_COOKIE)
+})
+
+/** Refusal of a POST that needs a session: 403, with the sign-in page to continue from. */
+const signInFirst = (hadCookie: boolean) => signInResponse(hadCookie ? "expired" : "required", 403)
+
+export const signOut = Effect.gen(function* () {
+  const req = yield* HttpServerRequest.HttpServerRequest
+  const web = yield* InboxWeb
+  if (!sameOriginPost(req)) return crossSite()
+  const { signedIn, hadCookie } = yield* currentSession
+  if (signedIn._tag === "None") return withoutCookie(yield* signInFirst(hadCookie), SESSION_COOKIE)
+  const field = yield* readForm
+  if (!csrfMatches(signedIn.value.session.csrf, field("csrf"))) return staleForm()
+  yield* web.sessions.close(signedIn.value.token)
+  return withoutCookie(seeOther("/inbox/signin?signed_out=1"), SESSION_COOKIE)
+})
+
+const staleForm = () => textResponse("refused: the form's CSRF token does not match this session; reload the page and try again", 403)
+
+const CHOICES: ReadonlyArray<ApprovalChoice> = ["once", "session", "always"]
+
+/** The form's `decision`: approve, deny, or (run approvals) the approve choice itself. */
+export const parseDecision = (value: string | undefined, kind: "skill_put" | "skill_delete" | "run_approval"): Decision | null => {
+  if (value === "deny") return { approve: false, by: DECIDER }
+  if (value === "approve") return { approve: true, by: DECIDER }
+  if (kind === "run_approval" && CHOICES.includes(value as ApprovalChoice)) return { approve: true, choice: value as ApprovalChoice, by: DECIDER }
+  return null
+}
+
+export const decideRow = (id: string) =>
+  Effect.gen(function* () {
+    const req = yield* HttpServerRequest.HttpServerRequest
+    const inbox = yield* Inbox
+    if (!sameOriginPost(req)) return crossSite()
+    const { signedIn, hadCookie } = yield* currentSession
+    if (signedIn._tag === "None") return withoutCookie(yield* signInFirst(hadCookie), SESSION_COOKIE)
+    const field = yield* readForm
+    if (!csrfMatches(signedIn.value.session.csrf, field("csrf"))) return staleForm()
+    const row = yield* inbox.get(id)
+    if (row._tag === "None") return yield* rowPageResponse(signedIn.value, id)
+    const decision = parseDecision(field("decision"), row.value.kind)
+    if (decision === null) {
+      return yield* rowPageResponse(signedIn.value, id, { text: "Choose one of the buttons below: the form named no decision this row takes.", status: 422 })
+    }
+    return yield* decided(signedIn.value, id, decision)
+  })
+
+const decided = (signedIn: SignedIn, id: string, decision: Decision) =>
+  Effect.flatMap(Inbox, (inbox) => inbox.decide(id, decision)).pipe(
+    Effect.tap((row) => Effect.logInfo(`inbox page: row ${row.state}`).pipe(Effect.annotateLogs({ inbox_row: id }))),
+    Effect.map((row) => seeOther(`/inbox?decided=${encodeURIComponent(row.id)}`)),
+    Effect.catchAll((e) => rowPageResponse(signedIn, id, { text: errorText(e), status: errorStatus(e) }))
+  )

@@ -1,0 +1,116 @@
+/**
+ * The operator's inbox page under `/inbox` (BRIDGE.md "Surfaces"): the router.
+ *
+ *   GET  /inbox                 pending rows, newest first          (session)
+ *   GET  /inbox/history         decided rows                        (session)
+ *   GET  /inbox/rows/:id        one row in full, with the decision  (session)
+ *   POST /inbox/rows/:id        approve / deny it                   (session + CSRF)
+ *   GET  /inbox/events          Server-Sent Events: pending changed (session)
+ *   GET  /inbox/signin          the sign-in form
+ *   POST /inbox/signin          sign in with the admin key          (sign-in form token)
+ *   POST /inbox/signout         sign out                            (session + CSRF)
+ *   GET  /inbox/static/*        the page's stylesheet and script
+ *
+ * Without a session a page redirects to the sign-in form and everything else is refused (403), so
+ * nothing of the inbox is reachable without the admin key. Every response carries the security headers.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { errorText, isBridgeError } from "../../domain/errors.ts"
+import type { Inbox } from "../../services/Inbox.ts"
+import type { SkillStore } from "../../services/skills/SkillStore.ts"
+import type { Redactor } from "../../services/Redactor.ts"
+import { decideRow, signIn, signInResponse, signOut } from "./actions.ts"
+import { eventsResponse } from "./events.ts"
+import { InboxWeb } from "./InboxWeb.ts"
+import { historyPageResponse, pendingPageResponse, rowPageResponse } from "./pages.ts"
+import { currentSession, methodNotAllowed, queryParam, type Response, seeOther, type SignedIn, textResponse } from "./respond.ts"
+import { SESSION_COOKIE, withoutCookie, withSecurityHeaders } from "./security.ts"
+
+export type InboxRequirements = HttpServerRequest.HttpServerRequest | Inbox | SkillStore | Redactor | InboxWeb
+
+export const isInboxPath = (path: string): boolean => path === "/inbox" || path.startsWith("/inbox/")
+
+type Handler = Effect.Effect<Response, unknown, InboxRequirements>
+
+/** A page that needs a session: without one, off to the sign-in form (saying why, if a session ended). */
+const page = (render: (signedIn: SignedIn) => Handler): Handler =>
+  Effect.flatMap(currentSession, ({ signedIn, hadCookie }) =>
+    signedIn._tag === "Some"
+      ? render(signedIn.value)
+      : Effect.succeed(withoutCookie(seeOther(hadCookie ? "/inbox/signin?expired=1" : "/inbox/signin"), SESSION_COOKIE))
+  )
+
+const signInPageRoute: Handler = Effect.gen(function* () {
+  const req = yield* HttpServerRequest.HttpServerRequest
+  const { signedIn } = yield* currentSession
+  if (signedIn._tag === "Some") return seeOther("/inbox")
+  return yield* signInResponse(queryParam(req, "expired") !== null ? "expired" : queryParam(req, "signed_out") !== null ? "signed_out" : null)
+})
+
+const events: Handler = Effect.flatMap(currentSession, ({ signedIn }) =>
+  signedIn._tag === "Some" ? eventsResponse(signedIn.value.token) : Effect.succeed(textResponse("refused: sign in to the inbox first", 403))
+)
+
+const staticAsset = (name: string): Handler =>
+  Effect.map(InboxWeb, (web) => {
+    const asset = web.assets.get(name)
+    return asset === undefined
+      ? textResponse("no such file", 404)
+      : withSecurityHeaders(HttpServerResponse.text(asset.body, { contentType: asset.contentType }))
+  })
+
+const ROW_PATH = /^\/inbox\/rows\/([^/]+)$/
+
+/** A malformed escape is not a row id either (the row page then says there is no such row). */
+const safeDecode = (s: string): string => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
+/** GET and POST handlers by path. */
+const route = (path: string): { readonly GET?: Handler; readonly POST?: Handler } | null => {
+  switch (path) {
+    case "/inbox":
+    case "/inbox/":
+      return { GET: page(pendingPageResponse) }
+    case "/inbox/history":
+      return { GET: page(historyPageResponse) }
+    case "/inbox/events":
+      return { GET: events }
+    case "/inbox/signin":
+      return { GET: signInPageRoute, POST: signIn }
+    case "/inbox/signout":
+      return { POST: signOut }
+  }
+  if (path.startsWith("/inbox/static/")) return { GET: staticAsset(path.slice("/inbox/static/".length)) }
+  const row = ROW_PATH.exec(path)
+  if (row !== null) {
+    const id = safeDecode(row[1] ?? "")
+    return { GET: page((s) => rowPageResponse(s, id)), POST: decideRow(id) }
+  }
+  return null
+}
+
+/** Answers a request whose path `isInboxPath`. */
+export const inboxApp = (path: string): Effect.Effect<Response, never, InboxRequirements> =>
+  Effect.gen(function* () {
+    const req = yield* HttpServerRequest.HttpServerRequest
+    const handlers = route(path)
+    if (handlers === null) return textResponse("no such page", 404)
+    const method = req.method === "HEAD" ? "GET" : req.method
+    const handler = method === "GET" ? handlers.GET : method === "POST" ? handlers.POST : undefined
+    if (handler === undefined) return methodNotAllowed(Object.keys(handlers).join(", "))
+    return yield* handler
+  }).pipe(
+    Effect.catchAll((e) => {
+      if (typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "FormTooLarge") {
+        return Effect.succeed(textResponse("refused: the form could not be read (forms here are small urlencoded bodies, at most 16 KiB)", 413))
+      }
+      const text = isBridgeError(e) ? errorText(e) : "bridge.internal: the inbox page failed; see the bridge log"
+      return Effect.as(Effect.logError("inbox page failed", e), textResponse(text, 500))
+    })
+  )

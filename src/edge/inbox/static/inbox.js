@@ -1,0 +1,87 @@
+// agent-bridge inbox: live updates without a reload. The page works without this file; it only
+// (1) listens on /inbox/events and, when the pending rows change, fetches the same page again and
+// swaps in its <main> and the pending count, and (2) keeps the "age" texts current.
+"use strict";
+(function () {
+  var main = document.querySelector("main[data-version]");
+  if (main === null) return;
+  var live = document.getElementById("live");
+  var current = main.getAttribute("data-version");
+  var busy = false;
+  var again = false;
+
+  function announce(text) {
+    if (live !== null) live.textContent = text;
+  }
+
+  function ageText(ms) {
+    var s = Math.max(0, Math.round(ms / 1000));
+    if (s < 60) return s + " s ago";
+    var m = Math.floor(s / 60);
+    if (m < 60) return m + " min ago";
+    var h = Math.floor(m / 60);
+    if (h < 48) return h + " h ago";
+    return Math.floor(h / 24) + " days ago";
+  }
+
+  function refreshAges() {
+    var now = Date.now();
+    var times = document.querySelectorAll("time.age[datetime]");
+    for (var i = 0; i < times.length; i++) {
+      var t = Date.parse(times[i].getAttribute("datetime"));
+      if (!isNaN(t)) times[i].textContent = ageText(now - t);
+    }
+  }
+
+  function swap(doc) {
+    var next = doc.querySelector("main[data-version]");
+    if (next === null) return;
+    var focusedId = document.activeElement && main.contains(document.activeElement) ? document.activeElement.id : "";
+    main.replaceWith(next);
+    main = next;
+    current = next.getAttribute("data-version");
+    var count = doc.getElementById("pending-count");
+    var here = document.getElementById("pending-count");
+    if (count !== null && here !== null) here.textContent = count.textContent;
+    if (focusedId !== "") {
+      var target = document.getElementById(focusedId);
+      if (target !== null) target.focus();
+    }
+    refreshAges();
+    announce("The inbox changed: " + (here !== null ? here.textContent : "") + " pending.");
+  }
+
+  function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    fetch(location.href, { credentials: "same-origin", headers: { accept: "text/html" } })
+      .then(function (res) {
+        if (res.redirected && new URL(res.url).pathname === "/inbox/signin") {
+          location.assign(res.url);
+          return null;
+        }
+        return res.ok || res.status >= 400 ? res.text() : null;
+      })
+      .then(function (text) {
+        if (text !== null) swap(new DOMParser().parseFromString(text, "text/html"));
+      })
+      .catch(function () { /* the next event tries again */ })
+      .then(function () {
+        busy = false;
+        if (again) { again = false; refresh(); }
+      });
+  }
+
+  if (typeof EventSource === "function") {
+    var events = new EventSource("/inbox/events");
+    events.addEventListener("inbox", function (e) {
+      if (e.data !== current) refresh();
+    });
+    events.addEventListener("signedout", function () {
+      events.close();
+      location.assign("/inbox/signin?expired=1");
+    });
+  }
+  refreshAges();
+  setInterval(refreshAges, 30000);
+})();
