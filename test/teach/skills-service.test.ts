@@ -25,7 +25,7 @@ describe("agent_skills_list", () => {
   it.effect("lists shipped and drop-in skills with category, description, mtime, files and broken", () => {
     const stack = makeStack()
     const { dropinDir } = stack.dirs
-    writeSkill(dropinDir, "plain", skillMd("plain", "Plain one."), { "notes.md": "n", "scripts/run.sh": "echo" })
+    writeSkill(dropinDir, "plain", skillMd("plain", "Plain one."), { "notes.md": "n", "scripts/run.sh": "echo", ".git/HEAD": "x", ".DS_Store": "x" })
     writeSkill(dropinDir, "devops/deploy", skillMd("deploy", "In a category folder."))
     writeSkill(dropinDir, "tagged", "---\nname: tagged\ndescription: d\nmetadata:\n  hermes:\n    category: research\n---\n")
     writeSkill(dropinDir, "nofront", "# no frontmatter here\n")

@@ -46,8 +46,8 @@ export const subdirectories = async (dir: string): Promise<ReadonlyArray<string>
 }
 
 /**
- * Files under `dir` as relative `/`-joined paths (SKILL.md at the top excluded), sorted. Symlinked
- * directories are not descended into; depth and count are capped so a huge folder cannot stall a list.
+ * Files under `dir` as relative `/`-joined paths (SKILL.md at the top and hidden entries excluded),
+ * sorted. Symlinked directories are not descended into; depth and count are capped so a huge folder cannot stall a list.
  */
 export const listFiles = async (dir: string, maxEntries = 200, maxDepth = 4): Promise<ReadonlyArray<string>> => {
   const out: Array<string> = []
@@ -56,6 +56,8 @@ export const listFiles = async (dir: string, maxEntries = 200, maxDepth = 4): Pr
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     for (const e of entries) {
       if (out.length >= maxEntries) return
+      // Hidden entries (.git, editor droppings) are not supporting files.
+      if (e.name.startsWith(".")) continue
       const relPath = rel === "" ? e.name : `${rel}/${e.name}`
       if (e.isDirectory()) {
         if (depth < maxDepth) await walk(relPath, depth + 1)
