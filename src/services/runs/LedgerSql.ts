@@ -4,7 +4,17 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
-import { CONTEXT_CHARS, firstChars, PREVIEW_CHARS, utf8, utf8Length, WINDOW_BYTES, boundaryAtOrBefore, fromUtf8 } from "../../domain/runs/window.ts"
+import {
+  boundaryAtOrBefore,
+  CONTEXT_CHARS,
+  firstChars,
+  fromUtf8,
+  hasChars,
+  PREVIEW_CHARS,
+  utf8,
+  utf8Length,
+  WINDOW_BYTES
+} from "../../domain/runs/window.ts"
 import {
   EVENTS_KEPT,
   IdempotencyTaken,
@@ -150,7 +160,7 @@ export const makeLedgerSql = Effect.gen(function* () {
       const append = change.outputAppend ?? ""
       if (append.length > 0) {
         outputBytes = yield* insertChunks(runId, outputBytes, append)
-        if (outputHead.length < OUTPUT_HEAD_CHARS) outputHead = firstChars(outputHead + append, OUTPUT_HEAD_CHARS)
+        if (!hasChars(outputHead, OUTPUT_HEAD_CHARS)) outputHead = firstChars(outputHead + append, OUTPUT_HEAD_CHARS)
       }
 
       const status = change.status ?? current.status

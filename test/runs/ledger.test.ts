@@ -1,0 +1,128 @@
+/**
+ * The SQLite ledger on its own: inserts with their first event, concurrent modifies that never lose
+ * a seq, the newest-500 cap, chunked output (append, replace only when it differs), the idempotency
+ * index, and the retention sweep.
+ */
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { Ledger, type NewRun } from "../../src/services/runs/Ledger.ts"
+import { LedgerSqlLive, OUTPUT_CHUNK_BYTES } from "../../src/services/runs/LedgerSql.ts"
+import { DbMemory } from "../../src/storage/Db.ts"
+import { utf8 } from "../../src/domain/runs/window.ts"
+
+const newRun = (runId: string, extra: Partial<NewRun> = {}): NewRun => ({
+  runId,
+  client: "alice",
+  agent: "hermes",
+  profile: "default",
+  hermesRunId: `h_${runId}`,
+  status: "running",
+  input: "in",
+  instructions: null,
+  sessionKey: null,
+  reasoningEffort: null,
+  idempotencyKey: null,
+  fingerprint: "fp",
+  started: { type: "run.started", data: {} },
+  ...extra
+})
+
+const withLedger = <A, E>(body: Effect.Effect<A, E, Ledger | SqlClient.SqlClient>) =>
+  body.pipe(Effect.provide(LedgerSqlLive), Effect.provide(DbMemory))
+
+describe("ledger", () => {
+  it.effect("inserts a run with run.started as seq 1 and refuses a taken idempotency key", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const r = yield* ledger.insert(newRun("r1", { idempotencyKey: "alice:k" }))
+      expect(r.lastSeq).toBe(1)
+      expect(yield* ledger.eventsAfter("r1", 0, 10)).toEqual([{ seq: 1, type: "run.started", at: r.createdAt, data: {} }])
+      const taken = yield* Effect.flip(ledger.insert(newRun("r2", { idempotencyKey: "alice:k" })))
+      expect(taken._tag).toBe("IdempotencyTaken")
+      // Another profile is another key space.
+      yield* ledger.insert(newRun("r3", { idempotencyKey: "alice:k", profile: "coder" }))
+      expect(Option.map(yield* ledger.byIdempotencyKey("default", "alice:k"), (x) => x.runId)).toEqual(Option.some("r1"))
+      expect(yield* ledger.countActive("alice")).toBe(2)
+    })))
+
+  it.effect("concurrent modifies each get their own seqs and none is lost", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      yield* ledger.insert(newRun("r1"))
+      yield* Effect.all(
+        Array.from({ length: 40 }, (_, i) =>
+          ledger.modify("r1", () => ({ change: { events: [{ type: "tool.started", data: { i } }, { type: "tool.completed", data: { i } }] }, result: i }))),
+        { concurrency: "unbounded" }
+      )
+      const events = yield* ledger.eventsAfter("r1", 0, 500)
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 81 }, (_, i) => i + 1))
+      // Each modify's two events are adjacent: a transaction is never interleaved with another.
+      for (let k = 1; k < 81; k += 2) expect(events[k]!.data["i"]).toBe(events[k + 1]!.data["i"])
+      const missing = yield* Effect.flip(ledger.modify("nope", () => ({ change: {}, result: 0 })))
+      expect(missing._tag).toBe("LedgerRunMissing")
+    })))
+
+  it.effect("keeps the newest 500 events of a run", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      yield* ledger.insert(newRun("r1"))
+      yield* ledger.insert(newRun("r2"))
+      for (let i = 0; i < 7; i++) {
+        yield* ledger.modify("r1", () => ({ change: { events: Array.from({ length: 100 }, () => ({ type: "tool.started", data: {} })) }, result: 0 }))
+      }
+      const sql = yield* SqlClient.SqlClient
+      const counts = yield* sql<{ run_id: string; n: number; lo: number }>`SELECT run_id, count(*) AS n, min(seq) AS lo FROM run_events GROUP BY run_id ORDER BY run_id`
+      expect(counts).toEqual([{ run_id: "r1", n: 500, lo: 202 }, { run_id: "r2", n: 1, lo: 1 }])
+      expect(Option.map(yield* ledger.get("r1"), (r) => r.lastSeq)).toEqual(Option.some(701))
+    })))
+
+  it.effect("stores output in chunks, reads any byte range, and replaces it only when the final text differs", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const sql = yield* SqlClient.SqlClient
+      yield* ledger.insert(newRun("r1"))
+      const text = "🚀".repeat(10_000) + "é".repeat(10_000)
+      for (const part of text.match(/[\s\S]{1,3001}/gu) ?? []) {
+        yield* ledger.modify("r1", () => ({ change: { outputAppend: part }, result: 0 }))
+      }
+      const rec = Option.getOrThrow(yield* ledger.get("r1"))
+      expect(rec.outputBytes).toBe(utf8(text).length)
+      expect(rec.outputHead).toBe("🚀".repeat(8392))
+      const chunks = yield* sql<{ start_byte: number; end_byte: number }>`SELECT start_byte, end_byte FROM run_output WHERE run_id = 'r1' ORDER BY start_byte`
+      for (const [i, c] of chunks.entries()) {
+        expect(c.end_byte - c.start_byte).toBeLessThanOrEqual(OUTPUT_CHUNK_BYTES)
+        if (i > 0) expect(c.start_byte).toBe(chunks[i - 1]!.end_byte)
+      }
+      const slice = yield* ledger.outputSlice("r1", 30_000, 50_000)
+      expect(slice.base).toBeLessThanOrEqual(30_000)
+      expect(slice.base + slice.bytes.length).toBeGreaterThanOrEqual(50_000)
+      expect(Buffer.from(slice.bytes).equals(Buffer.from(utf8(text).subarray(slice.base, slice.base + slice.bytes.length)))).toBe(true)
+
+      const before = chunks.length
+      yield* ledger.modify("r1", () => ({ change: { outputReplace: text, status: "completed" }, result: 0 }))
+      expect((yield* sql<{ n: number }>`SELECT count(*) AS n FROM run_output WHERE run_id = 'r1'`)[0]!.n).toBe(before)
+      yield* ledger.modify("r1", () => ({ change: { outputReplace: "short" }, result: 0 }))
+      const after = Option.getOrThrow(yield* ledger.get("r1"))
+      expect(after.outputBytes).toBe(5)
+      expect(after.outputHead).toBe("short")
+      expect(after.endedAt).not.toBeNull()
+    })))
+
+  it.effect("sweeps runs that ended before the cutoff, with their events and output, and nothing else", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const sql = yield* SqlClient.SqlClient
+      yield* ledger.insert(newRun("old"))
+      yield* ledger.insert(newRun("live"))
+      yield* ledger.modify("old", () => ({ change: { outputAppend: "x", status: "completed" }, result: 0 }))
+      const ended = Option.getOrThrow(yield* ledger.get("old")).endedAt!
+      expect(yield* ledger.sweep(ended)).toBe(0)
+      expect(yield* ledger.sweep(ended + 1)).toBe(1)
+      expect(Option.isNone(yield* ledger.get("old"))).toBe(true)
+      expect(Option.isSome(yield* ledger.get("live"))).toBe(true)
+      const left = yield* sql<{ n: number }>`SELECT (SELECT count(*) FROM run_events WHERE run_id = 'old') + (SELECT count(*) FROM run_output WHERE run_id = 'old') AS n`
+      expect(left[0]!.n).toBe(0)
+      expect((yield* ledger.active).map((r) => r.runId)).toEqual(["live"])
+    })))
+})

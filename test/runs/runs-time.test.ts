@@ -1,0 +1,106 @@
+/**
+ * Time, on the TestClock: waits time out (at most 600 s), report progress at least every 10 s and on
+ * each new event, return at once for a pending clarification; retention deletes ended runs (and
+ * frees their idempotency keys) after run_retention_days, never a live one.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber, Option, TestClock } from "effect"
+import { Caller } from "../../src/services/Caller.ts"
+import { Progress } from "../../src/services/Progress.ts"
+import { DbMemory } from "../../src/storage/Db.ts"
+import { as, failure, harness } from "./support/harness.ts"
+
+const alice = as("alice")
+
+/** A Progress that records what it was told. */
+const recorder = () => {
+  const reports: Array<{ readonly progress: number; readonly message: string | undefined }> = []
+  const layer = { enabled: true, report: (progress: number, message?: string) => Effect.sync(() => { reports.push({ progress, message }) }) }
+  return { reports, withProgress: <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, Progress, layer) }
+}
+
+/** Moves the test clock in small steps so the follower's flush timer and the waiters get to run. */
+const advance = (ms: number, step = 50) =>
+  Effect.gen(function* () {
+    for (let t = 0; t < ms; t += step) {
+      yield* TestClock.adjust(Math.min(step, ms - t))
+      yield* Effect.yieldNow()
+    }
+  })
+
+describe("waits on the clock", () => {
+  it.scoped("times out with timed_out, heartbeats at least every 10 s, and reports each new event", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "slow" }))
+      const hid = [...h.hermes.runs.keys()][0]!
+      const rec = recorder()
+      const waiting = yield* Effect.fork(rec.withProgress(Effect.provideService(h.runs.wait(view.run_id, 120), Caller, Caller.client("alice"))))
+      yield* advance(200)
+      const beforeEvent = rec.reports.length
+      yield* h.hermes.emit(hid, "tool.started", { tool: "terminal", preview: null })
+      yield* advance(200)
+      const onEvent = rec.reports.slice(beforeEvent).find((r) => r.message?.includes("2 events"))
+      expect(onEvent).toBeDefined()
+
+      yield* advance(118_000, 1000)
+      expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
+      yield* advance(3_000, 1000)
+      const result = yield* Fiber.join(waiting)
+      expect(result.timed_out).toBe(true)
+      expect(result.status).toBe("running")
+      expect(result.events_tail.map((e) => e.type)).toEqual(["run.started", "tool.started"])
+      // Heartbeats: ≥ 11 in 120 s besides the event reports, and strictly increasing progress is the edge's job.
+      expect(rec.reports.length).toBeGreaterThanOrEqual(12)
+    }).pipe(Effect.provide(DbMemory)))
+
+  it.scoped("waits at most 600 s; 0 returns at once; a pending clarification returns at once, not timed out", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "x" }))
+      const hid = [...h.hermes.runs.keys()][0]!
+      const immediate = yield* alice(h.runs.wait(view.run_id, 0))
+      expect(immediate.timed_out).toBe(true)
+
+      const long = yield* Effect.fork(alice(h.runs.wait(view.run_id, 10_000)))
+      yield* advance(599_000, 10_000)
+      expect(Option.isNone(yield* Fiber.poll(long))).toBe(true)
+      yield* advance(2_000, 500)
+      expect((yield* Fiber.join(long)).timed_out).toBe(true)
+
+      yield* h.hermes.emit(hid, "clarify.request", { clarify_id: "c", question: "?", choices: null, multi_select: false })
+      yield* advance(200)
+      const asked = yield* alice(h.runs.wait(view.run_id, 120))
+      expect(asked.timed_out).toBe(false)
+      expect(asked.pending?.request_id).toBe("c")
+    }).pipe(Effect.provide(DbMemory)))
+})
+
+describe("retention", () => {
+  it.scoped("deletes ended runs with their events after run_retention_days, and frees their keys", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ retentionDays: 2 })
+      const ended = yield* alice(h.runs.start({ agent: "hermes", input: "done soon", idempotency_key: "k" }))
+      const live = yield* alice(h.runs.start({ agent: "hermes", input: "runs on" }))
+      const [hEnded] = [...h.hermes.runs.keys()]
+      yield* h.hermes.complete(hEnded!, "result")
+      yield* advance(200)
+      expect((yield* alice(h.runs.status(ended.run_id, 0))).status).toBe("completed")
+
+      // One day later: still kept.
+      yield* TestClock.adjust("1 day")
+      yield* Effect.yieldNow()
+      expect((yield* alice(h.runs.status(ended.run_id, 0))).output).toBe("result")
+      // Past two days since it ended: gone, events and all; the live run stays.
+      yield* TestClock.adjust("1 day")
+      yield* TestClock.adjust("2 hours")
+      yield* Effect.yieldNow()
+      expect((yield* failure(alice(h.runs.status(ended.run_id, 0))))._tag).toBe("RunNotFound")
+      expect((yield* failure(alice(h.runs.events(ended.run_id, 0, 10))))._tag).toBe("RunNotFound")
+      expect((yield* alice(h.runs.status(live.run_id, 0))).status).toBe("running")
+      expect((yield* alice(h.runs.list({ limit: 10 }))).runs.map((r) => r.run_id)).toEqual([live.run_id])
+      // The key went with the run: the same key now starts a new run.
+      const again = yield* alice(h.runs.start({ agent: "hermes", input: "done soon", idempotency_key: "k" }))
+      expect(again.run_id).not.toBe(ended.run_id)
+    }).pipe(Effect.provide(DbMemory)))
+})
