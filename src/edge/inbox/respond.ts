@@ -55,6 +55,8 @@ export class FormTooLarge {
 /** The urlencoded body as name → first value. */
 export const readForm = Effect.gen(function* () {
   const req = yield* HttpServerRequest.HttpServerRequest
+  // The declared length is refused up front; the limit below also stops a body sent without one.
+  if (Number(req.headers["content-length"] ?? 0) > FORM_MAX_BYTES) return yield* Effect.fail(new FormTooLarge())
   const params = yield* req.urlParamsBody.pipe(
     HttpIncomingMessage.withMaxBodySize(Option.some(FORM_MAX_BYTES)),
     Effect.mapError(() => new FormTooLarge())

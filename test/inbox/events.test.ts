@@ -1,0 +1,92 @@
+/**
+ * `GET /inbox/events`: the stream a signed-in page listens on. It opens with the pending rows'
+ * fingerprint (the same one the page carries in `data-version`), sends a new one when a row arrives
+ * or is decided elsewhere, and ends with `signedout` once the session is gone.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { Inbox } from "../../src/services/Inbox.ts"
+import { skillMd } from "../teach/skillFixtures.ts"
+import { makeBrowser, makeHarness, pushSkill } from "./support.ts"
+
+const versionOf = (page: string) => /data-version="([^"]+)"/.exec(page)?.[1] ?? "none"
+
+/** Reads frames off an SSE body until one matches. */
+const frameReader = (body: ReadableStream<Uint8Array>) => {
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ""
+  const frames: Array<string> = []
+  const next = async (): Promise<string | null> => {
+    while (true) {
+      const end = buffer.indexOf("\n\n")
+      if (end >= 0) {
+        const frame = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        frames.push(frame)
+        return frame
+      }
+      const { value, done } = await reader.read()
+      if (done) return null
+      buffer += decoder.decode(value, { stream: true })
+    }
+  }
+  const until = async (match: (frame: string) => boolean): Promise<string | null> => {
+    for (let f = await next(); f !== null; f = await next()) if (match(f)) return f
+    return null
+  }
+  return { until, frames, cancel: () => reader.cancel() }
+}
+
+const inboxData = (frame: string | null) => /^event: inbox\ndata: (.+)$/m.exec(frame ?? "")?.[1] ?? null
+
+describe("the event stream", () => {
+  it.live("follows the pending rows and ends when the session does", () => {
+    const h = makeHarness({ pollInterval: "10 millis" })
+    return Effect.gen(function* () {
+      const b = yield* makeBrowser
+      const csrf = yield* b.signInAsAdmin
+      const before = versionOf((yield* b.call("GET", "/inbox")).body)
+      const r = yield* b.call("GET", "/inbox/events")
+      expect(r.status).toBe(200)
+      expect(r.headers.get("content-type")).toBe("text/event-stream; charset=utf-8")
+      expect(r.headers.get("cache-control")).toBe("no-store")
+      expect(r.headers.get("content-security-policy")).toContain("default-src 'none'")
+      const stream = frameReader(r.web.body!)
+      expect(yield* Effect.promise(() => stream.until((f) => f.startsWith("retry:")))).toBe("retry: 2000")
+      expect(inboxData(yield* Effect.promise(() => stream.until((f) => f.startsWith("event: inbox"))))).toBe(before)
+
+      // A row arrives: a new fingerprint, the one the page now renders.
+      const row = yield* pushSkill("alice", "live-skill", skillMd("live-skill"))
+      const arrived = inboxData(yield* Effect.promise(() => stream.until((f) => f.startsWith("event: inbox"))))
+      expect(arrived).not.toBe(before)
+      expect(arrived).toBe(versionOf((yield* b.call("GET", "/inbox")).body))
+
+      // Decided elsewhere (the CLI calls the same service): the fingerprint changes back.
+      yield* Effect.flatMap(Inbox, (inbox) => inbox.decide(row.approval_id, { approve: false, by: "admin" }))
+      const decided = inboxData(yield* Effect.promise(() => stream.until((f) => f.startsWith("event: inbox"))))
+      expect(decided).toBe(before)
+
+      // Unchanged rows send nothing new: every inbox frame so far differs from the one before it.
+      const sent = stream.frames.map(inboxData).filter((v): v is string => v !== null)
+      expect(sent).toEqual([before, arrived, before])
+
+      yield* b.call("POST", "/inbox/signout", { form: { csrf } })
+      expect(yield* Effect.promise(() => stream.until((f) => f.startsWith("event: signedout")))).not.toBeNull()
+      // The stream ends after `signedout`.
+      expect(yield* Effect.promise(() => stream.until(() => true))).toBeNull()
+    }).pipe(Effect.provide(h.layer))
+  })
+
+  it.live("sends keep-alive comments on an idle stream", () => {
+    const h = makeHarness({ pollInterval: "10 millis", heartbeat: "20 millis" })
+    return Effect.gen(function* () {
+      const b = yield* makeBrowser
+      yield* b.signInAsAdmin
+      const r = yield* b.call("GET", "/inbox/events")
+      const stream = frameReader(r.web.body!)
+      expect(yield* Effect.promise(() => stream.until((f) => f.startsWith(": keep-alive")))).toBe(": keep-alive")
+      yield* Effect.promise(() => stream.cancel())
+    }).pipe(Effect.provide(h.layer))
+  })
+})
