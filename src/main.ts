@@ -8,7 +8,6 @@ import { flag, hasFlag, parseArgs, UsageError } from "./cli/args.ts"
 import { authLayer } from "./cli/runtime.ts"
 import { serve } from "./cli/serve.ts"
 import { loadConfig } from "./config/load.ts"
-import { hermesParts } from "./daemon/hermesParts.ts"
 
 const USAGE = `usage: agent-bridge <verb> [options]
 
@@ -41,7 +40,7 @@ const main = async () => {
   const config = loaded.right
   switch (verb) {
     case "serve":
-      serve(config, hermesParts(config))
+      serve(config)
       return
     case "client": {
       const out = await Effect.runPromise(
@@ -63,8 +62,8 @@ const main = async () => {
       return
     }
     case "inbox": {
-      const { inboxCli } = await import("./cli/inboxCli.ts")
-      process.exitCode = await inboxCli(config, args)
+      const { inboxCommandLine } = await import("./cli/inboxRuntime.ts")
+      process.exitCode = await inboxCommandLine(config, args)
       return
     }
     default:

@@ -23,7 +23,7 @@ const printKey = (config: ResolvedConfig, name: string, key: string, scopes: Rea
     `MCP URL: ${url}`,
     ...(scopes.includes("memory") ? [`Memory MCP URL: ${mcpUrl(config, "memory")}`] : []),
     "",
-    setupText({ url, key })
+    setupText(scopes.includes("memory") ? { url, key, memoryUrl: mcpUrl(config, "memory") } : { url, key })
   ]
   return lines.join("\n")
 }

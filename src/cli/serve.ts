@@ -4,10 +4,12 @@
  */
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import type { ResolvedConfig } from "../config/load.ts"
-import { daemonLayer, type DaemonParts } from "../daemon/Daemon.ts"
+import { daemonLayer } from "../daemon/Daemon.ts"
+import { SimulatorInfo } from "../hermes/embedded.ts"
 import { loggingLayer } from "../daemon/logging.ts"
+import { Redactor } from "../services/Redactor.ts"
 
 const banner = (config: ResolvedConfig, simulatorUrl: string | null) =>
   HttpServer.addressFormattedWith((address) =>
@@ -28,8 +30,10 @@ const banner = (config: ResolvedConfig, simulatorUrl: string | null) =>
     )
   )
 
-export const serve = (config: ResolvedConfig, parts: DaemonParts & { readonly simulatorUrl: Effect.Effect<string | null> }) => {
-  const announce = Layer.effectDiscard(Effect.flatMap(parts.simulatorUrl, (url) => banner(config, url)))
-  const app = announce.pipe(Layer.provideMerge(daemonLayer(config, parts)))
-  return Layer.launch(app.pipe(Layer.provide(loggingLayer()))).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))
+export const serve = (config: ResolvedConfig) => {
+  const announce = Layer.effectDiscard(Effect.flatMap(SimulatorInfo, (info) => banner(config, Option.getOrNull(info.url))))
+  const app = announce.pipe(Layer.provideMerge(daemonLayer(config)))
+    // Redactor.Default is the same layer value the daemon uses, so logs share its registered secrets.
+  const logging = loggingLayer().pipe(Layer.provide(Redactor.Default))
+  return Layer.launch(app.pipe(Layer.provide(logging))).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))
 }

@@ -13,34 +13,35 @@ import { httpApp } from "../edge/http/app.ts"
 import { makeCatalog } from "../edge/mcp/catalog/clientCatalog.ts"
 import { McpSessions } from "../edge/mcp/McpSessions.ts"
 import type { HermesClient } from "../hermes/client/HermesClient.ts"
+import { HermesClientLive } from "../hermes/client/HermesClientLive.ts"
+import type { SimServeError } from "../hermes/sim/server.ts"
+import { SimulatorInfo } from "../hermes/embedded.ts"
+import { memoryTools } from "../edge/mcp/memory-tools/index.ts"
+import { TeachServices } from "../services/inbox/teachServices.ts"
+import { RunsLive } from "../services/runs/RunsLive.ts"
 import { DbLive } from "../storage/Db.ts"
 import { Agents } from "../services/Agents.ts"
 import { Auth } from "../services/Auth.ts"
 import { CapabilitiesService } from "../services/Capabilities.ts"
 import { Lifecycle } from "../services/Lifecycle.ts"
-import { Memory } from "../services/Memory.ts"
 import { Redactor } from "../services/Redactor.ts"
-import { Runs } from "../services/Runs.ts"
-import { Skills } from "../services/Skills.ts"
 
-export interface DaemonParts {
-  /** Provides HermesClient; may require AppConfig and Redactor. */
-  readonly hermes: Layer.Layer<HermesClient, never, AppConfig | Redactor>
+export interface DaemonOptions {
+  /** Replaces the Hermes side (tests): provides HermesClient, may require AppConfig and Redactor. */
+  readonly hermes?: Layer.Layer<HermesClient, never, AppConfig | Redactor>
 }
 
 /** Everything but the HTTP listener: what the tools need. */
-export const servicesLayer = (config: ResolvedConfig, parts: DaemonParts) => {
+export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {}) => {
   const base = Layer.mergeAll(AppConfig.layer(config), Redactor.Default, Lifecycle.Starting)
   const storage = DbLive(config.dataDir)
-  const hermes = parts.hermes
-  const services = Layer.mergeAll(
-    Agents.Live,
-    CapabilitiesService.Live,
-    Auth.Live,
-    Runs.NotRunning,
-    config.memory.enabled ? Memory.Disabled : Memory.Disabled,
-    Skills.NotRunning
-  ).pipe(Layer.provideMerge(hermes))
+  const hermes: Layer.Layer<HermesClient | SimulatorInfo, SimServeError, AppConfig | Redactor> =
+    options.hermes === undefined ? HermesClientLive : Layer.merge(options.hermes, SimulatorInfo.none)
+  // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).
+  const services = Layer.mergeAll(Agents.Live, CapabilitiesService.Live, Auth.Live, RunsLive).pipe(
+    Layer.provideMerge(TeachServices),
+    Layer.provideMerge(hermes)
+  )
   return services.pipe(Layer.provideMerge(storage), Layer.provideMerge(base))
 }
 
@@ -65,8 +66,11 @@ const listener = (config: ResolvedConfig) => {
 }
 
 /** The whole daemon; the HTTP server is up when this layer is built. */
-export const daemonLayer = (config: ResolvedConfig, parts: DaemonParts) => {
-  const catalog = makeCatalog(config.clients, [])
+/** What tool handlers may use: every service of `servicesLayer`. */
+export type ToolEnv = Layer.Layer.Success<ReturnType<typeof servicesLayer>>
+
+export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {}) => {
+  const catalog = makeCatalog(config.clients, memoryTools)
   // Built last, released first: `ready` only once everything is up, `draining` before anything closes.
   const markReady = Layer.scopedDiscard(
     Effect.gen(function* () {
@@ -76,9 +80,9 @@ export const daemonLayer = (config: ResolvedConfig, parts: DaemonParts) => {
     })
   )
   const serving = HttpServer.serve(httpApp).pipe(
-    Layer.provideMerge(McpSessions.make(catalog)),
+    Layer.provideMerge(McpSessions.make<ToolEnv>(catalog)),
     Layer.provideMerge(listener(config)),
-    Layer.provideMerge(servicesLayer(config, parts))
+    Layer.provideMerge(servicesLayer(config, options))
   )
   return markReady.pipe(Layer.provideMerge(serving))
 }

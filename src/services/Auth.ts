@@ -34,6 +34,12 @@ export interface AuthShape {
 }
 
 export const ADMIN_KEY_FILE = "admin.key"
+/**
+ * Names that would collide with the admin identity or with memory namespaces the bridge derives from
+ * agent ids (`private:hermes`, `private:hermes__<profile>`, `shared`).
+ */
+const RESERVED_NAMES = /^(admin|shared|hermes|hermes__.*)$/
+
 /** Last-used times are written at most this often per client, so auth stays off the write path. */
 const LAST_USED_RESOLUTION_MS = 60_000
 
@@ -118,8 +124,10 @@ export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {
 
       const addClient: AuthShape["addClient"] = (name, scopes) =>
         Effect.gen(function* () {
-          if (!Schema.is(ClientName)(name) || name === "admin") {
-            return yield* new ClientError({ message: `invalid client name '${name}': lowercase letters, digits, '_' and '-', at most 32, not "admin"` })
+          if (!Schema.is(ClientName)(name) || RESERVED_NAMES.test(name)) {
+            return yield* new ClientError({
+              message: `invalid client name '${name}': lowercase letters, digits, '_' and '-', at most 32; "admin", "shared", "hermes" and "hermes__*" are reserved`
+            })
           }
           if (Option.isSome(yield* find(name))) return yield* new ClientError({ message: `client '${name}' already exists (use rotate for a new key)` })
           const { key, digest } = issue(name)

@@ -41,9 +41,9 @@ export const testConfig = (yaml: Record<string, any> = {}, dir = tempDir()): Res
 
 export const startDaemon = async (
   config: ResolvedConfig,
-  hermes: Layer.Layer<HermesClient, never, AppConfig | Redactor>
+  hermes?: Layer.Layer<HermesClient, never, AppConfig | Redactor>
 ): Promise<TestDaemon> => {
-  const runtime = ManagedRuntime.make(daemonLayer(config, { hermes }))
+  const runtime = ManagedRuntime.make(daemonLayer(config, hermes === undefined ? {} : { hermes }))
   const port = await runtime.runPromise(
     HttpServer.addressWith((a) => Effect.succeed(a._tag === "TcpAddress" ? a.port : 0))
   )
@@ -68,7 +68,8 @@ export const connectMcp = async (baseUrl: string, key: string, server: "agents" 
 }
 
 /** The text of an error result (`Error executing tool …: bridge.<code>: …`). */
-export const errorTextOf = (result: { isError?: boolean | undefined; content?: unknown }): string => {
-  const content = result.content as ReadonlyArray<{ type: string; text?: string }> | undefined
-  return result.isError === true ? content?.map((c) => c.text ?? "").join("") ?? "" : ""
+export const errorTextOf = (result: object): string => {
+  const r = result as { isError?: boolean; content?: unknown }
+  const content = r.content as ReadonlyArray<{ type: string; text?: string }> | undefined
+  return r.isError === true ? content?.map((c) => c.text ?? "").join("") ?? "" : ""
 }

@@ -1,0 +1,96 @@
+/**
+ * `agent-bridge doctor`: one row per check, the `agent-bridge` row first; exit 1 when any check fails.
+ * Checks: the configuration decodes, the database opens, migrates and takes a write, the data dir is
+ * private; each Hermes profile answers and accepts the bridge's key; the drop-in skills folder is in
+ * the profile's `skills.external_dirs`.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as YAML from "yaml"
+import { AppConfig } from "../config/AppConfig.ts"
+import type { ResolvedConfig } from "../config/load.ts"
+import { HermesClientLive } from "../hermes/client/HermesClientLive.ts"
+import { HermesClient, type HermesProfile } from "../hermes/client/HermesClient.ts"
+import { Redactor } from "../services/Redactor.ts"
+import { DbLive } from "../storage/Db.ts"
+import { hasFlag, type ParsedArgs } from "./args.ts"
+
+export interface DoctorRow {
+  readonly check: string
+  readonly status: "ok" | "warn" | "fail"
+  readonly detail: string
+}
+
+const bridgeRow = Effect.gen(function* () {
+  const config = yield* AppConfig
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.withTransaction(
+    Effect.zipRight(sql`CREATE TEMP TABLE IF NOT EXISTS doctor_probe (x INTEGER)`, sql`INSERT INTO doctor_probe VALUES (1)`)
+  )
+  const mode = fs.statSync(config.dataDir).mode & 0o777
+  const loose = (mode & 0o077) !== 0
+  return {
+    check: "agent-bridge",
+    status: loose ? "warn" : "ok",
+    detail: `config ${config.source ?? "(defaults)"} valid; database writable in ${config.dataDir}${loose ? ` (data dir mode ${mode.toString(8)}: should be 700)` : ""}`
+  } satisfies DoctorRow
+}).pipe(
+  Effect.catchAllCause((cause) => Effect.succeed<DoctorRow>({ check: "agent-bridge", status: "fail", detail: `database: ${String(cause).split("\n")[0]}` }))
+)
+
+const profileConfigFile = (config: ResolvedConfig, p: HermesProfile) =>
+  p.name === "default" ? path.join(config.hermesHome, "config.yaml") : path.join(config.hermesHome, "profiles", p.name, "config.yaml")
+
+const skillsRow = (config: ResolvedConfig, p: HermesProfile): DoctorRow => {
+  const check = `${p.agent} skills`
+  const file = profileConfigFile(config, p)
+  let dirs: ReadonlyArray<unknown> = []
+  try {
+    const doc = YAML.parse(fs.readFileSync(file, "utf8")) as { skills?: { external_dirs?: unknown } } | null
+    dirs = Array.isArray(doc?.skills?.external_dirs) ? doc.skills.external_dirs : []
+  } catch {
+    return { check, status: "warn", detail: `cannot read ${file}; add ${config.dropinDir} to skills.external_dirs there` }
+  }
+  const listed = dirs.some((d) => typeof d === "string" && path.resolve(d.replace(/^~(?=\/)/, process.env["HOME"] ?? "~")) === config.dropinDir)
+  return listed
+    ? { check, status: "ok", detail: `${config.dropinDir} is in skills.external_dirs` }
+    : { check, status: "warn", detail: `${config.dropinDir} is not in skills.external_dirs of ${file}: approved skills will not reach Hermes` }
+}
+
+const profileRow = (p: HermesProfile) =>
+  Effect.gen(function* () {
+    const hermes = yield* HermesClient
+    const health = yield* Effect.either(hermes.health(p).pipe(Effect.timeout("3 seconds")))
+    if (health._tag === "Left") return { check: p.agent, status: "fail", detail: `${p.baseUrl} does not answer` } satisfies DoctorRow
+    if (Option.isNone(p.key)) return { check: p.agent, status: "fail", detail: `${p.baseUrl} answers, but the bridge holds no key for it` } satisfies DoctorRow
+    const models = yield* Effect.either(hermes.models(p).pipe(Effect.timeout("3 seconds")))
+    if (models._tag === "Left") return { check: p.agent, status: "fail", detail: `${p.baseUrl} refused the bridge's key` } satisfies DoctorRow
+    return { check: p.agent, status: "ok", detail: `${p.baseUrl} answers (version ${health.right.version ?? "unknown"}); key accepted; model ${models.right[0] ?? "?"}` } satisfies DoctorRow
+  })
+
+const render = (rows: ReadonlyArray<DoctorRow>) => {
+  const w = Math.max(...rows.map((r) => r.check.length))
+  return rows.map((r) => `${r.status.toUpperCase().padEnd(4)}  ${r.check.padEnd(w)}  ${r.detail}`).join("\n")
+}
+
+export const doctorRows = (config: ResolvedConfig) => {
+  const base = Layer.mergeAll(AppConfig.layer(config), Redactor.Default)
+  return Effect.gen(function* () {
+    const hermes = yield* HermesClient
+    const first = yield* bridgeRow
+    const profiles = yield* Effect.forEach(hermes.profiles, (p) => Effect.map(profileRow(p), (r) => [r, skillsRow(config, p)]), { concurrency: 4 })
+    return [first, ...profiles.flat()]
+  }).pipe(Effect.provide(Layer.mergeAll(DbLive(config.dataDir), HermesClientLive).pipe(Layer.provideMerge(base))), Effect.scoped)
+}
+
+export const doctor = async (config: ResolvedConfig, args: ParsedArgs): Promise<number> => {
+  const rows = await Effect.runPromise(
+    doctorRows(config).pipe(
+      Effect.catchAllCause((cause) => Effect.succeed<ReadonlyArray<DoctorRow>>([{ check: "agent-bridge", status: "fail", detail: String(cause).split("\n")[0] ?? "failed" }]))
+    )
+  )
+  console.log(hasFlag(args, "json") ? JSON.stringify({ rows }, null, 2) : render(rows))
+  return rows.some((r) => r.status === "fail") ? 1 : 0
+}

@@ -1,0 +1,20 @@
+/** Runs `agent-bridge inbox …` against the daemon's database, with a Hermes client for run approvals. */
+import { Effect, Layer } from "effect"
+import type { ResolvedConfig } from "../config/load.ts"
+import { HermesClientLive } from "../hermes/client/HermesClientLive.ts"
+import { InboxServices } from "../services/inbox/teachServices.ts"
+import type { ParsedArgs } from "./args.ts"
+import { inboxMain } from "./inbox.ts"
+import { storageLayer } from "./runtime.ts"
+
+export const inboxCommandLine = (config: ResolvedConfig, args: ParsedArgs): Promise<number> =>
+  Effect.runPromise(
+    inboxMain(args).pipe(
+      Effect.provide(InboxServices.pipe(Layer.provideMerge(HermesClientLive), Layer.provideMerge(storageLayer(config)))),
+      Effect.scoped,
+      Effect.catchAllCause((cause) => Effect.sync(() => {
+        console.error(`inbox: ${String(cause).split("\n")[0]}`)
+        return 1
+      }))
+    )
+  )
