@@ -26,4 +26,9 @@ export interface ScanContext {
   /** The text ends at the newest stored event of an unfinished run. */
   readonly liveEdge: boolean
   readonly findings: Array<Finding>
+  /**
+   * True when a secret may start at `at`: the character before it is no `wordChar`, or it ends a
+   * span already found (once masked, it will be a `*`; see `scan.ts`).
+   */
+  readonly startsWord: (at: number, wordChar: (c: string) => boolean) => boolean
 }

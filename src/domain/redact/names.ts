@@ -15,7 +15,11 @@
  *
  * A name whose last word describes the secret rather than holding it is not secret-shaped: the
  * contract's `_env`, `_file`, `_path`, `_dir`, and likewise `_count`, `_length`, `_url`, `_type` ...
- * (`token_count`, `PASSWORD_FILE`, `api_key_env`).
+ * (`token_count`, `PASSWORD_FILE`, `api_key_env`); so is one that starts with `max`, `min`, `num`,
+ * `is`, `has`, `use` (`MAX_TOKEN_LENGTH`, `has_token`, `use_auth_token`).
+ *
+ * The `*_KEY`, `KEY` and `*PASS` names are weak: many keys are map keys and constants
+ * (`ERROR_META_KEY = "agent-bridge/error"`), so in code their value must also look random.
  */
 
 /** Last words that make a name a description of a secret, not the secret (`HF_TOKEN_FILE`). */
@@ -23,8 +27,11 @@ const DESCRIPTOR_WORDS: ReadonlySet<string> = new Set([
   "env", "file", "files", "path", "paths", "dir", "dirs", "count", "counts", "limit", "limits", "len",
   "length", "size", "type", "types", "usage", "url", "urls", "uri", "endpoint", "name", "names",
   "header", "prefix", "expiry", "expires", "expiration", "ttl", "policy", "hint", "label", "field",
-  "param", "min", "max", "budget", "estimate", "format", "regex", "pattern", "rule", "rules", "mode"
+  "param", "min", "max", "budget", "estimate", "format", "regex", "pattern", "rule", "rules", "mode",
+  "chars", "bytes", "lines", "ms", "seconds", "secs", "timeout", "enabled", "required", "valid", "kind"
 ])
+/** First words that make a name a limit, a count or a flag about a secret. */
+const DESCRIPTOR_FIRST_WORDS: ReadonlySet<string> = new Set(["max", "min", "num", "n", "is", "has", "use", "should"])
 
 /** Words that hold `token` but name no secret. */
 const TOKEN_WORDS_NOT_SECRET = /^(?:.*tokens|tokeni[sz].*|tokenless)$/
@@ -54,22 +61,31 @@ const holdsToken = (w: string): boolean => w.includes("token") && !TOKEN_WORDS_N
 const holdsSecret = (w: string): boolean => w.includes("secret") && !w.startsWith("secretar")
 const holdsPassword = (w: string): boolean => w.includes("password") || w.includes("passwd")
 
+const isKeyNameNotSecret = (joined: string): boolean => {
+  for (const n of KEY_NAMES_NOT_SECRET) if (joined === n || joined.endsWith(`_${n}`)) return true
+  return false
+}
+
+export type NameStrength = "strong" | "weak"
+
 /**
- * True when `name` is secret-shaped. `name` is the bare name: no leading dashes or `$`, and for a
- * dotted property path only its last segment counts (`self.api_key`, `password.length`).
+ * How `name` is secret-shaped, or undefined when it is not. `name` is the bare name: no leading
+ * dashes or `$`, and for a dotted property path only its last segment counts (`self.api_key`,
+ * `password.length`).
  */
-export const isSecretName = (rawName: string): boolean => {
+export const secretNameStrength = (rawName: string): NameStrength | undefined => {
   const dot = rawName.lastIndexOf(".")
   const name = dot >= 0 ? rawName.slice(dot + 1) : rawName
-  if (name === "KEY") return true
+  if (name === "KEY") return "weak"
   const words = nameWords(name)
   const last = words[words.length - 1]
-  if (last === undefined || DESCRIPTOR_WORDS.has(last)) return false
+  if (last === undefined || DESCRIPTOR_WORDS.has(last) || DESCRIPTOR_FIRST_WORDS.has(words[0]!)) return undefined
   const joined = words.join("_")
-  if (words.some((w) => holdsToken(w) || holdsSecret(w) || holdsPassword(w))) return true
-  if (/(?:^|_)(?:api_?key|access_?key|private_?key)/.test(joined) || /(?:apikey|accesskey|privatekey)/.test(joined)) {
-    return true
-  }
-  if (last.endsWith("pass") && !PASS_WORDS_NOT_SECRET.has(last)) return true
-  return last === "key" && words.length >= 2 && !KEY_NAMES_NOT_SECRET.has(joined)
+  if (words.some((w) => holdsToken(w) || holdsSecret(w) || holdsPassword(w))) return "strong"
+  if (/(?:api_?key|access_?key|private_?key)/.test(joined)) return "strong"
+  if (last.endsWith("pass") && !PASS_WORDS_NOT_SECRET.has(last)) return "weak"
+  return last === "key" && words.length >= 2 && !isKeyNameNotSecret(joined) ? "weak" : undefined
 }
+
+/** True when `name` is secret-shaped (see `secretNameStrength`). */
+export const isSecretName = (name: string): boolean => secretNameStrength(name) !== undefined

@@ -70,12 +70,14 @@ export interface TokenHit {
   readonly known: KnownPrefix
 }
 
+/** A letter or digit: a token prefix must not follow one. */
+export const isAlnum = (c: string): boolean => isWordChar(c.charCodeAt(0))
+
 /**
- * The known-prefix token starting at `at`, if any. `liveEdge`: a token whose body runs to the end
- * of the text counts whatever its length.
+ * The known-prefix token starting at `at`, if any (the caller has checked that a word may start
+ * there). `liveEdge`: a token whose body runs to the end of the text counts whatever its length.
  */
 export const tokenAt = (text: string, at: number, liveEdge: boolean): TokenHit | undefined => {
-  if (at > 0 && isWordChar(text.charCodeAt(at - 1))) return undefined
   for (const known of KNOWN_PREFIXES) {
     if (!text.startsWith(known.prefix, at)) continue
     const bodyStart = at + known.prefix.length

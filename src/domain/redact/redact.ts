@@ -44,10 +44,28 @@ export interface Redaction {
   readonly skillProblem: (fileName: string, text: string) => string | null
 }
 
+/** Characters that continue a name: a mask followed by one may change how that name reads. */
+const NAME_CHAR = /[A-Za-z0-9_.-]/
+/** Rounds of masking the masked text again; one is enough for all but glued secrets. */
+const MAX_ROUNDS = 4
+
 const fromSecrets = (secrets: ExactSecrets): Redaction => {
-  const text = (s: string, liveEdge: boolean): string => {
+  const once = (s: string, liveEdge: boolean): { readonly out: string; readonly glued: boolean } => {
     const found = scan(s, liveEdge, secrets)
-    return found.length === 0 ? s : applySpans(s, mergeSpans(found))
+    if (found.length === 0) return { out: s, glued: false }
+    const spans = mergeSpans(found)
+    return { out: applySpans(s, spans), glued: spans.some((sp) => NAME_CHAR.test(s[sp.end] ?? "")) }
+  }
+  // A mask glued to the name after it cuts that name short (`<token>--token x` reads `--token x`
+  // once the token is masked), so such text is masked again until nothing changes: idempotence.
+  const text = (s: string, liveEdge: boolean): string => {
+    let { out, glued } = once(s, liveEdge)
+    for (let round = 1; glued && round < MAX_ROUNDS; round++) {
+      const next = once(out, liveEdge)
+      if (next.out === out) break
+      ;({ out, glued } = next)
+    }
+    return out
   }
   return {
     text,

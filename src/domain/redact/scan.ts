@@ -4,11 +4,17 @@
  * `secret`, `pass`, `key`, `bearer`, `basic`, `authorization`, curl's `-u`); the precise rule for
  * that trigger then looks at the text around it. Registered secrets are matched by their own
  * alternation. Text with no trigger is never touched, which keeps ordinary text fast and unchanged.
+ *
+ * Idempotence: a token glued to the end of another secret (`ASIA…` then `hal0bk_…`) does not start
+ * a word, so it is not a token; but once the first is masked it follows a `*` and would be one. So
+ * a trigger refused only because of the character before it is tried again, as if that character
+ * were masked, when a span found ends right there; this repeats until nothing new is found.
  */
 import type { ExactSecrets } from "./exact.ts"
 import { exactRule } from "./exact.ts"
 import type { Finding, ScanContext } from "./findings.ts"
-import { PREFIX_TRIGGER_SOURCE, tokenAt } from "./prefixes.ts"
+import { isAlnum, PREFIX_TRIGGER_SOURCE, tokenAt } from "./prefixes.ts"
+import { mergeSpans } from "./ranges.ts"
 import { assignmentRule, userFlagRule } from "./rules/assignments.ts"
 import { authorizationHeaderRule, schemeCredentialRule } from "./rules/authorization.ts"
 import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
@@ -30,27 +36,67 @@ const TRIGGER = new RegExp(
 
 const enum Group { Prefix = 1, Jwt, Pem, Url, Name, Scheme, Authorization, UserFlag }
 
+interface Trigger {
+  readonly at: number
+  readonly end: number
+  readonly group: Group
+}
+
+const groupOf = (m: RegExpExecArray): Group => {
+  for (let g = Group.Prefix; g <= Group.UserFlag; g++) if (m[g] !== undefined) return g
+  return Group.UserFlag
+}
+
 const knownToken = (ctx: ScanContext, at: number): void => {
+  if (!ctx.startsWord(at, isAlnum)) return
   const hit = tokenAt(ctx.text, at, ctx.liveEdge)
   if (hit !== undefined) ctx.findings.push({ start: hit.start, end: hit.end, kind: "token", quoted: false, detail: hit.known.label })
 }
 
+const dispatch = (ctx: ScanContext, t: Trigger): void => {
+  switch (t.group) {
+    case Group.Prefix: return knownToken(ctx, t.at)
+    case Group.Name: return assignmentRule(ctx, t.at, t.end)
+    case Group.Url: return urlPasswordRule(ctx, t.at)
+    case Group.Jwt: return jwtRule(ctx, t.at)
+    case Group.Scheme: return schemeCredentialRule(ctx, t.at, t.end)
+    case Group.Authorization: return authorizationHeaderRule(ctx, t.at, t.end)
+    case Group.Pem: return privateKeyRule(ctx, t.at)
+    case Group.UserFlag: return userFlagRule(ctx, t.at, t.end)
+  }
+}
+
 /** Every span of `text` a rule would mask (unsorted, possibly overlapping). */
 export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): ReadonlyArray<Finding> => {
-  const ctx: ScanContext = { text, liveEdge, findings: [] }
+  const findings: Array<Finding> = []
+  // Triggers refused for the character before them, and the span ends that now excuse that.
+  let refused: Array<Trigger> = []
+  let current: Trigger = { at: 0, end: 0, group: Group.Prefix }
+  let maskedEnds: ReadonlySet<number> = new Set()
+  const ctx: ScanContext = {
+    text, liveEdge, findings,
+    startsWord: (at, wordChar) => {
+      if (at === 0 || !wordChar(text[at - 1]!) || maskedEnds.has(at)) return true
+      refused.push(current)
+      return false
+    }
+  }
   const trigger = new RegExp(TRIGGER)
   for (let m = trigger.exec(text); m !== null; m = trigger.exec(text)) {
-    const at = m.index
-    const end = at + m[0].length
-    if (m[Group.Prefix] !== undefined) knownToken(ctx, at)
-    else if (m[Group.Name] !== undefined) assignmentRule(ctx, at, end)
-    else if (m[Group.Url] !== undefined) urlPasswordRule(ctx, at)
-    else if (m[Group.Jwt] !== undefined) jwtRule(ctx, at)
-    else if (m[Group.Scheme] !== undefined) schemeCredentialRule(ctx, at, end)
-    else if (m[Group.Authorization] !== undefined) authorizationHeaderRule(ctx, at, end)
-    else if (m[Group.Pem] !== undefined) privateKeyRule(ctx, at)
-    else if (m[Group.UserFlag] !== undefined) userFlagRule(ctx, at, end)
+    current = { at: m.index, end: m.index + m[0].length, group: groupOf(m) }
+    dispatch(ctx, current)
   }
   exactRule(ctx, secrets)
-  return ctx.findings
+  while (refused.length > 0 && findings.length > 0) {
+    const ends = new Set(mergeSpans(findings).map((s) => s.end))
+    const retry = refused.filter((t) => ends.has(t.at) && !maskedEnds.has(t.at))
+    if (retry.length === 0) break
+    maskedEnds = new Set([...maskedEnds, ...retry.map((t) => t.at)])
+    refused = refused.filter((t) => !maskedEnds.has(t.at))
+    for (const t of retry) {
+      current = t
+      dispatch(ctx, t)
+    }
+  }
+  return findings
 }

@@ -42,14 +42,14 @@ const lineOf = (text: string, index: number): number => {
   return line
 }
 
+/** Secrets known by their shape or value: never a placeholder, and the better name for a span. */
+const isShapeKind = (f: Finding): boolean => f.kind === "token" || f.kind === "jwt" || f.kind === "exact"
+
 /** The first finding of `text` that is not a placeholder, if any. */
 export const firstSecret = (text: string, secrets: ExactSecrets = NO_SECRETS): Finding | undefined =>
   [...scan(text, false, secrets)]
-    .sort((a, b) => a.start - b.start)
-    .find((f) => {
-      if (f.kind === "token" || f.kind === "jwt" || f.kind === "exact") return true
-      return !isPlaceholder(text.slice(f.start, f.end), f.quoted, holdsSecretShape)
-    })
+    .sort((a, b) => a.start - b.start || Number(isShapeKind(b)) - Number(isShapeKind(a)))
+    .find((f) => isShapeKind(f) || !isPlaceholder(text.slice(f.start, f.end), f.quoted, holdsSecretShape))
 
 /**
  * Null when `text` (the file `fileName` of a skill push) holds no secret-shaped value that is not a

@@ -117,9 +117,14 @@ export const isEnvReference = (v: string): boolean => {
   return (name === name.toUpperCase() || name === name.toLowerCase()) && !holdsKnownPrefix(name)
 }
 
-/** A template expression: `{{ secrets.HF_TOKEN }}`, `${{ env.X }}`, or a format field `{token}`. */
+/**
+ * A template expression: `{{ secrets.HF_TOKEN }}`, `${{ env.X }}`, a format field `{token}`, or a
+ * property path interpolated (`${session.token}`; a bare `${Name}` is an environment variable and
+ * must be in one case, see `isEnvReference`).
+ */
 export const isTemplateReference = (v: string): boolean =>
-  /^\$?\{\{[^{}]*\}\}$/.test(v) || /^\{[a-z_][a-z0-9_.]*\}$/.test(v)
+  /^\$?\{\{[^{}]*\}\}$/.test(v) || /^\{[a-z_][a-z0-9_.]*\}$/.test(v) ||
+  /^\$\{[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+\}$/.test(v)
 
 /** Empty, already masked (or stars), or a reference to a variable: nothing to hide. */
 export const isMaskOrReference = (v: string): boolean =>

@@ -5,8 +5,9 @@
  * and judged by `isSecretName`; the value by `valueAt` / `isInertValue`.
  */
 import type { ScanContext } from "../findings.ts"
-import { isSecretName } from "../names.ts"
+import { secretNameStrength } from "../names.ts"
 import { isInertValue, valueAt } from "../values.ts"
+import { isCodeValue, isDeclared } from "./codeValues.ts"
 
 /** A name longer than this is not a name (a base64 blob, a minified line). */
 const MAX_NAME = 128
@@ -60,7 +61,8 @@ export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number)
   let nameStart = left
   while (text[nameStart] === "-" || text[nameStart] === ".") nameStart++
   const name = text.slice(nameStart, right)
-  if (!isSecretName(name)) return
+  const strength = secretNameStrength(name)
+  if (strength === undefined) return
   const flag = nameStart - left >= 2 && text[left] === "-"
   const valueStart = afterSeparator(text, right, flag)
   if (valueStart < 0) return
@@ -68,9 +70,28 @@ export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number)
   if (value === undefined) return
   const v = text.slice(value.start, value.end)
   if (isInertValue(v, value.quoted)) return
-  const spaced = flag && text[valueStart - 1] !== "=" && text[valueStart - 1] !== ":"
-  if (spaced && !value.quoted && (v.startsWith("-") || PROSE_WORDS.has(v.toLowerCase()))) return
-  ctx.findings.push({ start: value.start, end: value.end, kind: spaced ? "flag" : "assignment", quoted: value.quoted, detail: name })
+  const separator = separatorBefore(text, valueStart)
+  if (separator === "") {
+    // `--name value`: prose says "pass --token to the tool".
+    if (!value.quoted && (v.startsWith("-") || PROSE_WORDS.has(v.toLowerCase()))) return
+  } else {
+    const colon = separator === ":"
+    const spaced = isBlank(text[valueStart - 1]) || (!colon && isBlank(text[valueStart - 2]))
+    const declared = (colon || spaced) && isDeclared(text, left)
+    const after = skipBlanks(text, value.end + (value.quoted ? 1 : 0))
+    const rest = /^[^\r\n]{0,4}/.exec(text.slice(after, after + 4))![0]
+    if (isCodeValue(v, value.quoted, { name, strength, declared, colon, spaced, rest })) return
+  }
+  ctx.findings.push({ start: value.start, end: value.end, kind: separator === "" ? "flag" : "assignment", quoted: value.quoted, detail: name })
+}
+
+/** The separator (`=` or `:`) just before `valueStart` and its blanks, or "" for `--name value`. */
+const separatorBefore = (text: string, valueStart: number): string => {
+  let i = valueStart
+  while (i > 0 && isBlank(text[i - 1])) i--
+  // Skip an opening quote of the value, then look at the separator itself.
+  const c = text[i - 1]
+  return c === "=" || c === ":" ? c : ""
 }
 
 /** curl's `-u user:password` / `--user user:password` (the trigger is the flag). */
@@ -80,7 +101,8 @@ export const userFlagRule = (ctx: ScanContext, at: number, triggerEnd: number): 
   const valueStart = text[triggerEnd] === "=" ? triggerEnd + 1 : skipBlanks(text, triggerEnd)
   if (valueStart === triggerEnd) return
   const value = valueAt(text, valueStart)
-  if (value === undefined) return
+  // `user:password` is one plain word (or a quoted one); a `{`, `[` or `$` starts something else.
+  if (value === undefined || /[{[$]/.test(text[value.start]!)) return
   const colon = text.indexOf(":", value.start)
   if (colon < 0 || colon >= value.end - 1) return
   const password = text.slice(colon + 1, value.end)

@@ -3,18 +3,23 @@
  * after its scheme (`Bearer`, `Basic`, `Token`, any other), and a `Bearer …` / `Basic …` credential
  * standing anywhere (a log line, a curl command).
  *
- * Prose uses the same words ("Bearer token", "Basic usage", "the Authorization header"), so a
- * credential must look opaque unless it runs to the live edge: a digit, a symbol, mixed case, or
- * 24 characters or more. A plain word is left alone.
+ * Prose and examples use the same words ("Bearer token", "Basic usage", "Bearer your_token_here",
+ * "Bearer myToken"), so a credential must look opaque unless it runs to the live edge: a digit, one
+ * of `+/=.~`, mixed case that is not camelCase words, or 24 characters or more. A word, words
+ * joined by `_`/`-`, and a template (`${key}`, `{token}`) are left alone.
  */
 import type { ScanContext } from "../findings.ts"
 import { isInertValue, templateEnd, valueAt } from "../values.ts"
 
-const isLetterOrDigit = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9]/.test(c)
+const isLetterOrDigit = (c: string): boolean => /[A-Za-z0-9]/.test(c)
 
 /** True for a credential that is no plain word. */
 export const isOpaque = (v: string): boolean =>
-  v.length >= 24 || /[0-9+/=_~<>${}*%]/.test(v) || (/[A-Z]/.test(v.slice(1)) && /[a-z]/.test(v))
+  v.length >= 24 || /[0-9+/=.~]/.test(v) ||
+  (/[A-Z]/.test(v.slice(1)) && /[a-z]/.test(v) && !/^[A-Za-z][a-z]+(?:[A-Z][a-z]+)*$/.test(v.replace(/^\$/, "")))
+
+/** A template interpolation (`${input.key}`, `{token}`, `${fn(...)}`): code naming the credential. */
+const TEMPLATE = /^(?:\$\{|\{[^{}]+\}$)/
 
 const skipBlanks = (text: string, i: number, end: number): number => {
   while (i < end && (text[i] === " " || text[i] === "\t")) i++
@@ -40,14 +45,14 @@ const report = (ctx: ScanContext, start: number, end: number, quoted: boolean, d
   if (end <= start) return
   const v = ctx.text.slice(start, end)
   const toTheEnd = ctx.liveEdge && end === ctx.text.length
-  if (isInertValue(v, quoted) || !(toTheEnd || isOpaque(v))) return
+  if (isInertValue(v, quoted) || TEMPLATE.test(v) || !(toTheEnd || isOpaque(v))) return
   ctx.findings.push({ start, end, kind: "authorization", quoted, detail })
 }
 
 /** `Authorization: <scheme> <credential>` (trigger: the word `authorization`, any case). */
 export const authorizationHeaderRule = (ctx: ScanContext, at: number, triggerEnd: number): void => {
   const { text } = ctx
-  if (isLetterOrDigit(text[at - 1])) return
+  if (!ctx.startsWord(at, isLetterOrDigit)) return
   let i = triggerEnd
   if (text.startsWith('\\"', i) || text.startsWith("\\'", i)) i += 2
   else if (text[i] === '"' || text[i] === "'") i++
@@ -76,7 +81,7 @@ const TOKEN68 = /[A-Za-z0-9._~+/=-]/
 /** `Bearer <credential>` / `Basic <credential>` anywhere (trigger: the scheme word, any case). */
 export const schemeCredentialRule = (ctx: ScanContext, at: number, triggerEnd: number): void => {
   const { text } = ctx
-  if (isLetterOrDigit(text[at - 1])) return
+  if (!ctx.startsWord(at, isLetterOrDigit)) return
   const start = skipBlanks(text, triggerEnd, text.length)
   if (start === triggerEnd) return
   let end = start

@@ -49,7 +49,7 @@ const runEnd = (text: string, i: number): number => {
  */
 export const jwtRule = (ctx: ScanContext, at: number): void => {
   const { text } = ctx
-  if (!text.startsWith("eyJ", at) || B64URL.test(text[at - 1] ?? "") || text[at - 1] === ".") return
+  if (!text.startsWith("eyJ", at) || !ctx.startsWord(at, (c) => c === "." || B64URL.test(c))) return
   let end = runEnd(text, at)
   const headerLength = end - at
   let parts = 1

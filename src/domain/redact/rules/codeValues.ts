@@ -1,0 +1,84 @@
+/**
+ * Values of secret-shaped names that are code naming a value, not the value: they reveal nothing
+ * and are left as written. Source code is full of them (`token: string`, `const token = raw`,
+ * `{ progressToken: token }`, `content_key: DELETE_CONTENT_KEY`), and masking them would make the
+ * redactor's output unreadable for no gain. A value is code when it is unquoted and:
+ *
+ * - an identifier in a declaration (`const`, `let`, `readonly`, ... or a parameter after `(`);
+ * - an identifier followed by an operator (`token ?? ""`, `d = {`);
+ * - an identifier that is itself a secret-shaped variable name of two or more words
+ *   (`accessToken`, `DELETE_CONTENT_KEY`), or the name's own last word (`{ token: token }`);
+ * - after `:`, a capitalised type name followed by `)`, `,`, `=`, `|`, `&`, `;`, `>`, `[`, `<`, `{`,
+ *   or ending the line in a declaration (`secret: Buffer)`, `readonly secrets: ExactSecrets`);
+ * - in a declaration, a regex literal (`/…/`).
+ *
+ * A weak name (`*_KEY`, `KEY`, `*PASS`) in a declaration or written `NAME = value` with blanks
+ * keeps its value unless the value looks random (a digit among letters, mixed case, or
+ * 24 characters that are not words): `ERROR_META_KEY = "agent-bridge/error"` is a map key.
+ */
+import type { NameStrength } from "../names.ts"
+import { nameWords, secretNameStrength } from "../names.ts"
+
+export interface AssignmentContext {
+  /** The bare name (`HF_TOKEN`, `config.apiKey`). */
+  readonly name: string
+  readonly strength: NameStrength
+  /** The name is declared in code: after `const`, `let`, `readonly`, ..., or a `(`. */
+  readonly declared: boolean
+  /** Written `NAME: value`. */
+  readonly colon: boolean
+  /** Blanks around the `=` or after the `:`. */
+  readonly spaced: boolean
+  /** The text after the value and the blanks after it, up to the end of its line (a few characters). */
+  readonly rest: string
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
+const TYPE_NAME = /^[A-Z][A-Za-z]*$/
+const AFTER_TYPE = new Set([")", ",", "=", "|", "&", ";", ">", "[", "<", "{"])
+/** An expression goes on: `token ?? ""`, `d = {`, `a || b`, `x === y`, `a + b`, `c ? d : e`. */
+const OPERATOR = /^(?:\?\?|\|\||&&|[=!]==?|=\s|[+*%]\s|\?\s)/
+// Not `export`, `declare`, `local`: shell writes `export TOKEN=value`.
+const DECLARATION = /(?:^|[\s(])(?:const|let|var|readonly|private|public|protected|static|val|def)\s+$/
+
+/**
+ * True when the text just before the name (on its line) declares it in code: a keyword or a `(`.
+ * The caller also requires `NAME: value` or `NAME = value` with blanks, since shell writes
+ * `readonly TOKEN=value` and `(TOKEN=value cmd)`.
+ */
+export const isDeclared = (text: string, nameStart: number): boolean => {
+  let i = nameStart
+  while (i > 0 && (text[i - 1] === " " || text[i - 1] === "\t")) i--
+  if (text[i - 1] === "(") return true
+  const lineStart = text.lastIndexOf("\n", nameStart - 1) + 1
+  return DECLARATION.test(text.slice(Math.max(lineStart, nameStart - 40), nameStart))
+}
+
+/** A digit among letters, mixed case inside, or 24 characters that are not words. */
+export const looksRandom = (v: string): boolean =>
+  (/\d/.test(v) && /[A-Za-z]/.test(v)) ||
+  (/[A-Z]/.test(v.slice(1)) && /[a-z]/.test(v) && !/^[A-Za-z][a-z]+(?:[A-Z][a-z]+)*$/.test(v)) ||
+  (v.length >= 24 && !/^[a-z]+(?:[-_/. ][a-z]+)*$/i.test(v))
+
+const isVariableName = (v: string, ctx: AssignmentContext): boolean => {
+  const words = nameWords(v)
+  if (words.length >= 2 && secretNameStrength(v) !== undefined) return true
+  const own = nameWords(ctx.name)
+  return words.length === 1 && words[0] === own[own.length - 1]
+}
+
+/**
+ * True when the unquoted or quoted value `v` is code in this context (see the module comment).
+ * `NAME=value` with no blanks is how shell, env files, query strings and flags write a value: there
+ * nothing is taken for code (`HF_TOKEN=Your_Key`, `TOKEN=abc&&run`).
+ */
+export const isCodeValue = (v: string, quoted: boolean, ctx: AssignmentContext): boolean => {
+  if (!ctx.colon && !ctx.spaced) return false
+  if (ctx.strength === "weak" && (ctx.declared || !ctx.colon) && !looksRandom(v)) return true
+  if (quoted || v.startsWith("$")) return false
+  if (ctx.declared && v.startsWith("/")) return true
+  if (!IDENTIFIER.test(v)) return false
+  if (ctx.declared || OPERATOR.test(ctx.rest) || isVariableName(v, ctx)) return true
+  const next = ctx.rest[0] ?? ""
+  return ctx.colon && TYPE_NAME.test(v) && (AFTER_TYPE.has(next) || (next === "" && ctx.declared))
+}
