@@ -75,7 +75,7 @@ const readBody = (request: HttpServerRequest.HttpServerRequest) =>
     const length = Number(request.headers["content-length"] ?? "0")
     if (length > BODY_LIMIT) return { tooLarge: true, body: undefined as unknown }
     const text = yield* request.text.pipe(Effect.option)
-    if (text._tag === "None") return { tooLarge: true, body: undefined as unknown }
+    if (text._tag === "None" || Buffer.byteLength(text.value) > BODY_LIMIT) return { tooLarge: true, body: undefined as unknown }
     if (text.value.trim() === "") return { tooLarge: false, body: null as unknown }
     try {
       return { tooLarge: false, body: JSON.parse(text.value) as unknown }

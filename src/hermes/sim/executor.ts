@@ -174,7 +174,9 @@ export const executeRun = (ctx: ExecutorContext, run: SimRun, plan: Plan): Effec
             return "settled"
           case "Complete":
             yield* finishAnswer
-            yield* checkStop
+            // Hermes settles the run a moment after the answer is written; a steer arriving in
+            // between comes back as `pending_steer`.
+            yield* pace
             yield* settle("completed")
             return "settled"
         }

@@ -1,0 +1,76 @@
+/** The follower's bookkeeping: replay de-duplication and the events it synthesises from a status. */
+import { describe, expect, it } from "vitest"
+import type { HermesEvent, HermesRunStatus } from "../../src/hermes/client/HermesClient.ts"
+import { FollowTracker, GONE_ERROR } from "../../src/hermes/client/follow.ts"
+
+const ev = (id: number | null, event: string, data: Record<string, unknown> = {}): HermesEvent => ({ id, event, data: { event, ...data } })
+const status = (over: Partial<HermesRunStatus>): HermesRunStatus => ({
+  runId: "run_1", status: "running", output: null, usage: null, error: null, approval: null, clarification: null, ...over
+})
+
+describe("FollowTracker", () => {
+  it("drops frames at or below the last id (a replay) and records the newest id", () => {
+    const t = new FollowTracker("run_1", 3)
+    expect(t.accept(ev(2, "message.delta"))).toBe(false)
+    expect(t.accept(ev(3, "message.delta"))).toBe(false)
+    expect(t.accept(ev(4, "message.delta", { delta: "a" }))).toBe(true)
+    expect(t.lastId).toBe(4)
+    expect(t.accept(ev(null, "message.delta", { delta: "b" }))).toBe(true)
+    expect(t.text).toBe("ab")
+  })
+
+  it("is done after any terminal event", () => {
+    for (const name of ["run.completed", "run.failed", "run.cancelled", "run.interrupted"]) {
+      const t = new FollowTracker("run_1", null)
+      t.accept(ev(null, name))
+      expect(t.done).toBe(true)
+    }
+  })
+
+  it("synthesises a completed run with the full output, after the missed tail of the text", () => {
+    const t = new FollowTracker("run_1", null, () => 1_000_000)
+    t.accept(ev(null, "message.delta", { delta: "Hello, " }))
+    const out = t.fromStatus(status({ status: "completed", output: "Hello, world", usage: { total_tokens: 3 }, pendingSteer: "later" }))
+    expect(out.map((e) => [e.id, e.event])).toEqual([[null, "message.delta"], [null, "run.completed"]])
+    expect(out[0]?.data).toMatchObject({ delta: "world", synthetic: true, run_id: "run_1", timestamp: 1000 })
+    expect(out[1]?.data).toMatchObject({ output: "Hello, world", usage: { total_tokens: 3 }, pending_steer: "later" })
+    expect(t.done).toBe(true)
+  })
+
+  it("sends no tail when the streamed text is not a prefix of the output", () => {
+    const t = new FollowTracker("run_1", null)
+    t.accept(ev(null, "message.delta", { delta: "something else" }))
+    expect(t.fromStatus(status({ status: "completed", output: "Hello" })).map((e) => e.event)).toEqual(["run.completed"])
+  })
+
+  it("synthesises failed, cancelled and interrupted with Hermes's error", () => {
+    expect(new FollowTracker("r", null).fromStatus(status({ status: "failed", error: "boom" }))[0]?.data).toMatchObject({ event: "run.failed", error: "boom" })
+    expect(new FollowTracker("r", null).fromStatus(status({ status: "cancelled" }))[0]?.event).toBe("run.cancelled")
+    expect(new FollowTracker("r", null).fromStatus(status({ status: "interrupted", error: "The gateway restarted before this run settled." }))[0]?.data)
+      .toMatchObject({ event: "run.interrupted", error: "The gateway restarted before this run settled." })
+  })
+
+  it("synthesises a pending approval or clarification once per request id", () => {
+    const t = new FollowTracker("r", null)
+    const approval = { request_id: "a".repeat(32), command: "rm -rf x", description: "delete", choices: ["once", "deny"] }
+    const waiting = status({ status: "waiting_for_approval", approval })
+    expect(t.fromStatus(waiting).map((e) => e.event)).toEqual(["approval.request"])
+    expect(t.fromStatus(waiting)).toEqual([])
+    const clarification = { clarify_id: "c".repeat(32), question: "Which?", choices: ["a", "b"], multi_select: false }
+    const asked = t.fromStatus(status({ status: "waiting_for_clarification", clarification }))
+    expect(asked.map((e) => e.data)).toEqual([expect.objectContaining({ event: "clarify.request", clarify_id: "c".repeat(32), question: "Which?" })])
+    expect(t.done).toBe(false)
+  })
+
+  it("does not re-announce a request already seen on the stream", () => {
+    const t = new FollowTracker("r", null)
+    t.accept(ev(5, "approval.request", { request_id: "x" }))
+    expect(t.fromStatus(status({ status: "waiting_for_approval", approval: { request_id: "x", command: "", description: "", choices: [] } }))).toEqual([])
+  })
+
+  it("a run Hermes no longer knows ends interrupted, saying so", () => {
+    const t = new FollowTracker("r", null)
+    expect(t.gone().data).toMatchObject({ event: "run.interrupted", error: GONE_ERROR, synthetic: true })
+    expect(t.done).toBe(true)
+  })
+})
