@@ -1,10 +1,14 @@
 /** JSON error bodies of the HTTP surfaces: `{"error":{"code","message"}}`. */
 import { HttpServerResponse } from "@effect/platform"
+import { AuthForbidden, errorCode, errorStatus } from "../../domain/errors.ts"
 
 export const jsonError = (status: number, code: string, message: string) =>
   HttpServerResponse.unsafeJson({ error: { code, message } }, { status })
 
-export const forbidden = (message = "a valid bridge key or the admin key is required") =>
-  jsonError(403, "auth.forbidden", message)
+/** `auth.forbidden`, with its code and status from the error table like every other error. */
+export const forbidden = (message = "a valid bridge key or the admin key is required") => {
+  const e = new AuthForbidden({ message })
+  return jsonError(errorStatus(e), errorCode(e), e.message)
+}
 
 export const notFound = () => jsonError(404, "not_found", "no such path")
