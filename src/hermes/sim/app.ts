@@ -11,7 +11,7 @@ import * as H from "./handlers.ts"
 import { defaultCode, fail } from "./respond.ts"
 import type { SimRun } from "./run.ts"
 import type { Plan } from "./script.ts"
-import type { SimFault, SimRoute, SimState } from "./state.ts"
+import type { RecordedRequest, SimFault, SimRoute, SimState } from "./state.ts"
 
 export interface ListenerSpec {
   /** Profiles this listener serves. */
@@ -97,7 +97,8 @@ export const makeApp = (env: AppEnv, listener: ListenerSpec) =>
       profile = listener.served.includes(name) && name !== "default" ? name : null
       path = prefixed[2] ?? "/"
     }
-    state.record({ method: request.method, path: url.pathname, profile, headers: { ...request.headers }, at: Date.now() })
+    const recorded: RecordedRequest = { method: request.method, path: url.pathname, profile, headers: { ...request.headers }, body: undefined, at: Date.now() }
+    state.record(recorded)
     // Hermes's CORS middleware refuses an Origin outside its allowlist with a bare 403.
     if (request.headers["origin"] !== undefined) return HttpServerResponse.empty({ status: 403 })
     const found = match(request.method, path, state.options.clarify)
@@ -116,6 +117,7 @@ export const makeApp = (env: AppEnv, listener: ListenerSpec) =>
     }
     const { tooLarge, body } = request.method === "POST" ? yield* readBody(request) : { tooLarge: false, body: null }
     if (tooLarge) return yield* fail(413, "request_too_large", "Request body exceeds 10 MB")
+    recorded.body = body
     const ctx: H.HandlerContext = { state, profile, request, spawn: env.spawn, cut, body }
     const runId = found.runId ?? ""
     switch (found.route) {

@@ -39,6 +39,8 @@ export interface RecordedRequest {
   readonly profile: string | null
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string>>
+  /** The parsed JSON body of a POST that got as far as being read. */
+  body: unknown
   readonly at: number
 }
 
