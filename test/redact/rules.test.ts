@@ -1,6 +1,7 @@
 /** Each rule family with inputs that are just masked and just left alone. */
 import { describe, expect, it } from "vitest"
 import { isSecretName } from "../../src/domain/redact/names.ts"
+import { KNOWN_PREFIXES } from "../../src/domain/redact/prefixes.ts"
 import { makeRedaction, MASK } from "../../src/domain/redact/redact.ts"
 
 const r = makeRedaction([])
@@ -185,5 +186,14 @@ describe("segments", () => {
     const far = "export HF_TOKEN=x" + " ".repeat(8192)
     expect(r.segments(["abc"], { before: "HF_TOKEN=x" })).toEqual([`${M}`])
     expect(r.segments(["abc"], { before: far.slice(0, 17) + "y".repeat(8192) })).toEqual(["abc"])
+  })
+})
+
+describe("trigger coverage", () => {
+  it("finds every known prefix", () => {
+    for (const k of KNOWN_PREFIXES) {
+      const body = Array.from({ length: k.min }, (_, i) => ["A", "1", "b"].filter((c) => k.body.test(c))[i % 2] ?? "A").join("")
+      expect(r.text(`x ${k.prefix}${body} y`, false), k.prefix).toBe(`x ${M} y`)
+    }
   })
 })

@@ -87,5 +87,18 @@ export const secretNameStrength = (rawName: string): NameStrength | undefined =>
   return last === "key" && words.length >= 2 && !isKeyNameNotSecret(joined) ? "weak" : undefined
 }
 
+/** Names recur (`token`, `apiKey`): their strength is remembered, up to a bound. */
+const memo = new Map<string, NameStrength | undefined>()
+const MEMO_SIZE = 4096
+
+/** `secretNameStrength`, remembered. */
+export const secretNameStrengthCached = (name: string): NameStrength | undefined => {
+  if (memo.has(name)) return memo.get(name)
+  if (memo.size >= MEMO_SIZE) memo.clear()
+  const strength = secretNameStrength(name)
+  memo.set(name, strength)
+  return strength
+}
+
 /** True when `name` is secret-shaped (see `secretNameStrength`). */
 export const isSecretName = (name: string): boolean => secretNameStrength(name) !== undefined

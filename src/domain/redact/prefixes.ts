@@ -48,12 +48,6 @@ export const KNOWN_PREFIXES: ReadonlyArray<KnownPrefix> = [
   { prefix: "AIza", body: ALNUM_DASH_UNDERSCORE, min: 30, label: "a Google API key" }
 ]
 
-/**
- * Regex source (for a case-insensitive trigger regex) that finds every place a known prefix may
- * start; the exact, case-sensitive check is `tokenAt`.
- */
-export const PREFIX_TRIGGER_SOURCE = "hal0bk_|github_pat_|api_org_|hf_|sk[-_]|rk_live_|gh[pousr]_|glpat-|xox[abprs]-|xapp-|akia|asia|aiza"
-
 const isWordChar = (c: number): boolean =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
 

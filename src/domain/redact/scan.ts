@@ -13,28 +13,25 @@
 import type { ExactSecrets } from "./exact.ts"
 import { exactRule } from "./exact.ts"
 import type { Finding, ScanContext } from "./findings.ts"
-import { isAlnum, PREFIX_TRIGGER_SOURCE, tokenAt } from "./prefixes.ts"
+import { isAlnum, tokenAt } from "./prefixes.ts"
 import { mergeSpans } from "./ranges.ts"
 import { assignmentRule, userFlagRule } from "./rules/assignments.ts"
 import { authorizationHeaderRule, schemeCredentialRule } from "./rules/authorization.ts"
 import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
 
-/** Capture groups of the trigger regex, in order. */
-const TRIGGER = new RegExp(
-  [
-    `(${PREFIX_TRIGGER_SOURCE})`,
-    "(eyj)",
-    "(-----begin )",
-    "(://)",
-    "(token|secret|pass|key)",
-    "(bearer|basic)",
-    "(authorization)",
-    "(--user|-u)(?=[ \\t=])"
-  ].join("|"),
-  "gi"
-)
+/**
+ * Every place a secret can start, written as a trie on the first character (V8 runs that far faster
+ * than a flat alternation). Case-insensitive; the rules check case where it matters. The known
+ * prefixes here must cover `KNOWN_PREFIXES` (a test checks it).
+ */
+export const TRIGGER_SOURCE = [
+  "a(?:pi_org_|kia|sia|iza|uthorization)", "b(?:earer|asic)", "eyj", "g(?:ithub_pat_|h[pousr]_|lpat-)",
+  "h(?:al0bk_|f_)", "key", "pass", "rk_live_", "s(?:k[-_]|ecret)", "token", "x(?:ox[abprs]-|app-)", "://",
+  "-(?:----begin |-user(?=[ \\t=])|u(?=[ \\t=]))"
+].join("|")
+const TRIGGER = new RegExp(TRIGGER_SOURCE, "gi")
 
-const enum Group { Prefix = 1, Jwt, Pem, Url, Name, Scheme, Authorization, UserFlag }
+const enum Group { Prefix, Jwt, Pem, Url, Name, Scheme, Authorization, UserFlag }
 
 interface Trigger {
   readonly at: number
@@ -42,9 +39,18 @@ interface Trigger {
   readonly group: Group
 }
 
-const groupOf = (m: RegExpExecArray): Group => {
-  for (let g = Group.Prefix; g <= Group.UserFlag; g++) if (m[g] !== undefined) return g
-  return Group.UserFlag
+/** Which rule a trigger match is for, from its first character (and length where two share one). */
+const groupOf = (m: string): Group => {
+  switch (m.charCodeAt(0) | 0x20) {
+    case 0x61: return m.length === 13 ? Group.Authorization : Group.Prefix // a
+    case 0x62: return Group.Scheme // b
+    case 0x65: return Group.Jwt // e
+    case 0x6b: case 0x70: case 0x74: return Group.Name // k, p, t
+    case 0x73: return m.length === 6 ? Group.Name : Group.Prefix // s: secret, sk-
+    case 0x3a: return Group.Url // :
+    case 0x2d: return m.length === 11 ? Group.Pem : Group.UserFlag // -
+    default: return Group.Prefix // g, h, r, x
+  }
 }
 
 const knownToken = (ctx: ScanContext, at: number): void => {
@@ -83,7 +89,7 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): Re
   }
   const trigger = new RegExp(TRIGGER)
   for (let m = trigger.exec(text); m !== null; m = trigger.exec(text)) {
-    current = { at: m.index, end: m.index + m[0].length, group: groupOf(m) }
+    current = { at: m.index, end: m.index + m[0].length, group: groupOf(m[0]) }
     dispatch(ctx, current)
   }
   exactRule(ctx, secrets)

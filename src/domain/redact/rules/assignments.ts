@@ -5,7 +5,7 @@
  * and judged by `isSecretName`; the value by `valueAt` / `isInertValue`.
  */
 import type { ScanContext } from "../findings.ts"
-import { secretNameStrength } from "../names.ts"
+import { secretNameStrengthCached as secretNameStrength } from "../names.ts"
 import { isInertValue, valueAt } from "../values.ts"
 import { isCodeValue, isDeclared } from "./codeValues.ts"
 
@@ -60,12 +60,13 @@ export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number)
   while (right > triggerEnd && (text[right - 1] === "." || text[right - 1] === "-")) right--
   let nameStart = left
   while (text[nameStart] === "-" || text[nameStart] === ".") nameStart++
+  const flag = nameStart - left >= 2 && text[left] === "-"
+  // The separator is the cheaper test: most trigger words are not names given a value.
+  const valueStart = afterSeparator(text, right, flag)
+  if (valueStart < 0) return
   const name = text.slice(nameStart, right)
   const strength = secretNameStrength(name)
   if (strength === undefined) return
-  const flag = nameStart - left >= 2 && text[left] === "-"
-  const valueStart = afterSeparator(text, right, flag)
-  if (valueStart < 0) return
   const value = valueAt(text, valueStart)
   if (value === undefined) return
   const v = text.slice(value.start, value.end)
