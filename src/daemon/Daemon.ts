@@ -10,6 +10,7 @@ import { createServer } from "node:http"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { httpApp } from "../edge/http/app.ts"
+import { InboxWebLive } from "../edge/inbox/InboxWeb.ts"
 import { makeCatalog } from "../edge/mcp/catalog/clientCatalog.ts"
 import { McpSessions } from "../edge/mcp/McpSessions.ts"
 import type { HermesClient } from "../hermes/client/HermesClient.ts"
@@ -81,6 +82,8 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
   )
   const serving = HttpServer.serve(httpApp).pipe(
     Layer.provideMerge(McpSessions.make<ToolEnv>(catalog)),
+    // The inbox page's sessions and admin-key check (needs Auth from the services).
+    Layer.provideMerge(InboxWebLive()),
     Layer.provideMerge(listener(config)),
     Layer.provideMerge(servicesLayer(config, options))
   )

@@ -10,6 +10,7 @@ import { Auth } from "../../services/Auth.ts"
 import type { CallerShape } from "../../services/Caller.ts"
 import type { ServerKind } from "../mcp/catalog.ts"
 import { McpSessions } from "../mcp/McpSessions.ts"
+import { inboxApp, isInboxPath } from "../inbox/routes.ts"
 import { healthReport } from "./health.ts"
 import { hostAllowed } from "./hostGuard.ts"
 import { forbidden, jsonError, notFound } from "./responses.ts"
@@ -39,6 +40,9 @@ export const httpApp = Effect.gen(function* () {
     const report = yield* healthReport
     return HttpServerResponse.unsafeJson(report, { status: report.ready ? 200 : 503 })
   }
+
+  // The operator's inbox page (src/edge/inbox): its own sign-in with the admin key, sessions and CSRF.
+  if (isInboxPath(path)) return yield* inboxApp(path)
 
   if (path === "/mcp/agents" || path.startsWith("/mcp/agents/") || path === "/mcp/memory" || path.startsWith("/mcp/memory/")) {
     const kind: ServerKind = path.startsWith("/mcp/agents") ? "agents" : "memory"

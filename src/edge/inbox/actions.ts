@@ -20,10 +20,16 @@ const SIGNIN_FORM_TTL = "1 hour"
 
 const crossSite = () => textResponse("refused: this form must be sent from the inbox page itself", 403)
 
-/** The sign-in page with a fresh form token (and its cookie). */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/
+
+/**
+ * The sign-in page and its form token (and cookie). A token the browser already holds is kept, so
+ * a refusal in one tab does not turn the sign-in form open in another tab stale.
+ */
 export const signInResponse = (notice: SignInNotice | null, status = 200) =>
-  Effect.sync(() => {
-    const token = newToken()
+  Effect.map(HttpServerRequest.HttpServerRequest, (req) => {
+    const held = cookie(req, SIGNIN_COOKIE)
+    const token = held !== undefined && TOKEN_SHAPE.test(held) ? held : newToken()
     return withCookie(htmlResponse(signInPage(token, notice), status), SIGNIN_COOKIE, token, SIGNIN_FORM_TTL)
   })
 

@@ -29,7 +29,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "x-frame-options": "DENY",
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  // Not "no-referrer": under it a browser sends `Origin: null` with the page's own form posts,
+  // which the same-origin check must refuse. "same-origin" still tells other sites nothing.
+  "referrer-policy": "same-origin",
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin"
 }

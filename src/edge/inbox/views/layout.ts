@@ -47,7 +47,7 @@ export const page = (spec: PageSpec): Html => html`<html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${spec.title} · agent-bridge inbox</title>
 <link rel="stylesheet" href="/inbox/static/inbox.css">
 ${spec.signedIn === null ? "" : html`<script src="/inbox/static/inbox.js" defer></script>`}

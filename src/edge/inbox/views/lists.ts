@@ -12,7 +12,7 @@ const reviewLink = (row: InboxRow) =>
 
 /** After a decision: which row, and what happened to it (looked up, never echoed from the URL). */
 export const decidedNotice = (row: InboxRow): Html =>
-  html`<p class="notice" role="status">${stateLabel(row)}: ${subject(row)} <span class="muted">(from ${row.client}, <a href="${rowHref(row.id)}">${row.id}</a>)</span></p>`
+  html`<p class="notice" role="status">${stateLabel(row)}: ${subject(row)} <span class="muted">· from ${row.client} · <a href="${rowHref(row.id)}">${row.id}</a></span></p>`
 
 export const pendingPage = (chrome: SignedInChrome, rows: ReadonlyArray<InboxRow>, now: number, notice: Html | null): Html =>
   page({

@@ -1,0 +1,96 @@
+/**
+ * The inbox page inside the whole daemon over real HTTP: routed after the Host guard, refused
+ * without a session, and a skill pushed with `agent_skill_put` over MCP approved through the page
+ * lands on disk.
+ */
+import * as fs from "node:fs"
+import * as http from "node:http"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { connectMcp, startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
+import { hermesDouble } from "../support/hermesDouble.ts"
+
+/** A raw GET, so the Host header can be set (fetch forbids it). */
+const rawGet = (url: string, host: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const u = new URL(url)
+    http
+      .get({ host: u.hostname, port: u.port, path: u.pathname, headers: { host } }, (res) => {
+        let data = ""
+        res.on("data", (c) => (data += c))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data }))
+      })
+      .on("error", reject)
+  })
+
+/** fetch with a cookie jar and no redirect following. */
+const makeClient = (base: string) => {
+  const jar = new Map<string, string>()
+  const send = async (method: string, p: string, form?: Record<string, string>) => {
+    const res = await fetch(`${base}${p}`, {
+      method,
+      redirect: "manual",
+      headers: {
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+        ...(form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: base })
+      },
+      ...(form === undefined ? {} : { body: new URLSearchParams(form).toString() })
+    })
+    for (const c of res.headers.getSetCookie()) {
+      const [pair = ""] = c.split(";")
+      const [name = "", value = ""] = pair.split("=")
+      if (value === "") jar.delete(name)
+      else jar.set(name, value)
+    }
+    return { status: res.status, location: res.headers.get("location"), headers: res.headers, body: await res.text() }
+  }
+  const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? ""
+  return { send, csrfOf }
+}
+
+describe("the inbox page in the daemon", () => {
+  let daemon: TestDaemon
+  beforeAll(async () => {
+    daemon = await startDaemon(testConfig(), hermesDouble())
+  })
+  afterAll(async () => daemon.close())
+
+  it("is behind the Host guard", async () => {
+    const r = await rawGet(`${daemon.url}/inbox/signin`, "evil.example")
+    expect(r.status).toBe(403)
+    expect(r.body).toContain("auth.forbidden")
+  })
+
+  it("refuses everything without a session, even with a bearer key", async () => {
+    const res = await fetch(`${daemon.url}/inbox`, { redirect: "manual", headers: { authorization: `Bearer ${daemon.adminKey}` } })
+    expect(res.status).toBe(303)
+    expect(res.headers.get("location")).toBe("/inbox/signin")
+    expect(res.headers.get("x-frame-options")).toBe("DENY")
+    expect((await fetch(`${daemon.url}/inbox/events`)).status).toBe(403)
+  })
+
+  it("approves a skill pushed over MCP, and the skill is written", async () => {
+    const key = await daemon.addClient("laptop")
+    const mcp = await connectMcp(daemon.url, key)
+    const md = "---\nname: e2e-skill\ndescription: Written through the inbox page.\n---\n# Steps\n"
+    const put = await mcp.callTool({ name: "agent_skill_put", arguments: { name: "e2e-skill", skill_md: md, files: { "notes.md": "hello\n" } } })
+    const queued = (put as { structuredContent?: { approval_id?: string } }).structuredContent
+    const id = queued?.approval_id ?? ""
+    expect(id).toMatch(/^apr_/)
+    await mcp.close()
+
+    const c = makeClient(daemon.url)
+    const form = await c.send("GET", "/inbox/signin")
+    expect((await c.send("POST", "/inbox/signin", { csrf: c.csrfOf(form.body), key: daemon.adminKey })).status).toBe(303)
+    const list = await c.send("GET", "/inbox")
+    expect(list.body).toContain("e2e-skill")
+    expect(list.body).toContain("<td>laptop</td>")
+    const card = await c.send("GET", `/inbox/rows/${id}`)
+    expect(card.body).toContain("Written through the inbox page.")
+    const approved = await c.send("POST", `/inbox/rows/${id}`, { csrf: c.csrfOf(card.body), decision: "approve" })
+    expect(approved.status).toBe(303)
+    const dir = path.join(daemon.config.dropinDir, "e2e-skill")
+    expect(fs.readFileSync(path.join(dir, "SKILL.md"), "utf8")).toBe(md)
+    expect(fs.readFileSync(path.join(dir, "notes.md"), "utf8")).toBe("hello\n")
+  })
+})
