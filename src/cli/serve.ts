@@ -5,7 +5,9 @@
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option } from "effect"
+import * as path from "node:path"
 import type { ResolvedConfig } from "../config/load.ts"
+import { ADMIN_KEY_FILE } from "../services/Auth.ts"
 import { daemonLayer } from "../daemon/Daemon.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
 import { loggingLayer } from "../daemon/logging.ts"
@@ -21,6 +23,7 @@ const banner = (config: ResolvedConfig, simulatorUrl: string | null) =>
         `  health:       ${address}/healthz`,
         `  inbox:        ${address}/inbox`,
         `  data dir:     ${config.dataDir}`,
+        `  admin key:    ${config.bridge.admin_key === undefined ? path.join(config.dataDir, ADMIN_KEY_FILE) : "bridge.admin_key in the config"} (signs in to /inbox)`,
         `  config:       ${config.source ?? "(none: defaults and AGENT_BRIDGE_* environment)"}`,
         simulatorUrl !== null
           ? `  Hermes:       built-in simulator at ${simulatorUrl} (no Hermes configured; set hermes.url to use a real one)`

@@ -127,8 +127,8 @@ describe("client setup snippets", () => {
     expect(text).toContain("Hermes (~/.hermes/config.yaml, then /reload-mcp):\n  mcp_servers:\n    agent_bridge:\n")
   })
 
-  it("docs/CONNECT.md shows exactly the generated snippets", () => {
-    const doc = fs.readFileSync(path.resolve(import.meta.dirname, "../../docs/CONNECT.md"), "utf8")
+  it.each(["docs/CONNECT.md", "README.md"])("%s shows exactly the generated snippets", (file) => {
+    const doc = fs.readFileSync(path.resolve(import.meta.dirname, "../..", file), "utf8")
     expect(doc).toContain(`\`\`\`sh\n${claudeCodeCommands(DOC_EXAMPLE).join("\n")}\n\`\`\``)
     expect(doc).toContain(`\`\`\`toml\n${codexToml(DOC_EXAMPLE)}\`\`\``)
     expect(doc).toContain(`\`\`\`yaml\n${hermesYaml(DOC_EXAMPLE)}\`\`\``)
