@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sha256Hex } from "../../src/domain/skills/card.ts"
 import { connectMcp, startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
 import { type Browser, launchChromium, screenshot, skipBrowserTests } from "./chromium.ts"
+import { makeClient } from "./fetchClient.ts"
 
 const STEP_TIMEOUT = 60_000
 /** How long the page may take to show a change pushed elsewhere (its event stream polls every second). */
@@ -145,6 +146,24 @@ describe.skipIf(skipBrowserTests())("the inbox in Chromium", () => {
     await screenshot(p, "08-history")
   }, STEP_TIMEOUT)
 
+  it("drops a row decided elsewhere from the open page without a reload", async () => {
+    const p = page()
+    await p.goto(url("/inbox"))
+    await p.evaluate(() => { (window as unknown as { notReloaded: boolean }).notReloaded = true })
+    const queued = structured<{ approval_id: string }>(
+      await mcp.callTool({ name: "agent_skill_put", arguments: { name: "elsewhere", skill_md: skillMd("elsewhere", "Decided in another session.", "# Steps\n") } })
+    )
+    const row = p.locator(`tr[data-row="${queued.approval_id}"]`)
+    await row.waitFor({ timeout: LIVE_WAIT_MS })
+    const other = makeClient(daemon.url)
+    expect((await other.signIn(daemon.adminKey)).status).toBe(303)
+    expect((await other.decide(queued.approval_id, "deny")).status).toBe(303)
+    await row.waitFor({ state: "detached", timeout: LIVE_WAIT_MS })
+    expect(await p.locator("#pending-count").textContent()).toBe("0")
+    expect(await p.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true)
+    await screenshot(p, "09-decided-elsewhere")
+  }, STEP_TIMEOUT)
+
   it("answers a run approval, and the run continues to the end", async () => {
     const p = page()
     await p.goto(url("/inbox"))
@@ -154,14 +173,14 @@ describe.skipIf(skipBrowserTests())("the inbox in Chromium", () => {
     const row = p.locator("tr[data-row]", { hasText: "Run approval" })
     await row.waitFor({ timeout: LIVE_WAIT_MS })
     expect(await row.textContent()).toContain("laptop")
-    await screenshot(p, "09-run-approval-arrived")
+    await screenshot(p, "10-run-approval-arrived")
     await row.getByRole("link", { name: /Review/ }).click()
     const main = (await p.locator("main").textContent()) ?? ""
     expect(main).toContain(run.run_id)
     expect(main).toContain("recursive delete")
     expect(main).toContain("laptop")
     expect(await p.getByRole("button", { name: "Approve once" }).count()).toBe(1)
-    await screenshot(p, "10-run-approval-card")
+    await screenshot(p, "11-run-approval-card")
     await p.getByRole("button", { name: "Approve once" }).click()
     await p.waitForURL((u) => u.pathname === "/inbox" && u.searchParams.has("decided"))
     expect(await p.getByRole("status").filter({ hasText: "Approved (once)" }).count()).toBe(1)
@@ -171,7 +190,7 @@ describe.skipIf(skipBrowserTests())("the inbox in Chromium", () => {
     )
     expect(done.status).toBe("completed")
     expect(done.output).toContain("after approval")
-    await screenshot(p, "11-run-approved")
+    await screenshot(p, "12-run-approved")
   }, STEP_TIMEOUT)
 
   it("signs out, and the inbox is closed again", async () => {
@@ -181,6 +200,6 @@ describe.skipIf(skipBrowserTests())("the inbox in Chromium", () => {
     expect(await p.getByText("You are signed out.").count()).toBe(1)
     await p.goto(url("/inbox/history"))
     expect(new URL(p.url()).pathname).toBe("/inbox/signin")
-    await screenshot(p, "12-signed-out")
+    await screenshot(p, "13-signed-out")
   }, STEP_TIMEOUT)
 })

@@ -9,6 +9,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectMcp, startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
 import { hermesDouble } from "../support/hermesDouble.ts"
+import { makeClient } from "./fetchClient.ts"
 
 /** A raw GET, so the Host header can be set (fetch forbids it). */
 const rawGet = (url: string, host: string) =>
@@ -22,31 +23,6 @@ const rawGet = (url: string, host: string) =>
       })
       .on("error", reject)
   })
-
-/** fetch with a cookie jar and no redirect following. */
-const makeClient = (base: string) => {
-  const jar = new Map<string, string>()
-  const send = async (method: string, p: string, form?: Record<string, string>) => {
-    const res = await fetch(`${base}${p}`, {
-      method,
-      redirect: "manual",
-      headers: {
-        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
-        ...(form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: base })
-      },
-      ...(form === undefined ? {} : { body: new URLSearchParams(form).toString() })
-    })
-    for (const c of res.headers.getSetCookie()) {
-      const [pair = ""] = c.split(";")
-      const [name = "", value = ""] = pair.split("=")
-      if (value === "") jar.delete(name)
-      else jar.set(name, value)
-    }
-    return { status: res.status, location: res.headers.get("location"), headers: res.headers, body: await res.text() }
-  }
-  const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? ""
-  return { send, csrfOf }
-}
 
 describe("the inbox page in the daemon", () => {
   let daemon: TestDaemon
@@ -80,8 +56,7 @@ describe("the inbox page in the daemon", () => {
     await mcp.close()
 
     const c = makeClient(daemon.url)
-    const form = await c.send("GET", "/inbox/signin")
-    expect((await c.send("POST", "/inbox/signin", { csrf: c.csrfOf(form.body), key: daemon.adminKey })).status).toBe(303)
+    expect((await c.signIn(daemon.adminKey)).status).toBe(303)
     const list = await c.send("GET", "/inbox")
     expect(list.body).toContain("e2e-skill")
     expect(list.body).toContain("<td>laptop</td>")

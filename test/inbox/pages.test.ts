@@ -321,6 +321,7 @@ describe("assets and odd requests", () => {
       expect(js.headers.get("content-type")).toBe("text/javascript; charset=utf-8")
       expect(js.body).toContain("EventSource")
       expect(js.headers.get("x-frame-options")).toBe("DENY")
+      expect((yield* b.call("GET", "/inbox/static/favicon.svg")).headers.get("content-type")).toBe("image/svg+xml")
       expect((yield* b.call("GET", "/inbox/static/../../admin.key")).status).toBe(404)
       expect((yield* b.call("GET", "/inbox/static/other.js")).status).toBe(404)
     }).pipe(Effect.provide(h.layer))
@@ -335,6 +336,7 @@ describe("assets and odd requests", () => {
       expect(put.status).toBe(405)
       expect(put.headers.get("allow")).toBe("GET")
       expect((yield* b.call("GET", "/inbox/signout")).status).toBe(405)
+      expect((yield* b.call("DELETE", "/inbox/rows/apr_x")).headers.get("allow")).toBe("GET, POST")
       const body = `csrf=${"a".repeat(20_000)}`
       const big = yield* b.call("POST", "/inbox/signin", { body, headers: { "content-length": String(body.length) } })
       expect(big.status).toBe(413)

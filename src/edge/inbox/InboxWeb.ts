@@ -40,7 +40,8 @@ const KEY_MAX_CHARS = 512
 
 const ASSET_TYPES: Record<string, string> = {
   "inbox.css": "text/css; charset=utf-8",
-  "inbox.js": "text/javascript; charset=utf-8"
+  "inbox.js": "text/javascript; charset=utf-8",
+  "favicon.svg": "image/svg+xml"
 }
 
 const loadAssets = Effect.sync(() =>

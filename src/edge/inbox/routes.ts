@@ -101,8 +101,7 @@ export const inboxApp = (path: string): Effect.Effect<Response, never, InboxRequ
     const req = yield* HttpServerRequest.HttpServerRequest
     const handlers = route(path)
     if (handlers === null) return textResponse("no such page", 404)
-    const method = req.method === "HEAD" ? "GET" : req.method
-    const handler = method === "GET" ? handlers.GET : method === "POST" ? handlers.POST : undefined
+    const handler = req.method === "GET" ? handlers.GET : req.method === "POST" ? handlers.POST : undefined
     if (handler === undefined) return methodNotAllowed(Object.keys(handlers).join(", "))
     return yield* handler
   }).pipe(

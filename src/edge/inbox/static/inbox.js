@@ -60,7 +60,8 @@
           location.assign(res.url);
           return null;
         }
-        return res.ok || res.status >= 400 ? res.text() : null;
+        // Error pages (a row gone, a failure) are pages too: show whatever the server says now.
+        return res.text();
       })
       .then(function (text) {
         if (text !== null) swap(new DOMParser().parseFromString(text, "text/html"));

@@ -49,6 +49,7 @@ export const page = (spec: PageSpec): Html => html`<html lang="en">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${spec.title} · agent-bridge inbox</title>
+<link rel="icon" href="/inbox/static/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/inbox/static/inbox.css">
 ${spec.signedIn === null ? "" : html`<script src="/inbox/static/inbox.js" defer></script>`}
 </head>

@@ -25,6 +25,7 @@ ${n === null ? "" : html`<p class="${n.cls}" role="${n.cls === "error" ? "alert"
 <p>The inbox is for the operator of this box. Sign in with the admin key: it is in <code>admin.key</code> in the bridge's data directory, unless <code>bridge.admin_key</code> is configured.</p>
 <form method="post" action="/inbox/signin">
   <input type="hidden" name="csrf" value="${formToken}">
+  <input type="text" name="username" value="admin" autocomplete="username" hidden>
   <label for="key">Admin key</label>
   <input type="password" id="key" name="key" autocomplete="current-password" required autofocus spellcheck="false">
   <button type="submit">Sign in</button>
