@@ -94,7 +94,7 @@ describe("ledger", () => {
         expect(c.end_byte - c.start_byte).toBeLessThanOrEqual(OUTPUT_CHUNK_BYTES)
         if (i > 0) expect(c.start_byte).toBe(chunks[i - 1]!.end_byte)
       }
-      const slice = yield* ledger.outputSlice("r1", 30_000, 50_000)
+      const slice = yield* ledger.outputSlice("r1", 30_000, 50_000, rec.outputBytes)
       expect(slice.base).toBeLessThanOrEqual(30_000)
       expect(slice.base + slice.bytes.length).toBeGreaterThanOrEqual(50_000)
       expect(Buffer.from(slice.bytes).equals(Buffer.from(utf8(text).subarray(slice.base, slice.base + slice.bytes.length)))).toBe(true)

@@ -125,8 +125,8 @@ export interface LedgerShape {
   readonly eventsAfter: (runId: string, afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>, LedgerError>
   /** Events with seq < beforeSeq, newest first, at most `limit`. */
   readonly eventsBefore: (runId: string, beforeSeq: number, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>, LedgerError>
-  /** The stored output bytes overlapping [from, to), widened to whole stored chunks. */
-  readonly outputSlice: (runId: string, from: number, to: number) => Effect.Effect<OutputSlice, LedgerError>
+  /** The stored output bytes overlapping [from, to), widened to whole stored chunks (`total` as given). */
+  readonly outputSlice: (runId: string, from: number, to: number, total: number) => Effect.Effect<OutputSlice, LedgerError>
   /** Deletes runs that ended before `endedBefore` (ms), with their events and output. Returns how many. */
   readonly sweep: (endedBefore: number) => Effect.Effect<number, LedgerError>
 }

@@ -271,15 +271,19 @@ export const makeLedgerSql = Effect.gen(function* () {
       sql<EventRow>`SELECT seq, type, at, data FROM run_events WHERE run_id = ${runId} AND seq < ${beforeSeq}
           ORDER BY seq DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toEvent)), Effect.mapError(fail("eventsBefore"))),
 
-    outputSlice: (runId, from, to) =>
-      Effect.gen(function* () {
-        const rows = yield* sql<{ start_byte: number; text: string }>`SELECT start_byte, text FROM run_output
-            WHERE run_id = ${runId} AND start_byte > ${from - OUTPUT_CHUNK_BYTES} AND start_byte < ${to} AND end_byte > ${from}
-            ORDER BY start_byte`
-        const total = yield* sql<{ output_bytes: number }>`SELECT output_bytes FROM runs WHERE run_id = ${runId}`
-        const text = rows.map((r) => r.text).join("")
-        return { base: rows[0]?.start_byte ?? 0, bytes: utf8(text), total: total[0]?.output_bytes ?? 0 }
-      }).pipe(Effect.mapError(fail("outputSlice"))),
+    outputSlice: (runId, from, to, total) =>
+      // Chunks come back as bytes (no re-encoding); a chunk never exceeds OUTPUT_CHUNK_BYTES, which
+      // bounds the range scan on the primary key.
+      sql<{ start_byte: number; bytes: Uint8Array }>`SELECT start_byte, CAST(text AS BLOB) AS bytes FROM run_output
+          WHERE run_id = ${runId} AND start_byte > ${from - OUTPUT_CHUNK_BYTES} AND start_byte < ${to} AND end_byte > ${from}
+          ORDER BY start_byte`.pipe(
+        Effect.map((rows) => ({
+          base: rows[0]?.start_byte ?? 0,
+          bytes: rows.length === 1 ? rows[0]!.bytes : Buffer.concat(rows.map((r) => r.bytes)),
+          total
+        })),
+        Effect.mapError(fail("outputSlice"))
+      ),
 
     sweep: (endedBefore) =>
       Effect.gen(function* () {

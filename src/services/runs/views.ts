@@ -104,7 +104,7 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
       const { fields, truncated } = yield* base(r)
       const slice = r.outputBytes === 0 || offset >= r.outputBytes
         ? { base: 0, bytes: new Uint8Array(), total: r.outputBytes }
-        : yield* ledger.outputSlice(r.runId, Math.max(0, offset - CONTEXT_BYTES), offset + WINDOW_BYTES + CONTEXT_BYTES)
+        : yield* ledger.outputSlice(r.runId, Math.max(0, offset - CONTEXT_BYTES), offset + WINDOW_BYTES + CONTEXT_BYTES, r.outputBytes)
       const w = outputWindow(slice, offset)
       const liveEdge = !isTerminal(r.status) && w.nextOffset === null
       const output = hasNoOutput(r) ? null : (redactor.segments([w.text], { before: w.before, after: w.after, liveEdge })[0] ?? "")

@@ -1,0 +1,302 @@
+/**
+ * Run-service benchmark (issue 5). Run: `npx tsx scripts/bench-runs.ts` (options: `--runs 500`,
+ * `--deltas 200`, `--calls 2000`). Each phase runs in its own child process, so CPU and peak RSS are
+ * its own, and every figure is a ratio against a baseline measured in the same run:
+ *
+ * - status:  p50/p99 of `agent_run_status` vs a no-op tool on the same MCP server (real HTTP).
+ * - stream:  500 concurrent runs × 200 deltas through the bridge (follower → ledger → views) vs the
+ *            same streams read straight from the simulator with the HermesClient; wall, CPU, peak RSS,
+ *            and events lost (text the bridge stored vs what the simulator produced; must be 0).
+ * - idle:    RSS per live run: 500 runs parked on an approval, followed by the bridge vs followed
+ *            directly; the difference is what the bridge itself holds per live run.
+ *
+ * The simulator runs in the same process as what it feeds in both arms of each comparison.
+ */
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Context, Effect, Either, Exit, Layer, ManagedRuntime, Schedule, Schema, Stream } from "effect"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import { createServer } from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as v8 from "node:v8"
+import * as vm from "node:vm"
+import { AppConfig } from "../src/config/AppConfig.ts"
+import { loadConfig, type ResolvedConfig } from "../src/config/load.ts"
+import { servicesLayer, type ToolEnv } from "../src/daemon/Daemon.ts"
+import { httpApp } from "../src/edge/http/app.ts"
+import { InboxWebLive } from "../src/edge/inbox/InboxWeb.ts"
+import { makeCatalog } from "../src/edge/mcp/catalog/clientCatalog.ts"
+import { McpSessions } from "../src/edge/mcp/McpSessions.ts"
+import { memoryTools } from "../src/edge/mcp/memory-tools/index.ts"
+import { agentTools } from "../src/edge/mcp/tools/index.ts"
+import { defineTool } from "../src/edge/mcp/ToolDef.ts"
+import { HermesClient } from "../src/hermes/client/HermesClient.ts"
+import { SimulatedHermes, Simulator } from "../src/hermes/sim/layer.ts"
+import { Auth } from "../src/services/Auth.ts"
+import { Caller } from "../src/services/Caller.ts"
+import { InboxServices } from "../src/services/inbox/teachServices.ts"
+import { Lifecycle } from "../src/services/Lifecycle.ts"
+import { Progress } from "../src/services/Progress.ts"
+import { Redactor } from "../src/services/Redactor.ts"
+import { LedgerSqlLive } from "../src/services/runs/LedgerSql.ts"
+import { makeRuns } from "../src/services/runs/RunsLive.ts"
+import { DbLive } from "../src/storage/Db.ts"
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback
+}
+const RUNS = arg("runs", 500)
+const DELTAS = arg("deltas", 200)
+const CALLS = arg("calls", 2000)
+
+v8.setFlagsFromString("--expose-gc")
+const gc = vm.runInNewContext("gc") as () => void
+const settle = () => Effect.promise(async () => {
+  for (let i = 0; i < 3; i++) {
+    gc()
+    await new Promise((r) => setTimeout(r, 50))
+  }
+})
+
+const tempConfig = (extra: Record<string, string> = {}): ResolvedConfig => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-runs-"))
+  const loaded = loadConfig({
+    env: {
+      AGENT_BRIDGE_BRIDGE_DATA_DIR: path.join(dir, "data"),
+      AGENT_BRIDGE_BRIDGE_PORT: "0",
+      AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: "1000",
+      ...extra
+    },
+    cwd: dir
+  })
+  if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
+  return loaded.right
+}
+
+/** Samples RSS every 10 ms while `body` runs; returns its wall time, CPU time and peak RSS. */
+const measured = <A, E, R>(body: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    let peak = process.memoryUsage().rss
+    const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 10)
+    const cpu0 = process.cpuUsage()
+    const t0 = performance.now()
+    const value = yield* body.pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer))))
+    const cpu = process.cpuUsage(cpu0)
+    return { value, wallMs: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, peakRssMb: Math.max(peak, process.memoryUsage().rss) / 2 ** 20 }
+  })
+
+const simOptions = { maxConcurrentRuns: 100_000, keepaliveMs: 60_000 }
+
+/** The run service in this process over the simulator, as the daemon composes it (file database). */
+const bridgeServices = (config: ResolvedConfig) =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const hermesContext = yield* Layer.buildWithScope(SimulatedHermes(simOptions), scope)
+    const base = Layer.mergeAll(AppConfig.layer(config), Redactor.Default, Lifecycle.Ready, Layer.succeed(HermesClient, Context.get(hermesContext, HermesClient)))
+    const deps = Layer.mergeAll(LedgerSqlLive, InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbLive(config.dataDir)))
+    const context = yield* Layer.buildWithScope(deps, scope)
+    const made = yield* makeRuns.pipe(Effect.provide(context))
+    return { ...made, sim: Context.get(hermesContext, Simulator) }
+  })
+
+const asBench = <A, E, R>(e: Effect.Effect<A, E, R>) =>
+  e.pipe(Effect.provideService(Caller, Caller.client("bench")), Effect.provideService(Progress, { enabled: false, report: () => Effect.void }))
+
+const input = (i: number) => `[sim:deltas=${DELTAS}] task ${i}`
+
+const streamBridge = Effect.gen(function* () {
+  const b = yield* bridgeServices(tempConfig())
+  yield* settle()
+  const m = yield* measured(
+    Effect.forEach(Array.from({ length: RUNS }, (_, i) => i), (i) =>
+      asBench(Effect.flatMap(b.runs.start({ agent: "hermes", input: input(i) }), (v) => b.runs.wait(v.run_id, 600))),
+      { concurrency: "unbounded" })
+  )
+  // Lost = runs whose stored text differs from what the simulator produced, or that did not complete.
+  let lost = 0
+  const simRuns = [...b.sim.state.runs.values()]
+  for (const view of m.value) {
+    const page = yield* asBench(b.runs.events(view.run_id, 0, 500))
+    const text = page.events.filter((e) => e.type === "message.text").map((e) => e.data["text"]).join("")
+    const sim = simRuns.find((r) => r.input === input(Number(view.input_preview.split(" ").at(-1))))
+    if (view.status !== "completed" || sim === undefined || text !== sim.output || view.output !== sim.output) lost += 1
+  }
+  return { wallMs: m.wallMs, cpuMs: m.cpuMs, peakRssMb: m.peakRssMb, runsWithLoss: lost, runs: m.value.length }
+}).pipe(Effect.scoped)
+
+const streamDirect = Effect.gen(function* () {
+  const scope = yield* Effect.scope
+  const ctx = yield* Layer.buildWithScope(SimulatedHermes(simOptions), scope)
+  const hermes = Context.get(ctx, HermesClient)
+  const sim = Context.get(ctx, Simulator)
+  const profile = yield* hermes.profile("hermes")
+  yield* settle()
+  const m = yield* measured(
+    Effect.forEach(Array.from({ length: RUNS }, (_, i) => i), (i) =>
+      Effect.gen(function* () {
+        const started = yield* hermes.start(profile, { input: input(i) })
+        let text = ""
+        let ended = false
+        yield* hermes.follow(profile, started.hermesRunId).pipe(
+          Stream.runForEach((e) => Effect.sync(() => {
+            if (e.event === "message.delta") text += String(e.data["delta"] ?? "")
+            if (e.event === "run.completed") ended = true
+          }))
+        )
+        return { id: started.hermesRunId, text, ended }
+      }),
+      { concurrency: "unbounded" })
+  )
+  let lost = 0
+  for (const r of m.value) if (!r.ended || (yield* sim.findRun(r.id)).pipe((o) => o._tag === "None" || o.value.output !== r.text)) lost += 1
+  return { wallMs: m.wallMs, cpuMs: m.cpuMs, peakRssMb: m.peakRssMb, runsWithLoss: lost, runs: m.value.length }
+}).pipe(Effect.scoped)
+
+/** Runs parked on an approval: what holding them live costs, bridge-followed vs directly followed. */
+const idle = (through: "bridge" | "direct") =>
+  Effect.gen(function* () {
+    const parked = (i: number) => `[sim:approval] parked ${i}`
+    if (through === "bridge") {
+      const b = yield* bridgeServices(tempConfig())
+      yield* settle()
+      const before = process.memoryUsage()
+      yield* Effect.forEach(Array.from({ length: RUNS }, (_, i) => i), (i) => asBench(b.runs.start({ agent: "hermes", input: parked(i) })), { concurrency: 50 })
+      // Every follower has recorded its approval request: all are live, waiting.
+      yield* asBench(b.runs.list({ limit: 200, status: "running" })).pipe(
+        Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (l) => l.runs.length === 0 }),
+        Effect.zipRight(Effect.sleep("500 millis"))
+      )
+      yield* settle()
+      const after = process.memoryUsage()
+      return { rssPerRunKb: (after.rss - before.rss) / RUNS / 1024, heapPerRunKb: (after.heapUsed - before.heapUsed) / RUNS / 1024, followed: yield* b.supervisor.size }
+    }
+    const scope = yield* Effect.scope
+    const ctx = yield* Layer.buildWithScope(SimulatedHermes(simOptions), scope)
+    const hermes = Context.get(ctx, HermesClient)
+    const profile = yield* hermes.profile("hermes")
+    yield* settle()
+    const before = process.memoryUsage()
+    let waiting = 0
+    yield* Effect.forEach(Array.from({ length: RUNS }, (_, i) => i), (i) =>
+      Effect.gen(function* () {
+        const started = yield* hermes.start(profile, { input: parked(i) })
+        yield* hermes.follow(profile, started.hermesRunId).pipe(
+          Stream.runForEach((e) => Effect.sync(() => { if (e.event === "approval.request") waiting += 1 })),
+          Effect.forkScoped
+        )
+      }), { concurrency: 50 })
+    yield* Effect.sync(() => waiting).pipe(
+      Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (n) => n === RUNS }),
+      Effect.zipRight(Effect.sleep("500 millis"))
+    )
+    yield* settle()
+    const after = process.memoryUsage()
+    return { rssPerRunKb: (after.rss - before.rss) / RUNS / 1024, heapPerRunKb: (after.heapUsed - before.heapUsed) / RUNS / 1024, followed: waiting }
+  }).pipe(Effect.scoped)
+
+/** A tool that does nothing: the baseline for one MCP round trip through the same edge. */
+const noopTool = defineTool({
+  name: "bench_noop",
+  description: "Does nothing (benchmark baseline).",
+  input: Schema.Struct({ run_id: Schema.String }),
+  output: Schema.Struct({ ok: Schema.Boolean }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  handler: () => Effect.succeed({ ok: true })
+})
+
+const statusLatency = Effect.gen(function* () {
+  const config = tempConfig()
+  const catalog = makeCatalog(config.clients, memoryTools, [...agentTools, noopTool])
+  const markReady = Layer.scopedDiscard(Effect.flatMap(Lifecycle, (l) => l.set("ready")))
+  const daemon = markReady.pipe(
+    Layer.provideMerge(HttpServer.serve(httpApp).pipe(
+      Layer.provideMerge(McpSessions.make<ToolEnv>(catalog)),
+      Layer.provideMerge(InboxWebLive()),
+      Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 })),
+      Layer.provideMerge(servicesLayer(config))
+    ))
+  )
+  const runtime = ManagedRuntime.make(daemon)
+  const port = yield* Effect.promise(() => runtime.runPromise(HttpServer.addressWith((a) => Effect.succeed(a._tag === "TcpAddress" ? a.port : 0))))
+  const auth = yield* Effect.promise(() => runtime.runPromise(Auth))
+  const key = yield* Effect.promise(() => Effect.runPromise(Effect.map(auth.addClient("bench", ["agents"]), (r) => r.key)))
+  const client = new Client({ name: "bench", version: "0" })
+  yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp/agents/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } }
+  })))
+  const call = (name: string, args: Record<string, unknown>) => Effect.promise(() => client.callTool({ name, arguments: args }))
+  const started = (yield* call("agent_run", { agent: "hermes", input: "[sim:outputBytes=20k] bench", wait_s: 30 })) as { structuredContent?: { run_id?: string } }
+  const runId = started.structuredContent?.run_id ?? ""
+  const time = (name: string, args: Record<string, unknown>) =>
+    Effect.gen(function* () {
+      const t0 = performance.now()
+      const r = (yield* call(name, args)) as { isError?: boolean }
+      if (r.isError === true) return yield* Effect.dieMessage(`${name} failed: ${JSON.stringify(r)}`)
+      return performance.now() - t0
+    })
+  for (let i = 0; i < 200; i++) { yield* time("bench_noop", { run_id: runId }); yield* time("agent_run_status", { run_id: runId }) }
+  const noop: Array<number> = []
+  const status: Array<number> = []
+  for (let i = 0; i < CALLS; i++) {
+    noop.push(yield* time("bench_noop", { run_id: runId }))
+    status.push(yield* time("agent_run_status", { run_id: runId }))
+  }
+  yield* Effect.promise(() => client.close())
+  yield* Effect.promise(() => runtime.dispose())
+  const pct = (xs: Array<number>, p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
+  return { noopP50: pct(noop, 0.5), noopP99: pct(noop, 0.99), statusP50: pct(status, 0.5), statusP99: pct(status, 0.99) }
+})
+
+const phases: Record<string, Effect.Effect<unknown, unknown>> = {
+  status: statusLatency,
+  "stream-direct": streamDirect,
+  "stream-bridge": streamBridge,
+  "idle-direct": idle("direct"),
+  "idle-bridge": idle("bridge")
+}
+
+const runPhase = (name: string): any => {
+  const self = fileURLToPath(import.meta.url)
+  const child = spawnSync(process.execPath, [...process.execArgv, self, name, ...process.argv.slice(2)], {
+    encoding: "utf8",
+    maxBuffer: 64 * 2 ** 20,
+    env: { ...process.env, EFFECT_LOG_LEVEL: "None" }
+  })
+  const line = child.stdout.trim().split("\n").reverse().find((l) => l.startsWith("{"))
+  if (child.status !== 0 || line === undefined) {
+    process.stderr.write(child.stderr.slice(-4000))
+    throw new Error(`phase ${name} failed (exit ${child.status})`)
+  }
+  return JSON.parse(line)
+}
+
+const phase = process.argv[2]
+if (phase !== undefined && phase in phases) {
+  const exit = await Effect.runPromiseExit(phases[phase]!)
+  if (Exit.isFailure(exit)) {
+    process.stderr.write(String(exit.cause))
+    process.exit(1)
+  }
+  process.stdout.write(`${JSON.stringify(exit.value)}\n`)
+  process.exit(0)
+} else {
+  const f = (n: number, d = 1) => n.toFixed(d)
+  console.log(`bench-runs: ${RUNS} runs × ${DELTAS} deltas, ${CALLS} status calls (node ${process.version}, ${os.cpus().length} cores)`)
+  const s = runPhase("status")
+  console.log(`status   agent_run_status p50 ${f(s.statusP50, 2)} ms  p99 ${f(s.statusP99, 2)} ms | no-op p50 ${f(s.noopP50, 2)} ms  p99 ${f(s.noopP99, 2)} ms | ratio p50 ${f(s.statusP50 / s.noopP50, 2)}×  p99 ${f(s.statusP99 / s.noopP99, 2)}×  (goal ≤ 1.3×)`)
+  const d = runPhase("stream-direct")
+  const b = runPhase("stream-bridge")
+  console.log(`stream   direct: wall ${f(d.wallMs, 0)} ms  cpu ${f(d.cpuMs, 0)} ms  peak RSS ${f(d.peakRssMb)} MiB  runs with loss ${d.runsWithLoss}/${d.runs}`)
+  console.log(`         bridge: wall ${f(b.wallMs, 0)} ms  cpu ${f(b.cpuMs, 0)} ms  peak RSS ${f(b.peakRssMb)} MiB  runs with loss ${b.runsWithLoss}/${b.runs}`)
+  console.log(`         ratio:  wall ${f(b.wallMs / d.wallMs, 2)}×  cpu ${f(b.cpuMs / d.cpuMs, 2)}×  peak RSS ${f(b.peakRssMb / d.peakRssMb, 2)}×  (goal ≤ 1.5×); events lost ${b.runsWithLoss} (goal 0)`)
+  const id = runPhase("idle-direct")
+  const ib = runPhase("idle-bridge")
+  console.log(`idle     ${RUNS} live runs: direct ${f(id.rssPerRunKb)} KiB RSS/run (heap ${f(id.heapPerRunKb)}), bridge ${f(ib.rssPerRunKb)} KiB RSS/run (heap ${f(ib.heapPerRunKb)}), followed ${ib.followed}`)
+  console.log(`         bridge's own cost per live run: ${f(ib.rssPerRunKb - id.rssPerRunKb)} KiB RSS, ${f(ib.heapPerRunKb - id.heapPerRunKb)} KiB heap (goal ≤ 64 KiB)`)
+}
