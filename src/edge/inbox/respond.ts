@@ -4,7 +4,7 @@
  */
 import { HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { HttpIncomingMessage } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Data, Effect, Option } from "effect"
 import { Inbox, type InboxRow } from "../../services/Inbox.ts"
 import { sha256Hex } from "../../domain/skills/card.ts"
 import { documentText, type Html } from "./html.ts"
@@ -48,9 +48,8 @@ export const currentSession = Effect.gen(function* () {
 /** Forms here are a token and a word or two; anything bigger is refused before it is read. */
 const FORM_MAX_BYTES = 16 * 1024
 
-export class FormTooLarge {
-  readonly _tag = "FormTooLarge"
-}
+/** The form body was too big (or could not be read at all). */
+export class FormTooLarge extends Data.TaggedError("FormTooLarge")<{}> {}
 
 /** The urlencoded body as name → first value. */
 export const readForm = Effect.gen(function* () {

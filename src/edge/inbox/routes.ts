@@ -16,7 +16,7 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { errorText, isBridgeError } from "../../domain/errors.ts"
+import { type BridgeError, errorStatus, errorText } from "../../domain/errors.ts"
 import type { Inbox } from "../../services/Inbox.ts"
 import type { SkillStore } from "../../services/skills/SkillStore.ts"
 import type { Redactor } from "../../services/Redactor.ts"
@@ -24,14 +24,14 @@ import { decideRow, signIn, signInResponse, signOut } from "./actions.ts"
 import { eventsResponse } from "./events.ts"
 import { InboxWeb } from "./InboxWeb.ts"
 import { historyPageResponse, pendingPageResponse, rowPageResponse } from "./pages.ts"
-import { currentSession, methodNotAllowed, queryParam, type Response, seeOther, type SignedIn, textResponse } from "./respond.ts"
+import { currentSession, type FormTooLarge, methodNotAllowed, queryParam, type Response, seeOther, type SignedIn, textResponse } from "./respond.ts"
 import { SESSION_COOKIE, withoutCookie, withSecurityHeaders } from "./security.ts"
 
 export type InboxRequirements = HttpServerRequest.HttpServerRequest | Inbox | SkillStore | Redactor | InboxWeb
 
 export const isInboxPath = (path: string): boolean => path === "/inbox" || path.startsWith("/inbox/")
 
-type Handler = Effect.Effect<Response, unknown, InboxRequirements>
+type Handler = Effect.Effect<Response, BridgeError | FormTooLarge, InboxRequirements>
 
 /** A page that needs a session: without one, off to the sign-in form (saying why, if a session ended). */
 const page = (render: (signedIn: SignedIn) => Handler): Handler =>
@@ -105,11 +105,9 @@ export const inboxApp = (path: string): Effect.Effect<Response, never, InboxRequ
     if (handler === undefined) return methodNotAllowed(Object.keys(handlers).join(", "))
     return yield* handler
   }).pipe(
-    Effect.catchAll((e) => {
-      if (typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "FormTooLarge") {
-        return Effect.succeed(textResponse("refused: the form could not be read (forms here are small urlencoded bodies, at most 16 KiB)", 413))
-      }
-      const text = isBridgeError(e) ? errorText(e) : "bridge.internal: the inbox page failed; see the bridge log"
-      return Effect.as(Effect.logError("inbox page failed", e), textResponse(text, 500))
-    })
+    Effect.catchTag("FormTooLarge", () =>
+      Effect.succeed(textResponse("refused: the form could not be read (forms here are small urlencoded bodies, at most 16 KiB)", 413))
+    ),
+    // The Inbox already logged an internal failure under its incident id, which is all the page shows.
+    Effect.catchAll((e) => Effect.as(Effect.logWarning("inbox page failed", errorText(e)), textResponse(errorText(e), errorStatus(e))))
   )
