@@ -143,6 +143,21 @@ describe("runs against the simulator", () => {
       expect((yield* alice(second.runs.start({ agent: "hermes", input, idempotency_key: "job-1" }))).run_id).toBe(view.run_id)
     }).pipe(Effect.provide(DbMemory), Effect.scoped))
 
+  it.live("an old-generation run resumed after a bridge restart (status polling) stores only the missing text", () =>
+    Effect.gen(function* () {
+      const h = yield* simHarness({ sim: { generation: "old" } })
+      const input = "[sim:deltas=60,slow=1500ms] steady work"
+      const view = yield* alice(h.runs.start({ agent: "hermes", input }))
+      yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => (v.output ?? "").length > 10, "some output")
+      const second = yield* h.rebuild
+      const done = yield* alice(second.runs.wait(view.run_id, 60))
+      expect(done.status).toBe("completed")
+      expect(done.output).toBe(simRunOf(h.sim, input)!.output)
+      const page = yield* alice(second.runs.events(view.run_id, 0, 500))
+      const text = page.events.filter((e) => e.type === "message.text").map((e) => e.data["text"]).join("")
+      expect(text).toBe(simRunOf(h.sim, input)!.output)
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
   it.live("Hermes's cap answers agent_refused (429); a stopped Hermes answers agent_unavailable", () =>
     Effect.gen(function* () {
       const h = yield* simHarness({ sim: { maxConcurrentRuns: 1 } })

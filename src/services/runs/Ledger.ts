@@ -127,6 +127,8 @@ export interface LedgerShape {
   readonly eventsBefore: (runId: string, beforeSeq: number, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>, LedgerError>
   /** The stored output bytes overlapping [from, to), widened to whole stored chunks (`total` as given). */
   readonly outputSlice: (runId: string, from: number, to: number, total: number) => Effect.Effect<OutputSlice, LedgerError>
+  /** The whole stored output (for a follower resuming a run; views read windows). */
+  readonly output: (runId: string) => Effect.Effect<string, LedgerError>
   /** Deletes runs that ended before `endedBefore` (ms), with their events and output. Returns how many. */
   readonly sweep: (endedBefore: number) => Effect.Effect<number, LedgerError>
 }

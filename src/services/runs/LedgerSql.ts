@@ -285,6 +285,8 @@ export const makeLedgerSql = Effect.gen(function* () {
         Effect.mapError(fail("outputSlice"))
       ),
 
+    output: (runId) => readOutput(runId).pipe(Effect.mapError(fail("output"))),
+
     sweep: (endedBefore) =>
       Effect.gen(function* () {
         const doomed = sql`SELECT run_id FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`

@@ -131,8 +131,11 @@ export const makeFollower = (deps: FollowerDeps) => {
         yield* finish(run, { id: null, event: "run.interrupted", data: { error: UNKNOWN_PROFILE_ERROR } })
         return
       }
+      // What is already stored: a resumed stream replays after it, a completion synthesised from
+      // status (older builds) adds only what is missing.
       const lastEventId = run.hermesEventId ?? undefined
-      yield* hermes.follow(profile.value, run.hermesRunId, { lastEventId }).pipe(
+      const receivedText = run.outputBytes > 0 ? yield* ledger.output(runId) : undefined
+      yield* hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText }).pipe(
         Stream.groupedWithin(BATCH_MAX, FLUSH_INTERVAL),
         Stream.mapEffect((batch) =>
           commit(run, Chunk.toReadonlyArray(batch)).pipe(Effect.tap((next) => Effect.sync(() => { run = next })))
