@@ -9,8 +9,40 @@ import type { ToolDef } from "./ToolDef.ts"
 
 const MAX_MESSAGE = 500
 
+/** The leaf issues with their paths, read from the issue tree without printing any value. */
+const leafIssues = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey> = []): Array<ParseResult.ArrayFormatterIssue> => {
+  switch (issue._tag) {
+    case "Pointer":
+      return leafIssues(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])])
+    case "Composite":
+      return (Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]).flatMap((i) => leafIssues(i, path))
+    case "Refinement":
+    case "Transformation":
+      return leafIssues(issue.issue, path)
+    case "Missing":
+      return [{ _tag: issue._tag, path, message: "is missing" }]
+    case "Unexpected":
+      return [{ _tag: issue._tag, path, message: "is unexpected" }]
+    default:
+      return [{ _tag: issue._tag, path, message: "is not valid (a value nested too deeply to show)" }]
+  }
+}
+
+/**
+ * The formatter prints the offending value, recursively: a value nested thousands deep (valid JSON,
+ * well under the body limit) overflows the stack there (thrown as is, or wrapped in a FiberFailure).
+ * The input is already refused at that point; only the wording failed, so it is worded without values.
+ */
+const formatIssues = (e: ParseResult.ParseError): ReadonlyArray<ParseResult.ArrayFormatterIssue> => {
+  try {
+    return ParseResult.ArrayFormatter.formatErrorSync(e)
+  } catch {
+    return leafIssues(e.issue)
+  }
+}
+
 export const describeParseError = (e: ParseResult.ParseError): { field: string | undefined; message: string } => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(e)
+  const issues = formatIssues(e)
   const first = issues[0]
   const field = first?.path.map(String).join(".") || undefined
   const text = issues

@@ -1,0 +1,37 @@
+/**
+ * Found by the fuzzer: a value nested 10,000 deep (valid JSON, 20 KB, far under the body limit) in
+ * any argument made Effect's issue formatter overflow the stack while wording the refusal, and the
+ * call ended as `bridge.internal`. Every tool must refuse it as invalid input, naming the field.
+ */
+import { Effect, Either, SchemaAST } from "effect"
+import { describe, expect, it } from "vitest"
+import { errorCode } from "../../src/domain/errors.ts"
+import { decodeArgs } from "../../src/edge/mcp/decodeArgs.ts"
+import { makeMetaTools } from "../../src/edge/mcp/meta/index.ts"
+import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
+import { agentTools } from "../../src/edge/mcp/tools/index.ts"
+import { deepArray, deepObject } from "./support/hostile.ts"
+
+const tools = [...agentTools, ...makeMetaTools(agentTools, () => agentTools), ...memoryTools]
+const DECODE_CODES = ["bridge.invalid_input", "bridge.memory_invalid", "bridge.skill_invalid", "bridge.invalid_offset"]
+
+describe("deeply nested arguments", () => {
+  for (const [label, text] of [["arrays", deepArray(10_000)], ["objects", deepObject(10_000)]] as const) {
+    it(`are refused by field name in every tool (${label} 10,000 deep)`, async () => {
+      for (const tool of tools) {
+        const ast = tool.input.ast
+        const fields = SchemaAST.isTypeLiteral(ast) ? ast.propertySignatures.map((p) => String(p.name)) : []
+        // A tool without arguments (`Struct({})`) ignores whatever it is given.
+        if (fields.length === 0) continue
+        const whole = await Effect.runPromise(Effect.either(decodeArgs(tool, JSON.parse(text))))
+        expect(Either.isLeft(whole), tool.name).toBe(true)
+        for (const field of fields) {
+          const r = await Effect.runPromise(Effect.either(decodeArgs(tool, { [field]: JSON.parse(text) })))
+          if (Either.isRight(r)) continue // a field typed Unknown accepts any value
+          expect(DECODE_CODES, `${tool.name}.${field}`).toContain(errorCode(r.left))
+          expect(r.left.message, `${tool.name}.${field}`).toContain(field)
+        }
+      }
+    })
+  }
+})
