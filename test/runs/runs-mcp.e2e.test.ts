@@ -46,7 +46,7 @@ describe("run tools over MCP", () => {
   })
 
   it("agent_run_wait sends progress notifications and returns the finished run", async () => {
-    const started = structured(await call(alice, "agent_run", { agent: "hermes", input: "[sim:deltas=40,slow=600ms] explain" }))
+    const started = structured(await call(alice, "agent_run", { agent: "hermes", input: "[sim:deltas=40,slow=4s] explain" }))
     expect(started["run_id"]).toMatch(/^run_[0-9a-f]{32}$/)
     const progress: Array<number> = []
     const waited = structured(await call(alice, "agent_run_wait", { run_id: started["run_id"], timeout_s: 60 }, {
