@@ -71,9 +71,11 @@ describe("simulator plans", () => {
   it("approval, failure, drop and restart put their steps where documented", () => {
     expect(plan("[sim:approval]").steps.some((s) => s._tag === "Approval")).toBe(true)
     expect(plan("[sim:fail=x]").steps.at(-1)).toEqual({ _tag: "Fail", error: "x" })
-    const dropped = plan("[sim:drop=2]").steps
-    expect(dropped.findIndex((s) => s._tag === "Drop")).toBe(2)
-    expect(plan("[sim:restart]").steps.some((s) => s._tag === "Restart")).toBe(true)
+    expect(plan("[sim:drop=2]").dropAfterFrames).toBe(2)
+    expect(plan("[sim:events=10,drop]").dropAfterFrames).toBe(5)
+    expect(plan("plain").dropAfterFrames).toBeNull()
+    const restart = plan("[sim:events=10,restart]").steps
+    expect(restart.findIndex((s) => s._tag === "Restart")).toBe(5)
   })
 
   it("slow spreads the run over the asked time", () => {

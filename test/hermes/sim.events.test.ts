@@ -89,10 +89,12 @@ for (const generation of ["old", "new"] as const) {
     if (generation === "old") {
       it("one consumer only: a second subscriber is 404, and so is a reconnect after the first left", async () => {
         const id = await start("[sim:slow=600]")
-        const first = c.sse(`/v1/runs/${id}/events`, { until: (t) => t.includes("data:") })
+        const first = c.sse(`/v1/runs/${id}/events`)
         await eventually(() => (sim.handle.state.runs.get(id)?.subscribers.size === 1 ? true : undefined))
         expect((await c.sse(`/v1/runs/${id}/events`)).status).toBe(404)
-        expect((await first).status).toBe(200)
+        const firstAnswer = await first
+        expect(firstAnswer.status).toBe(200)
+        expect(firstAnswer.frames.at(-1)?.json.event).toBe("run.completed")
         await eventually(() => (sim.handle.state.runs.get(id)?.bufferDropped === true ? true : undefined))
         expect((await c.sse(`/v1/runs/${id}/events`)).status).toBe(404)
       })
@@ -124,15 +126,23 @@ for (const generation of ["old", "new"] as const) {
         const tight = await startSimulatorAsync({ slowSubscriberLimit: 8 })
         try {
           const key = tight.profile("default").key
-          const id = (await rawClient(tight.url, key).post("/v1/runs", { input: "[sim:output=8m,deltas=4000]" })).json.run_id
-          // A reader that never reads: the server's writes back up and its backlog grows.
-          const cut = await new Promise<boolean>((resolve) => {
+          const id = (await rawClient(tight.url, key).post("/v1/runs", { input: "[sim:output=8m,deltas=4000,slow=3000]" })).json.run_id
+          // A reader that stops reading: the server's writes back up and its live backlog grows
+          // until the simulator cuts it. The reader notices once it reads again.
+          let response: http.IncomingMessage | undefined
+          const ended = new Promise<boolean>((resolve) => {
             const req = http.get(`${tight.url}/v1/runs/${id}/events`, { headers: { authorization: `Bearer ${key}` } }, (res) => {
+              response = res
               res.pause()
+              res.on("error", () => resolve(true))
               res.on("close", () => resolve(!res.complete))
             })
             req.on("error", () => resolve(true))
           })
+          await eventually(() => (response !== undefined && tight.handle.state.runs.get(id)?.consumed === true ? true : undefined))
+          await eventually(() => (tight.handle.state.runs.get(id)?.subscribers.size === 0 ? true : undefined))
+          response?.resume()
+          const cut = await ended
           expect(cut).toBe(true)
           expect(tight.handle.state.runs.get(id)?.subscribers.size).toBe(0)
         } finally {

@@ -124,6 +124,11 @@ export type HermesCallError = AgentUnavailable | AgentRefused | AgentUnkeyed
 export interface FollowOptions {
   /** Resume after this frame id (newer builds), e.g. after a daemon restart. */
   readonly lastEventId?: number | undefined
+  /**
+   * The `message.delta` text the caller already holds from earlier follows of this run (e.g. before
+   * a daemon restart), so that a completion synthesised from status adds only what is missing.
+   */
+  readonly receivedText?: string | undefined
   /** How often to poll status when the stream cannot be (re)opened. Default 1 s. */
   readonly pollInterval?: Duration.DurationInput
   /**

@@ -78,6 +78,7 @@ export const makeHermesClient = (
           },
           {
             lastEventId: o?.lastEventId ?? null,
+            receivedText: o?.receivedText ?? "",
             pollInterval: o?.pollInterval === undefined ? defaultPoll : Duration.decode(o.pollInterval)
           }
         ).pipe(Stream.mapError(mapFailure(p, true, []))),

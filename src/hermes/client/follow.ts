@@ -27,8 +27,9 @@ export class FollowTracker {
   done = false
   private readonly requests = new Set<string>()
 
-  constructor(readonly runId: string, lastId: number | null, private readonly now: () => number = Date.now) {
+  constructor(readonly runId: string, lastId: number | null, private readonly now: () => number = Date.now, receivedText = "") {
     this.lastId = lastId
+    this.text = receivedText
   }
 
   /** Records a streamed event; false for a replayed frame already seen (it is dropped). */
@@ -107,6 +108,7 @@ export interface FollowDeps {
 
 export interface FollowSettings {
   readonly lastEventId: number | null
+  readonly receivedText: string
   readonly pollInterval: Duration.Duration
 }
 
@@ -121,7 +123,7 @@ const streamEndedEarly = new HermesTransport({ detail: "the event stream ended b
 
 const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesEvent) => Effect.Effect<unknown>) =>
   Effect.gen(function* () {
-    const tracker = new FollowTracker(deps.runId, settings.lastEventId)
+    const tracker = new FollowTracker(deps.runId, settings.lastEventId, Date.now, settings.receivedText)
     const driver = yield* Schedule.driver(deps.schedule)
     /** Waits as the schedule says; when the schedule gives up, the follow fails with `failure`. */
     const backoff = (failure: HermesFailure) => driver.next(failure).pipe(Effect.mapError(() => failure))

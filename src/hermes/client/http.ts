@@ -35,7 +35,10 @@ export interface HermesCall {
 }
 
 export interface HermesHttp {
-  /** Sends the call; a 2xx response, else the failure. Only the wait for the headers is timed. */
+  /**
+   * Sends the call; a 2xx response, else the failure. Only the wait for the headers is timed, with
+   * one second more than other calls (Hermes's events route waits up to 1 s for a new run).
+   */
   readonly open: (call: HermesCall) => Effect.Effect<HttpClientResponse.HttpClientResponse, HermesFailure>
   /** Sends the call and decodes the JSON answer; the whole exchange is timed and retried as asked. */
   readonly json: <A, I>(call: HermesCall, schema: Schema.Schema<A, I>) => Effect.Effect<JsonAnswer<A>, HermesFailure>
@@ -71,9 +74,10 @@ const statusFailure = (response: HttpClientResponse.HttpClientResponse): Effect.
 
 export const makeHermesHttp = (base: HttpClient.HttpClient, timeout: Duration.Duration): HermesHttp => {
   const client = base.pipe(HttpClient.withTracerPropagation(false))
-  const timeoutMs = Duration.toMillis(timeout)
-  const timed = <A>(eff: Effect.Effect<A, HermesFailure>) =>
-    Effect.timeoutFail(eff, { duration: timeout, onTimeout: () => new HermesTimeout({ afterMs: timeoutMs }) })
+  const timed = <A>(eff: Effect.Effect<A, HermesFailure>, limit: Duration.Duration = timeout) =>
+    Effect.timeoutFail(eff, { duration: limit, onTimeout: () => new HermesTimeout({ afterMs: Duration.toMillis(limit) }) })
+  // Hermes's events route may itself wait up to 1 s for a just-started run before answering.
+  const openTimeout = Duration.sum(timeout, Duration.seconds(1))
 
   const request = (call: HermesCall): Effect.Effect<HttpClientRequest.HttpClientRequest, HermesFailure> =>
     Effect.gen(function* () {
@@ -102,7 +106,7 @@ export const makeHermesHttp = (base: HttpClient.HttpClient, timeout: Duration.Du
 
   return {
     timeout,
-    open: (call) => retried(call, timed(send(call))),
+    open: (call) => retried(call, timed(send(call), openTimeout)),
     json: (call, schema) =>
       retried(call, timed(Effect.gen(function* () {
         const response = yield* send(call)

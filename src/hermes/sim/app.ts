@@ -105,7 +105,12 @@ export const makeApp = (env: AppEnv, listener: ListenerSpec) =>
     if (found === null) return yield* fail(404, "not_found", `No route for ${request.method} ${path}`)
     if (profile === null) return yield* fail(404, "profile_not_found", "Unknown profile")
     const key = state.options.profiles.find((p) => p.name === profile)?.key
-    const cut = () => NodeHttpServerRequest.toServerResponse(request).destroy()
+    // A reset, not a close: a close would still deliver every buffered byte (and a reader that
+    // stopped reading would never notice); a dropped link or a cut-off reader loses them.
+    const cut = () => {
+      const socket = NodeHttpServerRequest.toServerResponse(request).socket
+      if (socket !== null && !socket.destroyed) socket.resetAndDestroy()
+    }
 
     const fault = state.takeFault(found.route, profile)
     if (fault !== undefined) {

@@ -23,7 +23,7 @@ export interface Directives {
   readonly events: number | null
   /** Stream the answer in this many `message.delta` events. */
   readonly deltas: number | null
-  /** Drop every subscriber's connection once, after this many frames (`-1`: half way). */
+  /** Cut the connection once, right after this many frames were sent on it (`-1`: half way). */
   readonly dropAfter: number | null
   /** Restart the simulated Hermes half way through (losing in-memory runs). */
   readonly restart: boolean

@@ -162,9 +162,6 @@ export const executeRun = (ctx: ExecutorContext, run: SimRun, plan: Plan): Effec
             if ((yield* play(next)) === "settled") return "settled"
             break
           }
-          case "Drop":
-            for (const s of [...run.subscribers]) s.destroy()
-            break
           case "Restart":
             // The restart interrupts this very fiber; it must not be part of it.
             yield* Effect.forkDaemon(ctx.restart)

@@ -126,6 +126,7 @@ export const start: Handler = (ctx) =>
     state.runs.set(run.id, run)
     if (idemKey !== undefined) state.idempotencyStore(profile, idemKey, fingerprint, run.id)
     const plan = makePlan(parseInput(body.input), { clarifyAvailable: state.options.clarify && body.clarify === true })
+    run.dropAt = plan.dropAfterFrames
     yield* ctx.spawn(run, plan)
     return yield* startAnswer(state, run, false)
   })

@@ -26,6 +26,8 @@ export interface Frame {
 export interface Subscriber {
   /** Cuts the connection at once (a dropped or too-slow subscriber). */
   readonly destroy: () => void
+  /** Live frames published since it came that it has not taken yet. */
+  readonly backlog: () => number
 }
 
 export interface PendingApproval {
@@ -89,6 +91,9 @@ export interface SimRun {
   bufferDropped: boolean
   /** After a restart the in-memory event buffers are gone even where the status survived. */
   eventsLost: boolean
+  /** `[sim:drop=N]`: the connection that carries frame N-1 is cut right after it (once per run). */
+  dropAt: number | null
+  dropped: boolean
   readonly stop: Deferred.Deferred<void>
 }
 
@@ -110,7 +115,7 @@ export const makeRun = (f: NewRunFields): Effect.Effect<SimRun> =>
       lastEvent: null, output: null, usage: null, error: null, pendingSteer: null, approval: null,
       clarification: null, steers: [], answered: false, frames: [], nextSeq: 0,
       version: yield* SubscriptionRef.make(0), subscribers: new Set(), consumed: false, bufferDropped: false,
-      eventsLost: false, stop: yield* Deferred.make<void>()
+      eventsLost: false, dropAt: null, dropped: false, stop: yield* Deferred.make<void>()
     }
   })
 

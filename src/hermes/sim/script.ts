@@ -21,7 +21,6 @@ export type Step =
       readonly multiSelect: boolean
       readonly after: (answer: string | null) => ReadonlyArray<Step>
     }
-  | { readonly _tag: "Drop" }
   | { readonly _tag: "Restart" }
   | { readonly _tag: "Fail"; readonly error: string }
   | { readonly _tag: "Complete" }
@@ -30,6 +29,8 @@ export interface Plan {
   readonly steps: ReadonlyArray<Step>
   /** Time between frames, before the speed factor; 0 means "only yield". */
   readonly gapMs: number
+  /** Cut the subscriber's connection right after it was sent this many frames (once per run). */
+  readonly dropAfterFrames: number | null
 }
 
 export interface PlanContext {
@@ -123,7 +124,7 @@ const countEmits = (steps: ReadonlyArray<Step>) => steps.filter((s) => s._tag ==
 
 export const makePlan = (parsed: ParsedInput, ctx: PlanContext): Plan => {
   const d = parsed.directives
-  if (parsed.errors.length > 0) return { steps: [{ _tag: "Fail", error: parsed.errors.join("; ") }], gapMs: 0 }
+  if (parsed.errors.length > 0) return { steps: [{ _tag: "Fail", error: parsed.errors.join("; ") }], gapMs: 0, dropAfterFrames: null }
 
   const intro: Array<Step> = []
   if (d.reasoning) intro.push(emit("reasoning.available", { text: "The user wants a quick check; a directory listing will do." }))
@@ -176,8 +177,8 @@ export const makePlan = (parsed: ParsedInput, ctx: PlanContext): Plan => {
 
   let steps: ReadonlyArray<Step> = [...intro, ...body]
   const frames = countEmits(steps) + 1
-  if (d.dropAfter !== null) steps = insertAt(steps, d.dropAfter < 0 ? Math.max(1, Math.floor(frames / 2)) : d.dropAfter, { _tag: "Drop" })
-  if (d.restart) steps = insertAt(steps, Math.max(1, Math.floor(frames / 2)), { _tag: "Restart" })
+  const half = Math.max(1, Math.floor(frames / 2))
+  if (d.restart) steps = insertAt(steps, half, { _tag: "Restart" })
   const gapMs = d.slowMs !== null ? d.slowMs / frames : frames > 50 ? 0 : 1
-  return { steps, gapMs }
+  return { steps, gapMs, dropAfterFrames: d.dropAfter === null ? null : d.dropAfter < 0 ? half : d.dropAfter }
 }

@@ -131,6 +131,10 @@ export class SimState {
       if (!this.isNew && run.bufferDropped) return Effect.void
       const payload = { event, run_id: run.id, timestamp: unixSeconds(now), ...fields }
       run.frames.push({ seq, json: asciiJson(payload), terminal: TERMINAL_EVENTS.has(event) })
+      // Newer builds cut a subscriber whose queue is full, as Hermes does with a slow reader.
+      if (this.isNew) {
+        for (const s of [...run.subscribers]) if (s.backlog() > this.options.slowSubscriberLimit) s.destroy()
+      }
       return SubscriptionRef.update(run.version, (n) => n + 1)
     })
   }

@@ -36,39 +36,59 @@ export const subscriberStream = (
         run.frames = []
       }
     }
+    // Frames already published when the subscriber came are a replay, not a live backlog; the
+    // backlog is what was published since but not yet handed to the connection.
+    const liveFrom = run.frames.length
+    let sent = cursor
     const subscriber: Subscriber = {
       destroy: () => {
         leave()
         cut()
-      }
+      },
+      backlog: () => run.frames.length - Math.max(sent, liveFrom)
     }
     run.subscribers.add(subscriber)
     run.consumed = true
 
+    let cutting = false
     const take = (): ReadonlyArray<Frame> => {
-      if (left) return []
-      if (isNew && run.frames.length - cursor > state.options.slowSubscriberLimit) {
-        subscriber.destroy()
-        return []
-      }
-      const out = run.frames.slice(cursor)
+      if (left || cutting) return []
+      let out = run.frames.slice(cursor)
       cursor = Math.max(cursor, run.frames.length)
+      const dropSeq = run.dropAt === null || run.dropped ? null : run.dropAt - 1
+      if (dropSeq !== null && out.some((f) => f.seq === dropSeq)) {
+        // `[sim:drop]`: send up to that frame, then cut the connection (a moment later, so the
+        // frame has a chance to leave; frames in flight may still be lost, as on a real link).
+        out = out.filter((f) => f.seq <= dropSeq)
+        run.dropped = true
+        cutting = true
+        setTimeout(() => subscriber.destroy(), 20)
+      }
       return out
     }
 
-    const frames = run.version.changes.pipe(
+    interface Out {
+      readonly text: string
+      readonly seq: number | null
+    }
+    const frames: Stream.Stream<Out> = run.version.changes.pipe(
       Stream.mapConcat(() => take()),
       Stream.takeUntil((f) => f.terminal),
-      Stream.map((f) => sseFrame(f.json, isNew ? f.seq : null)),
-      Stream.concat(Stream.succeed(sseClosed)),
-      Stream.tap(() => Effect.sync(() => { lastWrite = Date.now() }))
+      Stream.map((f): Out => ({ text: sseFrame(f.json, isNew ? f.seq : null), seq: f.seq })),
+      Stream.concat(Stream.succeed<Out>({ text: sseClosed, seq: null }))
     )
     const keepalive = Stream.tick(keepaliveMs).pipe(
       Stream.drop(1),
       Stream.filter(() => Date.now() - lastWrite >= keepaliveMs * 0.9),
-      Stream.as(sseKeepalive)
+      Stream.as<Out>({ text: sseKeepalive, seq: null })
     )
     return Stream.merge(frames, keepalive, { haltStrategy: "left" }).pipe(
+      // Pulled by the HTTP writer, which waits for the socket to drain: this is what was sent.
+      Stream.tap((o) => Effect.sync(() => {
+        lastWrite = Date.now()
+        if (o.seq !== null) sent = o.seq + 1
+      })),
+      Stream.map((o) => o.text),
       Stream.encodeText,
       Stream.ensuring(Effect.sync(leave))
     )

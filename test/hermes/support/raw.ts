@@ -91,7 +91,9 @@ export const rawClient = (base: string, key?: string) => {
       new Promise((resolve, reject) => {
         let text = ""
         let settled = false
+        let cutOff: (() => void) | undefined
         const req = http.request(`${base}${path}`, { method: "GET", headers: auth({ accept: "text/event-stream", ...o.headers }) }, (res) => {
+          cutOff = () => finish("cut")
           const finish = (ending: SseAnswer["ending"]) => {
             if (settled) return
             settled = true
@@ -115,7 +117,8 @@ export const rawClient = (base: string, key?: string) => {
             req.destroy()
           }, o.maxMs ?? 10_000)
         })
-        req.on("error", (e) => (settled ? undefined : reject(e)))
+        // A reset after the answer began is a cut connection, not a failed request.
+        req.on("error", (e) => (settled ? undefined : cutOff !== undefined ? cutOff() : reject(e)))
         req.end()
       })
   }

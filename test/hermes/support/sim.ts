@@ -1,5 +1,5 @@
 /** Shared helpers for tests that drive a HermesClient against the simulator. */
-import { Chunk, Effect, Option, Redacted, Stream } from "effect"
+import { Chunk, Effect, Fiber, Option, Redacted, Ref, Stream } from "effect"
 import { HermesClient, type HermesEvent, type HermesProfile } from "../../../src/hermes/client/HermesClient.ts"
 import { Simulator } from "../../../src/hermes/sim/layer.ts"
 
@@ -29,3 +29,23 @@ export const simStatus = (runId: string, status: string) =>
       yield* Effect.sleep("5 millis")
     }
   }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`run ${runId} never reached ${status}`) }))
+
+/**
+ * Follows in the background, keeping what arrived, so a test can act once a given event came
+ * (e.g. answer a request only after the follower announced it).
+ */
+export const followInBackground = <E, R>(s: Stream.Stream<HermesEvent, E, R>) =>
+  Effect.gen(function* () {
+    const seen = yield* Ref.make<ReadonlyArray<HermesEvent>>([])
+    const fiber = yield* Effect.fork(Stream.runForEach(s, (e) => Ref.update(seen, (all) => [...all, e])))
+    const waitFor = (predicate: (e: HermesEvent) => boolean) =>
+      Effect.gen(function* () {
+        for (;;) {
+          const found = (yield* Ref.get(seen)).find(predicate)
+          if (found !== undefined) return found
+          yield* Effect.sleep("5 millis")
+        }
+      }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the follower never sent the awaited event") }))
+    const done = Effect.zipRight(Fiber.join(fiber), Ref.get(seen))
+    return { waitFor, done }
+  })
