@@ -3,7 +3,7 @@
  * specific bridge error the tool names for the field, else `bridge.invalid_input`, with a message
  * that names the field and what was expected.
  */
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { type BridgeError, InvalidInput } from "../../domain/errors.ts"
 import type { ToolDef } from "./ToolDef.ts"
 
@@ -24,7 +24,7 @@ const leafIssues = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyK
     case "Unexpected":
       return [{ _tag: issue._tag, path, message: "is unexpected" }]
     default:
-      return [{ _tag: issue._tag, path, message: "is not valid (a value nested too deeply to show)" }]
+      return [{ _tag: issue._tag, path, message: `expected ${String(issue.ast).slice(0, 120)} (the value is too large to show)` }]
   }
 }
 
@@ -41,8 +41,30 @@ const formatIssues = (e: ParseResult.ParseError): ReadonlyArray<ParseResult.Arra
   }
 }
 
-export const describeParseError = (e: ParseResult.ParseError): { field: string | undefined; message: string } => {
-  const issues = formatIssues(e)
+/**
+ * Arguments holding more JSON values than this are checked up to their first issue only, and worded
+ * without printing values: collecting and printing every issue of a 100,000-element array took
+ * seconds of CPU (about 20 s for a 4 MiB body), stalling every other call on the daemon.
+ */
+const SMALL_INPUT_VALUES = 1_000
+
+/** Whether `u` holds at most `budget` JSON values; stops counting once over. */
+const isSmall = (u: unknown, budget = SMALL_INPUT_VALUES): boolean => {
+  let left = budget
+  const pending: Array<unknown> = [u]
+  while (pending.length > 0) {
+    const v = pending.pop()
+    if (--left < 0) return false
+    if (typeof v === "object" && v !== null) {
+      const children = Array.isArray(v) ? v : Object.values(v)
+      if (children.length > left) return false
+      pending.push(...children)
+    }
+  }
+  return true
+}
+
+const describeIssues = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>): { field: string | undefined; message: string } => {
   const first = issues[0]
   const field = first?.path.map(String).join(".") || undefined
   const text = issues
@@ -55,10 +77,20 @@ export const describeParseError = (e: ParseResult.ParseError): { field: string |
   return { field, message: `invalid arguments: ${text}`.slice(0, MAX_MESSAGE) }
 }
 
-export const decodeArgs = <I>(tool: ToolDef<I, any, any>, args: unknown): Effect.Effect<I, BridgeError> =>
-  Schema.decodeUnknown(tool.input, { errors: "all", onExcessProperty: "error" })(args ?? {}).pipe(
-    Effect.mapError((e) => {
-      const { field, message } = describeParseError(e)
+export const describeParseError = (e: ParseResult.ParseError): { field: string | undefined; message: string } =>
+  describeIssues(formatIssues(e))
+
+const OPTIONS = { onExcessProperty: "error" } as const
+
+export const decodeArgs = <I>(tool: ToolDef<I, any, any>, args: unknown): Effect.Effect<I, BridgeError> => {
+  const input = args ?? {}
+  return Schema.decodeUnknown(tool.input, { ...OPTIONS, errors: "first" })(input).pipe(
+    Effect.mapError((firstIssue) => {
+      // Small input: every issue, in the formatter's words. Large input: the first, without values.
+      const { field, message } = isSmall(input)
+        ? describeParseError(Either.getLeft(Schema.decodeUnknownEither(tool.input, { ...OPTIONS, errors: "all" })(input)).pipe(Option.getOrElse(() => firstIssue)))
+        : describeIssues(leafIssues(firstIssue.issue))
       return tool.invalidInput?.(field?.split(".")[0], message) ?? new InvalidInput({ message })
     })
   )
+}
