@@ -17,6 +17,17 @@ import { forbidden, jsonError, notFound } from "./responses.ts"
 
 const MCP_PATHS: Record<string, ServerKind> = { "/mcp/agents/mcp": "agents", "/mcp/memory/mcp": "memory" }
 
+/**
+ * What the Streamable HTTP transport serves. Any other method is refused here, before the request
+ * becomes a web `Request`: undici cannot represent some (TRACE, CONNECT), which made them a 500.
+ */
+const MCP_METHODS = new Set(["GET", "POST", "DELETE"])
+
+const methodNotAllowed = () =>
+  jsonError(405, "method_not_allowed", "the MCP endpoint takes GET, POST and DELETE").pipe(
+    HttpServerResponse.setHeader("allow", "GET, POST, DELETE")
+  )
+
 const authenticate = (req: HttpServerRequest.HttpServerRequest) =>
   Effect.flatMap(Auth, (auth) => auth.authenticate(bearerToken(req.headers["authorization"])))
 
@@ -54,6 +65,7 @@ export const httpApp = Effect.gen(function* () {
     }
     const target = MCP_PATHS[path]
     if (target === undefined) return notFound()
+    if (!MCP_METHODS.has(req.method)) return methodNotAllowed()
     return yield* serveMcp(target, req, caller.value)
   }
 
