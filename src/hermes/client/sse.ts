@@ -8,9 +8,13 @@ import { Option, Stream } from "effect"
 import type { HermesEvent } from "./HermesClient.ts"
 
 /**
- * Folds CRLF and lone CR line ends into LF. The SSE decoder handles CRLF only when both characters
- * arrive in the same chunk: a chunk ending in CR followed by one starting with LF would read as an
- * extra blank line and end an event early. Holding back a trailing CR keeps every pair together.
+ * Prepares text for the SSE decoder: folds CRLF and lone CR line ends into LF, and hands the text
+ * over one line at a time. Two reasons, both about the decoder's handling of a fed piece:
+ * - it handles CRLF only when both characters arrive in the same piece: a chunk ending in CR
+ *   followed by one starting with LF would read as an extra blank line and end an event early,
+ *   so a trailing CR is held back until the next chunk;
+ * - it rescans a piece from its start for every line in it, which is quadratic in the chunk size
+ *   (a 16 KiB chunk of small frames cost seconds); line-sized pieces keep it linear.
  */
 export const normalizeLineEnds = <E, R>(text: Stream.Stream<string, E, R>): Stream.Stream<string, E, R> =>
   Stream.suspend(() => {
@@ -23,6 +27,7 @@ export const normalizeLineEnds = <E, R>(text: Stream.Stream<string, E, R>): Stre
         return s.replace(/\r\n?/g, "\n")
       }),
       Stream.concat(Stream.suspend(() => Stream.succeed(heldCr ? "\n" : ""))),
+      Stream.mapConcat((s) => s.split(/(?<=\n)/)),
       Stream.filter((s) => s !== "")
     )
   })
