@@ -20,6 +20,8 @@ export interface Finding {
   readonly detail: string
 }
 
+import type { RunCache } from "./bounded.ts"
+
 /** One scan over one text: the rules append what they find. */
 export interface ScanContext {
   readonly text: string
@@ -31,4 +33,6 @@ export interface ScanContext {
    * span already found (once masked, it will be a `*`; see `scan.ts`).
    */
   readonly startsWord: (at: number, wordChar: (c: string) => boolean) => boolean
+  /** Character runs already measured in this text. */
+  readonly runs: RunCache
 }

@@ -8,6 +8,7 @@
  * A part of a prefix at the end of the text (`gh`, `xox`) is not masked: it holds nothing secret
  * and would mask ordinary words; the token is masked as soon as its whole prefix is there.
  */
+import type { RunCache } from "./bounded.ts"
 
 export interface KnownPrefix {
   readonly prefix: string
@@ -51,13 +52,6 @@ export const KNOWN_PREFIXES: ReadonlyArray<KnownPrefix> = [
 const isWordChar = (c: number): boolean =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
 
-/** End of the run of `body` characters from `from` (memoised per character class by the caller). */
-export const runEnd = (text: string, from: number, body: RegExp): number => {
-  let i = from
-  while (i < text.length && body.test(text[i]!)) i++
-  return i
-}
-
 export interface TokenHit {
   readonly start: number
   readonly end: number
@@ -71,11 +65,11 @@ export const isAlnum = (c: string): boolean => isWordChar(c.charCodeAt(0))
  * The known-prefix token starting at `at`, if any (the caller has checked that a word may start
  * there). `liveEdge`: a token whose body runs to the end of the text counts whatever its length.
  */
-export const tokenAt = (text: string, at: number, liveEdge: boolean): TokenHit | undefined => {
+export const tokenAt = (text: string, at: number, liveEdge: boolean, runs: RunCache): TokenHit | undefined => {
   for (const known of KNOWN_PREFIXES) {
     if (!text.startsWith(known.prefix, at)) continue
     const bodyStart = at + known.prefix.length
-    const end = runEnd(text, bodyStart, known.body)
+    const end = runs.end(text, bodyStart, known.body)
     if (end - bodyStart >= known.min || (liveEdge && end === text.length)) return { start: at, end, known }
   }
   return undefined

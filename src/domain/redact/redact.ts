@@ -9,6 +9,7 @@
  * - `rules/*`       assignments and flags, authorization credentials, URL passwords, JWTs, PEM keys
  * - `exact.ts`      registered secrets and their base64 / URL-encoded / JSON-escaped forms
  * - `scan.ts`       one pass that finds every span to mask
+ * - `stable.ts`     masking again next to a mask until nothing changes (idempotence)
  * - `segments.ts`   consecutive events as one text, mapped back to the parts
  * - `json.ts`       every string of a JSON tree
  * - `skillCheck.ts` the skill-push check (`skillSecretProblem`) built on the same scan
@@ -17,9 +18,9 @@ import type { ExactSecrets } from "./exact.ts"
 import { makeExactSecrets } from "./exact.ts"
 import type { Finding } from "./findings.ts"
 import { redactJson } from "./json.ts"
-import { applySpans, mergeSpans } from "./ranges.ts"
 import { scan } from "./scan.ts"
 import type { SegmentOptions } from "./segments.ts"
+import { maskStable } from "./stable.ts"
 import { redactSegments } from "./segments.ts"
 import { skillSecretProblem } from "./skillCheck.ts"
 
@@ -38,35 +39,15 @@ export interface Redaction {
   readonly withSecret: (value: string) => Redaction
   /** True when `text(s, false)` would change `s`. */
   readonly wouldChange: (s: string) => boolean
-  /** The spans `text` masks, with what each is. */
+  /** The spans one scan of `s` finds, with what each is (`text` masks these, and more next to a mask when needed). */
   readonly findings: (s: string, liveEdge: boolean) => ReadonlyArray<Finding>
   /** The skill-push check with these rules and secrets: null when fine, else the message. */
   readonly skillProblem: (fileName: string, text: string) => string | null
 }
 
-/** Characters that continue a name: a mask followed by one may change how that name reads. */
-const NAME_CHAR = /[A-Za-z0-9_.-]/
-/** Rounds of masking the masked text again; one is enough for all but glued secrets. */
-const MAX_ROUNDS = 4
-
 const fromSecrets = (secrets: ExactSecrets): Redaction => {
-  const once = (s: string, liveEdge: boolean): { readonly out: string; readonly glued: boolean } => {
-    const found = scan(s, liveEdge, secrets)
-    if (found.length === 0) return { out: s, glued: false }
-    const spans = mergeSpans(found)
-    return { out: applySpans(s, spans), glued: spans.some((sp) => NAME_CHAR.test(s[sp.end] ?? "")) }
-  }
-  // A mask glued to the name after it cuts that name short (`<token>--token x` reads `--token x`
-  // once the token is masked), so such text is masked again until nothing changes: idempotence.
-  const text = (s: string, liveEdge: boolean): string => {
-    let { out, glued } = once(s, liveEdge)
-    for (let round = 1; glued && round < MAX_ROUNDS; round++) {
-      const next = once(out, liveEdge)
-      if (next.out === out) break
-      ;({ out, glued } = next)
-    }
-    return out
-  }
+  const scanWith = (s: string, liveEdge: boolean) => scan(s, liveEdge, secrets)
+  const text = (s: string, liveEdge: boolean): string => maskStable(s, liveEdge, scanWith)
   return {
     text,
     json: (value) => redactJson(value, (s) => text(s, false)),

@@ -8,13 +8,13 @@
  * Idempotence: a token glued to the end of another secret (`ASIA…` then `hal0bk_…`) does not start
  * a word, so it is not a token; but once the first is masked it follows a `*` and would be one. So
  * a trigger refused only because of the character before it is tried again, as if that character
- * were masked, when a span found ends right there; this repeats until nothing new is found.
+ * were masked, when a span found holds that character.
  */
+import { RunCache } from "./bounded.ts"
 import type { ExactSecrets } from "./exact.ts"
 import { exactRule } from "./exact.ts"
 import type { Finding, ScanContext } from "./findings.ts"
 import { isAlnum, tokenAt } from "./prefixes.ts"
-import { mergeSpans } from "./ranges.ts"
 import { assignmentRule, userFlagRule } from "./rules/assignments.ts"
 import { authorizationHeaderRule, schemeCredentialRule } from "./rules/authorization.ts"
 import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
@@ -55,7 +55,7 @@ const groupOf = (m: string): Group => {
 
 const knownToken = (ctx: ScanContext, at: number): void => {
   if (!ctx.startsWord(at, isAlnum)) return
-  const hit = tokenAt(ctx.text, at, ctx.liveEdge)
+  const hit = tokenAt(ctx.text, at, ctx.liveEdge, ctx.runs)
   if (hit !== undefined) ctx.findings.push({ start: hit.start, end: hit.end, kind: "token", quoted: false, detail: hit.known.label })
 }
 
@@ -75,14 +75,14 @@ const dispatch = (ctx: ScanContext, t: Trigger): void => {
 /** Every span of `text` a rule would mask (unsorted, possibly overlapping). */
 export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): ReadonlyArray<Finding> => {
   const findings: Array<Finding> = []
-  // Triggers refused for the character before them, and the span ends that now excuse that.
-  let refused: Array<Trigger> = []
+  // Triggers refused for the character before them, and the positions now excused.
+  const refused: Array<Trigger> = []
+  const excused = new Set<number>()
   let current: Trigger = { at: 0, end: 0, group: Group.Prefix }
-  let maskedEnds: ReadonlySet<number> = new Set()
   const ctx: ScanContext = {
-    text, liveEdge, findings,
+    text, liveEdge, findings, runs: new RunCache(),
     startsWord: (at, wordChar) => {
-      if (at === 0 || !wordChar(text[at - 1]!) || maskedEnds.has(at)) return true
+      if (at === 0 || !wordChar(text[at - 1]!) || excused.has(at)) return true
       refused.push(current)
       return false
     }
@@ -93,16 +93,20 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): Re
     dispatch(ctx, current)
   }
   exactRule(ctx, secrets)
-  while (refused.length > 0 && findings.length > 0) {
-    const ends = new Set(mergeSpans(findings).map((s) => s.end))
-    const retry = refused.filter((t) => ends.has(t.at) && !maskedEnds.has(t.at))
-    if (retry.length === 0) break
-    maskedEnds = new Set([...maskedEnds, ...retry.map((t) => t.at)])
-    refused = refused.filter((t) => !maskedEnds.has(t.at))
-    for (const t of retry) {
-      current = t
-      dispatch(ctx, t)
-    }
+  if (refused.length === 0 || findings.length === 0) return findings
+  // A trigger refused for the character before it is excused when that character lies in a span
+  // found (it will be masked). Left to right, so each secret found excuses the next of a chain.
+  const spans = [...findings].sort((a, b) => a.start - b.start)
+  let next = 0
+  let reach = -1 // the furthest end of the spans that start before the trigger
+  for (const t of [...refused].sort((a, b) => a.at - b.at)) {
+    while (next < spans.length && spans[next]!.start < t.at) reach = Math.max(reach, spans[next++]!.end)
+    if (t.at > reach || excused.has(t.at)) continue
+    excused.add(t.at)
+    const before = findings.length
+    current = t
+    dispatch(ctx, t)
+    for (let i = before; i < findings.length; i++) reach = Math.max(reach, findings[i]!.end)
   }
   return findings
 }

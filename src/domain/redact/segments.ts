@@ -30,7 +30,8 @@ export const redactSegments = (
 ): ReadonlyArray<string> => {
   const before = (options.before ?? "").slice(-CONTEXT_CHARS)
   const after = (options.after ?? "").slice(0, CONTEXT_CHARS)
-  const joined = before + parts.join("") + after
+  // One array join gives a flat string; `a + b + c` gives a rope that V8 reads far more slowly.
+  const joined = [before, ...parts, after].join("")
   const merged = mergeSpans(scan(joined, options.liveEdge ?? false, secrets))
   if (merged.length === 0) return [...parts]
   let at = before.length

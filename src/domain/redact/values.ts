@@ -10,6 +10,7 @@
  * - otherwise: the run up to white space, a quote, `,` `;` `&` `|` `)` `]` `}`, or a backslash
  *   that starts an escape (`\n`, `\"`), as a shell word, a query parameter or a YAML scalar ends.
  */
+import { indexWithin, lineEndWithin, RunCache } from "./bounded.ts"
 import { MASK } from "./mask.ts"
 import { holdsKnownPrefix } from "./prefixes.ts"
 
@@ -23,56 +24,53 @@ export interface ValueSpan {
 /** How far a quoted value is looked for; a longer one is cut here and masked up to here. */
 const MAX_VALUE = 4096
 
-const lineEnd = (text: string, from: number, limit: number): number => {
-  const nl = text.indexOf("\n", from)
-  return nl < 0 || nl > limit ? limit : nl
-}
 
-const isUnquotedStop = (text: string, i: number): boolean => {
-  const c = text[i]!
-  if (c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v") return true
-  if (c === '"' || c === "'" || c === "`" || c === "," || c === ";" || c === "&" || c === "|") return true
-  if (c === ")" || c === "]" || c === "}") return true
-  // A backslash that starts an escape ends the value inside JSON-escaped or C-like text.
-  return c === "\\" && /["'\\nrt]/.test(text[i + 1] ?? "")
+/** Characters of an unquoted value, but for a backslash (which ends it only when it escapes). */
+const UNQUOTED = /[^\s"'`,;&|)\]}\\]/
+
+/**
+ * End of an unquoted value from `from` (not past `limit`): the run of value characters, through any
+ * backslash that does not start an escape (`\n`, `\"` end a value inside JSON-escaped text).
+ */
+const unquotedEnd = (text: string, from: number, limit: number, runs: RunCache): number => {
+  let j = runs.end(text, from, UNQUOTED)
+  while (j < limit && text[j] === "\\" && !/["'\\nrt]/.test(text[j + 1] ?? "")) j = runs.end(text, j + 1, UNQUOTED)
+  return Math.min(j, limit)
 }
 
 /**
  * End of a template expression starting at `i` (`${NAME}`, `{{ … }}`, `${{ … }}`) on the same
  * line and before `limit`, or -1 when none starts there.
  */
-export const templateEnd = (text: string, i: number, limit: number): number => {
+export const templateEnd = (text: string, i: number, limit: number, runs?: RunCache): number => {
   const from = text[i] === "$" ? i + 1 : i
   if (text[from] !== "{") return -1
   const close = text[from + 1] === "{" ? "}}" : "}"
-  const at = text.indexOf(close, from + 1)
-  if (at < 0 || at + close.length > limit) return -1
-  const nl = text.indexOf("\n", from)
-  return nl >= 0 && nl < at ? -1 : at + close.length
+  const at = indexWithin(text, close, from + 1, lineEndWithin(text, from, limit, runs))
+  return at < 0 ? -1 : at + close.length
 }
 
 /** The value starting at `at` (after the separator and its spaces), or undefined when there is none. */
-export const valueAt = (text: string, at: number): ValueSpan | undefined => {
+export const valueAt = (text: string, at: number, runs?: RunCache): ValueSpan | undefined => {
   const limit = Math.min(text.length, at + MAX_VALUE)
   let i = at
   if (text.startsWith('\\"', i) || text.startsWith("\\'", i)) {
-    const close = text.indexOf(text.slice(i, i + 2), i + 2)
-    const end = close < 0 || close > limit ? lineEnd(text, i + 2, limit) : close
+    const close = indexWithin(text, text.slice(i, i + 2), i + 2, limit)
+    const end = close < 0 ? lineEndWithin(text, i + 2, limit, runs) : close
     return end > i + 2 ? { start: i + 2, end, quoted: true } : undefined
   }
   if (/[fFrRbB]/.test(text[i] ?? "") && /["']/.test(text[i + 1] ?? "")) i++
   const q = text[i]
   if (q === '"' || q === "'" || q === "`") {
-    const stop = lineEnd(text, i + 1, limit)
+    const stop = lineEndWithin(text, i + 1, limit, runs)
     let j = i + 1
     while (j < stop && text[j] !== q) j += text[j] === "\\" ? 2 : 1
     const end = Math.min(j, stop)
     return end > i + 1 ? { start: i + 1, end, quoted: true } : undefined
   }
-  const braced = templateEnd(text, at, limit)
-  let j = braced > 0 ? braced : at
-  while (j < limit && !isUnquotedStop(text, j)) j++
-  return j > at ? { start: at, end: j, quoted: false } : undefined
+  const braced = templateEnd(text, at, limit, runs)
+  const end = unquotedEnd(text, braced > 0 ? braced : at, limit, runs ?? new RunCache())
+  return end > at ? { start: at, end, quoted: false } : undefined
 }
 
 /** Words that are types, literals or keywords, never a secret (`token: string`, `password: null`). */

@@ -4,6 +4,7 @@
  * `-u user:password`. The name is found around a trigger word (`token`, `secret`, `pass`, `key`)
  * and judged by `isSecretName`; the value by `valueAt` / `isInertValue`.
  */
+import { indexWithin } from "../bounded.ts"
 import type { ScanContext } from "../findings.ts"
 import { secretNameStrengthCached as secretNameStrength } from "../names.ts"
 import { isInertValue, valueAt } from "../values.ts"
@@ -67,7 +68,7 @@ export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number)
   const name = text.slice(nameStart, right)
   const strength = secretNameStrength(name)
   if (strength === undefined) return
-  const value = valueAt(text, valueStart)
+  const value = valueAt(text, valueStart, ctx.runs)
   if (value === undefined) return
   const v = text.slice(value.start, value.end)
   if (isInertValue(v, value.quoted)) return
@@ -104,8 +105,8 @@ export const userFlagRule = (ctx: ScanContext, at: number, triggerEnd: number): 
   const value = valueAt(text, valueStart)
   // `user:password` is one plain word (or a quoted one); a `{`, `[` or `$` starts something else.
   if (value === undefined || /[{[$]/.test(text[value.start]!)) return
-  const colon = text.indexOf(":", value.start)
-  if (colon < 0 || colon >= value.end - 1) return
+  const colon = indexWithin(text, ":", value.start, value.end - 1)
+  if (colon < 0) return
   const password = text.slice(colon + 1, value.end)
   if (isInertValue(password, value.quoted)) return
   ctx.findings.push({ start: colon + 1, end: value.end, kind: "flag", quoted: value.quoted, detail: "curl --user" })

@@ -8,6 +8,7 @@
  * of `+/=.~`, mixed case that is not camelCase words, or 24 characters or more. A word, words
  * joined by `_`/`-`, and a template (`${key}`, `{token}`) are left alone.
  */
+import { lineEndWithin } from "../bounded.ts"
 import type { ScanContext } from "../findings.ts"
 import { isInertValue, templateEnd, valueAt } from "../values.ts"
 
@@ -34,10 +35,8 @@ const wordEnd = (text: string, i: number, end: number): number => {
   return i
 }
 
-const lineEnd = (text: string, from: number): number => {
-  const nl = text.indexOf("\n", from)
-  return nl < 0 ? text.length : nl
-}
+/** The longest header value looked at. */
+const MAX_HEADER = 4096
 
 const report = (ctx: ScanContext, start: number, end: number, quoted: boolean, detail: string): void => {
   // Trailing full stops end a sentence; `=` padding stays part of the credential.
@@ -61,10 +60,10 @@ export const authorizationHeaderRule = (ctx: ScanContext, at: number, triggerEnd
   i = skipBlanks(text, i + 1, text.length)
   // The header value: a quoted string, or the rest of the line (ended by a quote that closes an
   // enclosing string, as in `-H "Authorization: Bearer …"`).
-  const quotedValue = /["'`\\]/.test(text[i] ?? "") ? valueAt(text, i) : undefined
+  const quotedValue = /["'`\\]/.test(text[i] ?? "") ? valueAt(text, i, ctx.runs) : undefined
   const quoted = quotedValue !== undefined && quotedValue.quoted
   const start = quoted ? quotedValue.start : i
-  const end = quoted ? quotedValue.end : lineEnd(text, i)
+  const end = quoted ? quotedValue.end : lineEndWithin(text, i, i + MAX_HEADER, ctx.runs)
   const first = skipBlanks(text, start, end)
   const firstEnd = wordEnd(text, first, end)
   if (firstEnd === first) return
@@ -84,8 +83,7 @@ export const schemeCredentialRule = (ctx: ScanContext, at: number, triggerEnd: n
   if (!ctx.startsWord(at, isLetterOrDigit)) return
   const start = skipBlanks(text, triggerEnd, text.length)
   if (start === triggerEnd) return
-  let end = start
-  while (end < text.length && TOKEN68.test(text[end]!)) end++
+  const end = ctx.runs.end(text, start, TOKEN68)
   const basic = text[at] === "b" || text[at] === "B" ? /^basic/i.test(text.slice(at, triggerEnd)) : false
   // A Basic credential is base64 of `user:password`: at least 8 characters, no `-._~`.
   if (basic && !(ctx.liveEdge && end === text.length) && (end - start < 8 || /[-._~]/.test(text.slice(start, end)))) return

@@ -50,8 +50,9 @@ export const isDeclared = (text: string, nameStart: number): boolean => {
   let i = nameStart
   while (i > 0 && (text[i - 1] === " " || text[i - 1] === "\t")) i--
   if (text[i - 1] === "(") return true
-  const lineStart = text.lastIndexOf("\n", nameStart - 1) + 1
-  return DECLARATION.test(text.slice(Math.max(lineStart, nameStart - 40), nameStart))
+  // Only the 40 characters before the name matter, and only on its line.
+  const before = text.slice(Math.max(0, nameStart - 40), nameStart)
+  return DECLARATION.test(before.slice(before.lastIndexOf("\n") + 1))
 }
 
 /** A digit among letters, mixed case inside, or 24 characters that are not words. */

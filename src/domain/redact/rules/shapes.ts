@@ -2,6 +2,7 @@
  * Secrets known by their shape alone: the password of a URL (`scheme://user:password@host`), a
  * JWT (`eyJ….….…`), and the body of a PEM private-key block.
  */
+import { indexWithin } from "../bounded.ts"
 import type { ScanContext } from "../findings.ts"
 import { isMaskOrReference } from "../values.ts"
 
@@ -37,10 +38,6 @@ export const urlPasswordRule = (ctx: ScanContext, at: number): void => {
 }
 
 const B64URL = /[A-Za-z0-9_-]/
-const runEnd = (text: string, i: number): number => {
-  while (i < text.length && B64URL.test(text[i]!)) i++
-  return i
-}
 
 /**
  * A JWT (trigger: `eyJ`, base64 of `{"`): a header of 10+ characters and two or more further
@@ -50,11 +47,11 @@ const runEnd = (text: string, i: number): number => {
 export const jwtRule = (ctx: ScanContext, at: number): void => {
   const { text } = ctx
   if (!text.startsWith("eyJ", at) || !ctx.startsWord(at, (c) => c === "." || B64URL.test(c))) return
-  let end = runEnd(text, at)
+  let end = ctx.runs.end(text, at, B64URL)
   const headerLength = end - at
   let parts = 1
   while (parts < 5 && text[end] === ".") {
-    end = runEnd(text, end + 1)
+    end = ctx.runs.end(text, end + 1, B64URL)
     parts++
   }
   const toTheEnd = ctx.liveEdge && end === text.length
@@ -91,13 +88,8 @@ export const privateKeyRule = (ctx: ScanContext, at: number): void => {
   const head = PEM_BEGIN.exec(text.slice(at, at + 80))
   if (head === null) return
   const bodyStart = at + head[0].length
-  const endLine = text.indexOf("-----END ", bodyStart)
-  let bodyEnd: number
-  if (endLine >= 0 && endLine - bodyStart <= MAX_PEM) bodyEnd = endLine
-  else {
-    bodyEnd = bodyStart
-    while (bodyEnd < text.length && PEM_BODY.test(text[bodyEnd]!)) bodyEnd++
-  }
+  const endLine = indexWithin(text, "-----END ", bodyStart, bodyStart + MAX_PEM)
+  const bodyEnd = endLine >= 0 ? endLine : Math.min(ctx.runs.end(text, bodyStart, PEM_BODY), bodyStart + MAX_PEM)
   const [start, end] = trimBody(text, bodyStart, bodyEnd)
   if (end <= start || isMaskOrReference(text.slice(start, end))) return
   ctx.findings.push({ start, end, kind: "private-key", quoted: false, detail: "a private key block" })
