@@ -54,6 +54,10 @@ const arg = (name: string, fallback: number) => {
 const RUNS = arg("runs", 500)
 const DELTAS = arg("deltas", 200)
 const CALLS = arg("calls", 2000)
+/** Each run's deltas are spread over this many seconds, so all runs are live at once. */
+const PACE_S = arg("pace", 10)
+/** Starts in flight at once (both arms): 500 simultaneous POSTs would only measure queueing. */
+const START_CONCURRENCY = 50
 
 v8.setFlagsFromString("--expose-gc")
 const gc = vm.runInNewContext("gc") as () => void
@@ -108,15 +112,17 @@ const bridgeServices = (config: ResolvedConfig) =>
 const asBench = <A, E, R>(e: Effect.Effect<A, E, R>) =>
   e.pipe(Effect.provideService(Caller, Caller.client("bench")), Effect.provideService(Progress, { enabled: false, report: () => Effect.void }))
 
-const input = (i: number) => `[sim:deltas=${DELTAS}] task ${i}`
+const input = (i: number) => `[sim:deltas=${DELTAS},slow=${PACE_S}s] task ${i}`
 
 const streamBridge = Effect.gen(function* () {
   const b = yield* bridgeServices(tempConfig())
   yield* settle()
   const m = yield* measured(
-    Effect.forEach(Array.from({ length: RUNS }, (_, i) => i), (i) =>
-      asBench(Effect.flatMap(b.runs.start({ agent: "hermes", input: input(i) }), (v) => b.runs.wait(v.run_id, 600))),
-      { concurrency: "unbounded" })
+    Effect.gen(function* () {
+      const views = yield* Effect.forEach(Array.from({ length: RUNS }, (_, i) => i), (i) =>
+        asBench(b.runs.start({ agent: "hermes", input: input(i) })), { concurrency: START_CONCURRENCY })
+      return yield* Effect.forEach(views, (v) => asBench(b.runs.wait(v.run_id, 600)), { concurrency: "unbounded" })
+    })
   )
   // Lost = runs whose stored text differs from what the simulator produced, or that did not complete.
   let lost = 0
@@ -136,11 +142,12 @@ const streamDirect = Effect.gen(function* () {
   const hermes = Context.get(ctx, HermesClient)
   const sim = Context.get(ctx, Simulator)
   const profile = yield* hermes.profile("hermes")
+  const startPermit = yield* Effect.makeSemaphore(START_CONCURRENCY)
   yield* settle()
   const m = yield* measured(
     Effect.forEach(Array.from({ length: RUNS }, (_, i) => i), (i) =>
       Effect.gen(function* () {
-        const started = yield* hermes.start(profile, { input: input(i) })
+        const started = yield* hermes.start(profile, { input: input(i) }).pipe(startPermit.withPermits(1))
         let text = ""
         let ended = false
         yield* hermes.follow(profile, started.hermesRunId).pipe(
@@ -287,7 +294,7 @@ if (phase !== undefined && phase in phases) {
   process.exit(0)
 } else {
   const f = (n: number, d = 1) => n.toFixed(d)
-  console.log(`bench-runs: ${RUNS} runs × ${DELTAS} deltas, ${CALLS} status calls (node ${process.version}, ${os.cpus().length} cores)`)
+  console.log(`bench-runs: ${RUNS} runs × ${DELTAS} deltas paced over ${PACE_S} s, ${CALLS} status calls (node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)})`)
   const s = runPhase("status")
   console.log(`status   agent_run_status p50 ${f(s.statusP50, 2)} ms  p99 ${f(s.statusP99, 2)} ms | no-op p50 ${f(s.noopP50, 2)} ms  p99 ${f(s.noopP99, 2)} ms | ratio p50 ${f(s.statusP50 / s.noopP50, 2)}×  p99 ${f(s.statusP99 / s.noopP99, 2)}×  (goal ≤ 1.3×)`)
   const d = runPhase("stream-direct")

@@ -8,7 +8,6 @@ import {
   cutJsonStrings,
   cutUtf8,
   firstChars,
-  hasChars,
   lastChars,
   outputWindow,
   utf8,
@@ -120,9 +119,5 @@ describe("cuts and previews", () => {
     expect(lastChars("🚀🚀🚀", 2)).toBe("🚀🚀")
     expect(firstChars("ab", 5)).toBe("ab")
     expect(firstChars("🚀".repeat(300), 200).length).toBe(400)
-    expect(hasChars("🚀🚀", 2)).toBe(true)
-    expect(hasChars("🚀🚀", 3)).toBe(false)
-    expect(hasChars("🚀a", 2)).toBe(true)
-    expect(hasChars("a".repeat(10), 10)).toBe(true)
   })
 })

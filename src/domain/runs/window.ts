@@ -63,13 +63,6 @@ export const firstChars = (s: string, n: number): string => {
   return s.slice(0, units)
 }
 
-/** Whether `s` holds at least `n` characters (code points). */
-export const hasChars = (s: string, n: number): boolean => {
-  if (s.length < n) return false
-  if (s.length >= 2 * n) return true
-  return firstChars(s, n).length < s.length || [...s].length >= n
-}
-
 /** The last `n` characters (code points) of `s`. */
 export const lastChars = (s: string, n: number): string => {
   let start = s.length

@@ -9,7 +9,6 @@ import {
   CONTEXT_CHARS,
   firstChars,
   fromUtf8,
-  hasChars,
   PREVIEW_CHARS,
   utf8,
   utf8Length,
@@ -159,8 +158,9 @@ export const makeLedgerSql = Effect.gen(function* () {
       }
       const append = change.outputAppend ?? ""
       if (append.length > 0) {
+        // The head grows only while it is the whole output; once cut, it is complete.
+        if (outputBytes === utf8Length(outputHead)) outputHead = firstChars(outputHead + append, OUTPUT_HEAD_CHARS)
         outputBytes = yield* insertChunks(runId, outputBytes, append)
-        if (!hasChars(outputHead, OUTPUT_HEAD_CHARS)) outputHead = firstChars(outputHead + append, OUTPUT_HEAD_CHARS)
       }
 
       const status = change.status ?? current.status
