@@ -101,7 +101,7 @@ for (const generation of ["old", "new"] as const) {
         Effect.gen(function* () {
           const { hermes } = yield* clientAndSim
           const p = yield* defaultProfile
-          const { hermesRunId } = yield* hermes.start(p, { input: "[sim:slow=400]" })
+          const { hermesRunId } = yield* hermes.start(p, { input: "[sim:slow=2000]" })
           yield* simStatus(hermesRunId, "running")
           yield* hermes.steer(p, hermesRunId, "also check the tests")
           yield* simStatus(hermesRunId, "completed")

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
-import { rawClient } from "./support/raw.ts"
+import { eventually, rawClient } from "./support/raw.ts"
 
 for (const generation of ["old", "new"] as const) {
   describe(`simulator (${generation} build): connection and discovery`, () => {
@@ -81,6 +81,7 @@ for (const generation of ["old", "new"] as const) {
     })
 
     it("caps live runs across profiles: 429 rate_limit_exceeded with Retry-After: 1", async () => {
+      await eventually(() => (sim.handle.state.liveRuns() === 0 ? true : undefined))
       const a = await as("default").post("/v1/runs", { input: "[sim:slow=3000]" })
       const b = await as("coder").post("/v1/runs", { input: "[sim:slow=3000]" })
       expect([a.status, b.status]).toEqual([202, 202])

@@ -75,7 +75,7 @@ for (const generation of ["old", "new"] as const) {
     })
 
     it("steer: accepted only while running, confirmed by run.steered, worked into the answer", async () => {
-      const id = await start("[sim:slow=600]")
+      const id = await start("[sim:slow=2000]")
       await statusOf(c, id, "running")
       expect((await c.post(`/v1/runs/${id}/steer`, {})).status).toBe(400)
       const ok = await c.post(`/v1/runs/${id}/steer`, { message: "mention tests" })
