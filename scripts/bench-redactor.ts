@@ -121,7 +121,8 @@ const { text, cores } = transcript(MB)
 const size = Buffer.byteLength(text) / 1e6
 const r = makeRedaction(["hermes-key-0f1e2d3c4b5a69788796", "admin-key-a1b2c3d4e5f60718293a"])
 // The same text as a run's events: pages of 100 events of ~4 KiB, each page with its context.
-const events = text.match(/[\s\S]{1,4096}/g)!
+// Each event is its own string, as rows read from the ledger are (not slices of one big string).
+const events = text.match(/[\s\S]{1,4096}/g)!.map((e) => Buffer.from(e, "utf8").toString("utf8"))
 
 let redacted = ""
 let baselined = ""

