@@ -12,6 +12,7 @@ import { decodeArgs } from "../../src/edge/mcp/decodeArgs.ts"
 import { makeMetaTools } from "../../src/edge/mcp/meta/index.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import { agentTools } from "../../src/edge/mcp/tools/index.ts"
+import type { ToolDef } from "../../src/edge/mcp/ToolDef.ts"
 import { deepArray, deepObject } from "./support/hostile.ts"
 
 const tools = [...agentTools, ...makeMetaTools(agentTools, () => agentTools), ...memoryTools]
@@ -40,13 +41,13 @@ describe("deeply nested arguments", () => {
   }
 
   it("refuses a 600,000-element array of the wrong type by its first issue, naming the field", async () => {
-    const memoryAdd = memoryTools.find((t) => t.name === "memory_add")!
+    const memoryAdd: ToolDef = memoryTools.find((t) => t.name === "memory_add")!
     const tags = Array.from({ length: 600_000 }, (_, i) => i)
     const r = await Effect.runPromise(Effect.either(decodeArgs(memoryAdd, { text: "x", tags })))
     expect(Either.isLeft(r) && r.left.message).toMatch(/^invalid arguments: tags\.0: expected string \(the value is too large to show\)/)
   })
   it("still names every issue of a small input", async () => {
-    const agentRun = agentTools.find((t) => t.name === "agent_run")!
+    const agentRun: ToolDef = agentTools.find((t) => t.name === "agent_run")!
     const r = await Effect.runPromise(Effect.either(decodeArgs(agentRun, { wait_s: "soon" })))
     const message = Either.isLeft(r) ? r.left.message : ""
     for (const field of ["agent", "input", "wait_s"]) expect(message).toContain(field)

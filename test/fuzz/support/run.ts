@@ -34,7 +34,8 @@ export const runCases = async (
         answer = await withDeadline(session.callTool(c.tool, c.args), `${c.tool} ${(c.args ?? "").slice(0, 100)}`)
       } catch (e) {
         // A rejected call is a crash of the path (or a hang): recorded, and the run goes on.
-        tally.add(c, { outcome: "protocol crash", problem: `call failed: ${String(e).slice(0, 300)}` })
+        const cause = (e as { cause?: unknown }).cause
+        tally.add(c, { outcome: "protocol crash", problem: `call failed: ${String(e).slice(0, 300)}${cause === undefined ? "" : ` (cause: ${String(cause).slice(0, 300)})`}` })
         continue
       }
       tally.add(c, judge(c, answer, lookup))

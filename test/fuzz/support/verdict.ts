@@ -10,7 +10,7 @@
  *   fault; arguments it accepts never come back as a success they should not have had.
  * `tool_call` results are judged again, call by call, under the inner tool's name.
  */
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import { CallToolRequestSchema, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Either, ParseResult, Schema } from "effect"
 import { ErrorTable } from "../../../src/domain/errors.ts"
 import { ERROR_META_KEY } from "../../../src/edge/mcp/toolResult.ts"
@@ -101,6 +101,15 @@ export const judgeResult = (
   return { outcome }
 }
 
+/**
+ * The arguments a tool receives: the SDK parses each request with MCP's zod schema first, which
+ * copies `arguments` key by key (an own `__proto__` key sets the copy's prototype and is gone).
+ */
+const argumentsSeen = (name: string, args: unknown): unknown => {
+  const parsed = CallToolRequestSchema.safeParse({ method: "tools/call", params: { name, arguments: args } })
+  return parsed.success ? parsed.data.params.arguments : args
+}
+
 /** Judges the answer to one case sent to a server where `lookup` finds what this caller may call. */
 export const judge = (c: FuzzCase, answer: Answer, lookup: (name: string) => ToolDef | undefined): Verdict => {
   const args = parseArgs(c.args)
@@ -127,5 +136,5 @@ export const judge = (c: FuzzCase, answer: Answer, lookup: (name: string) => Too
   }
   if (badParams) return { outcome: "ok", problem: "non-object arguments reached a tool" }
   if (tool === undefined) return { outcome: "ok", problem: "an unknown tool answered" }
-  return judgeResult(tool, args, answer.result, lookup)
+  return judgeResult(tool, argumentsSeen(c.tool, args), answer.result, lookup)
 }

@@ -43,16 +43,40 @@ export const inProcess = (daemon: FuzzDaemon, client: FuzzClient): Transport => 
   }
 })
 
-export const overHttp = (daemon: FuzzDaemon, client: FuzzClient): Transport => ({
-  name: "http",
-  send: async (kind, init) =>
-    toReply(await fetch(`${daemon.url}${mcpPath(kind)}`, {
+/** Requests sent again because the server closed a kept-alive socket just as it was reused. */
+export const keepAliveRetries = { count: 0 }
+
+/**
+ * A kept-alive socket that the server closes (idle timeout) at the instant fetch reuses it fails the
+ * request before it reached the daemon ("other side closed"); that one is sent again, once. A fault
+ * of the daemon's would fail the second time too.
+ */
+const isClosedOnReuse = (e: unknown) => {
+  const cause = (e as { cause?: { code?: string } }).cause
+  return e instanceof TypeError && (cause?.code === "UND_ERR_SOCKET" || cause?.code === "ECONNRESET")
+}
+
+export const overHttp = (daemon: FuzzDaemon, client: FuzzClient): Transport => {
+  const once = (kind: ServerKind, init: Parameters<Transport["send"]>[1]) =>
+    fetch(`${daemon.url}${mcpPath(kind)}`, {
       method: init.method,
       headers: { authorization: `Bearer ${client.key}`, ...init.headers },
       ...(init.body === undefined ? {} : { body: init.body }),
       signal: AbortSignal.timeout(60_000)
-    }))
-})
+    })
+  return {
+    name: "http",
+    send: async (kind, init) => {
+      try {
+        return await toReply(await once(kind, init))
+      } catch (e) {
+        if (!isClosedOnReuse(e)) throw e
+        keepAliveRetries.count += 1
+        return toReply(await once(kind, init))
+      }
+    }
+  }
+}
 
 /** A JSON-RPC answer: a result, or an error object (protocol-level refusal). */
 export type Answer =
