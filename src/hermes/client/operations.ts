@@ -4,14 +4,16 @@
  * with the specific errors its route may raise.
  */
 import { Duration, Effect, Option, Schema, Stream } from "effect"
-import type { HermesCallError, HermesEvent, HermesFeatures, HermesHealth, HermesProfile, HermesRunStatus, StartRunRequest, StartRunResult } from "./HermesClient.ts"
-import { AgentUnavailable, type AgentRefused } from "../../domain/errors.ts"
+import { type AgentRefused, AgentUnavailable } from "../../domain/errors.ts"
 import { type SpecificTag, toBridgeError } from "./errors.ts"
 import { type HermesFailure, HermesStatus, HermesTimeout, HermesTransport } from "./failure.ts"
+import { noFeatures, parseFeatures } from "./features.ts"
+import type {
+  HermesCallError, HermesEvent, HermesFeatures, HermesHealth, HermesProfile, HermesRunStatus, StartRunRequest, StartRunResult
+} from "./HermesClient.ts"
 import type { HermesHttp } from "./http.ts"
 import { CapabilitiesBody, HealthBody, ModelsBody, type RunStatusBody, RunStatusBody as RunStatusSchema, StartBody } from "./schemas.ts"
 import { hermesEvents } from "./sse.ts"
-import { noFeatures, parseFeatures } from "./features.ts"
 
 /** The control routes' answers carry nothing the bridge needs beyond "2xx". */
 const AnyBody = Schema.Unknown

@@ -15,7 +15,7 @@ export interface ExecutorContext {
   readonly restart: Effect.Effect<void>
 }
 
-/** Thrown-away marker: the run was stopped while this step waited. */
+/** The failure that unwinds the plan when a stop arrives (the run then ends cancelled). */
 class Stopped {
   readonly _tag = "Stopped"
 }
