@@ -29,11 +29,20 @@ const skipBlanks = (text: string, i: number): number => {
   return i
 }
 
+interface Separator {
+  /** Where the value starts (after the separator and its blanks). */
+  readonly valueStart: number
+  /** `=` (also `:=`), `:`, or "" for `--name value`. */
+  readonly kind: "=" | ":" | ""
+  /** Blanks around `=` or after `:` (code writes `name = value`, shell `NAME=value`). */
+  readonly spaced: boolean
+}
+
 /**
- * Index just past the separator after a name ending at `i`, or -1. `flag`: the name was written
- * `--name`, so white space alone separates it from its value.
+ * The separator after a name ending at `i`, if any. `flag`: the name was written `--name`, so
+ * white space alone separates it from its value.
  */
-const afterSeparator = (text: string, i: number, flag: boolean): number => {
+const separatorAfter = (text: string, i: number, flag: boolean): Separator | undefined => {
   // The closing quote of a quoted key ("NAME": / \"NAME\": / 'NAME'), then `]` of an index.
   if (text.startsWith('\\"', i) || text.startsWith("\\'", i)) i += 2
   else if (text[i] === '"' || text[i] === "'") i++
@@ -42,12 +51,18 @@ const afterSeparator = (text: string, i: number, flag: boolean): number => {
   i = skipBlanks(text, i)
   const c = text[i]
   const next = text[i + 1]
-  if (c === "=") return next === "=" || next === ">" || next === "~" ? -1 : skipBlanks(text, i + 1)
-  if (c === ":") {
-    if (next === ":") return -1
-    return skipBlanks(text, next === "=" ? i + 2 : i + 1)
+  if (c === "=") {
+    if (next === "=" || next === ">" || next === "~") return undefined
+    const valueStart = skipBlanks(text, i + 1)
+    return { valueStart, kind: "=", spaced: i > afterName || valueStart > i + 1 }
   }
-  return flag && i > afterName ? i : -1
+  if (c === ":") {
+    if (next === ":") return undefined
+    const sepEnd = next === "=" ? i + 2 : i + 1
+    const valueStart = skipBlanks(text, sepEnd)
+    return { valueStart, kind: next === "=" ? "=" : ":", spaced: valueStart > sepEnd }
+  }
+  return flag && i > afterName ? { valueStart: i, kind: "", spaced: true } : undefined
 }
 
 /** Looks at the name around the trigger word `[at, triggerEnd)`. */
@@ -63,37 +78,26 @@ export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number)
   while (text[nameStart] === "-" || text[nameStart] === ".") nameStart++
   const flag = nameStart - left >= 2 && text[left] === "-"
   // The separator is the cheaper test: most trigger words are not names given a value.
-  const valueStart = afterSeparator(text, right, flag)
-  if (valueStart < 0) return
+  const sep = separatorAfter(text, right, flag)
+  if (sep === undefined) return
   const name = text.slice(nameStart, right)
   const strength = secretNameStrength(name)
   if (strength === undefined) return
-  const value = valueAt(text, valueStart, ctx.runs)
+  const value = valueAt(text, sep.valueStart, ctx.runs)
   if (value === undefined) return
   const v = text.slice(value.start, value.end)
   if (isInertValue(v, value.quoted)) return
-  const separator = separatorBefore(text, valueStart)
-  if (separator === "") {
+  if (sep.kind === "") {
     // `--name value`: prose says "pass --token to the tool".
     if (!value.quoted && (v.startsWith("-") || PROSE_WORDS.has(v.toLowerCase()))) return
   } else {
-    const colon = separator === ":"
-    const spaced = isBlank(text[valueStart - 1]) || (!colon && isBlank(text[valueStart - 2]))
-    const declared = (colon || spaced) && isDeclared(text, left)
+    const colon = sep.kind === ":"
+    const declared = (colon || sep.spaced) && isDeclared(text, left)
     const after = skipBlanks(text, value.end + (value.quoted ? 1 : 0))
     const rest = /^[^\r\n]{0,4}/.exec(text.slice(after, after + 4))![0]
-    if (isCodeValue(v, value.quoted, { name, strength, declared, colon, spaced, rest })) return
+    if (isCodeValue(v, value.quoted, { name, strength, declared, colon, spaced: sep.spaced, rest })) return
   }
-  ctx.findings.push({ start: value.start, end: value.end, kind: separator === "" ? "flag" : "assignment", quoted: value.quoted, detail: name })
-}
-
-/** The separator (`=` or `:`) just before `valueStart` and its blanks, or "" for `--name value`. */
-const separatorBefore = (text: string, valueStart: number): string => {
-  let i = valueStart
-  while (i > 0 && isBlank(text[i - 1])) i--
-  // Skip an opening quote of the value, then look at the separator itself.
-  const c = text[i - 1]
-  return c === "=" || c === ":" ? c : ""
+  ctx.findings.push({ start: value.start, end: value.end, kind: sep.kind === "" ? "flag" : "assignment", quoted: value.quoted, detail: name })
 }
 
 /** curl's `-u user:password` / `--user user:password` (the trigger is the flag). */
