@@ -7,7 +7,6 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { SkillInvalid, SkillNotFound, SkillReadonly } from "../../domain/errors.ts"
-import { skillSecretProblem } from "../../domain/redact/skillCheck.ts"
 import { makeSkillCard } from "../../domain/skills/card.ts"
 import { cutUtf8, SKILL_LIMITS } from "../../domain/skills/limits.ts"
 import { skillNameProblem } from "../../domain/skills/name.ts"
@@ -102,5 +101,11 @@ export const makeSkills = (secretProblem: SecretCheck) =>
     })
   })
 
-/** `Skills` with the redaction area's secret-shape check. Needs `SkillStore`, `SkillProposals`, `Redactor`. */
-export const SkillsLive = Layer.effect(Skills, makeSkills((file, text) => skillSecretProblem(file, text)))
+/**
+ * `Skills` with the Redactor's secret-shape check, which also refuses the exact values of the secrets
+ * the bridge holds (admin key, Hermes keys). Needs `SkillStore`, `SkillProposals`, `Redactor`.
+ */
+export const SkillsLive = Layer.effect(
+  Skills,
+  Effect.flatMap(Redactor, (redactor) => makeSkills((file, text) => redactor.skillProblem(file, text)))
+)
