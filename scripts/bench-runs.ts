@@ -4,9 +4,10 @@
  * its own, and every figure is a ratio against a baseline measured in the same run:
  *
  * - status:  p50/p99 of `agent_run_status` vs a no-op tool on the same MCP server (real HTTP).
- * - stream:  500 concurrent runs × 200 deltas through the bridge (follower → ledger → views) vs the
+ * - stream:  500 concurrent runs × 200 deltas through the bridge (follower → ledger → waits) vs the
  *            same streams read straight from the simulator with the HermesClient; wall, CPU, peak RSS,
- *            and events lost (text the bridge stored vs what the simulator produced; must be 0).
+ *            and events lost (text the bridge stored vs what the simulator produced; must be 0). Each
+ *            run's deltas are paced over `--pace` seconds (default 10) so that all runs are live at once.
  * - idle:    RSS per live run: 500 runs parked on an approval, followed by the bridge vs followed
  *            directly; the difference is what the bridge itself holds per live run.
  *

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
-import { FLUSH_CHARS, type IncomingEvent, reduceBatch, splitText } from "../../src/domain/runs/events.ts"
+import { approvalOf, FLUSH_CHARS, type IncomingEvent, reduceBatch, splitText } from "../../src/domain/runs/events.ts"
 import { canonicalJson, fingerprint } from "../../src/domain/runs/fingerprint.ts"
 import { hermesIdempotencyKey, validateKey } from "../../src/domain/runs/keys.ts"
 
@@ -93,9 +93,11 @@ describe("event reducer", () => {
   })
 
   it("moves statuses: approvals, clarifications, stopping sticks, terminal ends everything", () => {
-    const approval = reduceBatch(running, [ev("approval.request", { request_id: "r1", command: "rm", description: "d", choices: ["once", "deny"] })])
+    const request = ev("approval.request", { request_id: "r1", command: "rm", description: "d", choices: ["once", "deny"] })
+    const approval = reduceBatch(running, [request])
     expect(approval.state.status).toBe("waiting_for_approval")
-    expect(approval.approvalsOpened).toEqual([{ request_id: "r1", command: "rm", description: "d", choices: ["once", "deny"] }])
+    expect(approvalOf(request)).toEqual({ request_id: "r1", command: "rm", description: "d", choices: ["once", "deny"] })
+    expect(approvalOf(ev("approval.request", { request_id: "r2" })).choices).toEqual([])
     const responded = reduceBatch(approval.state, [ev("approval.responded", { request_id: "r1", choice: "deny", resolved: 1 })])
     expect(responded.state.status).toBe("running")
     expect(responded.approvalsResolved).toEqual(["r1"])

@@ -45,7 +45,6 @@ export interface BatchResult {
   readonly error: string | null
   /** The last Hermes frame id seen in the batch (null: none carried one). */
   readonly hermesEventId: number | null
-  readonly approvalsOpened: ReadonlyArray<ApprovalOpened>
   /** Approval request ids Hermes resolved (responded, or denied by a timeout or stop). */
   readonly approvalsResolved: ReadonlyArray<string>
 }
@@ -83,6 +82,14 @@ const strings = (v: unknown): ReadonlyArray<string> | null =>
 const objectOrNull = (v: unknown): Record<string, unknown> | null =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null
 
+/** The inbox's view of an `approval.request` (no `choices` means Hermes did not restrict them). */
+export const approvalOf = (e: IncomingEvent): ApprovalOpened => ({
+  request_id: strOr(e.data["request_id"], ""),
+  command: strOr(e.data["command"], ""),
+  description: strOr(e.data["description"], ""),
+  choices: strings(e.data["choices"]) ?? []
+})
+
 /** Event types recorded as they come (data without the envelope). */
 const PASS_THROUGH = new Set(["reasoning.available", "tool.started", "tool.completed", "run.steered"])
 
@@ -103,7 +110,6 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<IncomingE
   let usage: Record<string, unknown> | null = null
   let error: string | null = null
   let hermesEventId: number | null = null
-  const approvalsOpened: Array<ApprovalOpened> = []
   const approvalsResolved: Array<string> = []
 
   /** Emits the buffered text; with `fullOnly`, keeps a last piece shorter than FLUSH_CHARS. */
@@ -133,16 +139,9 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<IncomingE
     } else if (PASS_THROUGH.has(type) || type.startsWith("subagent.")) {
       push(type, payload(e))
     } else if (type === "approval.request") {
-      const data = payload(e)
-      const requestId = strOr(data["request_id"], "")
-      approvalsOpened.push({
-        request_id: requestId,
-        command: strOr(data["command"], ""),
-        description: strOr(data["description"], ""),
-        choices: strings(data["choices"]) ?? ["once", "session", "always", "deny"]
-      })
+      // The inbox row is opened by the follower before this batch is committed (see approvalOf).
       if (status !== "stopping") status = "waiting_for_approval"
-      push(type, data)
+      push(type, payload(e))
     } else if (type === "approval.responded") {
       const data = payload(e)
       const requestId = str(data["request_id"])
@@ -208,7 +207,6 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<IncomingE
     usage,
     error,
     hermesEventId,
-    approvalsOpened,
     approvalsResolved
   }
 }

@@ -6,18 +6,21 @@
  *
  * `followOnce` returns when the run is terminal and fails on anything else; the supervisor restarts it.
  */
-import { Chunk, Data, Duration, Effect, Option, Schedule, Stream } from "effect"
+import { Data, Duration, Effect, Option, Schedule } from "effect"
 import type { IncomingEvent } from "../../domain/runs/events.ts"
-import { reduceBatch } from "../../domain/runs/events.ts"
+import { approvalOf, reduceBatch } from "../../domain/runs/events.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { HermesClientShape, HermesProfile, HermesRunStatus } from "../../hermes/client/HermesClient.ts"
 import type { InboxShape } from "../Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
+import { consumeInBatches } from "./batches.ts"
 import type { RunSignals } from "./RunSignals.ts"
 
 /** The "short timer" of delta coalescing, and the most Hermes events committed in one write. */
 export const FLUSH_INTERVAL = Duration.millis(50)
 export const BATCH_MAX = 512
+/** Streamed text waits for the timer (to be coalesced); every other event is committed at once. */
+const STREAMED: ReadonlySet<string> = new Set(["message.delta", "reasoning.delta"])
 
 export const UNKNOWN_RUN_ERROR =
   "Hermes no longer knows this run (Hermes or the bridge restarted before it settled); it was interrupted"
@@ -67,16 +70,9 @@ export const makeFollower = (deps: FollowerDeps) => {
     Effect.forEach(
       batch.filter((e) => e.event === "approval.request"),
       (e) =>
-        inbox.openRunApproval({
-          run_id: run.runId,
-          client: run.client,
-          agent: run.agent,
-          hermes_run_id: run.hermesRunId,
-          request_id: typeof e.data["request_id"] === "string" ? e.data["request_id"] : "",
-          command: typeof e.data["command"] === "string" ? e.data["command"] : "",
-          description: typeof e.data["description"] === "string" ? e.data["description"] : "",
-          choices: Array.isArray(e.data["choices"]) ? e.data["choices"].filter((c): c is string => typeof c === "string") : []
-        }).pipe(Effect.retry(inboxRetry)),
+        inbox.openRunApproval({ ...approvalOf(e), run_id: run.runId, client: run.client, agent: run.agent, hermes_run_id: run.hermesRunId }).pipe(
+          Effect.retry(inboxRetry)
+        ),
       { discard: true }
     )
 
@@ -135,13 +131,16 @@ export const makeFollower = (deps: FollowerDeps) => {
       // status (older builds) adds only what is missing.
       const lastEventId = run.hermesEventId ?? undefined
       const receivedText = run.outputBytes > 0 ? yield* ledger.output(runId) : undefined
-      yield* hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText }).pipe(
-        Stream.groupedWithin(BATCH_MAX, FLUSH_INTERVAL),
-        Stream.mapEffect((batch) =>
-          commit(run, Chunk.toReadonlyArray(batch)).pipe(Effect.tap((next) => Effect.sync(() => { run = next })))
-        ),
-        Stream.takeUntil((r) => isTerminal(r.status)),
-        Stream.runDrain
+      yield* consumeInBatches(
+        hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText }),
+        { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, urgent: (e) => !STREAMED.has(e.event) },
+        (batch) =>
+          commit(run, batch).pipe(
+            Effect.map((next) => {
+              run = next
+              return isTerminal(next.status)
+            })
+          )
       )
       if (!isTerminal(run.status)) yield* reconcile(run, profile.value)
     })
