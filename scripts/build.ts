@@ -1,0 +1,65 @@
+/**
+ * Bundles the daemon and CLI into `dist/agent-bridge.mjs` with esbuild (`npm run build`; `npm install`
+ * runs it through `prepare`). `bin/agent-bridge.js` runs this bundle while it is newer than every
+ * source file, else the TypeScript sources through tsx.
+ *
+ * Why (issue 9, docs/PERFORMANCE.md): from source, start-up spent most of its CPU in tsx's module
+ * hooks and in compiling ~700 separate ES modules; one pre-transpiled file starts several times
+ * faster. Not minified (no measurable gain, and stack traces stay readable); a source map is
+ * written beside it for `NODE_OPTIONS=--enable-source-maps`.
+ *
+ * Modules that find files next to themselves (`new URL("./static/…", import.meta.url)`: the inbox's
+ * assets, the shipped skills) get `import.meta.url` rewritten to their own source file's URL,
+ * relative to the bundle, so they keep reading the files in the package beside `dist/`.
+ *
+ *   npx tsx scripts/build.ts [outdir=dist]
+ */
+import * as esbuild from "esbuild"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+export const BUNDLE_NAME = "agent-bridge.mjs"
+
+/** Each source module's `import.meta.url` becomes its own file's URL, computed from the bundle's. */
+const sourceModuleUrls = (outdir: string): esbuild.Plugin => ({
+  name: "source-module-urls",
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!args.path.startsWith(path.join(ROOT, "src") + path.sep)) return undefined
+      const text = await fs.promises.readFile(args.path, "utf8")
+      if (!text.includes("import.meta.url")) return undefined
+      const relative = path.relative(outdir, args.path).split(path.sep).join("/")
+      return { contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(relative)}, import.meta.url).href`), loader: "ts" }
+    })
+  }
+})
+
+export const buildBundle = async (outdir = path.join(ROOT, "dist")): Promise<{ file: string; bytes: number; ms: number }> => {
+  const t0 = performance.now()
+  const file = path.join(outdir, BUNDLE_NAME)
+  await esbuild.build({
+    entryPoints: [path.join(ROOT, "src", "main.ts")],
+    outfile: file,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    // The native SQLite binding is loaded from node_modules at run time.
+    external: ["better-sqlite3"],
+    // Bundled CommonJS dependencies call require(); an ES module has none of its own.
+    banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+    sourcemap: "linked",
+    legalComments: "none",
+    logLevel: "warning",
+    plugins: [sourceModuleUrls(outdir)]
+  })
+  return { file, bytes: fs.statSync(file).size, ms: performance.now() - t0 }
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const outdir = path.resolve(process.argv[2] ?? path.join(ROOT, "dist"))
+  const { file, bytes, ms } = await buildBundle(outdir)
+  console.error(`built ${path.relative(process.cwd(), file)} (${(bytes / 2 ** 20).toFixed(1)} MiB) in ${(ms / 1000).toFixed(1)} s`)
+}
