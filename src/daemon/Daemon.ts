@@ -50,9 +50,9 @@ export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {
 const SHUTDOWN_GRACE_MS = 500
 
 const listener = (config: ResolvedConfig) => {
+  // Node's default keep-alive timeout stays: a shorter one races clients that reuse an idle socket
+  // just as the server closes it ("fetch failed"). Shutdown closes idle sockets itself (below).
   const server = createServer()
-  // Idle keep-alive sockets would hold shutdown open; MCP clients reconnect cheaply.
-  server.keepAliveTimeout = 1_000
   // Registered after the server is listening, so it runs before the server's own close, which waits
   // for every connection: long-lived MCP streams get a short grace period, then are closed.
   const cutOnShutdown = Layer.scopedDiscard(

@@ -197,6 +197,7 @@ describe.skipIf(skipBrowserTests())("the inbox in Chromium", () => {
     const p = page()
     await p.getByRole("button", { name: "Sign out" }).click()
     await p.waitForURL((u) => u.pathname === "/inbox/signin")
+    await p.getByText("You are signed out.").waitFor({ timeout: 10_000 })
     expect(await p.getByText("You are signed out.").count()).toBe(1)
     await p.goto(url("/inbox/history"))
     expect(new URL(p.url()).pathname).toBe("/inbox/signin")

@@ -73,6 +73,12 @@
       });
   }
 
+  // Signing out here ends this page's event stream too: its "signedout" must not race the form's
+  // own redirect (which shows "You are signed out.") with the "session expired" page.
+  var leaving = false;
+  var signout = document.querySelector('form[action="/inbox/signout"]');
+  if (signout) signout.addEventListener("submit", function () { leaving = true; });
+
   if (typeof EventSource === "function") {
     var events = new EventSource("/inbox/events");
     events.addEventListener("inbox", function (e) {
@@ -80,7 +86,7 @@
     });
     events.addEventListener("signedout", function () {
       events.close();
-      location.assign("/inbox/signin?expired=1");
+      if (!leaving) location.assign("/inbox/signin?expired=1");
     });
   }
   refreshAges();
