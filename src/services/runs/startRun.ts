@@ -92,7 +92,8 @@ export const makeStart = (deps: StartDeps) => {
               agent: profile.agent,
               profile: profile.name,
               hermesRunId: started.hermesRunId,
-              status: "running",
+              // Accepted, not yet seen running: the follower moves it on Hermes's first event.
+              status: "queued",
               input: input.input,
               instructions: input.instructions ?? null,
               sessionKey: sessionKey ?? null,
