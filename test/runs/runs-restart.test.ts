@@ -72,6 +72,39 @@ describe("restart and supervision", () => {
       expect(ended.events_tail.at(-1)?.type).toBe("run.interrupted")
     }).pipe(Effect.provide(DbMemory), Effect.scoped))
 
+  it.live("a re-attached run takes Hermes's status, and drops a question or approval Hermes no longer waits on", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const queued = yield* alice(h.runs.start({ agent: "hermes", input: "queued" }))
+      const asked = yield* alice(h.runs.start({ agent: "hermes", input: "asked" }))
+      const approving = yield* alice(h.runs.start({ agent: "hermes", input: "approving" }))
+      const [hq, ha, hp] = [...h.hermes.runs.keys()]
+      yield* h.hermes.emit(ha!, "clarify.request", { clarify_id: "c1", question: "?", choices: null, multi_select: false })
+      yield* h.hermes.emit(hp!, "approval.request", { request_id: "p".repeat(32), command: "x", description: "y", choices: ["once", "deny"] })
+      yield* eventually(alice(h.runs.status(approving.run_id, 0)), statusIs("waiting_for_approval"), "approval")
+      yield* eventually(alice(h.runs.status(asked.run_id, 0)), statusIs("waiting_for_clarification"), "question")
+
+      // While the bridge is down, Hermes moves on without telling a stream (an older build would not).
+      yield* Scope.close(h.scope, Exit.void)
+      h.hermes.runs.get(hq!)!.status = "queued"
+      h.hermes.runs.get(ha!)!.status = "running"
+      h.hermes.runs.get(ha!)!.pendingClarify = null
+      h.hermes.runs.get(hp!)!.status = "running"
+      const second = yield* restart(h, h.scope)
+
+      expect((yield* eventually(alice(second.runs.status(queued.run_id, 0)), statusIs("queued"), "queued")).status).toBe("queued")
+      const resumed = yield* eventually(alice(second.runs.status(asked.run_id, 0)), statusIs("running"), "resync")
+      expect(resumed.pending).toBeNull()
+      const events = yield* alice(second.runs.events(asked.run_id, 0, 50))
+      expect(events.events.at(-1)).toMatchObject({ type: "clarify.answered", data: { request_id: "c1", via: "hermes" } })
+      yield* eventually(alice(second.runs.status(approving.run_id, 0)), statusIs("running"), "approval resync")
+      yield* eventually(Effect.sync(() => [...h.inbox.rows.values()][0]!.state), (s) => s === "expired", "expired row")
+
+      // The first event Hermes sends moves the queued run on.
+      yield* h.hermes.emit(hq!, "tool.started", { tool: "terminal", preview: null })
+      yield* eventually(alice(second.runs.status(queued.run_id, 0)), statusIs("running"), "running")
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
   it.live("a stream that ends without a terminal event is reconciled from Hermes's status", () =>
     Effect.gen(function* () {
       const h = yield* harness()

@@ -97,7 +97,7 @@ describe("retention", () => {
       yield* Effect.yieldNow()
       expect((yield* failure(alice(h.runs.status(ended.run_id, 0))))._tag).toBe("RunNotFound")
       expect((yield* failure(alice(h.runs.events(ended.run_id, 0, 10))))._tag).toBe("RunNotFound")
-      expect((yield* alice(h.runs.status(live.run_id, 0))).status).toBe("queued")
+      expect((yield* alice(h.runs.status(live.run_id, 0))).status).toBe("running")
       expect((yield* alice(h.runs.list({ limit: 10 }))).runs.map((r) => r.run_id)).toEqual([live.run_id])
       // The key went with the run: the same key now starts a new run.
       const again = yield* alice(h.runs.start({ agent: "hermes", input: "done soon", idempotency_key: "k" }))

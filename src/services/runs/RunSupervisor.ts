@@ -16,21 +16,25 @@ export const RESTART_SCHEDULE = Schedule.exponential("250 millis", 2).pipe(
 )
 
 export interface RunSupervisor {
-  /** Starts following the run unless it is already followed. */
-  readonly attach: (runId: string) => Effect.Effect<void>
+  /**
+   * Starts following the run unless it is already followed. `fresh`: the run was just started here,
+   * so its first follow needs no status check; every restart (and a re-attach) does one.
+   */
+  readonly attach: (runId: string, options?: { readonly fresh?: boolean }) => Effect.Effect<void>
   /** Runs currently followed. */
   readonly size: Effect.Effect<number>
   readonly isFollowed: (runId: string) => Effect.Effect<boolean>
 }
 
 export const makeRunSupervisor = <E>(
-  followOnce: (runId: string) => Effect.Effect<void, E>
+  followOnce: (runId: string, resume: boolean) => Effect.Effect<void, E>
 ): Effect.Effect<RunSupervisor, never, Scope.Scope> =>
   Effect.gen(function* () {
     const fibers = yield* FiberMap.make<string>()
 
-    const supervised = (runId: string) =>
-      Effect.suspend(() => followOnce(runId)).pipe(
+    const supervised = (runId: string, fresh: boolean) => {
+      let attempts = 0
+      return Effect.suspend(() => followOnce(runId, !(fresh && attempts++ === 0))).pipe(
         // Defects are restarted like failures; only interruption (shutdown) ends a follower early.
         Effect.sandbox,
         Effect.tapError((cause) =>
@@ -40,9 +44,11 @@ export const makeRunSupervisor = <E>(
         Effect.catchAll((cause) => Effect.logDebug("run follower ended", cause)),
         Effect.annotateLogs({ runId })
       )
+    }
 
     return {
-      attach: (runId) => FiberMap.run(fibers, runId, supervised(runId), { onlyIfMissing: true }).pipe(Effect.asVoid),
+      attach: (runId, options) =>
+        FiberMap.run(fibers, runId, supervised(runId, options?.fresh ?? false), { onlyIfMissing: true }).pipe(Effect.asVoid),
       size: FiberMap.size(fibers),
       isFollowed: (runId) => FiberMap.has(fibers, runId)
     }

@@ -116,8 +116,42 @@ export const makeFollower = (deps: FollowerDeps) => {
       return yield* new FollowerStalled({ runId: run.runId, status: status.value.status })
     })
 
-  /** Follows the run until it is terminal in the ledger. */
-  const followOnce = (runId: string) =>
+  /**
+   * A run picked up again (daemon start, follower restart) takes Hermes's word for where it stands:
+   * unknown → interrupted; otherwise its live status, and a clarification or approval Hermes no
+   * longer waits on is closed (an older build's stream will not say so). Terminal statuses are left
+   * to the stream, which replays or synthesises the terminal event with its data.
+   */
+  const resync = (run: RunRecord, profile: HermesProfile) =>
+    Effect.gen(function* () {
+      const found = yield* hermes.status(profile, run.hermesRunId).pipe(
+        Effect.map(Option.some),
+        Effect.catchTag("RunNotFound", () => Effect.succeed(Option.none<HermesRunStatus>()))
+      )
+      if (Option.isNone(found)) return yield* finish(run, { id: null, event: "run.interrupted", data: { error: UNKNOWN_RUN_ERROR } })
+      const hermesStatus = found.value.status
+      if (isTerminal(hermesStatus)) return run
+      const { record } = yield* ledger.modify(run.runId, (current) => {
+        const pendingGone = current.pending !== null && hermesStatus !== "waiting_for_clarification"
+        const status = current.status === "stopping" || isTerminal(current.status) ? current.status : hermesStatus
+        const change: RunChange = {
+          ...(status === current.status ? {} : { status }),
+          ...(pendingGone
+            ? { pending: null, events: [{ type: "clarify.answered", data: { request_id: current.pending?.request_id, via: "hermes" } }] }
+            : {})
+        }
+        return { change, result: undefined }
+      })
+      yield* signals.publish(record)
+      if (run.status === "waiting_for_approval" && hermesStatus !== "waiting_for_approval") yield* expire(run.runId)
+      return record
+    })
+
+  /**
+   * Follows the run until it is terminal in the ledger. `resume`: the run was followed before (or by
+   * an earlier daemon), so its status is checked with Hermes first.
+   */
+  const followOnce = (runId: string, resume: boolean) =>
     Effect.gen(function* () {
       const found = yield* ledger.get(runId)
       if (Option.isNone(found) || isTerminal(found.value.status)) return
@@ -126,6 +160,10 @@ export const makeFollower = (deps: FollowerDeps) => {
       if (Option.isNone(profile)) {
         yield* finish(run, { id: null, event: "run.interrupted", data: { error: UNKNOWN_PROFILE_ERROR } })
         return
+      }
+      if (resume) {
+        run = yield* resync(run, profile.value)
+        if (isTerminal(run.status)) return
       }
       // What is already stored: a resumed stream replays after it, a completion synthesised from
       // status (older builds) adds only what is missing.

@@ -21,7 +21,7 @@ export interface StartDeps {
   readonly hermes: HermesClientShape
   readonly maxRunsPerClient: number
   /** Starts following a freshly recorded run. */
-  readonly attach: (runId: string) => Effect.Effect<void>
+  readonly attach: (runId: string, options: { readonly fresh: boolean }) => Effect.Effect<void>
   /** Maps an unexpected ledger failure to `bridge.internal` (logged under an incident). */
   readonly internal: (operation: string, cause: unknown) => Effect.Effect<never, Internal>
 }
@@ -92,8 +92,8 @@ export const makeStart = (deps: StartDeps) => {
               agent: profile.agent,
               profile: profile.name,
               hermesRunId: started.hermesRunId,
-              // Accepted, not yet seen running: the follower moves it on Hermes's first event.
-              status: "queued",
+              // Hermes answered "started".
+              status: "running",
               input: input.input,
               instructions: input.instructions ?? null,
               sessionKey: sessionKey ?? null,
@@ -103,7 +103,7 @@ export const makeStart = (deps: StartDeps) => {
               started: { type: "run.started", data: { agent: profile.agent, replayed: started.replayed } }
             }).pipe(Effect.either)
             if (Either.isRight(outcome)) {
-              yield* attach(runId)
+              yield* attach(runId, { fresh: true })
               return outcome.right
             }
             if (outcome.left._tag === "IdempotencyTaken" && idempotencyKey !== undefined) {
