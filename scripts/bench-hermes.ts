@@ -64,6 +64,14 @@ const program = Effect.gen(function* () {
   const f = (x: number) => x.toFixed(0)
   console.log(`stream: ${EVENTS} events — baseline ${f(rawRate)} ev/s, HermesClient.follow ${f(clientRate)} ev/s; follow takes ${(client.ms / raw.ms).toFixed(2)}× the baseline's time`)
   console.log(`runs:   ${RUNS} runs — baseline ${(RUNS / (rawRuns.ms / 1000)).toFixed(1)} runs/s, HermesClient ${(RUNS / (clientRuns.ms / 1000)).toFixed(1)} runs/s; ${(clientRuns.ms / rawRuns.ms).toFixed(2)}× the baseline's time`)
+  // For scripts/bench.ts: one machine-readable line, last.
+  console.log(`BENCH_JSON ${JSON.stringify({
+    bench: "hermes",
+    rows: [
+      { metric: `follow one run of ${EVENTS} events (ms)`, value: client.ms, baseline: raw.ms, baselineName: "fetch + split + JSON.parse" },
+      { metric: `${RUNS} runs started and followed (ms)`, value: clientRuns.ms, baseline: rawRuns.ms, baselineName: "fetch + split + JSON.parse" }
+    ]
+  })}`)
 })
 
 Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(NodeHttpClient.layerUndici))).catch((e) => {

@@ -145,3 +145,11 @@ console.log(`redactor          ${rate(redactorMs)} MB/s  (${redactorMs.toFixed(0
 console.log(`redactor, pages   ${rate(pagesMs)} MB/s  (segments of 100 events of 4 KiB with context)`)
 console.log(`baseline regex    ${rate(baselineMs)} MB/s  (${baselineMs.toFixed(0)} ms, ${masks(baselined)} masks)`)
 console.log(`ratio             ${(redactorMs / baselineMs).toFixed(2)}x the baseline's time`)
+// For scripts/bench.ts: one machine-readable line, last.
+console.log(`BENCH_JSON ${JSON.stringify({
+  bench: "redactor",
+  rows: [
+    { metric: `redact ${size.toFixed(0)} MB transcript (ms CPU)`, value: redactorMs, baseline: baselineMs, baselineName: "one alternation regex", leaks },
+    { metric: "redact as event pages (ms CPU)", value: pagesMs, baseline: baselineMs, baselineName: "one alternation regex" }
+  ]
+})}`)

@@ -307,4 +307,17 @@ if (phase !== undefined && phase in phases) {
   const ib = runPhase("idle-bridge")
   console.log(`idle     ${RUNS} live runs: direct ${f(id.rssPerRunKb)} KiB RSS/run (heap ${f(id.heapPerRunKb)}), bridge ${f(ib.rssPerRunKb)} KiB RSS/run (heap ${f(ib.heapPerRunKb)}), followed ${ib.followed}`)
   console.log(`         bridge's own cost per live run: ${f(ib.rssPerRunKb - id.rssPerRunKb)} KiB RSS, ${f(ib.heapPerRunKb - id.heapPerRunKb)} KiB heap (goal ≤ 64 KiB)`)
+  // For scripts/bench.ts: one machine-readable line, last.
+  console.log(`BENCH_JSON ${JSON.stringify({
+    bench: "runs",
+    rows: [
+      { metric: "agent_run_status p50 (ms)", value: s.statusP50, baseline: s.noopP50, baselineName: "no-op tool, same MCP server", goal: "≤ 1.3×" },
+      { metric: "agent_run_status p99 (ms)", value: s.statusP99, baseline: s.noopP99, baselineName: "no-op tool, same MCP server", goal: "≤ 1.3×" },
+      { metric: `${b.runs} runs streamed, wall (ms)`, value: b.wallMs, baseline: d.wallMs, baselineName: "HermesClient straight from the simulator", goal: "≤ 1.5×" },
+      { metric: `${b.runs} runs streamed, CPU (ms)`, value: b.cpuMs, baseline: d.cpuMs, baselineName: "HermesClient straight from the simulator", goal: "≤ 1.5×" },
+      { metric: `${b.runs} runs streamed, peak RSS (MiB)`, value: b.peakRssMb, baseline: d.peakRssMb, baselineName: "HermesClient straight from the simulator", goal: "≤ 1.5×" },
+      { metric: "runs with lost events", value: b.runsWithLoss, baseline: d.runsWithLoss, baselineName: "HermesClient straight from the simulator", goal: "0", noRatio: true },
+      { metric: `RSS per live run (KiB), ${RUNS} parked runs`, value: ib.rssPerRunKb, baseline: id.rssPerRunKb, baselineName: "followed straight from the simulator", goal: "bridge's own ≤ 64 KiB" }
+    ]
+  })}`)
 }
