@@ -1,0 +1,66 @@
+/**
+ * SIGKILL the real daemon process mid-run and start it again over the same data directory: the run
+ * (followed again from Hermes, which kept running) completes, its events are contiguous from seq 1
+ * with no duplicate, and its output is complete. Hermes is a simulator in this test's process, so it
+ * outlives the daemon.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as YAML from "yaml"
+import { afterAll, describe, expect, it } from "vitest"
+import { startSimulatorAsync } from "../../src/hermes/sim/layer.ts"
+import { connectMcp, tempDir } from "../support/daemon.ts"
+import { spawnDaemon } from "../support/daemonProcess.ts"
+import { freeLoopbackPort } from "../support/freePort.ts"
+
+describe("SIGKILL mid-run", () => {
+  const cleanups: Array<() => Promise<unknown>> = []
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined)
+  })
+
+  it("the run completes after a restart with contiguous events and its whole output", async () => {
+    const sim = await startSimulatorAsync({ generation: "new" })
+    cleanups.push(() => sim.close())
+    const dir = tempDir()
+    const port = await freeLoopbackPort()
+    const configFile = path.join(dir, "agent-bridge.yaml")
+    fs.writeFileSync(configFile, YAML.stringify({
+      bridge: { port, data_dir: path.join(dir, "data") },
+      hermes: { url: sim.url, key: sim.profiles[0]!.key }
+    }))
+    const first = await spawnDaemon({ configFile, port, readyTimeoutMs: 90_000 })
+    cleanups.push(() => first.kill("SIGKILL"))
+    const adminKey = fs.readFileSync(path.join(dir, "data", "admin.key"), "utf8").trim()
+    const client = await connectMcp(first.url, adminKey)
+    const started = (await client.callTool({
+      name: "agent_run",
+      arguments: { agent: "hermes", input: "[sim:deltas=60,slow=8s] count slowly", idempotency_key: "sigkill-1" }
+    })).structuredContent as { run_id: string }
+    // Let some events reach the ledger, then kill the daemon the hard way.
+    await new Promise((r) => setTimeout(r, 3_000))
+    await first.kill("SIGKILL")
+    await client.close().catch(() => undefined)
+
+    const second = await spawnDaemon({ configFile, port, readyTimeoutMs: 90_000 })
+    cleanups.push(() => second.kill("SIGTERM"))
+    const again = await connectMcp(second.url, adminKey)
+    const waited = (await again.callTool({ name: "agent_run_wait", arguments: { run_id: started.run_id, timeout_s: 60 } }))
+      .structuredContent as { status: string; output: string; last_seq: number }
+    expect(waited.status).toBe("completed")
+    const replay = (await again.callTool({
+      name: "agent_run",
+      arguments: { agent: "hermes", input: "[sim:deltas=60,slow=8s] count slowly", idempotency_key: "sigkill-1" }
+    })).structuredContent as { run_id: string }
+    expect(replay.run_id).toBe(started.run_id)
+    const page = (await again.callTool({ name: "agent_run_events", arguments: { run_id: started.run_id, limit: 500 } }))
+      .structuredContent as { events: ReadonlyArray<{ seq: number; type: string; data: { text?: string } }> }
+    expect(page.events.map((e) => e.seq)).toEqual(page.events.map((_, i) => i + 1))
+    expect(page.events.filter((e) => e.type === "run.completed")).toHaveLength(1)
+    expect(page.events.filter((e) => e.type === "run.started")).toHaveLength(1)
+    const streamed = page.events.filter((e) => e.type === "message.text").map((e) => e.data.text ?? "").join("")
+    expect(streamed).toBe(waited.output)
+    expect(waited.output.length).toBeGreaterThan(0)
+    await again.close()
+  }, 240_000)
+})
