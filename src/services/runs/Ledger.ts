@@ -41,19 +41,13 @@ export interface RunRecord {
   readonly endedAt: number | null
 }
 
-export interface NewRun {
-  readonly runId: string
-  readonly client: string
-  readonly agent: string
-  readonly profile: string
-  readonly hermesRunId: string
-  readonly status: RunStatus
-  readonly input: string
-  readonly instructions: string | null
-  readonly sessionKey: string | null
-  readonly reasoningEffort: string | null
-  readonly idempotencyKey: string | null
-  readonly fingerprint: string
+/** What a start records: the identifying fields of `RunRecord`; the rest starts empty. */
+export interface NewRun
+  extends Pick<
+    RunRecord,
+    | "runId" | "client" | "agent" | "profile" | "hermesRunId" | "status" | "input" | "instructions"
+    | "sessionKey" | "reasoningEffort" | "idempotencyKey" | "fingerprint"
+  > {
   /** The first event (`run.started`), stored as seq 1. */
   readonly started: NewEvent
 }
