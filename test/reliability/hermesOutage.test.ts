@@ -5,11 +5,12 @@
  * `interrupted` with a clear error; waits end or time out; no call hangs; `agents_list` says `down`
  * while Hermes is away and `ok` once it is back.
  */
+import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import type { SimGeneration } from "../../src/hermes/sim/options.ts"
 import { RESTART_ERROR } from "../../src/hermes/sim/run.ts"
-import { startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
+import { startDaemon, tempDir, testConfig, type TestDaemon } from "../support/daemon.ts"
 import { bounded, eventually, sleep } from "./support/bounded.ts"
 import { type McpSession, openSession, ResilientMcp, type ToolOutcome } from "./support/mcpClient.ts"
 import { eventProblems, readAllEvents, readOutput, textOf, viaMcp } from "./support/runChecks.ts"
@@ -34,14 +35,16 @@ describe.each<SimGeneration>(["new", "old"])("Hermes outage (%s generation)", (g
   let mcp: McpSession
   let reader: ResilientMcp
   let counter = 0
+  let dir: string | undefined
 
   beforeAll(async () => {
     sim = await startSimulatorAsync({ generation, maxConcurrentRuns: 100 })
+    dir = tempDir("agent-bridge-rel-")
     daemon = await startDaemon(testConfig({
       bridge: { max_concurrent_runs_per_client: 50 },
       hermes: { url: sim.url, key: sim.profile("default").key, timeout_ms: 5_000 },
       memory: { enabled: false }
-    }))
+    }, dir))
     const key = await daemon.addClient("outage")
     mcp = await openSession(daemon.url, key)
     // Reads of the final state only; every call under test goes through `mcp`, one attempt each.
@@ -52,6 +55,7 @@ describe.each<SimGeneration>(["new", "old"])("Hermes outage (%s generation)", (g
     await reader?.close()
     await daemon?.close()
     await sim?.close()
+    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
   })
 
   const call = (tool: string, args: Record<string, unknown>, ms = CALL_MS) =>

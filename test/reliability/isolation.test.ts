@@ -4,9 +4,10 @@
  * id is taken out), touch nothing, and take the same time within measurement noise.
  */
 import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
-import { startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
+import { startDaemon, tempDir, testConfig, type TestDaemon } from "../support/daemon.ts"
 import { eventually } from "./support/bounded.ts"
 import { type McpSession, openSession, type ToolOutcome } from "./support/mcpClient.ts"
 import { compareLatencies, type LatencyComparison } from "./support/timing.ts"
@@ -32,13 +33,15 @@ describe("isolation and probing", () => {
   let aliceMemory: McpSession
   let bobMemory: McpSession
   let bobKey: string
+  let dir: string | undefined
 
   beforeAll(async () => {
     sim = await startSimulatorAsync({ generation: "new", maxConcurrentRuns: 100 })
+    dir = tempDir("agent-bridge-rel-")
     daemon = await startDaemon(testConfig({
       bridge: { max_concurrent_runs_per_client: 20 },
       hermes: { url: sim.url, key: sim.profile("default").key }
-    }))
+    }, dir))
     const aliceKey = await daemon.addClient("alice", ["agents", "memory"])
     bobKey = await daemon.addClient("bob", ["agents", "memory"])
     alice = await openSession(daemon.url, aliceKey)
@@ -50,6 +53,7 @@ describe("isolation and probing", () => {
     for (const s of [alice, bob, aliceMemory, bobMemory]) await s?.close()
     await daemon?.close()
     await sim?.close()
+    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
   })
 
   it("every run tool answers another client's run exactly like an unknown id, and changes nothing", async () => {

@@ -6,8 +6,9 @@
  */
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
+import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testConfig } from "../support/daemon.ts"
+import { tempDir, testConfig } from "../support/daemon.ts"
 import { makeSkewClock } from "../support/skewClock.ts"
 import { eventually } from "./support/bounded.ts"
 import { type McpSession, openSession } from "./support/mcpClient.ts"
@@ -39,21 +40,24 @@ describe("soak", () => {
   let sim: SimProcess
   let daemon: SoakDaemon
   let sessions: ReadonlyArray<McpSession>
+  let dir: string | undefined
 
   beforeAll(async () => {
     // Hermes in its own process: this process's memory is then the bridge's (and its clients').
     sim = await startSimProcess({ generation: "new", maxConcurrentRuns: CLIENTS * IN_FLIGHT_PER_CLIENT * 2 })
+    dir = tempDir("agent-bridge-rel-")
     daemon = await startSoakDaemon(testConfig({
       bridge: { run_retention_days: RETENTION_DAYS, max_concurrent_runs_per_client: IN_FLIGHT_PER_CLIENT },
       hermes: { url: sim.url, key: sim.key },
       memory: { enabled: false }
-    }), clock)
+    }, dir), clock)
     sessions = await Promise.all(Array.from({ length: CLIENTS }, async (_, i) => openSession(daemon.url, await daemon.addClient(`soak-${i}`))))
   })
   afterAll(async () => {
     for (const s of sessions ?? []) await s.close()
     await daemon?.close()
     await sim?.stop()
+    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
   })
 
   it(`${RUNS} short runs with retention on: the ledger empties, the database file and memory stay flat`, async () => {
