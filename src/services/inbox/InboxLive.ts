@@ -8,6 +8,7 @@ import { Clock, Effect, Layer, Option } from "effect"
 import { type BridgeError, NoPendingRequest } from "../../domain/errors.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { type Decision, Inbox, type InboxRow, type InboxState, type RunApprovalInput, type RunApprovalRow } from "../Inbox.ts"
+import { pendingRunApproval } from "./rows.ts"
 import { SkillStore } from "../skills/SkillStore.ts"
 import { answerRunApproval } from "./decideRun.ts"
 import { carryOutSkillRow } from "./decideSkill.ts"
@@ -31,23 +32,7 @@ export const InboxLive = Layer.effect(
       Effect.gen(function* () {
         const existing = yield* store.runApproval(input.run_id, input.request_id)
         if (Option.isSome(existing)) return existing.value as RunApprovalRow
-        const row: RunApprovalRow = {
-          kind: "run_approval",
-          id: newInboxId(),
-          client: input.client,
-          state: "pending",
-          created_at: yield* nowIso,
-          decided_at: null,
-          decided_by: null,
-          run_id: input.run_id,
-          agent: input.agent,
-          hermes_run_id: input.hermes_run_id,
-          request_id: input.request_id,
-          command: input.command,
-          description: input.description,
-          choices: input.choices,
-          choice: null
-        }
+        const row = pendingRunApproval(input, newInboxId(), yield* nowIso)
         yield* store.insert(row)
         return row
       })

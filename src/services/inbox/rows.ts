@@ -2,7 +2,7 @@
  * Inbox rows as SQLite stores them (migration 0003) and as the `Inbox` interface shows them. The
  * kind-specific fields travel in the `payload` JSON; the columns the rules query are real columns.
  */
-import type { InboxRow, InboxState, SkillCard } from "../Inbox.ts"
+import type { InboxRow, InboxState, RunApprovalInput, RunApprovalRow, SkillCard } from "../Inbox.ts"
 
 export interface InboxDbRow {
   readonly id: string
@@ -100,3 +100,22 @@ export const toDb = (row: InboxRow): InboxDbRow => {
 /** The content key of a pending skill row (null for run approvals). */
 export const contentKeyOf = (row: InboxRow): string | null =>
   row.kind === "skill_put" ? putContentKey(row.card.digest) : row.kind === "skill_delete" ? DELETE_CONTENT_KEY : null
+
+/** A new, pending run-approval row for a Hermes approval request. */
+export const pendingRunApproval = (input: RunApprovalInput, id: string, createdAt: string): RunApprovalRow => ({
+  kind: "run_approval",
+  id,
+  client: input.client,
+  state: "pending",
+  created_at: createdAt,
+  decided_at: null,
+  decided_by: null,
+  run_id: input.run_id,
+  agent: input.agent,
+  hermes_run_id: input.hermes_run_id,
+  request_id: input.request_id,
+  command: input.command,
+  description: input.description,
+  choices: input.choices,
+  choice: null
+})

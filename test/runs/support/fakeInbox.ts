@@ -5,6 +5,7 @@
 import { Effect, Layer, Option } from "effect"
 import type { HermesClientShape } from "../../../src/hermes/client/HermesClient.ts"
 import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "../../../src/services/Inbox.ts"
+import { pendingRunApproval } from "../../../src/services/inbox/rows.ts"
 
 export const makeFakeInbox = (hermes: HermesClientShape) =>
   Effect.sync(() => {
@@ -18,23 +19,7 @@ export const makeFakeInbox = (hermes: HermesClientShape) =>
           const existing = rows.get(key(input.run_id, input.request_id))
           if (existing !== undefined) return existing
           n += 1
-          const row: RunApprovalRow = {
-            kind: "run_approval",
-            id: `apr_${n}`,
-            client: input.client,
-            state: "pending",
-            created_at: new Date(0).toISOString(),
-            decided_at: null,
-            decided_by: null,
-            run_id: input.run_id,
-            agent: input.agent,
-            hermes_run_id: input.hermes_run_id,
-            request_id: input.request_id,
-            command: input.command,
-            description: input.description,
-            choices: input.choices,
-            choice: null
-          }
+          const row = pendingRunApproval(input, `apr_${n}`, new Date(0).toISOString())
           rows.set(key(input.run_id, input.request_id), row)
           return row
         }),
