@@ -6,7 +6,7 @@
  * server writes it with JSON.stringify, so `JSON.stringify(JSON.parse(text).result)` reproduces the
  * bytes the server serialized for `result`, key order included.
  */
-const PROTOCOL = "2025-11-25"
+import { MCP_PROTOCOL as PROTOCOL, mcpHeaders } from "../../support/mcpWire.ts"
 
 export interface WireSession {
   /** Sends one request and returns the raw text of its JSON-RPC answer. */
@@ -31,12 +31,7 @@ export const openWire = async (baseUrl: string, key: string, server: "agents" | 
   const url = `${baseUrl}/mcp/${server}/mcp`
   let sessionId: string | undefined
   let nextId = 1
-  const headers = () => ({
-    authorization: `Bearer ${key}`,
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL })
-  })
+  const headers = () => mcpHeaders(key, sessionId)
   const post = (message: Record<string, unknown>) => fetch(url, { method: "POST", headers: headers(), body: JSON.stringify(message) })
 
   const request = async (method: string, params: Record<string, unknown> = {}) => {

@@ -5,7 +5,7 @@
  * after any lost call and retries calls that are safe to repeat until a deadline, counting what
  * happened.
  */
-const PROTOCOL = "2025-11-25"
+import { MCP_PROTOCOL as PROTOCOL, mcpHeaders } from "../../support/mcpWire.ts"
 const ERROR_META_KEY = "agent-bridge/error"
 
 /** What a tool call answered: its structured result, or its `bridge.*` (or JSON-RPC) error. */
@@ -63,12 +63,7 @@ export const openSession = async (
   const url = `${baseUrl}/mcp/${server}/mcp`
   let sessionId: string | undefined
   let nextId = 1
-  const headers = () => ({
-    authorization: `Bearer ${key}`,
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL })
-  })
+  const headers = () => mcpHeaders(key, sessionId)
   const post = async (message: Record<string, unknown>, ms: number) => {
     try {
       const res = await fetch(url, { method: "POST", headers: headers(), body: JSON.stringify(message), signal: AbortSignal.timeout(ms) })
