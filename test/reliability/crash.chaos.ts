@@ -68,7 +68,18 @@ describe("crash: SIGKILL under load", () => {
     const deadline = Date.now() + TEST_BUDGET_MS - 30_000
     const names = Array.from({ length: CLIENTS }, (_, i) => `crash-${i}`)
     const { keys, adminKey } = await admitClients(files.config, names)
-    const start = () => spawnDaemon({ configFile: files.configFile, port, readyTimeoutMs: 120_000 })
+    // A daemon that exits when the test did not kill it is a finding in itself: report it with its
+    // own last output rather than as a storm of refused connections later.
+    const unexpectedExits: Array<string> = []
+    const start = async () => {
+      const d = await spawnDaemon({ configFile: files.configFile, port, readyTimeoutMs: 120_000 })
+      void d.exited.then((e) => {
+        if (d.killedByCaller()) return
+        unexpectedExits.push(`pid ${d.pid} exited by itself (${e.signal ?? `code ${e.code}`}):\n${d.output().slice(-4000)}`)
+        console.log(unexpectedExits.at(-1))
+      })
+      return d
+    }
     // A progress trace, so a slow or failing run shows where the time went.
     const testStart = Date.now()
     const log = (m: string) => console.log(`[${((Date.now() - testStart) / 1000).toFixed(1)}s] ${m}`)
@@ -159,6 +170,7 @@ describe("crash: SIGKILL under load", () => {
     }
     console.log(`crash test figures:\n${Object.entries(summary).map(([k, v]) => `  ${k}: ${v}`).join("\n")}`)
 
+    expect(unexpectedExits).toEqual([])
     expect(problems.slice(0, 20)).toEqual([])
     expect(kills.length).toBeGreaterThanOrEqual(5)
     // Every kill after the starts hit at least the runs that cannot end by themselves.

@@ -19,6 +19,8 @@ export interface DaemonProcess {
   readonly isRunning: () => boolean
   /** Sends a signal and waits for the exit. */
   readonly kill: (signal?: NodeJS.Signals) => Promise<void>
+  /** True once the caller has sent a signal through `kill` (so an exit was asked for). */
+  readonly killedByCaller: () => boolean
   /** The newest stdout and stderr output (for failure messages). */
   readonly output: () => string
 }
@@ -71,7 +73,9 @@ export const spawnDaemon = async (options: SpawnOptions): Promise<DaemonProcess>
       resolve({ code, signal })
     })
   })
+  let signalled = false
   const kill = async (signal: NodeJS.Signals = "SIGKILL") => {
+    signalled = true
     if (running) child.kill(signal)
     await exited
   }
@@ -81,6 +85,7 @@ export const spawnDaemon = async (options: SpawnOptions): Promise<DaemonProcess>
     exited,
     isRunning: () => running,
     kill,
+    killedByCaller: () => signalled,
     output: () => output
   }
 
