@@ -10,6 +10,7 @@ import { createServer } from "node:http"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { httpApp } from "../edge/http/app.ts"
+import { answerClientErrorsWithJson } from "../edge/http/clientError.ts"
 import { InboxWebLive } from "../edge/inbox/InboxWeb.ts"
 import { makeCatalog } from "../edge/mcp/catalog/clientCatalog.ts"
 import { McpSessions } from "../edge/mcp/McpSessions.ts"
@@ -52,7 +53,8 @@ const SHUTDOWN_GRACE_MS = 500
 const listener = (config: ResolvedConfig) => {
   // Node's default keep-alive timeout stays: a shorter one races clients that reuse an idle socket
   // just as the server closes it ("fetch failed"). Shutdown closes idle sockets itself (below).
-  const server = createServer()
+  // Bytes node's parser refuses get the same JSON error body as every other refusal.
+  const server = answerClientErrorsWithJson(createServer())
   // Registered after the server is listening, so it runs before the server's own close, which waits
   // for every connection: long-lived MCP streams get a short grace period, then are closed.
   const cutOnShutdown = Layer.scopedDiscard(

@@ -2,9 +2,9 @@
  * Raw HTTP garbage at the MCP endpoints: malformed JSON-RPC, random bytes, wrong content types and
  * Accept headers, oversized bodies, bad session ids, wrong methods and protocol versions, hostile
  * Host / Authorization headers and paths, and bytes that are not HTTP at all. Every answer comes
- * within the deadline, is never a 5xx, carries a body when it is an error (except the HTTP parser's
- * own bare 400 for bytes that are not HTTP), and never leaks a stack trace or a source path. The
- * daemon answers normally afterwards.
+ * within the deadline, is never a 5xx, carries a body when it is an error (bytes the HTTP parser
+ * refuses get the same JSON error body, from the server's `clientError` listener), and never leaks a
+ * stack trace or a source path. The daemon answers normally afterwards.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { type FuzzDaemon, startFuzzDaemon } from "./support/fuzzDaemon.ts"
@@ -157,7 +157,7 @@ describe("raw HTTP garbage at the MCP endpoint", () => {
     expect(problems).toEqual([])
   }, 120_000)
 
-  it("bytes that are not HTTP get the parser's 400 and a closed connection, never a hang", async () => {
+  it("bytes that are not HTTP get a 4xx JSON error and a closed connection, never a hang", async () => {
     const rng = mulberry32(SEED + 1)
     const inputs: ReadonlyArray<string | Uint8Array> = [
       "GARBAGE\r\n\r\n", "GET / HTTP/9.9\r\n\r\n", "POST /mcp/agents/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nnot a chunk\r\n\r\n",
@@ -168,7 +168,11 @@ describe("raw HTTP garbage at the MCP endpoint", () => {
       const label = typeof bytes === "string" ? bytes.slice(0, 40) : `${bytes.length} random bytes`
       try {
         const reply = await rawSocket(daemon.url, bytes)
-        if (!/^HTTP\/1\.1 4\d\d /.test(reply)) problems.push(`socket ${JSON.stringify(label)}: ${JSON.stringify(reply.slice(0, 120))}`)
+        // Refused by the parser, or (a request it could read) by the routes: a JSON error either way.
+        if (!/^HTTP\/1\.1 4\d\d [\s\S]*\r\nContent-Type: application\/json\r\n[\s\S]*\r\n\r\n\{"error":\{"code":"[a-z_.]+","message":"[^"]+"\}\}/i.test(reply)) {
+          problems.push(`socket ${JSON.stringify(label)}: ${JSON.stringify(reply.slice(0, 200))}`)
+        }
+        if (leaksInternals(reply)) problems.push(`socket ${JSON.stringify(label)}: leaks internals`)
       } catch (e) {
         problems.push(`socket ${JSON.stringify(label)}: ${String(e)}`)
       }

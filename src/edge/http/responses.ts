@@ -2,8 +2,11 @@
 import { HttpServerResponse } from "@effect/platform"
 import { AuthForbidden, errorCode, errorStatus } from "../../domain/errors.ts"
 
+/** The body every refusal of the daemon carries, on every path (also `clientError.ts`, below HTTP). */
+export const errorBody = (code: string, message: string) => ({ error: { code, message } })
+
 export const jsonError = (status: number, code: string, message: string) =>
-  HttpServerResponse.unsafeJson({ error: { code, message } }, { status })
+  HttpServerResponse.unsafeJson(errorBody(code, message), { status })
 
 /** `auth.forbidden`, with its code and status from the error table like every other error. */
 export const forbidden = (message = "a valid bridge key or the admin key is required") => {
