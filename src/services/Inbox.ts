@@ -3,7 +3,7 @@
  * (from `agent_skill_put` / `agent_skill_delete`) persist here; nothing a row proposes happens until an
  * admin decides it. This file is the interface; `InboxLive` implements it over SQLite.
  */
-import type { Effect, Option } from "effect"
+import type { Effect, Option, Stream } from "effect"
 import { Context } from "effect"
 import type { BridgeError } from "../domain/errors.ts"
 
@@ -87,6 +87,13 @@ export interface InboxShape {
   readonly get: (id: string) => Effect.Effect<Option.Option<InboxRow>, BridgeError>
   /** Approves or denies a pending row and carries it out (writes the skill, answers Hermes). */
   readonly decide: (id: string, decision: Decision) => Effect.Effect<InboxRow, BridgeError>
+  /**
+   * The change feed: a version number, the current one first, then a new one after every change of
+   * the rows (opened, queued, decided, expired, withdrawn, deleted by retention), including those
+   * another process (`agent-bridge inbox`) commits to the same database, which the daemon notices
+   * within about a second. It only says that something changed: read the rows to see what.
+   */
+  readonly changes: Stream.Stream<number>
 }
 
 export class Inbox extends Context.Tag("agent-bridge/Inbox")<Inbox, InboxShape>() {}

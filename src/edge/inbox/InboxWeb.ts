@@ -12,7 +12,7 @@ import { type InboxSessionsShape, makeInboxSessions } from "./sessions.ts"
 export interface InboxWebOptions {
   /** How long a sign-in lasts (default 12 hours). */
   readonly sessionTtl?: Duration.DurationInput
-  /** How often an open page's event stream looks for changed rows (default 1 second). */
+  /** How often an open page's event stream checks, in memory, that its session is still live, and retries a failed read of the rows (default 1 second). */
   readonly pollInterval?: Duration.DurationInput
   /** How often an idle event stream sends a keep-alive comment (default 15 seconds). */
   readonly heartbeat?: Duration.DurationInput

@@ -1,13 +1,14 @@
 /**
  * `GET /inbox/events`: Server-Sent Events telling an open page when the pending rows change, so it
- * can fetch itself again (the page script does; the page also works without it). The `Inbox` service
- * has no change feed, so the stream looks at the pending rows every `pollInterval` and sends the new
- * fingerprint only when it differs: an `inbox` event carries it, a `signedout` event ends the stream
- * once the session is gone, and comments keep idle connections open through proxies.
+ * can fetch itself again (the page script does; the page also works without it). The stream waits
+ * on the Inbox's change feed and reads the pending rows only when it moves (a burst of changes
+ * becomes one read), sending their fingerprint only when it differs from the last one sent: an
+ * `inbox` event carries it, a `signedout` event ends the stream once the session is gone (checked in
+ * memory every `pollInterval`), and comments keep idle connections open through proxies.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { Effect, Schedule, Stream } from "effect"
-import type { Inbox } from "../../services/Inbox.ts"
+import { Effect, Option, Schedule, Stream } from "effect"
+import { Inbox } from "../../services/Inbox.ts"
 import { InboxWeb } from "./InboxWeb.ts"
 import { pendingRows, pendingVersion } from "./respond.ts"
 import { SECURITY_HEADERS } from "./security.ts"
@@ -25,17 +26,23 @@ export const inboxEvents = (token: string): Stream.Stream<string, never, Inbox |
   Stream.unwrap(
     Effect.gen(function* () {
       const web = yield* InboxWeb
-      const look: Effect.Effect<Signal | null, never, Inbox> = Effect.gen(function* () {
-        const session = yield* web.sessions.find(token)
-        if (session._tag === "None") return { _tag: "signedout" } as const
-        return { _tag: "version", version: pendingVersion(yield* pendingRows) } as const
-      }).pipe(
-        // A failed look is skipped (the Inbox logged it); the next one may succeed.
-        Effect.catchAll(() => Effect.succeed(null))
+      const inbox = yield* Inbox
+      // A failed read (the Inbox logged it) is tried again after `pollInterval`; a change arriving
+      // meanwhile replaces the one being read, so the page still ends up with the newest rows.
+      // (The schedule never ends, so no failure gets past `retry`: `orDie` only drops it from the type.)
+      const readVersion = Effect.map(pendingRows, pendingVersion).pipe(Effect.retry(Schedule.spaced(web.pollInterval)), Effect.orDie)
+      const versions: Stream.Stream<Signal, never, Inbox> = inbox.changes.pipe(
+        Stream.buffer({ capacity: 1, strategy: "sliding" }),
+        Stream.mapEffect(() => readVersion),
+        Stream.changes,
+        Stream.map((version) => ({ _tag: "version", version }) as const)
       )
-      const signals = Stream.repeatEffectWithSchedule(look, Schedule.spaced(web.pollInterval)).pipe(
-        Stream.filter((s): s is Signal => s !== null),
-        Stream.changesWith((a, b) => frame(a) === frame(b)),
+      const signedOut: Stream.Stream<Signal> = Stream.repeatEffectWithSchedule(web.sessions.find(token), Schedule.spaced(web.pollInterval)).pipe(
+        Stream.filter(Option.isNone),
+        Stream.take(1),
+        Stream.as({ _tag: "signedout" } as const)
+      )
+      const signals = Stream.merge(versions, signedOut).pipe(
         Stream.takeUntil((s) => s._tag === "signedout"),
         Stream.map(frame)
       )

@@ -12,6 +12,7 @@ import { pendingRunApproval } from "./rows.ts"
 import { SkillStore } from "../skills/SkillStore.ts"
 import { answerRunApproval } from "./decideRun.ts"
 import { carryOutSkillRow } from "./decideSkill.ts"
+import { InboxChanges, InboxChangesLive } from "./InboxChanges.ts"
 import { InboxStore, InboxStoreSqlite, newInboxId } from "./InboxStore.ts"
 import { SkillProposalsLive } from "./SkillProposals.ts"
 
@@ -26,6 +27,7 @@ export const InboxLive = Layer.effect(
     const store = yield* InboxStore
     const skills = yield* SkillStore
     const hermes = yield* HermesClient
+    const changes = yield* InboxChanges
     const decisions = yield* Effect.makeSemaphore(1)
 
     const openRunApproval = (input: RunApprovalInput) =>
@@ -89,13 +91,18 @@ export const InboxLive = Layer.effect(
         Effect.map(store.pendingRunApprovals(runId), (rows) => Option.fromNullable(rows[0] as RunApprovalRow | undefined)),
       list: (filter) => store.list(filter?.state),
       get: store.get,
-      decide
+      decide,
+      changes: changes.changes
     })
   })
 )
 
 /**
- * The inbox with its SQLite store and the skill proposal queue (for `SkillsLive`) in one layer.
- * Needs `SqlClient`, `SkillStore` and `HermesClient`.
+ * The inbox with its SQLite store, its change feed and the skill proposal queue (for `SkillsLive`)
+ * in one layer. Needs `SqlClient`, `SkillStore` and `HermesClient`. The feed sees this process's
+ * writes; add `watchOtherConnections` for another process's (the daemon does, in `TeachServices`).
  */
-export const InboxStack = Layer.mergeAll(InboxLive, SkillProposalsLive).pipe(Layer.provideMerge(InboxStoreSqlite))
+export const InboxStack = Layer.mergeAll(InboxLive, SkillProposalsLive).pipe(
+  Layer.provideMerge(InboxStoreSqlite),
+  Layer.provideMerge(InboxChangesLive)
+)

@@ -1,6 +1,7 @@
 /**
  * The inbox table (migration 0003) as a repository. Only storage: the pending rules live in
- * `SkillProposals`, the decisions in `InboxLive`. A storage failure is `bridge.internal`, its cause
+ * `SkillProposals`, the decisions in `InboxLive`. Every
+ * write that changes a row bumps `InboxChanges`. A storage failure is `bridge.internal`, its cause
  * logged under the incident.
  */
 import { SqlClient, SqlError } from "@effect/sql"
@@ -8,6 +9,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Internal } from "../../domain/errors.ts"
 import type { InboxRow, InboxState } from "../Inbox.ts"
+import { InboxChanges } from "./InboxChanges.ts"
 import { type InboxDbRow, toDb, toRow } from "./rows.ts"
 
 export interface StateChange {
@@ -57,13 +59,18 @@ export const InboxStoreSqlite = Layer.effect(
   InboxStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const changes = yield* InboxChanges
     const skillRows = yield* Effect.makeSemaphore(1)
     const rows = (what: string, q: Effect.Effect<ReadonlyArray<InboxDbRow>, SqlError.SqlError>) =>
       q.pipe(Effect.map((rs) => rs.map(toRow)), Effect.catchTag("SqlError", failed(what)))
     const skillKinds = sql`kind IN ('skill_put', 'skill_delete')`
 
     const store: InboxStoreShape = {
-      insert: (row) => sql`INSERT INTO inbox ${sql.insert({ ...toDb(row) })}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", failed("insert a row"))),
+      insert: (row) =>
+        sql`INSERT INTO inbox ${sql.insert({ ...toDb(row) })}`.pipe(
+          Effect.zipRight(changes.bump),
+          Effect.catchTag("SqlError", failed("insert a row"))
+        ),
       get: (id) => Effect.map(rows("read a row", sql<InboxDbRow>`SELECT * FROM inbox WHERE id = ${id}`), (rs) => Option.fromNullable(rs[0])),
       list: (state) =>
         rows(
@@ -91,7 +98,11 @@ export const InboxStoreSqlite = Layer.effect(
             yield* sql`UPDATE inbox SET payload = ${JSON.stringify(payload)} WHERE id = ${id}`
           }
           return true
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", failed("close a row"))),
+        }).pipe(
+          sql.withTransaction,
+          Effect.tap((closed) => (closed ? changes.bump : Effect.void)),
+          Effect.catchTag("SqlError", failed("close a row"))
+        ),
       runApproval: (runId, requestId) =>
         Effect.map(
           rows("read a run approval", sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id = ${requestId}`),

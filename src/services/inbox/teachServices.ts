@@ -2,6 +2,7 @@
  * The teach side composed, for the daemon and the CLI to provide in one piece:
  * - `TeachServices`: `Memory`, `DirectMemory` (both `bridge.memory_disabled` when `memory.enabled`
  *   is false), `Skills`, `Inbox`, `SkillProposals`, `InboxStore`, `SkillStore`, `MemoryLayer`.
+ *   The daemon's inbox also notices rows the CLI decides from its own process (`watchOtherConnections`).
  * - `InboxServices`: what `agent-bridge inbox` needs (`Inbox`, `SkillStore`).
  * Both need `SqlClient` (migrated), `AppConfig` and `HermesClient`; `TeachServices` also `Redactor`.
  */
@@ -11,11 +12,12 @@ import { MemoryLayerSqlite } from "../memory/MemoryLayerSqlite.ts"
 import { MemoryFromConfig } from "../memory/MemoryLive.ts"
 import { SkillsLive } from "../skills/SkillsLive.ts"
 import { SkillStoreLive } from "../skills/SkillStore.ts"
+import { watchOtherConnections } from "./InboxChanges.ts"
 import { InboxStack } from "./InboxLive.ts"
 
 export const InboxServices = InboxStack.pipe(Layer.provideMerge(SkillStoreLive))
 
-export const TeachServices = Layer.mergeAll(MemoryFromConfig, DirectMemoryFromConfig, SkillsLive).pipe(
+export const TeachServices = Layer.mergeAll(MemoryFromConfig, DirectMemoryFromConfig, SkillsLive, watchOtherConnections()).pipe(
   Layer.provideMerge(InboxServices),
   Layer.provideMerge(MemoryLayerSqlite)
 )
