@@ -68,6 +68,11 @@ export const ConfigFile = Schema.Struct({
   hermes: withDefault(HermesSection, () => Schema.decodeSync(HermesSection)({})),
   memory: withDefault(Schema.Struct({ enabled: withDefault(Schema.Boolean, () => true) }), () => ({ enabled: true })),
   skills: withDefault(Schema.Struct({ dropin_dir: Schema.optional(NonEmpty) }), () => ({})),
+  /** Closed inbox rows (decided, expired, withdrawn) are deleted this many days after closing; pending ones never. */
+  inbox: withDefault(
+    Schema.Struct({ history_retention_days: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThan(0)), () => 30) }),
+    () => ({ history_retention_days: 30 })
+  ),
   clients: withDefault(Schema.Record({ key: ClientName, value: ClientSettings }), () => ({}))
 })
 export type ConfigFile = typeof ConfigFile.Type

@@ -1,6 +1,6 @@
 /**
  * The inbox table (migration 0003) as a repository. Only storage: the pending rules live in
- * `SkillProposals`, the decisions in `InboxLive`. Every
+ * `SkillProposals`, the decisions in `InboxLive`, the schedule of retention in `retention.ts`. Every
  * write that changes a row bumps `InboxChanges`. A storage failure is `bridge.internal`, its cause
  * logged under the incident.
  */
@@ -34,6 +34,8 @@ export interface InboxStoreShape {
   readonly runApproval: (runId: string, requestId: string) => Effect.Effect<Option.Option<InboxRow>, Internal>
   /** Pending run-approval rows of a run (or only the one for `requestId`), oldest first. */
   readonly pendingRunApprovals: (runId: string, requestId?: string) => Effect.Effect<ReadonlyArray<InboxRow>, Internal>
+  /** Deletes rows closed (decided, expired, withdrawn) before `decidedBefore` (ISO); never a pending one. */
+  readonly deleteHistory: (decidedBefore: string) => Effect.Effect<number, Internal>
   /** Runs `effect` as one transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | Internal, R>
   /**
@@ -114,6 +116,13 @@ export const InboxStoreSqlite = Layer.effect(
           requestId === undefined
             ? sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} ORDER BY rowid`
             : sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} AND request_id = ${requestId} ORDER BY rowid`
+        ),
+      deleteHistory: (decidedBefore) =>
+        // Same condition as the partial index of migration 0005, so SQLite uses it.
+        sql<{ id: string }>`DELETE FROM inbox WHERE state <> 'pending' AND decided_at < ${decidedBefore} RETURNING id`.pipe(
+          Effect.map((rs) => rs.length),
+          Effect.tap((n) => (n > 0 ? changes.bump : Effect.void)),
+          Effect.catchTag("SqlError", failed("delete old history"))
         ),
       transaction: (effect) =>
         sql.withTransaction(effect).pipe(

@@ -2,7 +2,8 @@
  * The teach side composed, for the daemon and the CLI to provide in one piece:
  * - `TeachServices`: `Memory`, `DirectMemory` (both `bridge.memory_disabled` when `memory.enabled`
  *   is false), `Skills`, `Inbox`, `SkillProposals`, `InboxStore`, `SkillStore`, `MemoryLayer`.
- *   The daemon's inbox also notices rows the CLI decides from its own process (`watchOtherConnections`).
+ *   The daemon's inbox also sweeps old history (`InboxRetentionLive`) and notices rows the CLI
+ *   decides from its own process (`watchOtherConnections`).
  * - `InboxServices`: what `agent-bridge inbox` needs (`Inbox`, `SkillStore`).
  * Both need `SqlClient` (migrated), `AppConfig` and `HermesClient`; `TeachServices` also `Redactor`.
  */
@@ -14,10 +15,11 @@ import { SkillsLive } from "../skills/SkillsLive.ts"
 import { SkillStoreLive } from "../skills/SkillStore.ts"
 import { watchOtherConnections } from "./InboxChanges.ts"
 import { InboxStack } from "./InboxLive.ts"
+import { InboxRetentionLive } from "./retention.ts"
 
 export const InboxServices = InboxStack.pipe(Layer.provideMerge(SkillStoreLive))
 
-export const TeachServices = Layer.mergeAll(MemoryFromConfig, DirectMemoryFromConfig, SkillsLive, watchOtherConnections()).pipe(
+export const TeachServices = Layer.mergeAll(MemoryFromConfig, DirectMemoryFromConfig, SkillsLive, InboxRetentionLive, watchOtherConnections()).pipe(
   Layer.provideMerge(InboxServices),
   Layer.provideMerge(MemoryLayerSqlite)
 )
