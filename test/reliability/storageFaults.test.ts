@@ -30,7 +30,8 @@ const until = <A>(what: string, ms: number, read: Effect.Effect<A>, done: (a: A)
     }
   })
 
-const simRunOf = (h: Harness, input: string) => [...h.sim.state.runs.values()].find((r) => r.input === input)
+/** Hermes's newest run for this input (a retried start leaves the stopped ones before it). */
+const simRunOf = (h: Harness, input: string) => [...h.sim.state.runs.values()].filter((r) => r.input === input).at(-1)
 const startRequests = (h: Harness) => h.sim.state.requests.filter((r) => r.method === "POST" && /^\/v1\/runs\/?$/.test(r.path)).length
 const rowsFor = (h: Harness, input: string) =>
   h.sql<{ n: number }>`SELECT COUNT(*) AS n FROM runs WHERE input = ${input}`.pipe(Effect.map((r) => r[0]?.n ?? -1), Effect.orDie)
@@ -91,6 +92,49 @@ describe("storage faults", () => {
       expect(h.faults.armed()).toBe(0)
     }).pipe(Effect.scoped))
 
+  it.live("a retry of a start that was store_unavailable starts the request afresh, once, under the same key", () =>
+    Effect.gen(function* () {
+      const h = yield* storageHarness()
+      const input = "retried after a failed insert [sim:slow=2s,events=6]"
+      const args = { agent: "hermes", input, idempotency_key: "retry-me" }
+      for (let i = 0; i < 2; i++) {
+        // Two failed attempts in a row: each is stopped in Hermes and never recorded.
+        h.faults.inject("insert", { kind: "busy" })
+        const refused = yield* h.call("agent_run", args)
+        expect(refused.ok ? "started" : refused.code).toBe("bridge.store_unavailable")
+        const stopped = [...h.sim.state.runs.values()].filter((r) => r.input === input)
+        expect(stopped.length).toBe(i + 1)
+        yield* until("Hermes cancels the run", 10_000, Effect.sync(() => stopped.every((r) => r.status === "cancelled")), Boolean)
+      }
+      // Hermes replays the key's stopped run; the bridge does not adopt it but starts the request again.
+      const retried = yield* ok("retry", yield* h.call("agent_run", args))
+      const hermesRuns = [...h.sim.state.runs.values()].filter((r) => r.input === input)
+      expect(hermesRuns.length).toBe(3)
+      expect(hermesRuns.filter((r) => r.status === "cancelled").length).toBe(2)
+      expect(h.logs.some((l) => l.includes("starting the request afresh"))).toBe(true)
+      const done = yield* expectIntact(h, retried.run_id, input)
+      expect(done.status).toBe("completed")
+      // From now on the ledger answers the key: the same run, no further Hermes start.
+      const starts = startRequests(h)
+      const again = yield* ok("replay", yield* h.call("agent_run", args))
+      expect(again.run_id).toBe(retried.run_id)
+      expect(startRequests(h)).toBe(starts)
+      expect(yield* rowsFor(h, input)).toBe(1)
+    }).pipe(Effect.scoped))
+
+  it.live("a start Hermes accepted but a crash kept from the ledger is adopted on retry, not started twice", () =>
+    Effect.gen(function* () {
+      const h = yield* storageHarness()
+      const input = "cut off by a crash [sim:slow=2s,events=6]"
+      // What a daemon killed between Hermes's answer and the insert leaves behind: a live Hermes run
+      // under the client's prefixed key, and nothing in the ledger.
+      const profile = yield* h.hermes.profile("hermes").pipe(Effect.orDie)
+      const orphan = yield* h.hermes.start(profile, { input, idempotencyKey: "alice:cut-off" }).pipe(Effect.orDie)
+      const adopted = yield* ok("retry", yield* h.call("agent_run", { agent: "hermes", input, idempotency_key: "cut-off" }))
+      expect([...h.sim.state.runs.values()].filter((r) => r.input === input).map((r) => r.id)).toEqual([orphan.hermesRunId])
+      yield* expectIntact(h, adopted.run_id, input)
+    }).pipe(Effect.scoped))
+
   it.live("a transaction cut between its statements (disk full) leaves no half-written run", () =>
     Effect.gen(function* () {
       const h = yield* storageHarness()
@@ -103,6 +147,19 @@ describe("storage faults", () => {
       yield* h.sql.unsafe("DROP TRIGGER temp.disk_full").pipe(Effect.orDie)
       const after = yield* ok("start after", yield* h.call("agent_run", { agent: "hermes", input: "after the cut [sim:deltas=2]" }))
       yield* expectIntact(h, after.run_id, "after the cut [sim:deltas=2]")
+    }).pipe(Effect.scoped))
+
+  it.live("a real page limit (SQLITE_FULL) at the start is store_unavailable, and Hermes stops the run", () =>
+    Effect.gen(function* () {
+      const h = yield* storageHarness()
+      // An input too big for the pages the database has, so the run's row needs new ones.
+      const input = `no room for this run [sim:slow=30s,events=10] ${"x".repeat(64 * 1024)}`
+      const eventsBefore = yield* allEventRows(h)
+      const [pages] = yield* h.sql<{ page_count: number }>`PRAGMA page_count`.pipe(Effect.orDie)
+      yield* h.sql.unsafe(`PRAGMA max_page_count = ${pages!.page_count}`).pipe(Effect.orDie)
+      const out = yield* h.call("agent_run", { agent: "hermes", input, idempotency_key: "no-room" })
+      yield* h.sql.unsafe("PRAGMA max_page_count = 1073741823").pipe(Effect.orDie)
+      yield* expectUnrecorded(h, input, out, eventsBefore)
     }).pipe(Effect.scoped))
 
   it.live("lookups that fail before Hermes is asked start nothing and answer bridge.internal with an incident only", () =>

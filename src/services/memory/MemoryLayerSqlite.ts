@@ -6,6 +6,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { MemoryFailed, MemoryInvalid } from "../../domain/errors.ts"
+import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { ftsMatch } from "./ftsQuery.ts"
 import { MemoryLayer, type Note, type NoteInput, type ScoredNote } from "./MemoryLayer.ts"
 import { SOURCE_TAG_PREFIX } from "./policy.ts"
@@ -43,12 +44,13 @@ export const MemoryLayerSqlite = Layer.effect(
   MemoryLayer,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const inTransaction = transactionKeepingCause(sql)
     const cols = sql`n.id, n.namespace, n.text, n.tags, n.client, n.created_at`
 
     const add = (input: NoteInput) =>
       Effect.gen(function* () {
         const note: Note = { ...input, id: newNoteId(), created_at: new Date(yield* Clock.currentTimeMillis).toISOString() }
-        yield* sql.withTransaction(
+        yield* inTransaction(
           Effect.gen(function* () {
             const inserted = yield* sql<{ seq: number }>`INSERT INTO memory_notes ${sql.insert({
               id: note.id,
@@ -98,8 +100,7 @@ export const MemoryLayerSqlite = Layer.effect(
       )
 
     const remove = (id: string) =>
-      sql
-        .withTransaction(
+      inTransaction(
           Effect.gen(function* () {
             const rows = yield* sql<{ seq: number }>`DELETE FROM memory_notes WHERE id = ${id} RETURNING seq`
             const seq = rows[0]?.seq
@@ -107,8 +108,7 @@ export const MemoryLayerSqlite = Layer.effect(
             yield* sql`DELETE FROM memory_fts WHERE rowid = ${seq}`
             return true
           })
-        )
-        .pipe(Effect.catchTag("SqlError", failed("delete the note")))
+        ).pipe(Effect.catchTag("SqlError", failed("delete the note")))
 
     return MemoryLayer.of({ add, search, list, get, remove })
   })

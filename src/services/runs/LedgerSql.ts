@@ -4,6 +4,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
+import { transactionKeepingCause } from "../../storage/transaction.ts"
 import {
   boundaryAtOrBefore,
   CONTEXT_CHARS,
@@ -113,6 +114,7 @@ const isUniqueViolation = (e: SqlError): boolean => {
 
 export const makeLedgerSql = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const inTransaction = transactionKeepingCause(sql)
   const fail = (operation: string) => (cause: unknown) => new LedgerError({ operation, cause })
 
   const getRow = (runId: string) =>
@@ -214,7 +216,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         const { record } = yield* write(current, { events: [run.started] }, now)
         return record
       }).pipe(
-        (e) => sql.withTransaction(e),
+        inTransaction,
         Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken> =>
           run.idempotencyKey !== null && isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
@@ -261,7 +263,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const { record, appended } = yield* write(found.value, change, now)
         return { record, appended, result } satisfies Modified<A>
-      }).pipe((e) => sql.withTransaction(e), Effect.catchTag("SqlError", (e) => Effect.fail(fail("modify")(e)))),
+      }).pipe(inTransaction, Effect.catchTag("SqlError", (e) => Effect.fail(fail("modify")(e)))),
 
     eventsAfter: (runId, afterSeq, limit) =>
       sql<EventRow>`SELECT seq, type, at, data FROM run_events WHERE run_id = ${runId} AND seq > ${afterSeq}
@@ -295,7 +297,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         const gone = yield* sql<{ n: number }>`SELECT count(*) AS n FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         yield* sql`DELETE FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         return gone[0]?.n ?? 0
-      }).pipe((e) => sql.withTransaction(e), Effect.mapError(fail("sweep")))
+      }).pipe(inTransaction, Effect.mapError(fail("sweep")))
   }
   return shape
 })

@@ -5,13 +5,25 @@
  */
 import { Effect, Either, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { AgentUnkeyed, IdempotencyConflict, type Internal, StoreUnavailable, TooManyRuns } from "../../domain/errors.ts"
+import { AgentUnkeyed, IdempotencyConflict, type Internal, type InvalidIdempotencyKey, StoreUnavailable, TooManyRuns } from "../../domain/errors.ts"
 import { fingerprint } from "../../domain/runs/fingerprint.ts"
 import { hermesIdempotencyKey, validateKey } from "../../domain/runs/keys.ts"
-import type { HermesClientShape, HermesProfile } from "../../hermes/client/HermesClient.ts"
+import type {
+  HermesCallError,
+  HermesClientShape,
+  HermesProfile,
+  StartRunRequest,
+  StartRunResult
+} from "../../hermes/client/HermesClient.ts"
 import type { CallerShape } from "../Caller.ts"
 import type { StartRunInput } from "../Runs.ts"
 import { ledgerFailureText, type LedgerShape, type RunRecord } from "./Ledger.ts"
+
+/** How many times one idempotency key may be started afresh after starts the bridge had to stop. */
+const MAX_START_ATTEMPTS = 16
+
+/** The key Hermes sees for the n-th attempt of a start (the first is the key itself). */
+export const attemptKey = (prefixed: string, n: number): string => (n === 0 ? prefixed : `${prefixed}#${n}`)
 
 /** A bridge run id: `run_` + 32 hex, minted here (Hermes's id is kept beside it). */
 export const mintRunId = (): string => `run_${randomBytes(16).toString("hex")}`
@@ -50,6 +62,35 @@ export const makeStart = (deps: StartDeps) => {
       Effect.annotateLogs({ hermesRunId })
     )
 
+  /**
+   * Starts the run in Hermes. Hermes replays a key it saw in the last 24 h, and the ledger had no run
+   * for this key (it was looked up first), so a replay is one of two things: a start whose insert a
+   * crash cut off (the run is real: adopt it, whatever its state), or a start the bridge itself
+   * stopped after a failed insert, which the caller was told never happened (`store_unavailable`).
+   * Only the bridge stops a run that has no ledger row, so a replayed `cancelled`/`stopping` run is
+   * the second kind: start afresh under the key's next attempt (`<key>#<n>`, deterministic, so a
+   * crash during a later attempt is found again the same way).
+   */
+  const startInHermes = (profile: HermesProfile, request: StartRunRequest) => {
+    const attempt = (n: number): Effect.Effect<StartRunResult, HermesCallError | IdempotencyConflict | InvalidIdempotencyKey> =>
+      Effect.gen(function* () {
+        const key = request.idempotencyKey === undefined ? undefined : hermesIdempotencyKey(attemptKey(request.idempotencyKey, n))
+        const started = yield* hermes.start(profile, { ...request, idempotencyKey: key })
+        if (!started.replayed || key === undefined || n >= MAX_START_ATTEMPTS) return started
+        const stoppedByUs = yield* hermes.status(profile, started.hermesRunId).pipe(
+          Effect.map((s) => s.status === "cancelled" || s.status === "stopping"),
+          // Unknown or unreachable: adopt what Hermes answered, as before this check.
+          Effect.orElseSucceed(() => false)
+        )
+        if (!stoppedByUs) return started
+        yield* Effect.logInfo("Hermes replayed a run the bridge stopped after a failed insert; starting the request afresh").pipe(
+          Effect.annotateLogs({ hermesRunId: started.hermesRunId, attempt: n + 1 })
+        )
+        return yield* attempt(n + 1)
+      })
+    return attempt(0)
+  }
+
   return (caller: CallerShape, input: StartRunInput) =>
     Effect.gen(function* () {
       const profile = yield* hermes.profile(input.agent)
@@ -78,11 +119,11 @@ export const makeStart = (deps: StartDeps) => {
                 message: `${caller.client} already has ${maxRunsPerClient} unfinished runs (bridge.max_concurrent_runs_per_client)`
               })
             }
-            const started = yield* hermes.start(profile, {
+            const started = yield* startInHermes(profile, {
               input: input.input,
               instructions: input.instructions,
               sessionKey,
-              idempotencyKey: idempotencyKey === undefined ? undefined : hermesIdempotencyKey(idempotencyKey),
+              idempotencyKey,
               reasoningEffort: input.reasoning_effort
             })
             const runId = mintRunId()

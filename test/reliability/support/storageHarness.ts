@@ -74,5 +74,5 @@ export const storageHarness = (sim: SimOptions = {}) =>
       ) as Effect.Effect<ToolOutcome>
     }
 
-    return { call, logs, faults: faults.control, sim: simulator, sql, supervisor: made.supervisor, dbFile: path.join(dataDir, DB_FILE) }
+    return { call, logs, faults: faults.control, sim: simulator, hermes, sql, supervisor: made.supervisor, dbFile: path.join(dataDir, DB_FILE) }
   })
