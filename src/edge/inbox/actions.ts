@@ -1,10 +1,10 @@
 /**
  * The POST routes: sign in, sign out, and decide a row. Each checks, in order, that the request comes
  * from this page (same origin), that a session exists where one is needed, and the form's CSRF token;
- * only then is anything read or done. A decision goes to the same `Inbox.decide` the CLI calls.
+ * only then is anything read or done. A sign-in then passes the per-address limit on wrong keys. A decision goes to the same `Inbox.decide` the CLI calls.
  */
-import { HttpServerRequest } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
 import { errorStatus, errorText } from "../../domain/errors.ts"
 import { type ApprovalChoice, type Decision, Inbox } from "../../services/Inbox.ts"
 import { InboxWeb } from "./InboxWeb.ts"
@@ -12,6 +12,7 @@ import { rowPageResponse } from "./pages.ts"
 import { currentSession, htmlResponse, readForm, seeOther, type SignedIn, textResponse } from "./respond.ts"
 import { cookie, csrfMatches, sameOriginPost, SESSION_COOKIE, SIGNIN_COOKIE, withCookie, withoutCookie } from "./security.ts"
 import { newToken } from "./sessions.ts"
+import { limitAddress } from "./signInLimit.ts"
 import { signInPage, type SignInNotice } from "./views/signin.ts"
 
 /** Decisions are recorded as the admin, as the CLI records them (BRIDGE.md "Identity"). */
@@ -33,6 +34,10 @@ export const signInResponse = (notice: SignInNotice | null, status = 200) =>
     return withCookie(htmlResponse(signInPage(token, notice), status), SIGNIN_COOKIE, token, SIGNIN_FORM_TTL)
   })
 
+/** 429 from the sign-in limit: the form again, and when the address may try next. */
+const tooManyAttempts = (retryAfterSeconds: number) =>
+  Effect.map(signInResponse("too_many_attempts", 429), (res) => HttpServerResponse.setHeader(res, "retry-after", String(retryAfterSeconds)))
+
 export const signIn = Effect.gen(function* () {
   const req = yield* HttpServerRequest.HttpServerRequest
   const web = yield* InboxWeb
@@ -40,10 +45,19 @@ export const signIn = Effect.gen(function* () {
   const field = yield* readForm
   const expected = cookie(req, SIGNIN_COOKIE)
   if (expected === undefined || !csrfMatches(expected, field("csrf"))) return yield* signInResponse("stale_form", 403)
+  // Only now is a key guessed: the attempt is counted against the address before the key is looked at.
+  const address = limitAddress(Option.getOrUndefined(req.remoteAddress))
+  const attempt = yield* web.sessions.signInLimit.attempt(address)
+  if (attempt._tag === "Refused") return yield* tooManyAttempts(attempt.retryAfterSeconds)
   if (!web.isAdminKey((field("key") ?? "").trim())) {
-    yield* Effect.logWarning("inbox page: sign-in refused (not the admin key)")
+    yield* Effect.logWarning(
+      attempt.last
+        ? `inbox page: sign-in refused (not the admin key); further sign-ins from ${address} are refused for a while`
+        : "inbox page: sign-in refused (not the admin key)"
+    )
     return yield* signInResponse("wrong_key", 403)
   }
+  yield* web.sessions.signInLimit.succeeded(address)
   // A new sign-in replaces whatever session this browser had.
   yield* web.sessions.close(cookie(req, SESSION_COOKIE))
   const { token } = yield* web.sessions.open

@@ -2,11 +2,13 @@
  * Signed-in operator sessions of the inbox page, in memory: a restart signs the operator out, which
  * is the safe direction. The cookie carries a random token; only its SHA-256 digest is kept here, and
  * each session has its own CSRF token for the forms it renders. Sessions end at a fixed time after
- * sign-in (no sliding renewal), or on sign-out.
+ * sign-in (no sliding renewal), or on sign-out. Opening one is gated by the per-address limit on
+ * failed sign-ins (`signInLimit.ts`).
  */
 import { Clock, Duration, Effect, Option, Ref } from "effect"
 import { randomBytes } from "node:crypto"
 import { digestKey, sameDigest } from "../../domain/keys.ts"
+import { DEFAULT_SIGN_IN_LIMIT, makeSignInLimit, type SignInLimitPolicy, type SignInLimitShape } from "./signInLimit.ts"
 
 export interface InboxSession {
   readonly csrf: string
@@ -22,6 +24,8 @@ export interface InboxSessionsShape {
   /** The live session a cookie token names, if any (an expired one is dropped). */
   readonly find: (token: string | undefined) => Effect.Effect<Option.Option<InboxSession>>
   readonly close: (token: string | undefined) => Effect.Effect<void>
+  /** Failed sign-ins by remote address: the sign-in form consults it before the key is checked. */
+  readonly signInLimit: SignInLimitShape
 }
 
 /** Enough for a few browsers; past it the oldest session is dropped rather than memory growing. */
@@ -34,10 +38,14 @@ export const newToken = (): string => randomBytes(32).toString("base64url")
 /** Constant-time equality of two secrets of any length (their digests are compared). */
 export const sameSecret = (a: string, b: string): boolean => sameDigest(digestKey(a), digestKey(b))
 
-export const makeInboxSessions = (ttl: Duration.DurationInput): Effect.Effect<InboxSessionsShape> =>
+export const makeInboxSessions = (
+  ttl: Duration.DurationInput,
+  signInLimit: SignInLimitPolicy = DEFAULT_SIGN_IN_LIMIT
+): Effect.Effect<InboxSessionsShape> =>
   Effect.gen(function* () {
     const lifetime = Duration.decode(ttl)
     const sessions = yield* Ref.make(new Map<string, InboxSession>())
+    const limit = yield* makeSignInLimit(signInLimit)
 
     const withoutExpired = (map: Map<string, InboxSession>, now: number) =>
       new Map([...map].filter(([, s]) => s.expiresAt > now))
@@ -83,5 +91,5 @@ export const makeInboxSessions = (ttl: Duration.DurationInput): Effect.Effect<In
             return next
           })
 
-    return { ttl: lifetime, open, find, close }
+    return { ttl: lifetime, open, find, close, signInLimit: limit }
   })

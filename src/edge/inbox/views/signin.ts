@@ -3,14 +3,15 @@ import { type Html, html } from "../html.ts"
 import { page } from "./layout.ts"
 
 /** Fixed messages only: nothing from the request is ever echoed on this page. */
-export type SignInNotice = "expired" | "signed_out" | "wrong_key" | "stale_form" | "required"
+export type SignInNotice = "expired" | "signed_out" | "wrong_key" | "stale_form" | "required" | "too_many_attempts"
 
 const NOTICES: Record<SignInNotice, { readonly cls: "notice" | "error"; readonly text: string }> = {
   expired: { cls: "error", text: "Your session ended. Sign in again to continue." },
   signed_out: { cls: "notice", text: "You are signed out." },
   wrong_key: { cls: "error", text: "That is not the admin key." },
   stale_form: { cls: "error", text: "This sign-in form is stale (its cookie is missing or was replaced). Try again." },
-  required: { cls: "error", text: "Sign in with the admin key to see the inbox." }
+  required: { cls: "error", text: "Sign in with the admin key to see the inbox." },
+  too_many_attempts: { cls: "error", text: "Too many wrong keys from this address. Sign-in is paused for a few minutes; try again later." }
 }
 
 export const signInPage = (formToken: string, notice: SignInNotice | null): Html => {
