@@ -1,13 +1,16 @@
 /**
  * `GET /inbox/events`: the stream a signed-in page listens on. It opens with the pending rows'
  * fingerprint (the same one the page carries in `data-version`), sends a new one when a row arrives
- * or is decided elsewhere, and ends with `signedout` once the session is gone.
+ * or is decided elsewhere, and ends with `signedout` once the session is gone. It waits on the
+ * Inbox's change feed: a decision reaches it with no poll period to wait for, and the rows are read
+ * once per change, not once per interval.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { Inbox } from "../../src/services/Inbox.ts"
+import { Effect, Ref } from "effect"
+import { Inbox, type InboxShape } from "../../src/services/Inbox.ts"
+import { InboxStore } from "../../src/services/inbox/InboxStore.ts"
 import { skillMd } from "../teach/skillFixtures.ts"
-import { makeBrowser, makeHarness, pushSkill } from "./support.ts"
+import { makeBrowser, makeHarness, openApproval, pushSkill } from "./support.ts"
 
 const versionOf = (page: string) => /data-version="([^"]+)"/.exec(page)?.[1] ?? "none"
 
@@ -86,6 +89,55 @@ describe("the event stream", () => {
       const r = yield* b.call("GET", "/inbox/events")
       const stream = frameReader(r.web.body!)
       expect(yield* Effect.promise(() => stream.until((f) => f.startsWith(": keep-alive")))).toBe(": keep-alive")
+      yield* Effect.promise(() => stream.cancel())
+    }).pipe(Effect.provide(h.layer))
+  })
+
+  it.live("pushes the update a decision makes at once, with no poll period to wait for", () => {
+    // The session check runs once an hour here: only the change feed can bring these frames.
+    const h = makeHarness({ pollInterval: "1 hour" })
+    return Effect.gen(function* () {
+      const b = yield* makeBrowser
+      const csrf = yield* b.signInAsAdmin
+      const r = yield* b.call("GET", "/inbox/events")
+      const stream = frameReader(r.web.body!)
+      const next = Effect.promise(() => stream.until((f) => f.startsWith("event: inbox"))).pipe(Effect.map(inboxData))
+      const empty = yield* next
+      const row = yield* openApproval()
+      const waiting = yield* next
+      expect(waiting).not.toBe(empty)
+      const decided = yield* b.call("POST", `/inbox/rows/${row.id}`, { form: { csrf, decision: "deny" } })
+      expect(decided.status).toBe(303)
+      expect(yield* next).toBe(empty)
+      yield* Effect.promise(() => stream.cancel())
+    }).pipe(Effect.provide(h.layer))
+  })
+
+  it.live("reads the rows once per change, not per interval, and sends nothing when the pending rows stayed the same", () => {
+    const h = makeHarness({ pollInterval: "5 millis", heartbeat: "20 millis" })
+    return Effect.gen(function* () {
+      const inbox = yield* Inbox
+      const reads = yield* Ref.make(0)
+      const counted: InboxShape = { ...inbox, list: (filter) => Effect.zipRight(Ref.update(reads, (n) => n + 1), inbox.list(filter)) }
+      const old = yield* pushSkill("alice", "old", skillMd("old"))
+      yield* inbox.decide(old.approval_id, { approve: false, by: "admin" })
+
+      const b = yield* makeBrowser
+      yield* b.signInAsAdmin
+      const r = yield* b.call("GET", "/inbox/events").pipe(Effect.provideService(Inbox, counted))
+      const stream = frameReader(r.web.body!)
+      const before = inboxData(yield* Effect.promise(() => stream.until((f) => f.startsWith("event: inbox"))))
+      // Three keep-alives: dozens of session checks went by, and the rows were read only once.
+      for (let i = 0; i < 3; i++) yield* Effect.promise(() => stream.until((f) => f.startsWith(": keep-alive")))
+      expect(yield* Ref.get(reads)).toBe(1)
+
+      // Retention deletes a decided row: the feed moves, the pending rows do not, so no frame.
+      expect(yield* Effect.flatMap(InboxStore, (store) => store.deleteHistory("9999-01-01T00:00:00.000Z"))).toBe(1)
+      yield* pushSkill("alice", "fresh", skillMd("fresh"))
+      const arrived = inboxData(yield* Effect.promise(() => stream.until((f) => f.startsWith("event: inbox"))))
+      expect(arrived).not.toBe(before)
+      expect(stream.frames.map(inboxData).filter((v): v is string => v !== null)).toEqual([before, arrived])
+      expect(yield* Ref.get(reads)).toBeGreaterThanOrEqual(2)
       yield* Effect.promise(() => stream.cancel())
     }).pipe(Effect.provide(h.layer))
   })
