@@ -16,7 +16,34 @@ describe("FollowTracker", () => {
     expect(t.accept(ev(4, "message.delta", { delta: "a" }))).toBe(true)
     expect(t.lastId).toBe(4)
     expect(t.accept(ev(null, "message.delta", { delta: "b" }))).toBe(true)
-    expect(t.text).toBe("ab")
+    expect(t.streamed.length).toBe(2)
+    expect(t.streamed.isPrefixOf("abc")).toBe(true)
+    expect(t.streamed.isPrefixOf("ba")).toBe(false)
+  })
+
+  it("after a re-attach, continues the text received before it (and only a true continuation)", () => {
+    const t = new FollowTracker("run_1", 7, () => 1_000_000, "Hello, ")
+    t.accept(ev(8, "message.delta", { delta: "wor" }))
+    const out = t.fromStatus(status({ status: "completed", output: "Hello, world" }))
+    expect(out.map((e) => [e.event, e.data.delta])).toEqual([["message.delta", "ld"], ["run.completed", undefined]])
+    const other = new FollowTracker("run_1", 7, () => 1_000_000, "Hi, ")
+    expect(other.fromStatus(status({ status: "completed", output: "Hello, world" })).map((e) => e.event)).toEqual(["run.completed"])
+  })
+
+  it("a surrogate pair split across two deltas still continues the output", () => {
+    const t = new FollowTracker("run_1", null)
+    const pair = "\u{1F600}"
+    t.accept(ev(1, "message.delta", { delta: `a${pair[0]}` }))
+    t.accept(ev(2, "message.delta", { delta: pair[1] }))
+    expect(t.fromStatus(status({ status: "completed", output: `a${pair}b` })).map((e) => e.data.delta)).toEqual(["b", undefined])
+  })
+
+  it("a completed status without an output sends no output (the streamed text stands)", () => {
+    const t = new FollowTracker("run_1", null)
+    t.accept(ev(1, "message.delta", { delta: "streamed" }))
+    const [done] = t.fromStatus(status({ status: "completed", output: null }))
+    expect(done?.event).toBe("run.completed")
+    expect(done?.data).not.toHaveProperty("output")
   })
 
   it("is done after any terminal event", () => {

@@ -11,6 +11,7 @@
  * Synthesised events have `id: null` and `synthetic: true` in their data.
  */
 import { Duration, Effect, Either, Mailbox, Schedule, Stream } from "effect"
+import { createHash } from "node:crypto"
 import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
 import { HermesTransport } from "./failure.ts"
@@ -19,17 +20,44 @@ export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(["run.completed", "r
 
 export const GONE_ERROR = "Hermes no longer knows this run (it answered 404): it was restarted or the run expired before the bridge saw it end."
 
+/**
+ * The `message.delta` text seen so far, as its length and a running digest: enough to tell whether
+ * a final output continues it, without holding a long run's whole text for as long as it is
+ * followed. UTF-16 code units are hashed, so a surrogate pair split across two deltas hashes the
+ * same as the whole string.
+ */
+export class StreamedText {
+  private readonly hash = createHash("sha256")
+  length = 0
+
+  constructor(initial = "") {
+    this.append(initial)
+  }
+
+  append(piece: string): void {
+    this.hash.update(piece, "utf16le")
+    this.length += piece.length
+  }
+
+  /** True when `text` begins with exactly the streamed text. */
+  isPrefixOf(text: string): boolean {
+    if (text.length < this.length) return false
+    const head = createHash("sha256").update(text.slice(0, this.length), "utf16le").digest()
+    return head.equals(this.hash.copy().digest())
+  }
+}
+
 /** What the follower has seen so far, and the events it synthesises from a status. Pure. */
 export class FollowTracker {
   lastId: number | null
-  /** Concatenated `message.delta` text seen on the stream. */
-  text = ""
+  /** The `message.delta` text seen on the stream (and before a re-attach). */
+  readonly streamed: StreamedText
   done = false
   private readonly requests = new Set<string>()
 
   constructor(readonly runId: string, lastId: number | null, private readonly now: () => number = Date.now, receivedText = "") {
     this.lastId = lastId
-    this.text = receivedText
+    this.streamed = new StreamedText(receivedText)
   }
 
   /** Records a streamed event; false for a replayed frame already seen (it is dropped). */
@@ -38,7 +66,7 @@ export class FollowTracker {
       if (this.lastId !== null && e.id <= this.lastId) return false
       this.lastId = e.id
     }
-    if (e.event === "message.delta" && typeof e.data.delta === "string") this.text += e.data.delta
+    if (e.event === "message.delta" && typeof e.data.delta === "string") this.streamed.append(e.data.delta)
     const request = e.event === "approval.request" ? e.data.request_id : e.event === "clarify.request" ? e.data.clarify_id : undefined
     if (typeof request === "string") this.requests.add(request)
     if (TERMINAL_EVENTS.has(e.event)) this.done = true
@@ -68,12 +96,15 @@ export class FollowTracker {
     }
     switch (s.status) {
       case "completed": {
-        const output = s.output ?? this.text
-        if (output.length > this.text.length && output.startsWith(this.text)) {
-          out.push(this.synth("message.delta", { delta: output.slice(this.text.length) }))
+        // Without an output from Hermes, the streamed text stands as the output (none is sent).
+        const output = s.output
+        if (output !== null && output.length > this.streamed.length && this.streamed.isPrefixOf(output)) {
+          out.push(this.synth("message.delta", { delta: output.slice(this.streamed.length) }))
         }
         out.push(this.synth("run.completed", {
-          output, usage: s.usage, ...(s.pendingSteer !== undefined && s.pendingSteer !== null ? { pending_steer: s.pendingSteer } : {})
+          ...(output === null ? {} : { output }),
+          usage: s.usage,
+          ...(s.pendingSteer !== undefined && s.pendingSteer !== null ? { pending_steer: s.pendingSteer } : {})
         }))
         break
       }
