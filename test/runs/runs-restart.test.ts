@@ -4,9 +4,9 @@
  * stored; a run Hermes no longer knows ends `interrupted`; a failing follower is restarted.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Scope } from "effect"
+import { Effect, Exit, Fiber, Option, Scope } from "effect"
 import { DbMemory } from "../../src/storage/Db.ts"
-import { UNKNOWN_RUN_ERROR } from "../../src/services/runs/follower.ts"
+import { UNKEYED_PROFILE_ERROR, UNKNOWN_PROFILE_ERROR, UNKNOWN_RUN_ERROR } from "../../src/services/runs/follower.ts"
 import { as, buildRuns, eventually, harness, statusIs } from "./support/harness.ts"
 
 const alice = as("alice")
@@ -70,6 +70,27 @@ describe("restart and supervision", () => {
       expect(ended.status).toBe("interrupted")
       expect(ended.error).toMatch(/no longer knows this run/)
       expect(ended.events_tail.at(-1)?.type).toBe("run.interrupted")
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("a run whose profile was removed, or lost its key, ends interrupted at re-attach and frees its client's slot", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const removed = yield* alice(h.runs.start({ agent: "hermes/coder", input: "on a profile about to go" }))
+      const unkeyed = yield* alice(h.runs.start({ agent: "hermes", input: "on a profile about to lose its key" }))
+      const coder = h.hermes.shape.profiles.find((p) => p.agent === "hermes/coder")!
+      const main = h.hermes.shape.profiles.find((p) => p.agent === "hermes")!
+      yield* h.hermes.reconfigure(coder.agent, undefined)
+      yield* h.hermes.reconfigure(main.agent, { ...main, key: Option.none() })
+      const second = yield* restart(h, h.scope)
+      const gone = yield* alice(second.runs.wait(removed.run_id, 30))
+      expect([gone.status, gone.error]).toEqual(["interrupted", UNKNOWN_PROFILE_ERROR])
+      const keyless = yield* alice(second.runs.wait(unkeyed.run_id, 30))
+      expect([keyless.status, keyless.error]).toEqual(["interrupted", UNKEYED_PROFILE_ERROR])
+      expect(yield* second.supervisor.isFollowed(unkeyed.run_id)).toBe(false)
+      // Neither holds a slot of alice's cap any more.
+      yield* h.hermes.reconfigure(main.agent, main)
+      // (3 is the harness's cap.)
+      for (let i = 0; i < 3; i++) yield* alice(second.runs.start({ agent: "hermes", input: `after ${i}` }))
     }).pipe(Effect.provide(DbMemory), Effect.scoped))
 
   it.live("a re-attached run takes Hermes's status, and drops a question or approval Hermes no longer waits on", () =>

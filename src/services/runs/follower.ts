@@ -25,6 +25,8 @@ const STREAMED: ReadonlySet<string> = new Set(["message.delta", "reasoning.delta
 export const UNKNOWN_RUN_ERROR =
   "Hermes no longer knows this run (Hermes or the bridge restarted before it settled); it was interrupted"
 export const UNKNOWN_PROFILE_ERROR = "the run's Hermes profile is no longer configured; it was interrupted"
+export const UNKEYED_PROFILE_ERROR =
+  "the bridge no longer holds an API key for the run's Hermes profile, so it can neither follow nor stop it; it was interrupted"
 
 /** The stream ended but Hermes says the run is still going: follow again. */
 export class FollowerStalled extends Data.TaggedError("FollowerStalled")<{ readonly runId: string; readonly status: string }> {}
@@ -157,8 +159,11 @@ export const makeFollower = (deps: FollowerDeps) => {
       if (Option.isNone(found) || isTerminal(found.value.status)) return
       let run = found.value
       const profile = yield* hermes.profile(run.agent).pipe(Effect.option)
-      if (Option.isNone(profile)) {
-        yield* finish(run, { id: null, event: "run.interrupted", data: { error: UNKNOWN_PROFILE_ERROR } })
+      // A profile removed from the configuration, or left without a key, stays so until the next
+      // start: retrying would only hold the run (and a slot of its client's cap) open forever.
+      if (Option.isNone(profile) || Option.isNone(profile.value.key)) {
+        const error = Option.isNone(profile) ? UNKNOWN_PROFILE_ERROR : UNKEYED_PROFILE_ERROR
+        yield* finish(run, { id: null, event: "run.interrupted", data: { error } })
         return
       }
       if (resume) {

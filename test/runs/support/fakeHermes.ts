@@ -45,7 +45,7 @@ export interface FakeOptions {
 
 export const makeFakeHermes = (options: FakeOptions = {}) =>
   Effect.sync(() => {
-    const profiles: ReadonlyArray<HermesProfile> = [
+    const profiles: Array<HermesProfile> = [
       { name: "default", agent: "hermes", agentId: "hermes", baseUrl: "http://127.0.0.1:9", key: Option.some(Redacted.make("k-default")) },
       { name: "coder", agent: "hermes/coder", agentId: "hermes__coder", baseUrl: "http://127.0.0.1:9/p/coder", key: Option.some(Redacted.make("k-coder")) },
       { name: "nokey", agent: "hermes/nokey", agentId: "hermes__nokey", baseUrl: "http://127.0.0.1:9/p/nokey", key: Option.none() }
@@ -189,6 +189,15 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
       faults,
       emit,
       complete,
+      /**
+       * The operator's next configuration for a profile (seen by services built afterwards): a
+       * changed profile, or none when it was removed.
+       */
+      reconfigure: (agent: string, next: HermesProfile | undefined) =>
+        Effect.sync(() => {
+          const at = profiles.findIndex((p) => p.agent === agent)
+          if (at >= 0) profiles.splice(at, 1, ...(next === undefined ? [] : [next]))
+        }),
       /** Hermes forgets the run (its restart dropped it). */
       forget: (id: string) => Effect.sync(() => { runs.delete(id) }),
       deltas: (id: string, parts: ReadonlyArray<string>) =>
