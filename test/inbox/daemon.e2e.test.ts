@@ -1,12 +1,20 @@
 /**
  * The inbox page inside the whole daemon over real HTTP: routed after the Host guard, refused
- * without a session, and a skill pushed with `agent_skill_put` over MCP approved through the page
- * lands on disk.
+ * without a session, a skill pushed with `agent_skill_put` over MCP approved through the page
+ * lands on disk, and an open page's event stream hears a decision `agent-bridge inbox` commits from
+ * its own connection to the database.
  */
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
+import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { parseArgs } from "../../src/cli/args.ts"
+import { inboxCommand } from "../../src/cli/inbox.ts"
+import { AppConfig } from "../../src/config/AppConfig.ts"
+import { InboxServices } from "../../src/services/inbox/teachServices.ts"
+import { DbLive } from "../../src/storage/Db.ts"
+import { simpleHermes } from "../teach/support.ts"
 import { connectMcp, startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
 import { hermesDouble } from "../support/hermesDouble.ts"
 import { makeClient } from "./fetchClient.ts"
@@ -67,5 +75,51 @@ describe("the inbox page in the daemon", () => {
     const dir = path.join(daemon.config.dropinDir, "e2e-skill")
     expect(fs.readFileSync(path.join(dir, "SKILL.md"), "utf8")).toBe(md)
     expect(fs.readFileSync(path.join(dir, "notes.md"), "utf8")).toBe("hello\n")
+  })
+
+  it("tells an open page about a row the CLI decides from another connection", async () => {
+    const key = await daemon.addClient("desk")
+    const mcp = await connectMcp(daemon.url, key)
+    const md = "---\nname: cli-decided\ndescription: Denied from a terminal.\n---\n# Steps\n"
+    const put = await mcp.callTool({ name: "agent_skill_put", arguments: { name: "cli-decided", skill_md: md } })
+    const id = (put as { structuredContent?: { approval_id?: string } }).structuredContent?.approval_id ?? ""
+    await mcp.close()
+
+    const c = makeClient(daemon.url)
+    await c.signIn(daemon.adminKey)
+    const res = await fetch(`${daemon.url}/inbox/events`, { headers: { cookie: c.cookies() } })
+    expect(res.status).toBe(200)
+    const reader = res.body!.getReader()
+    const decoder = new TextDecoder()
+    let buffer = ""
+    const nextInbox = async (): Promise<string | null> => {
+      for (;;) {
+        const match = /event: inbox\ndata: (\S+)\n\n/.exec(buffer)
+        if (match !== null) {
+          buffer = buffer.slice(match.index + match[0].length)
+          return match[1] ?? null
+        }
+        const { value, done } = await reader.read()
+        if (done) return null
+        buffer += decoder.decode(value, { stream: true })
+      }
+    }
+    const withRow = await nextInbox()
+
+    // `agent-bridge inbox deny ID`: the CLI's own services over its own connection to bridge.db.
+    const cli = InboxServices.pipe(
+      Layer.provideMerge(DbLive(daemon.config.dataDir)),
+      Layer.provideMerge(simpleHermes),
+      Layer.provideMerge(AppConfig.layer(daemon.config))
+    )
+    const out = await Effect.runPromise(inboxCommand(parseArgs(["inbox", "deny", id])).pipe(Effect.provide(cli), Effect.scoped))
+    expect(out).toBe(`${id}: denied.`)
+
+    const afterDeny = await nextInbox()
+    expect(afterDeny).not.toBe(withRow)
+    const page = await c.send("GET", "/inbox")
+    expect(page.body).toContain(`data-version="${afterDeny}"`)
+    expect(page.body).not.toContain("cli-decided")
+    await reader.cancel()
   })
 })

@@ -4,12 +4,14 @@
  */
 export const makeClient = (base: string) => {
   const jar = new Map<string, string>()
+  /** The Cookie header this client sends (for a request made without `send`, e.g. an event stream). */
+  const cookies = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ")
   const send = async (method: string, p: string, form?: Record<string, string>) => {
     const res = await fetch(`${base}${p}`, {
       method,
       redirect: "manual",
       headers: {
-        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+        cookie: cookies(),
         ...(form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: base })
       },
       ...(form === undefined ? {} : { body: new URLSearchParams(form).toString() })
@@ -32,5 +34,5 @@ export const makeClient = (base: string) => {
     const card = await send("GET", `/inbox/rows/${id}`)
     return send("POST", `/inbox/rows/${id}`, { csrf: csrfOf(card.body), decision })
   }
-  return { send, csrfOf, signIn, decide }
+  return { send, csrfOf, signIn, decide, cookies }
 }
