@@ -14,13 +14,11 @@
  * The simulator runs in the same process as what it feeds in both arms of each comparison.
  */
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Context, Effect, Either, Exit, Layer, ManagedRuntime, Schedule, Schema, Stream } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import { createServer } from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -28,13 +26,7 @@ import * as v8 from "node:v8"
 import * as vm from "node:vm"
 import { AppConfig } from "../src/config/AppConfig.ts"
 import { loadConfig, type ResolvedConfig } from "../src/config/load.ts"
-import { servicesLayer, type ToolEnv } from "../src/daemon/Daemon.ts"
-import { httpApp } from "../src/edge/http/app.ts"
-import { InboxWebLive } from "../src/edge/inbox/InboxWeb.ts"
-import { makeCatalog } from "../src/edge/mcp/catalog/clientCatalog.ts"
-import { McpSessions } from "../src/edge/mcp/McpSessions.ts"
-import { memoryTools } from "../src/edge/mcp/memory-tools/index.ts"
-import { agentTools } from "../src/edge/mcp/tools/index.ts"
+import { daemonLayer } from "../src/daemon/Daemon.ts"
 import { defineTool } from "../src/edge/mcp/ToolDef.ts"
 import { HermesClient } from "../src/hermes/client/HermesClient.ts"
 import { SimulatedHermes, Simulator } from "../src/hermes/sim/layer.ts"
@@ -220,16 +212,7 @@ const noopTool = defineTool({
 
 const statusLatency = Effect.gen(function* () {
   const config = tempConfig()
-  const catalog = makeCatalog(config.clients, memoryTools, [...agentTools, noopTool])
-  const markReady = Layer.scopedDiscard(Effect.flatMap(Lifecycle, (l) => l.set("ready")))
-  const daemon = markReady.pipe(
-    Layer.provideMerge(HttpServer.serve(httpApp).pipe(
-      Layer.provideMerge(McpSessions.make<ToolEnv>(catalog)),
-      Layer.provideMerge(InboxWebLive()),
-      Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 })),
-      Layer.provideMerge(servicesLayer(config))
-    ))
-  )
+  const daemon = daemonLayer(config, { extraAgentTools: [noopTool] })
   const runtime = ManagedRuntime.make(daemon)
   const port = yield* Effect.promise(() => runtime.runPromise(HttpServer.addressWith((a) => Effect.succeed(a._tag === "TcpAddress" ? a.port : 0))))
   const auth = yield* Effect.promise(() => runtime.runPromise(Auth))

@@ -25,7 +25,7 @@ export interface ResolvedConfig extends ConfigFile {
   readonly useSimulator: boolean
 }
 
-const SECTIONS = ["bridge", "hermes", "memory", "skills"] as const
+const SECTIONS = ["bridge", "hermes", "memory", "skills", "inbox"] as const
 const ENV_PREFIX = "AGENT_BRIDGE_"
 
 /** Turns an env string into the YAML value it stands for ("8080" → 8080, "a,b" for lists). */

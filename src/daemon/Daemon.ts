@@ -19,6 +19,8 @@ import { HermesClientLive } from "../hermes/client/HermesClientLive.ts"
 import type { SimServeError } from "../hermes/sim/server.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
 import { memoryTools } from "../edge/mcp/memory-tools/index.ts"
+import type { ToolDef } from "../edge/mcp/ToolDef.ts"
+import { agentTools } from "../edge/mcp/tools/index.ts"
 import { TeachServices } from "../services/inbox/teachServices.ts"
 import { RunsLive } from "../services/runs/RunsLive.ts"
 import { DbLive } from "../storage/Db.ts"
@@ -31,6 +33,8 @@ import { Redactor } from "../services/Redactor.ts"
 export interface DaemonOptions {
   /** Replaces the Hermes side (tests): provides HermesClient, may require AppConfig and Redactor. */
   readonly hermes?: Layer.Layer<HermesClient, never, AppConfig | Redactor>
+  /** Tools served beside the seed's on /mcp/agents/mcp (benchmarks: a no-op baseline tool). */
+  readonly extraAgentTools?: ReadonlyArray<ToolDef>
 }
 
 /** Everything but the HTTP listener: what the tools need. */
@@ -73,7 +77,7 @@ const listener = (config: ResolvedConfig) => {
 export type ToolEnv = Layer.Layer.Success<ReturnType<typeof servicesLayer>>
 
 export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {}) => {
-  const catalog = makeCatalog(config.clients, memoryTools)
+  const catalog = makeCatalog(config.clients, memoryTools, [...agentTools, ...(options.extraAgentTools ?? [])])
   // Built last, released first: `ready` only once everything is up, `draining` before anything closes.
   const markReady = Layer.scopedDiscard(
     Effect.gen(function* () {

@@ -69,13 +69,14 @@ clients: {my-laptop: {catalog: compact, tools: {include: [], exclude: []}}}
   it("lets AGENT_BRIDGE_* override the file and finds the file through AGENT_BRIDGE_CONFIG", () => {
     const { file } = write("bridge: {port: 9000}\nhermes: {url: http://127.0.0.1:1}\n")
     const cfg = Either.getOrThrow(loadConfig({
-      env: { AGENT_BRIDGE_CONFIG: file, AGENT_BRIDGE_BRIDGE_PORT: "9100", AGENT_BRIDGE_BRIDGE_ALLOWED_HOSTS: "a.lan,b.lan", AGENT_BRIDGE_HERMES_URL: "sim", AGENT_BRIDGE_MEMORY_ENABLED: "false" }
+      env: { AGENT_BRIDGE_CONFIG: file, AGENT_BRIDGE_BRIDGE_PORT: "9100", AGENT_BRIDGE_BRIDGE_ALLOWED_HOSTS: "a.lan,b.lan", AGENT_BRIDGE_HERMES_URL: "sim", AGENT_BRIDGE_MEMORY_ENABLED: "false", AGENT_BRIDGE_INBOX_HISTORY_RETENTION_DAYS: "90" }
     }))
     expect(cfg.source).toBe(file)
     expect(cfg.bridge.port).toBe(9100)
     expect(cfg.bridge.allowed_hosts).toEqual(["a.lan", "b.lan"])
     expect(cfg.useSimulator).toBe(true)
     expect(cfg.memory.enabled).toBe(false)
+    expect(cfg.inbox.history_retention_days).toBe(90)
     const bad = loadConfig({ env: { AGENT_BRIDGE_BRIDGE_PORT: "99999" }, cwd: tempDir() })
     expect(Either.isLeft(bad) && bad.left.message.includes("bridge.port")).toBe(true)
   })

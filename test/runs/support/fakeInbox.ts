@@ -2,7 +2,7 @@
  * An in-memory Inbox for run-service tests: only the run-approval half (open, expire, pending, and a
  * `decide` that answers Hermes like the real one). The skill half is not used by runs.
  */
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Stream } from "effect"
 import type { HermesClientShape } from "../../../src/hermes/client/HermesClient.ts"
 import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "../../../src/services/Inbox.ts"
 import { pendingRunApproval } from "../../../src/services/inbox/rows.ts"
@@ -14,6 +14,8 @@ export const makeFakeInbox = (hermes: HermesClientShape) =>
     let n = 0
 
     const shape: InboxShape = {
+      // The runs tests never watch the inbox page.
+      changes: Stream.make(0),
       openRunApproval: (input) =>
         Effect.sync(() => {
           const existing = rows.get(key(input.run_id, input.request_id))
