@@ -11,6 +11,7 @@ import { ADMIN_KEY_FILE } from "../services/Auth.ts"
 import { daemonLayer } from "../daemon/Daemon.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
 import { loggingLayer } from "../daemon/logging.ts"
+import { StrayRejectionsLogged } from "../daemon/strayRejections.ts"
 import { Redactor } from "../services/Redactor.ts"
 
 const banner = (config: ResolvedConfig, simulatorUrl: string | null) =>
@@ -35,7 +36,7 @@ const banner = (config: ResolvedConfig, simulatorUrl: string | null) =>
 
 export const serve = (config: ResolvedConfig) => {
   const announce = Layer.effectDiscard(Effect.flatMap(SimulatorInfo, (info) => banner(config, Option.getOrNull(info.url))))
-  const app = announce.pipe(Layer.provideMerge(daemonLayer(config)))
+  const app = Layer.merge(announce, StrayRejectionsLogged).pipe(Layer.provideMerge(daemonLayer(config)))
     // Redactor.Default is the same layer value the daemon uses, so logs share its registered secrets.
   const logging = loggingLayer().pipe(Layer.provide(Redactor.Default))
   return Layer.launch(app.pipe(Layer.provide(logging))).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))
