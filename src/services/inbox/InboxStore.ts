@@ -8,6 +8,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Internal } from "../../domain/errors.ts"
+import { transactionKeepingCause } from "../../storage/transaction.ts"
 import type { InboxRow, InboxState } from "../Inbox.ts"
 import { InboxChanges } from "./InboxChanges.ts"
 import { type InboxDbRow, toDb, toRow } from "./rows.ts"
@@ -63,6 +64,9 @@ export const InboxStoreSqlite = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const changes = yield* InboxChanges
     const skillRows = yield* Effect.makeSemaphore(1)
+    // Not `sql.withTransaction`: its ROLLBACK and COMMIT run under `orDie`, so a full disk (after which
+    // SQLite has rolled back by itself) or a failed COMMIT would be a defect instead of `Internal`.
+    const inTransaction = transactionKeepingCause(sql)
     const rows = (what: string, q: Effect.Effect<ReadonlyArray<InboxDbRow>, SqlError.SqlError>) =>
       q.pipe(Effect.map((rs) => rs.map(toRow)), Effect.catchTag("SqlError", failed(what)))
     const skillKinds = sql`kind IN ('skill_put', 'skill_delete')`
@@ -101,7 +105,7 @@ export const InboxStoreSqlite = Layer.effect(
           }
           return true
         }).pipe(
-          sql.withTransaction,
+          inTransaction,
           Effect.tap((closed) => (closed ? changes.bump : Effect.void)),
           Effect.catchTag("SqlError", failed("close a row"))
         ),
@@ -125,7 +129,7 @@ export const InboxStoreSqlite = Layer.effect(
           Effect.catchTag("SqlError", failed("delete old history"))
         ),
       transaction: (effect) =>
-        sql.withTransaction(effect).pipe(
+        inTransaction(effect).pipe(
           Effect.catchIf((e): e is SqlError.SqlError => e instanceof SqlError.SqlError, failed("run a transaction"))
         ),
       exclusive: (effect) => skillRows.withPermits(1)(effect)
