@@ -50,6 +50,7 @@ export const makeRuns = Effect.gen(function* () {
     hermes,
     maxRunsPerClient: config.bridge.max_concurrent_runs_per_client,
     attach: supervisor.attach,
+    scope: yield* Effect.scope,
     internal: (operation, cause) => Effect.dieMessage(`${operation}: ${isLedgerFailure(cause) ? ledgerFailureText(cause) : String(cause)}`)
   })
 

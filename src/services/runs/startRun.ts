@@ -3,7 +3,7 @@
  * ledger, before the cap) → per-client cap → Hermes start → ledger insert. A failed insert after
  * Hermes accepted stops the Hermes run and answers `bridge.store_unavailable`.
  */
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Fiber, Option, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { AgentUnkeyed, IdempotencyConflict, type Internal, type InvalidIdempotencyKey, StoreUnavailable, TooManyRuns } from "../../domain/errors.ts"
 import { fingerprint } from "../../domain/runs/fingerprint.ts"
@@ -36,10 +36,12 @@ export interface StartDeps {
   readonly attach: (runId: string, options: { readonly fresh: boolean }) => Effect.Effect<void>
   /** Maps an unexpected ledger failure to `bridge.internal` (logged under an incident). */
   readonly internal: (operation: string, cause: unknown) => Effect.Effect<never, Internal>
+  /** The service's scope: a start runs to its end there even when its caller goes away. */
+  readonly scope: Scope.Scope
 }
 
 export const makeStart = (deps: StartDeps) => {
-  const { ledger, hermes, maxRunsPerClient, attach, internal } = deps
+  const { ledger, hermes, maxRunsPerClient, attach, internal, scope } = deps
   /** Starts in flight per client (between the cap check and the insert), so racing starts share the cap. */
   const inFlight = new Map<string, number>()
   const reserve = (client: string, delta: number) =>
@@ -108,7 +110,10 @@ export const makeStart = (deps: StartDeps) => {
         if (Option.isSome(existing)) return yield* replay(caller, existing.value, fp)
       }
 
-      return yield* Effect.acquireUseRelease(
+      // The cap check, Hermes start, ledger insert and follow run in a fiber of the service, which the
+      // caller only awaits: a client that cancels (or drops) its call while Hermes accepts the run
+      // would otherwise leave that run going in Hermes with no ledger row, or recorded but unfollowed.
+      const recorded = Effect.acquireUseRelease(
         reserve(caller.client, 1),
         () =>
           Effect.gen(function* () {
@@ -166,5 +171,6 @@ export const makeStart = (deps: StartDeps) => {
           }),
         () => reserve(caller.client, -1)
       )
+      return yield* Effect.forkIn(recorded, scope).pipe(Effect.flatMap(Fiber.join))
     })
 }

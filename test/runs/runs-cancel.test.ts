@@ -1,0 +1,62 @@
+/**
+ * A start whose tool call is cancelled (the MCP client sent notifications/cancelled, or dropped the
+ * connection) while Hermes is accepting the run: the run Hermes accepted must not be lost. It is
+ * recorded and followed like any other, so the client finds it in its list (and an idempotent retry
+ * gets it back), instead of running in Hermes with no ledger row or no follower.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { HermesClient } from "../../src/hermes/client/HermesClient.ts"
+import { DbMemory } from "../../src/storage/Db.ts"
+import { as, buildRuns, eventually } from "./support/harness.ts"
+import { makeFakeHermes } from "./support/fakeHermes.ts"
+import { makeFakeInbox } from "./support/fakeInbox.ts"
+
+const alice = as("alice")
+
+describe("a cancelled start", () => {
+  it.live("a start cancelled while Hermes accepts the run still records and follows that run", () =>
+    Effect.gen(function* () {
+      const hermes = yield* makeFakeHermes()
+      const inbox = yield* makeFakeInbox(hermes.shape)
+      // Hermes has accepted the run but its answer is still on the way: the test cancels the call then.
+      const reached = yield* Deferred.make<void>()
+      const answer = yield* Deferred.make<void>()
+      const slow = {
+        ...hermes,
+        layer: Layer.succeed(HermesClient, {
+          ...hermes.shape,
+          start: (p, req) =>
+            hermes.shape.start(p, req).pipe(
+              Effect.tap(() => Deferred.succeed(reached, undefined)),
+              Effect.tap(() => Deferred.await(answer))
+            )
+        })
+      }
+      const scope = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+      const built = yield* buildRuns(slow, inbox, {}, scope)
+
+      const call = yield* Effect.fork(alice(built.runs.start({ agent: "hermes", input: "task", idempotency_key: "k1" })))
+      yield* Deferred.await(reached)
+      // The client gives up on the call while Hermes is still answering.
+      const interrupted = yield* Effect.fork(Fiber.interrupt(call))
+      yield* Deferred.succeed(answer, undefined)
+      yield* Fiber.join(interrupted)
+
+      // Hermes accepted exactly one run; the bridge knows it, follows it, and did not stop it.
+      expect(hermes.runs.size).toBe(1)
+      const [hermesRun] = [...hermes.runs.values()]
+      const listed = yield* alice(built.runs.list({ limit: 10 }))
+      expect(listed.runs.length).toBe(1)
+      const runId = listed.runs[0]!.run_id
+      expect(yield* built.supervisor.isFollowed(runId)).toBe(true)
+      expect(hermes.calls.stop).toEqual([])
+      // The idempotent retry answers that same run, and the run goes on to its end.
+      const retried = yield* alice(built.runs.start({ agent: "hermes", input: "task", idempotency_key: "k1" }))
+      expect(retried.run_id).toBe(runId)
+      yield* hermes.complete(hermesRun!.id, "done")
+      const done = yield* eventually(alice(built.runs.status(runId, 0)), (v) => v.status === "completed", "completion")
+      expect(done.output).toBe("done")
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+})
