@@ -28,8 +28,15 @@ export interface ResolvedConfig extends ConfigFile {
 const SECTIONS = ["bridge", "hermes", "memory", "skills", "inbox"] as const
 const ENV_PREFIX = "AGENT_BRIDGE_"
 
-/** Turns an env string into the YAML value it stands for ("8080" → 8080, "a,b" for lists). */
-const envValue = (raw: string, existing: unknown): unknown => {
+/**
+ * Keys whose values are secrets (`bridge.admin_key`, `hermes.key`, `hermes.profiles.<p>.key`): opaque
+ * strings, taken from the environment as they are and never printed in a refusal.
+ */
+const SECRET_KEYS: ReadonlySet<string> = new Set(["key", "admin_key"])
+
+/** Turns an env string into the YAML value it stands for ("8080" → 8080, "a,b" for lists); a secret stays as it is. */
+const envValue = (key: string, raw: string, existing: unknown): unknown => {
+  if (SECRET_KEYS.has(key)) return raw
   if (Array.isArray(existing) || raw.includes(",")) return raw.split(",").map((s) => s.trim()).filter((s) => s !== "")
   try {
     const parsed: unknown = YAML.parse(raw)
@@ -49,7 +56,7 @@ export const applyEnvOverrides = (raw: Record<string, unknown>, env: NodeJS.Proc
     if (section === undefined) continue
     const key = rest.slice(section.length + 1)
     const current = (typeof out[section] === "object" && out[section] !== null ? out[section] : {}) as Record<string, unknown>
-    out[section] = { ...current, [key]: envValue(value, current[key]) }
+    out[section] = { ...current, [key]: envValue(key, value, current[key]) }
   }
   return out
 }
@@ -59,10 +66,38 @@ const expand = (p: string, base: string): string => {
   return path.resolve(base, home)
 }
 
-const describeIssues = (file: string, error: ParseResult.ParseError): string => {
+/** How the formatter may print each value found under a secret key of `node` (JSON and plain). */
+const secretTexts = (node: unknown, inSecret = false): ReadonlyArray<string> => {
+  if (Array.isArray(node)) return node.flatMap((n) => secretTexts(n, inSecret))
+  if (typeof node === "object" && node !== null) {
+    return Object.entries(node).flatMap(([k, v]) => secretTexts(v, inSecret || SECRET_KEYS.has(k)))
+  }
+  return inSecret && node !== null && node !== undefined ? [JSON.stringify(node), String(node)].filter((t) => t !== "") : []
+}
+
+/** The issue's message with every secret value in its `actual …` part masked (the whole message if it has none). */
+const withoutSecrets = (message: string, secrets: ReadonlyArray<string>): string => {
+  if (secrets.length === 0) return message
+  const at = message.indexOf("actual ")
+  const head = at === -1 ? "" : message.slice(0, at)
+  const tail = [...secrets].sort((a, b) => b.length - a.length).reduce((t, s) => t.split(s).join("***REDACTED***"), message.slice(head.length))
+  return head + tail
+}
+
+const describeIssues = (file: string, error: ParseResult.ParseError, tree: unknown): string => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const lines = issues.map((i) => `  - ${i.path.length === 0 ? "(top level)" : i.path.join(".")}: ${i.message}`)
+  const secrets = secretTexts(tree)
+  const lines = issues.map((i) => `  - ${i.path.length === 0 ? "(top level)" : i.path.join(".")}: ${withoutSecrets(i.message, secrets)}`)
   return `invalid configuration in ${file}:\n${lines.join("\n")}`
+}
+
+/** A YAML syntax error as its message and where it is, without the text around it. */
+const yamlProblem = (e: unknown, text: string): string => {
+  const message = String((e as Error).message ?? e)
+  const pos = e instanceof YAML.YAMLError ? e.pos[0] : undefined
+  if (pos === undefined) return message
+  const before = text.slice(0, pos)
+  return `${message} at line ${before.split("\n").length}, column ${pos - before.lastIndexOf("\n")}`
 }
 
 export interface LoadOptions {
@@ -87,9 +122,10 @@ export const loadConfig = (options: LoadOptions = {}): Either.Either<ResolvedCon
       return Either.left(new ConfigInvalid({ message: `cannot read configuration file ${file}: ${(e as Error).message}` }))
     }
     try {
-      raw = YAML.parse(text) ?? {}
+      // Not the library's pretty errors: they quote the offending line, which may hold a key.
+      raw = YAML.parse(text, { prettyErrors: false }) ?? {}
     } catch (e) {
-      return Either.left(new ConfigInvalid({ message: `configuration file ${file} is not valid YAML: ${(e as Error).message}` }))
+      return Either.left(new ConfigInvalid({ message: `configuration file ${file} is not valid YAML: ${yamlProblem(e, text)}` }))
     }
     if (typeof raw !== "object" || Array.isArray(raw)) {
       return Either.left(new ConfigInvalid({ message: `invalid configuration in ${file}:\n  - (top level): expected a mapping of sections` }))
@@ -98,7 +134,7 @@ export const loadConfig = (options: LoadOptions = {}): Either.Either<ResolvedCon
   const merged = applyEnvOverrides(raw as Record<string, unknown>, env)
   const decoded = Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })(merged)
   if (Either.isLeft(decoded)) {
-    return Either.left(new ConfigInvalid({ message: describeIssues(file ?? "environment (AGENT_BRIDGE_*)", decoded.left) }))
+    return Either.left(new ConfigInvalid({ message: describeIssues(file ?? "environment (AGENT_BRIDGE_*)", decoded.left, merged) }))
   }
   const cfg = decoded.right
   const base = file === null ? cwd : path.dirname(file)
