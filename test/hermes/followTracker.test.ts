@@ -84,8 +84,12 @@ describe("FollowTracker", () => {
     expect(t.fromStatus(waiting).map((e) => e.event)).toEqual(["approval.request"])
     expect(t.fromStatus(waiting)).toEqual([])
     const clarification = { clarify_id: "c".repeat(32), question: "Which?", choices: ["a", "b"], multi_select: false }
+    // Waiting on a question now, so the approval was answered meanwhile.
     const asked = t.fromStatus(status({ status: "waiting_for_clarification", clarification }))
-    expect(asked.map((e) => e.data)).toEqual([expect.objectContaining({ event: "clarify.request", clarify_id: "c".repeat(32), question: "Which?" })])
+    expect(asked.map((e) => e.data)).toEqual([
+      expect.objectContaining({ event: "approval.responded", request_id: "a".repeat(32) }),
+      expect.objectContaining({ event: "clarify.request", clarify_id: "c".repeat(32), question: "Which?" })
+    ])
     expect(t.done).toBe(false)
   })
 
@@ -93,6 +97,39 @@ describe("FollowTracker", () => {
     const t = new FollowTracker("r", null)
     t.accept(ev(5, "approval.request", { request_id: "x" }))
     expect(t.fromStatus(status({ status: "waiting_for_approval", approval: { request_id: "x", command: "", description: "", choices: [] } }))).toEqual([])
+  })
+
+  it("a request that a polled status no longer shows pending is resolved, once", () => {
+    // An approval seen on the stream before it dropped, answered by the operator while polling.
+    const t = new FollowTracker("r", null)
+    const a = { request_id: "a".repeat(32), command: "rm -rf x", description: "delete", choices: ["once", "deny"] }
+    t.accept(ev(3, "approval.request", { request_id: a.request_id }))
+    expect(t.fromStatus(status({ status: "waiting_for_approval", approval: a }))).toEqual([])
+    const resumed = t.fromStatus(status({ status: "running" }))
+    expect(resumed.map((e) => [e.event, e.data.request_id, e.data.synthetic])).toEqual([["approval.responded", a.request_id, true]])
+    expect(t.fromStatus(status({ status: "running" }))).toEqual([])
+    // A clarification announced from a status and resolved in Hermes (answered elsewhere, or retired).
+    const c = { clarify_id: "c".repeat(32), question: "Which?", choices: null, multi_select: false }
+    expect(t.fromStatus(status({ status: "waiting_for_clarification", clarification: c })).map((e) => e.event)).toEqual(["clarify.request"])
+    const answered = t.fromStatus(status({ status: "running" }))
+    expect(answered.map((e) => [e.event, e.data.clarify_id])).toEqual([["clarify.responded", c.clarify_id]])
+    expect(t.fromStatus(status({ status: "running" }))).toEqual([])
+  })
+
+  it("a new request replacing an old one resolves the old; a status without the request's details resolves nothing", () => {
+    const t = new FollowTracker("r", null)
+    const first = { request_id: "1".repeat(32), command: "a", description: "", choices: [] }
+    const second = { ...first, request_id: "2".repeat(32) }
+    t.fromStatus(status({ status: "waiting_for_approval", approval: first }))
+    // A build that leaves `approval` out of its status: still waiting, nothing resolved.
+    expect(t.fromStatus(status({ status: "waiting_for_approval" }))).toEqual([])
+    expect(t.fromStatus(status({ status: "waiting_for_approval", approval: second })).map((e) => [e.event, e.data.request_id]))
+      .toEqual([["approval.responded", first.request_id], ["approval.request", second.request_id]])
+    // A request answered on the stream is not resolved again; the end of the run says the rest.
+    t.accept(ev(null, "approval.responded", { request_id: second.request_id }))
+    expect(t.fromStatus(status({ status: "running" }))).toEqual([])
+    t.fromStatus(status({ status: "waiting_for_approval", approval: { ...first, request_id: "3".repeat(32) } }))
+    expect(t.fromStatus(status({ status: "cancelled" })).map((e) => e.event)).toEqual(["run.cancelled"])
   })
 
   it("a run Hermes no longer knows ends interrupted, saying so", () => {

@@ -58,6 +58,25 @@ describe("runs against the simulator", () => {
       expect((yield* h.inbox.list({ state: "approved" })).length).toBe(1)
     }).pipe(Effect.provide(DbMemory), Effect.scoped))
 
+  it.live("an old-generation run that lost its stream (status polling) is running again once its approval is answered", () =>
+    Effect.gen(function* () {
+      const h = yield* simHarness({ sim: { generation: "old" } })
+      // The connection drops after the first frame: an older build answers 404 to the reconnect, so
+      // the approval, and everything after it, is seen by polling the run's status.
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:approval,drop=1,slow=2s] clean up" }))
+      const waiting = yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_approval"), "approval")
+      yield* h.inbox.decide(waiting.awaiting_approval!.approval_id, { approve: true, by: "admin" })
+      // Hermes goes on with the run (about a second per frame); the bridge must say so.
+      const after = yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => v.status !== "waiting_for_approval", "the approval's end")
+      expect(after.status).toBe("running")
+      yield* alice(h.runs.steer(view.run_id, "keep the logs"))
+      const done = yield* alice(h.runs.wait(view.run_id, 60))
+      expect(done.status).toBe("completed")
+      expect(done.output).toContain("after approval")
+      const types = (yield* alice(h.runs.events(view.run_id, 0, 500))).events.map((e) => e.type)
+      expect(types.filter((t) => t === "approval.responded").length).toBe(1)
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
   it.live("an approval Hermes times out closes as expired", () =>
     Effect.gen(function* () {
       const h = yield* simHarness({ sim: { approvalTimeoutMs: 300 } })

@@ -4,7 +4,8 @@
  *   has numbered its frames (newer builds replay what was missed; replays already seen are dropped);
  * - on a 404 from the events route (an older build answers 404 to any second subscriber, and a
  *   run whose buffer is gone is 404 too), poll `GET /v1/runs/{id}` instead: pending approvals and
- *   clarifications become `approval.request` / `clarify.request` (once per request id), and a
+ *   clarifications become `approval.request` / `clarify.request` (once per request id), one that is
+ *   no longer pending becomes `approval.responded` / `clarify.responded`, and a
  *   terminal status becomes the terminal event, with the full output (and, when the streamed text
  *   is a prefix of it, a `message.delta` carrying the missed tail first);
  * - a status 404 means Hermes no longer knows the run: a synthesised `run.interrupted` says so.
@@ -17,6 +18,7 @@ import type { HermesFailure } from "./failure.ts"
 import { HermesTransport } from "./failure.ts"
 
 export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled", "run.interrupted"])
+const TERMINAL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled", "interrupted"])
 
 export const GONE_ERROR = "Hermes no longer knows this run (it answered 404): it was restarted or the run expired before the bridge saw it end."
 
@@ -54,6 +56,8 @@ export class FollowTracker {
   readonly streamed: StreamedText
   done = false
   private readonly requests = new Set<string>()
+  /** Requests announced (streamed or synthesised) and not yet seen resolved: id → kind. */
+  private readonly open = new Map<string, "approval" | "clarify">()
 
   constructor(readonly runId: string, lastId: number | null, private readonly now: () => number = Date.now, receivedText = "") {
     this.lastId = lastId
@@ -68,7 +72,14 @@ export class FollowTracker {
     }
     if (e.event === "message.delta" && typeof e.data.delta === "string") this.streamed.append(e.data.delta)
     const request = e.event === "approval.request" ? e.data.request_id : e.event === "clarify.request" ? e.data.clarify_id : undefined
-    if (typeof request === "string") this.requests.add(request)
+    if (typeof request === "string") {
+      this.requests.add(request)
+      this.open.set(request, e.event === "approval.request" ? "approval" : "clarify")
+    }
+    const resolved = e.event === "approval.responded"
+      ? e.data.request_id
+      : e.event === "clarify.responded" || e.event === "clarify.retired" ? e.data.clarify_id : undefined
+    if (typeof resolved === "string") this.open.delete(resolved)
     if (TERMINAL_EVENTS.has(e.event)) this.done = true
     return true
   }
@@ -83,9 +94,26 @@ export class FollowTracker {
     return e
   }
 
-  /** The events a polled status implies, in order; marks the follow done on a terminal status. */
+  /**
+   * The events a polled status implies, in order; marks the follow done on a terminal status. A
+   * request the status no longer shows pending was resolved in Hermes (answered, timed out, denied
+   * by a stop): the polled stream never says so, so its `approval.responded` / `clarify.responded`
+   * is synthesised, or the run would stay waiting in the ledger while Hermes goes on. A status that
+   * is waiting without naming its request resolves nothing; a terminal one is left to its event.
+   */
   fromStatus(s: HermesRunStatus): ReadonlyArray<HermesEvent> {
     const out: Array<HermesEvent> = []
+    if (!TERMINAL_STATUSES.has(s.status)) {
+      for (const [id, kind] of [...this.open]) {
+        const stillPending = kind === "approval"
+          ? s.status === "waiting_for_approval" && (s.approval === null || s.approval.request_id === id)
+          : s.status === "waiting_for_clarification" && (s.clarification === null || s.clarification.clarify_id === id)
+        if (stillPending) continue
+        out.push(kind === "approval"
+          ? this.synth("approval.responded", { request_id: id })
+          : this.synth("clarify.responded", { clarify_id: id }))
+      }
+    }
     if (s.approval !== null && !this.requests.has(s.approval.request_id)) {
       const a = s.approval
       out.push(this.synth("approval.request", { request_id: a.request_id, command: a.command, description: a.description, choices: a.choices }))
