@@ -17,6 +17,12 @@ import type { ToolDef } from "./ToolDef.ts"
 export const SERVER_NAMES: Record<ServerKind, string> = { agents: "hal0-agents", memory: "hal0-memory" }
 export const SERVER_VERSION = "0.1.0"
 const IDLE_LIMIT = Duration.minutes(30)
+/**
+ * Sessions one client may hold. Each is an SDK server and transport kept until DELETE or 30 idle
+ * minutes, so a client that never sends DELETE, or initializes in a loop, would otherwise grow the
+ * map without bound; past this, its least recently used session is closed.
+ */
+export const MAX_SESSIONS_PER_CLIENT = 64
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport
@@ -40,6 +46,7 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
       Effect.gen(function* () {
         const runtime = yield* Effect.runtime<R>()
         const run = Runtime.runPromise(runtime)
+        /** In order of last use, least recent first (a used session is moved to the end). */
         const sessions = new Map<string, Session>()
 
         const makeServer = (kind: ServerKind) => {
@@ -71,12 +78,19 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
           return s === undefined ? Effect.void : Effect.promise(() => s.transport.close().catch(() => undefined))
         }
 
+        /** Closes `owner`'s least recently used sessions beyond its cap. */
+        const enforceCap = (owner: string) => {
+          const own = [...sessions].filter(([, s]) => s.owner === owner).map(([id]) => id)
+          for (const id of own.slice(0, Math.max(0, own.length - MAX_SESSIONS_PER_CLIENT))) void run(close(id))
+        }
+
         const open = (kind: ServerKind, caller: CallerShape) =>
           Effect.promise(async () => {
             const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
               sessionIdGenerator: randomUUID,
               onsessioninitialized: (id) => {
                 sessions.set(id, { transport, kind, owner: caller.client, lastSeen: Date.now() })
+                enforceCap(caller.client)
               },
               onsessionclosed: (id) => {
                 sessions.delete(id)
@@ -101,6 +115,8 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
               // A session belongs to the client that opened it, on the server it opened.
               if (s === undefined || s.kind !== kind || s.owner !== caller.client) return notFound()
               s.lastSeen = Date.now()
+              sessions.delete(sid)
+              sessions.set(sid, s)
               transport = s.transport
             } else {
               transport = yield* open(kind, caller)
