@@ -5,7 +5,9 @@
  *
  * Writers publish after each committed ledger write. Publishing keeps the newest state only (a later
  * commit can be published before an earlier one), and a terminal state drops the map's entry: the
- * run will not change again, and a waiter still holding the ref has already been told.
+ * run will not change again, and a waiter still holding the ref has already been told. Only a waiter
+ * creates an entry (it then publishes a fresh read); a publish never does, so one that arrives after
+ * the terminal one (a stop, or a waiter's read from just before the end) cannot bring it back.
  */
 import { Effect, Option, SubscriptionRef } from "effect"
 import type { RunStatus } from "../../domain/runs/view.ts"
@@ -68,10 +70,8 @@ export const makeRunSignals: Effect.Effect<RunSignals> = Effect.sync(() => {
     Effect.gen(function* () {
       const next = signalOf(record)
       const existing = Option.fromNullable(refs.get(record.runId))
-      if (Option.isNone(existing)) {
-        if (!isTerminal(next.status)) yield* getOrCreate(record)
-        return
-      }
+      // Nobody waits on the run (or it has ended): nothing to wake.
+      if (Option.isNone(existing)) return
       yield* SubscriptionRef.updateSome(existing.value, (current) => (newer(next, current) ? Option.some(next) : Option.none()))
       if (isTerminal(next.status)) yield* Effect.sync(() => refs.delete(record.runId))
     })
