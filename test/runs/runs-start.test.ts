@@ -11,7 +11,7 @@ import { type BridgeError, errorCode } from "../../src/domain/errors.ts"
 import type { Progress } from "../../src/services/Progress.ts"
 import { Caller } from "../../src/services/Caller.ts"
 import type { RunsShape, StartRunInput } from "../../src/services/Runs.ts"
-import { Ledger, LedgerError } from "../../src/services/runs/Ledger.ts"
+import { IdempotencyTaken, Ledger, LedgerError } from "../../src/services/runs/Ledger.ts"
 import { makeLedgerSql } from "../../src/services/runs/LedgerSql.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { as, eventually, failure, harness } from "./support/harness.ts"
@@ -154,6 +154,29 @@ describe("agent_run start path", () => {
       expect(h.hermes.calls.stop).toEqual([hid])
       expect(h.hermes.runs.get(hid)?.status).toBe("cancelled")
       expect((yield* alice(h.runs.list({ limit: 20 }))).runs).toEqual([])
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("a start that loses the key's race and cannot read the winner does not stop the winner's run", () =>
+    Effect.gen(function* () {
+      // The key's row exists (IdempotencyTaken) but reading it fails: two storage faults in a row.
+      let lookups = 0
+      const racedLedger = Layer.effect(
+        Ledger,
+        Effect.map(makeLedgerSql, (l) => ({
+          ...l,
+          byIdempotencyKey: (profile: string, key: string) =>
+            lookups++ === 0 ? l.byIdempotencyKey(profile, key) : Effect.fail(new LedgerError({ operation: "get", cause: new Error("database is locked") })),
+          insert: (r: { readonly idempotencyKey: string | null }) => Effect.fail(new IdempotencyTaken({ key: r.idempotencyKey ?? "" }))
+        }))
+      )
+      const h = yield* harness({ ledger: racedLedger })
+      // The winner's run, already in Hermes under the same key.
+      const profile = yield* h.hermes.shape.profile("hermes")
+      const winner = yield* h.hermes.shape.start(profile, { input: "task", idempotencyKey: "alice:k" })
+      const e = yield* failure(alice(run(h, { idempotency_key: "k" })))
+      expect(errorCode(e)).toBe("bridge.store_unavailable")
+      expect(h.hermes.calls.stop).not.toContain(winner.hermesRunId)
+      expect(h.hermes.runs.get(winner.hermesRunId)?.status).toBe("running")
     }).pipe(Effect.provide(DbMemory), Effect.scoped))
 
   it.live("every run tool answers bridge.unavailable while starting or draining", () =>

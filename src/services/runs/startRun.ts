@@ -160,11 +160,13 @@ export const makeStart = (deps: StartDeps) => {
                 return yield* replay(caller, winner.value, fp)
               }
             }
+            // A replay under a key whose row exists is the recorded run of another start: not ours to stop.
+            const another = outcome.left._tag === "IdempotencyTaken" && started.replayed
             yield* Effect.logError(
-              "the ledger could not record a run Hermes accepted; stopping it",
-              outcome.left._tag === "LedgerError" ? ledgerFailureText(outcome.left) : "idempotency key taken by a run that is gone"
+              another ? "the ledger could not answer for a run another start recorded" : "the ledger could not record a run Hermes accepted; stopping it",
+              outcome.left._tag === "LedgerError" ? ledgerFailureText(outcome.left) : "idempotency key taken by a run that could not be read"
             )
-            yield* stopQuietly(profile, started.hermesRunId)
+            if (!another) yield* stopQuietly(profile, started.hermesRunId)
             return yield* new StoreUnavailable({
               message: "the run ledger could not record the run Hermes accepted; the bridge asked Hermes to stop it"
             })
