@@ -115,6 +115,22 @@ for (const generation of ["old", "new"] as const) {
         expect(after.frames.map((f) => f.data)).toEqual(all.frames.slice(5).map((f) => f.data))
       })
 
+      it("a reconnect from the terminal frame (or past it) of a settled run gets ': stream closed' and EOF", async () => {
+        const id = await start("[sim:deltas=3]")
+        const all = await c.sse(`/v1/runs/${id}/events`)
+        const last = all.frames.at(-1)?.id ?? "missing"
+        for (const from of [last, String(Number(last) + 50)]) {
+          const r = await c.sse(`/v1/runs/${id}/events`, { headers: { "last-event-id": from }, maxMs: 2000 })
+          expect([r.ending, r.frames.length, r.text.endsWith(": stream closed\n\n")]).toEqual(["eof", 0, true])
+        }
+      })
+
+      it("a Last-Event-ID past the end of a live run still ends the stream when the run settles", async () => {
+        const id = await start("[sim:slow=300]")
+        const r = await c.sse(`/v1/runs/${id}/events`, { headers: { "last-event-id": "999" }, maxMs: 3000 })
+        expect([r.ending, r.text.endsWith(": stream closed\n\n")]).toEqual(["eof", true])
+      })
+
       it("gives every subscriber every event", async () => {
         const id = await start("[sim:slow=300]")
         const [a, b] = await Promise.all([c.sse(`/v1/runs/${id}/events`), c.sse(`/v1/runs/${id}/events`)])

@@ -71,7 +71,11 @@ export const subscriberStream = (
       readonly text: string
       readonly seq: number | null
     }
+    // A cursor already past the terminal frame (a newer build's reconnect with the terminal
+    // frame's id, or an id beyond the end) has nothing left to wait for: close, do not idle.
+    const pastTheEnd = () => cursor >= run.frames.length && run.frames.at(-1)?.terminal === true
     const frames: Stream.Stream<Out> = run.version.changes.pipe(
+      Stream.takeWhile(() => !pastTheEnd()),
       Stream.mapConcat(() => take()),
       Stream.takeUntil((f) => f.terminal),
       Stream.map((f): Out => ({ text: sseFrame(f.json, isNew ? f.seq : null), seq: f.seq })),
