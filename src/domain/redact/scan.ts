@@ -11,6 +11,7 @@
  * were masked, when a span found holds that character.
  */
 import { RunCache } from "./bounded.ts"
+import { escapeBefore } from "./escapes.ts"
 import type { ExactSecrets } from "./exact.ts"
 import { exactRule } from "./exact.ts"
 import type { Finding, ScanContext } from "./findings.ts"
@@ -82,7 +83,7 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): Re
   const ctx: ScanContext = {
     text, liveEdge, findings, runs: new RunCache(),
     startsWord: (at, wordChar) => {
-      if (at === 0 || !wordChar(text[at - 1]!) || excused.has(at)) return true
+      if (at === 0 || !wordChar(text[at - 1]!) || escapeBefore(text, at) > 0 || excused.has(at)) return true
       refused.push(current)
       return false
     }

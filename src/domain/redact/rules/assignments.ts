@@ -6,6 +6,7 @@
  */
 import { indexWithin } from "../bounded.ts"
 import type { ScanContext } from "../findings.ts"
+import { escapeBefore } from "../escapes.ts"
 import { secretNameStrengthCached as secretNameStrength } from "../names.ts"
 import { isInertValue, valueAt } from "../values.ts"
 import { isCodeValue, isDeclared } from "./codeValues.ts"
@@ -69,7 +70,8 @@ const separatorAfter = (text: string, i: number, flag: boolean): Separator | und
 export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number): void => {
   const { text } = ctx
   let left = at
-  while (left > 0 && isNameChar(text.charCodeAt(left - 1))) if (at - --left > MAX_NAME) return
+  // A name starts after an escape (`\nHF_TOKEN=`, `\u0026token=`): its letters are not the name's.
+  while (left > 0 && isNameChar(text.charCodeAt(left - 1)) && escapeBefore(text, left) === 0) if (at - --left > MAX_NAME) return
   let right = triggerEnd
   while (right < text.length && isNameChar(text.charCodeAt(right))) if (++right - triggerEnd > MAX_NAME) return
   // "the token." / "a token-" end a sentence or a word, not a name.
@@ -103,7 +105,7 @@ export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number)
 /** curl's `-u user:password` / `--user user:password` (the trigger is the flag). */
 export const userFlagRule = (ctx: ScanContext, at: number, triggerEnd: number): void => {
   const { text } = ctx
-  if (at > 0 && !/\s/.test(text[at - 1]!)) return
+  if (at > 0 && !/\s/.test(text[at - 1]!) && escapeBefore(text, at) === 0) return
   const valueStart = text[triggerEnd] === "=" ? triggerEnd + 1 : skipBlanks(text, triggerEnd)
   if (valueStart === triggerEnd) return
   const value = valueAt(text, valueStart)
