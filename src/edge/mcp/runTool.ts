@@ -1,19 +1,33 @@
 /**
  * Runs one tool call: decode → handler (with the caller and progress as services) → encode. Every
  * outcome is a `CallToolResult`; a defect becomes `bridge.internal` whose cause is logged under an
- * incident id that is the only thing sent back.
+ * incident id that is the only thing sent back. An error's text goes through the Redactor: it can
+ * quote Hermes's own error message (`bridge.agent_refused`), which may hold a provider's key.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Effect, Schema } from "effect"
+import { Cause, Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { Internal, isBridgeError } from "../../domain/errors.ts"
+import { type BridgeError, Internal, isBridgeError } from "../../domain/errors.ts"
+import { makeRedaction } from "../../domain/redact/redact.ts"
 import { Caller, type CallerShape } from "../../services/Caller.ts"
 import { Progress, type ProgressShape } from "../../services/Progress.ts"
+import { Redactor } from "../../services/Redactor.ts"
 import { decodeArgs } from "./decodeArgs.ts"
 import { toolErrorResult, toolSuccessResult } from "./toolResult.ts"
 import type { ToolDef } from "./ToolDef.ts"
 
 export const newIncident = () => `inc_${randomUUID().replace(/-/g, "").slice(0, 16)}`
+
+/** The rules without the held secrets, for a tool run where no Redactor is provided (the daemon always provides one). */
+const rulesOnly = makeRedaction([])
+
+/** The error result for `e`, its text masked by the Redactor. */
+const redactedErrorResult = (toolName: string, e: BridgeError): Effect.Effect<CallToolResult> =>
+  Effect.map(Effect.serviceOption(Redactor), (redactor) => {
+    const text = Option.match(redactor, { onNone: () => (s: string) => rulesOnly.text(s, false), onSome: (r) => (s: string) => r.text(s) })
+    const result = toolErrorResult(toolName, e)
+    return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: text(c.text) } : c)) }
+  })
 
 export const runTool = <R>(
   tool: ToolDef<any, any, R>,
@@ -28,7 +42,7 @@ export const runTool = <R>(
     Effect.catchAllCause((cause) => {
       const failure = Cause.failureOption(cause)
       if (failure._tag === "Some" && isBridgeError(failure.value)) {
-        return Effect.succeed(toolErrorResult(tool.name, failure.value))
+        return redactedErrorResult(tool.name, failure.value)
       }
       if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
       const incident = newIncident()
