@@ -21,13 +21,19 @@ import { SkillStore, type StoredSkill } from "./SkillStore.ts"
 /** `agent_skill_get` reads this much of SKILL.md, so redaction sees well past the 16 KiB cut. */
 const GET_READ_BYTES = 1024 * 1024
 
+/**
+ * A drop-in skill's folder name and file names are free (Hermes and the operator write that folder;
+ * the naming rule binds only pushes), so they leave through the Redactor like its description.
+ */
+const shownFiles = (redactor: RedactorShape, files: ReadonlyArray<string>): ReadonlyArray<string> => files.map((f) => redactor.text(f))
+
 const summary = (redactor: RedactorShape, s: StoredSkill): SkillSummary => ({
-  name: s.name,
+  name: redactor.text(s.name),
   source: s.source,
   category: s.category === null ? null : redactor.text(s.category),
   description: s.description === null ? null : redactor.text(s.description),
   mtime: s.mtime,
-  files: s.files,
+  files: shownFiles(redactor, s.files),
   broken: s.broken
 })
 
@@ -64,11 +70,11 @@ export const makeSkills = (secretProblem: SecretCheck) =>
           const cut = cutUtf8(redacted, SKILL_LIMITS.skillMdBytesMax)
           const truncated = cut.length < redacted.length || !read.complete
           return {
-            name: skill.name,
+            name: redactor.text(skill.name),
             source: skill.source,
             category: skill.category === null ? null : redactor.text(skill.category),
             skill_md: cut,
-            files: skill.files,
+            files: shownFiles(redactor, skill.files),
             ...(truncated ? { truncated: true } : {})
           }
         }),
