@@ -2,10 +2,10 @@
  * `agent-bridge` CLI entry: serve | client | inbox | doctor | hermes-sim. Every verb reads the same
  * configuration (`--config`, `AGENT_BRIDGE_CONFIG`, `./agent-bridge.yaml`, `AGENT_BRIDGE_*`).
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { clientCommand } from "./cli/client.ts"
-import { flag, hasFlag, parseArgs, UsageError } from "./cli/args.ts"
-import { authLayer } from "./cli/runtime.ts"
+import { checkFlags, type FlagSpec, flag, hasFlag, parseArgs, UsageError } from "./cli/args.ts"
+import { authLayer, cliLoggingLayer } from "./cli/runtime.ts"
 import { serve } from "./cli/serve.ts"
 import { loadConfig } from "./config/load.ts"
 
@@ -20,6 +20,14 @@ const USAGE = `usage: agent-bridge <verb> [options]
 
 options: --config FILE, --json (listings)`
 
+/** The options each verb takes (hermes-sim parses its own); anything else is refused. */
+const VERB_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  serve: { values: ["config"], booleans: [] },
+  client: { values: ["config", "scope"], booleans: ["json"] },
+  inbox: { values: ["config", "state", "choice"], booleans: ["json"] },
+  doctor: { values: ["config"], booleans: ["json"] }
+}
+
 const main = async () => {
   const args = parseArgs(process.argv.slice(2))
   const verb = args.positionals[0] ?? "serve"
@@ -32,6 +40,9 @@ const main = async () => {
     await runHermesSim(process.argv.slice(3))
     return
   }
+  const known = VERB_FLAGS[verb]
+  if (known === undefined) throw new UsageError(`unknown verb '${verb}'\n\n${USAGE}`)
+  checkFlags(args, known)
   const loaded = loadConfig({ configPath: flag(args, "config") })
   if (Either.isLeft(loaded)) {
     console.error(loaded.left.message)
@@ -45,12 +56,18 @@ const main = async () => {
     case "client": {
       const out = await Effect.runPromise(
         clientCommand(config, args).pipe(
-          Effect.catchTag("ClientError", (e) => Effect.sync(() => {
+          Effect.catchAll((e) => Effect.sync(() => {
             console.error(e.message)
-            process.exitCode = 1
+            process.exitCode = e instanceof UsageError ? 2 : 1
             return ""
           })),
-          Effect.provide(authLayer(config))
+          Effect.provide(authLayer(config).pipe(Layer.provide(cliLoggingLayer))),
+          // The database could not be opened or written: its message, not a stack trace.
+          Effect.catchAllCause((cause) => Effect.sync(() => {
+            console.error(`client: ${String(cause).split("\n")[0]}`)
+            process.exitCode = 1
+            return ""
+          }))
         )
       )
       if (out !== "") console.log(out)

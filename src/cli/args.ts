@@ -35,3 +35,25 @@ export const flag = (args: ParsedArgs, name: string): string | undefined => {
 export const hasFlag = (args: ParsedArgs, name: string): boolean => args.flags.has(name)
 
 export class UsageError extends Error {}
+
+/** The options one verb takes: `values` need a value (`--key value`, `--key=value`), `booleans` take none. */
+export interface FlagSpec {
+  readonly values: ReadonlyArray<string>
+  readonly booleans: ReadonlyArray<string>
+}
+
+/**
+ * Refuses an option the verb does not know, a value option given without its value, and a value
+ * given to a switch: each would otherwise be ignored and the verb would go on doing something else
+ * (`client add NAME --scope` without `memory` admitted an agents-only client and exited 0).
+ */
+export const checkFlags = (args: ParsedArgs, spec: FlagSpec): void => {
+  for (const [name, value] of args.flags) {
+    const shown = name.length === 1 ? `-${name}` : `--${name}`
+    if (spec.values.includes(name)) {
+      if (value === true || value === "") throw new UsageError(`${shown} needs a value`)
+    } else if (spec.booleans.includes(name)) {
+      if (value !== true) throw new UsageError(`${shown} takes no value`)
+    } else throw new UsageError(`unknown option ${shown}`)
+  }
+}

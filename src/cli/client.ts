@@ -28,6 +28,9 @@ const printKey = (config: ResolvedConfig, name: string, key: string, scopes: Rea
   return lines.join("\n")
 }
 
+// A failure, not a throw: a throw inside Effect.gen is a defect, which reached the user as a stack trace.
+const usage = (message: string) => Effect.fail(new UsageError(message))
+
 export const clientCommand = (config: ResolvedConfig, args: ParsedArgs) =>
   Effect.gen(function* () {
     const auth = yield* Auth
@@ -35,9 +38,9 @@ export const clientCommand = (config: ResolvedConfig, args: ParsedArgs) =>
     const json = hasFlag(args, "json")
     switch (sub) {
       case "add": {
-        if (name === undefined) throw new UsageError("usage: agent-bridge client add NAME [--scope memory]")
+        if (name === undefined) return yield* usage("usage: agent-bridge client add NAME [--scope memory]")
         const scope = flag(args, "scope")
-        if (scope !== undefined && scope !== "memory" && scope !== "agents") throw new UsageError("--scope takes memory")
+        if (scope !== undefined && scope !== "memory" && scope !== "agents") return yield* usage("--scope takes memory")
         const { key, client } = yield* auth.addClient(name, scope === "memory" ? ["agents", "memory"] : ["agents"])
         return json ? JSON.stringify({ ...client, key, url: mcpUrl(config) }, null, 2) : printKey(config, name, key, client.scopes, "Added")
       }
@@ -46,16 +49,16 @@ export const clientCommand = (config: ResolvedConfig, args: ParsedArgs) =>
         return json ? JSON.stringify({ clients: rows }, null, 2) : rows.length === 0 ? "no clients yet (agent-bridge client add NAME)" : table(rows)
       }
       case "revoke": {
-        if (name === undefined) throw new UsageError("usage: agent-bridge client revoke NAME")
+        if (name === undefined) return yield* usage("usage: agent-bridge client revoke NAME")
         const client = yield* auth.revoke(name)
         return json ? JSON.stringify(client, null, 2) : `Revoked client '${name}': its key no longer works.`
       }
       case "rotate": {
-        if (name === undefined) throw new UsageError("usage: agent-bridge client rotate NAME")
+        if (name === undefined) return yield* usage("usage: agent-bridge client rotate NAME")
         const { key, client } = yield* auth.rotate(name)
         return json ? JSON.stringify({ ...client, key }, null, 2) : printKey(config, name, key, client.scopes, "Rotated")
       }
       default:
-        throw new UsageError("usage: agent-bridge client add|list|revoke|rotate ...")
+        return yield* usage("usage: agent-bridge client add|list|revoke|rotate ...")
     }
   })

@@ -16,6 +16,7 @@ import { HermesClient, type HermesProfile } from "../hermes/client/HermesClient.
 import { Redactor } from "../services/Redactor.ts"
 import { DbLive } from "../storage/Db.ts"
 import { hasFlag, type ParsedArgs } from "./args.ts"
+import { cliLoggingLayer } from "./runtime.ts"
 
 export interface DoctorRow {
   readonly check: string
@@ -82,7 +83,7 @@ export const doctorRows = (config: ResolvedConfig) => {
     const first = yield* bridgeRow
     const profiles = yield* Effect.forEach(hermes.profiles, (p) => Effect.map(profileRow(p), (r) => [r, skillsRow(config, p)]), { concurrency: 4 })
     return [first, ...profiles.flat()]
-  }).pipe(Effect.provide(Layer.mergeAll(DbLive(config.dataDir), HermesClientLive).pipe(Layer.provideMerge(base))), Effect.scoped)
+  }).pipe(Effect.provide(Layer.mergeAll(DbLive(config.dataDir), HermesClientLive).pipe(Layer.provideMerge(base), Layer.provide(cliLoggingLayer))), Effect.scoped)
 }
 
 export const doctor = async (config: ResolvedConfig, args: ParsedArgs): Promise<number> => {

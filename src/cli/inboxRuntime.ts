@@ -5,12 +5,12 @@ import { HermesClientLive } from "../hermes/client/HermesClientLive.ts"
 import { InboxServices } from "../services/inbox/teachServices.ts"
 import type { ParsedArgs } from "./args.ts"
 import { inboxMain } from "./inbox.ts"
-import { storageLayer } from "./runtime.ts"
+import { cliLoggingLayer, storageLayer } from "./runtime.ts"
 
 export const inboxCommandLine = (config: ResolvedConfig, args: ParsedArgs): Promise<number> =>
   Effect.runPromise(
     inboxMain(args).pipe(
-      Effect.provide(InboxServices.pipe(Layer.provideMerge(HermesClientLive), Layer.provideMerge(storageLayer(config)))),
+      Effect.provide(InboxServices.pipe(Layer.provideMerge(HermesClientLive), Layer.provideMerge(storageLayer(config)), Layer.provide(cliLoggingLayer))),
       Effect.scoped,
       Effect.catchAllCause((cause) => Effect.sync(() => {
         console.error(`inbox: ${String(cause).split("\n")[0]}`)

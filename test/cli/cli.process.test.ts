@@ -1,0 +1,118 @@
+/**
+ * The `agent-bridge` command line as an operator runs it (`node bin/agent-bridge.js …`, a child
+ * process over a temporary data directory): usage errors are a clear message and exit 2 (never a
+ * stack trace, never exit 0), an unknown flag or a flag without its value is refused before anything
+ * happens, and `--json` output on stdout is JSON alone (logs go to stderr).
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+const BIN = path.join(REPO, "bin", "agent-bridge.js")
+
+interface Ran {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+let dir = ""
+let configFile = ""
+
+const env = (): NodeJS.ProcessEnv => {
+  const out: NodeJS.ProcessEnv = { AGENT_BRIDGE_FROM_SOURCE: "1" }
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith("AGENT_BRIDGE_") || k === "API_SERVER_KEY" || k === "NODE_OPTIONS") continue
+    out[k] = v
+  }
+  return out
+}
+
+const cli = (...args: ReadonlyArray<string>): Promise<Ran> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args, ...(args.includes("--config") ? [] : ["--config", configFile])], {
+      cwd: dir,
+      env: env(),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")))
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 50_000)
+    child.once("error", reject)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+const noStackTrace = (r: Ran) => {
+  expect(r.stderr).not.toContain("FiberFailure")
+  expect(r.stderr).not.toMatch(/^\s+at /m)
+}
+
+const clientNames = async (): Promise<ReadonlyArray<string>> => {
+  const r = await cli("client", "list", "--json")
+  expect(r.code).toBe(0)
+  return (JSON.parse(r.stdout) as { clients: ReadonlyArray<{ name: string }> }).clients.map((c) => c.name)
+}
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "ab-cli-"))
+  configFile = path.join(dir, "agent-bridge.yaml")
+  fs.writeFileSync(configFile, `bridge: {data_dir: ${JSON.stringify(path.join(dir, "data"))}}\n`)
+})
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+describe("agent-bridge client: usage errors", () => {
+  it("'client add' without NAME and an unknown sub-command say how to use it and exit 2, without a stack trace", async () => {
+    for (const args of [["client", "add"], ["client", "frobnicate"], ["client", "revoke"]]) {
+      const r = await cli(...args)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain("usage: agent-bridge client")
+      noStackTrace(r)
+    }
+  }, 120_000)
+
+  it("refuses --scope without a value and an unknown flag, and admits nobody", async () => {
+    const missing = await cli("client", "add", "alice", "--scope")
+    expect([missing.code, missing.stdout]).toEqual([2, ""])
+    expect(missing.stderr).toContain("--scope")
+    const unknown = await cli("client", "add", "bob", "--scopes", "memory")
+    expect([unknown.code, unknown.stdout]).toEqual([2, ""])
+    expect(unknown.stderr).toContain("--scopes")
+    expect(await clientNames()).toEqual([])
+  }, 120_000)
+
+  it("refuses --config without a value instead of falling back to the default configuration", async () => {
+    const r = await cli("client", "list", "--config")
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain("--config")
+  }, 60_000)
+})
+
+describe("agent-bridge inbox and doctor", () => {
+  it("inbox list --json and doctor --json print JSON alone on stdout", async () => {
+    const inbox = await cli("inbox", "list", "--json")
+    expect(inbox.code).toBe(0)
+    expect(JSON.parse(inbox.stdout)).toEqual({ rows: [] })
+    const doctor = await cli("doctor", "--json")
+    expect(JSON.parse(doctor.stdout).rows[0]).toMatchObject({ check: "agent-bridge" })
+  }, 120_000)
+
+  it("refuses inbox approve --choice without a value, and an unknown flag on doctor", async () => {
+    const choice = await cli("inbox", "approve", "some-id", "--choice")
+    expect(choice.code).toBe(2)
+    expect(choice.stderr).toContain("--choice")
+    const state = await cli("inbox", "list", "--state")
+    expect(state.code).toBe(2)
+    const doctor = await cli("doctor", "--bogus")
+    expect(doctor.code).toBe(2)
+    expect(doctor.stderr).toContain("--bogus")
+  }, 120_000)
+})
