@@ -101,7 +101,9 @@ export const runHermesSim = async (argv: ReadonlyArray<string>): Promise<void> =
   })
   const exit = await Effect.runPromiseExit(Effect.scoped(program))
   if (exit._tag === "Failure") {
-    process.stderr.write(`hermes-sim: ${Cause.pretty(exit.cause)}\n`)
+    // A failure to start (a bad profile name, a port in use) is its message; only a defect gets the whole cause.
+    const failure = Cause.failureOption(exit.cause)
+    process.stderr.write(`hermes-sim: ${failure._tag === "Some" ? failure.value.message : Cause.pretty(exit.cause)}\n`)
     process.exitCode = 1
   }
 }

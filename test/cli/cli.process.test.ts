@@ -34,7 +34,7 @@ const env = (): NodeJS.ProcessEnv => {
 
 const cli = (...args: ReadonlyArray<string>): Promise<Ran> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, ...(args.includes("--config") ? [] : ["--config", configFile])], {
+    const child = spawn(process.execPath, [BIN, ...args, ...(args.includes("--config") || args[0] === "hermes-sim" ? [] : ["--config", configFile])], {
       cwd: dir,
       env: env(),
       stdio: ["ignore", "pipe", "pipe"]
@@ -115,4 +115,13 @@ describe("agent-bridge inbox and doctor", () => {
     expect(doctor.code).toBe(2)
     expect(doctor.stderr).toContain("--bogus")
   }, 120_000)
+})
+
+describe("agent-bridge hermes-sim", () => {
+  it("a simulator that cannot start says why in one line, without a stack trace", async () => {
+    const r = await cli("hermes-sim", "--profiles", "Bad_Name")
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim()).toBe("hermes-sim: simulator: invalid profile name 'Bad_Name'")
+    noStackTrace(r)
+  }, 60_000)
 })
