@@ -11,7 +11,7 @@ import * as path from "node:path"
 import * as YAML from "yaml"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
-import { HermesClientLive } from "../hermes/client/HermesClientLive.ts"
+import { HermesClientForTools } from "../hermes/client/HermesClientLive.ts"
 import { HermesClient, type HermesProfile } from "../hermes/client/HermesClient.ts"
 import { Redactor } from "../services/Redactor.ts"
 import { DbLive } from "../storage/Db.ts"
@@ -83,7 +83,7 @@ export const doctorRows = (config: ResolvedConfig) => {
     const first = yield* bridgeRow
     const profiles = yield* Effect.forEach(hermes.profiles, (p) => Effect.map(profileRow(p), (r) => [r, skillsRow(config, p)]), { concurrency: 4 })
     return [first, ...profiles.flat()]
-  }).pipe(Effect.provide(Layer.mergeAll(DbLive(config.dataDir), HermesClientLive).pipe(Layer.provideMerge(base), Layer.provide(cliLoggingLayer))), Effect.scoped)
+  }).pipe(Effect.provide(Layer.mergeAll(DbLive(config.dataDir), HermesClientForTools).pipe(Layer.provideMerge(base), Layer.provide(cliLoggingLayer))), Effect.scoped)
 }
 
 export const doctor = async (config: ResolvedConfig, args: ParsedArgs): Promise<number> => {

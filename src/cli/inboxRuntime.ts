@@ -1,7 +1,7 @@
 /** Runs `agent-bridge inbox …` against the daemon's database, with a Hermes client for run approvals. */
 import { Effect, Layer } from "effect"
 import type { ResolvedConfig } from "../config/load.ts"
-import { HermesClientLive } from "../hermes/client/HermesClientLive.ts"
+import { HermesClientForTools } from "../hermes/client/HermesClientLive.ts"
 import { InboxServices } from "../services/inbox/teachServices.ts"
 import type { ParsedArgs } from "./args.ts"
 import { inboxMain } from "./inbox.ts"
@@ -10,7 +10,7 @@ import { cliLoggingLayer, storageLayer } from "./runtime.ts"
 export const inboxCommandLine = (config: ResolvedConfig, args: ParsedArgs): Promise<number> =>
   Effect.runPromise(
     inboxMain(args).pipe(
-      Effect.provide(InboxServices.pipe(Layer.provideMerge(HermesClientLive), Layer.provideMerge(storageLayer(config)), Layer.provide(cliLoggingLayer))),
+      Effect.provide(InboxServices.pipe(Layer.provideMerge(HermesClientForTools), Layer.provideMerge(storageLayer(config)), Layer.provide(cliLoggingLayer))),
       Effect.scoped,
       Effect.catchAllCause((cause) => Effect.sync(() => {
         console.error(`inbox: ${String(cause).split("\n")[0]}`)

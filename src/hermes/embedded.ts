@@ -9,7 +9,8 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { HermesProfile } from "./client/HermesClient.ts"
 import { HermesProfiles, profilesFromConfig } from "./profiles.ts"
-import { type SimulatorHandle, startSimulator } from "./sim/server.ts"
+import { publishEmbedded, readEmbedded } from "./embeddedFile.ts"
+import { type SimProfileInfo, type SimulatorHandle, startSimulator } from "./sim/server.ts"
 
 export interface SimulatorInfoShape {
   /** The embedded simulator's base URL, or none when a real Hermes is configured. */
@@ -22,7 +23,7 @@ export class SimulatorInfo extends Context.Tag("agent-bridge/SimulatorInfo")<Sim
 }
 
 /** The daemon's profiles as served by a running simulator. */
-export const simulatorProfiles = (sim: SimulatorHandle): ReadonlyArray<HermesProfile> =>
+export const simulatorProfiles = (sim: { readonly profiles: ReadonlyArray<SimProfileInfo> }): ReadonlyArray<HermesProfile> =>
   sim.profiles.map((p) => ({
     name: p.name,
     agent: p.name === "default" ? "hermes" : `hermes/${p.name}`,
@@ -31,20 +32,36 @@ export const simulatorProfiles = (sim: SimulatorHandle): ReadonlyArray<HermesPro
     key: Option.some(Redacted.make(p.key))
   }))
 
-export const HermesEmbedded = Layer.scopedContext(
-  Effect.gen(function* () {
-    const config = yield* AppConfig
-    if (!config.useSimulator) {
-      const profiles = yield* profilesFromConfig(config)
-      return Context.make(HermesProfiles, profiles).pipe(
-        Context.add(SimulatorInfo, { url: Option.none(), handle: Option.none() })
+/**
+ * `role: "daemon"` starts the simulator and publishes where it is (`embeddedFile.ts`);
+ * `role: "tool"` (the CLI's inbox and doctor) uses the running daemon's published simulator when
+ * there is one, and starts its own only when no daemon is running.
+ */
+const hermesEmbedded = (role: "daemon" | "tool") =>
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const config = yield* AppConfig
+      if (!config.useSimulator) {
+        const profiles = yield* profilesFromConfig(config)
+        return Context.make(HermesProfiles, profiles).pipe(
+          Context.add(SimulatorInfo, { url: Option.none(), handle: Option.none() })
+        )
+      }
+      const running = role === "tool" ? readEmbedded(config.dataDir) : Option.none()
+      if (Option.isSome(running)) {
+        return Context.make(HermesProfiles, simulatorProfiles(running.value)).pipe(
+          Context.add(SimulatorInfo, { url: Option.some(running.value.url), handle: Option.none() })
+        )
+      }
+      const names = ["default", ...Object.keys(config.hermes.profiles).filter((n) => n !== "default")]
+      const sim = yield* startSimulator({ host: "127.0.0.1", port: 0, multiplex: true, profiles: names.map((name) => ({ name })) })
+      yield* Effect.logInfo(`Hermes simulator listening at ${sim.url} (no Hermes configured)`)
+      if (role === "daemon") yield* publishEmbedded(config.dataDir, sim.url, sim.profiles)
+      return Context.make(HermesProfiles, simulatorProfiles(sim)).pipe(
+        Context.add(SimulatorInfo, { url: Option.some(sim.url), handle: Option.some(sim) })
       )
-    }
-    const names = ["default", ...Object.keys(config.hermes.profiles).filter((n) => n !== "default")]
-    const sim = yield* startSimulator({ host: "127.0.0.1", port: 0, multiplex: true, profiles: names.map((name) => ({ name })) })
-    yield* Effect.logInfo(`Hermes simulator listening at ${sim.url} (no Hermes configured)`)
-    return Context.make(HermesProfiles, simulatorProfiles(sim)).pipe(
-      Context.add(SimulatorInfo, { url: Option.some(sim.url), handle: Option.some(sim) })
-    )
-  })
-)
+    })
+  )
+
+export const HermesEmbedded = hermesEmbedded("daemon")
+export const HermesEmbeddedForTools = hermesEmbedded("tool")

@@ -10,7 +10,7 @@ import { Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "eff
 import { AppConfig } from "../../config/AppConfig.ts"
 import { UnknownAgent } from "../../domain/errors.ts"
 import { Redactor } from "../../services/Redactor.ts"
-import { HermesEmbedded } from "../embedded.ts"
+import { HermesEmbedded, HermesEmbeddedForTools } from "../embedded.ts"
 import { HermesProfiles } from "../profiles.ts"
 import type { HermesFailure } from "./failure.ts"
 import { makeFeatureCache } from "./features.ts"
@@ -99,7 +99,7 @@ export const hermesClientLayer = (profiles: ReadonlyArray<HermesProfile>, option
  * Redactor so no text leaving the bridge can carry one. Also provides `HermesProfiles` and
  * `SimulatorInfo` (the banner's simulator URL).
  */
-export const HermesClientLive = Layer.effect(
+const configuredClient = Layer.effect(
   HermesClient,
   Effect.gen(function* () {
     const config = yield* AppConfig
@@ -110,4 +110,12 @@ export const HermesClientLive = Layer.effect(
     }
     return yield* makeHermesClient(profiles, { timeout: Duration.millis(config.hermes.timeout_ms) })
   })
-).pipe(Layer.provide(NodeHttpClient.layerUndici), Layer.provideMerge(HermesEmbedded))
+).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+export const HermesClientLive = configuredClient.pipe(Layer.provideMerge(HermesEmbedded))
+
+/**
+ * The same for the CLI's `inbox` and `doctor`: with no Hermes configured, the running daemon's
+ * simulator (where its runs are) rather than a new, empty one.
+ */
+export const HermesClientForTools = configuredClient.pipe(Layer.provideMerge(HermesEmbeddedForTools))
