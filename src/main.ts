@@ -3,6 +3,7 @@
  * configuration (`--config`, `AGENT_BRIDGE_CONFIG`, `./agent-bridge.yaml`, `AGENT_BRIDGE_*`).
  */
 import { Effect, Either, Layer } from "effect"
+import * as fs from "node:fs"
 import { clientCommand } from "./cli/client.ts"
 import { checkFlags, type FlagSpec, flag, hasFlag, parseArgs, UsageError } from "./cli/args.ts"
 import { authLayer, cliLoggingLayer } from "./cli/runtime.ts"
@@ -18,7 +19,7 @@ const USAGE = `usage: agent-bridge <verb> [options]
   doctor                             check config, database, Hermes profiles, skills folder
   hermes-sim [--port N] [--key K] [--profiles a,b] [--generation old|new] [--clarify on|off]
 
-options: --config FILE, --json (listings)`
+options: --config FILE, --json (listings), --version, --help`
 
 /** The options each verb takes (hermes-sim parses its own); anything else is refused. */
 const VERB_FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -28,11 +29,19 @@ const VERB_FLAGS: Readonly<Record<string, FlagSpec>> = {
   doctor: { values: ["config"], booleans: ["json"] }
 }
 
+/** The package's version (the bundle rewrites `import.meta.url` to this file's place in the package). */
+const packageVersion = (): string =>
+  (JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version
+
 const main = async () => {
   const args = parseArgs(process.argv.slice(2))
   const verb = args.positionals[0] ?? "serve"
   if (hasFlag(args, "help") || hasFlag(args, "h") || verb === "help") {
     console.log(USAGE)
+    return
+  }
+  if (hasFlag(args, "version") || verb === "version") {
+    console.log(packageVersion())
     return
   }
   if (verb === "hermes-sim") {

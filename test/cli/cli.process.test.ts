@@ -125,3 +125,14 @@ describe("agent-bridge hermes-sim", () => {
     noStackTrace(r)
   }, 60_000)
 })
+
+describe("agent-bridge --version", () => {
+  it("prints the package's version and exits 0, as a flag or a verb", async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string }
+    for (const args of [["--version"], ["version"]]) {
+      const r = await cli(...args)
+      expect(r.code).toBe(0)
+      expect(r.stdout.trim()).toBe(pkg.version)
+    }
+  }, 120_000)
+})
