@@ -105,14 +105,20 @@ export const makeFollower = (deps: FollowerDeps) => {
 
   const finish = (run: RunRecord, event: IncomingEvent) => commit(run, [event])
 
+  /** Hermes's status of the run; none when Hermes no longer knows it. */
+  const statusInHermes = (run: RunRecord, profile: HermesProfile) =>
+    hermes.status(profile, run.hermesRunId).pipe(
+      Effect.map(Option.some),
+      Effect.catchTag("RunNotFound", () => Effect.succeed(Option.none<HermesRunStatus>()))
+    )
+
+  const interruptAsUnknown = (run: RunRecord) => finish(run, { id: null, event: "run.interrupted", data: { error: UNKNOWN_RUN_ERROR } })
+
   /** After the stream ended without a terminal event: ask Hermes where the run stands. */
   const reconcile = (run: RunRecord, profile: HermesProfile) =>
     Effect.gen(function* () {
-      const status = yield* hermes.status(profile, run.hermesRunId).pipe(
-        Effect.map(Option.some),
-        Effect.catchTag("RunNotFound", () => Effect.succeed(Option.none<HermesRunStatus>()))
-      )
-      if (Option.isNone(status)) return yield* finish(run, { id: null, event: "run.interrupted", data: { error: UNKNOWN_RUN_ERROR } })
+      const status = yield* statusInHermes(run, profile)
+      if (Option.isNone(status)) return yield* interruptAsUnknown(run)
       const terminal = terminalEventOf(status.value)
       if (terminal !== null) return yield* finish(run, terminal)
       return yield* new FollowerStalled({ runId: run.runId, status: status.value.status })
@@ -126,11 +132,8 @@ export const makeFollower = (deps: FollowerDeps) => {
    */
   const resync = (run: RunRecord, profile: HermesProfile) =>
     Effect.gen(function* () {
-      const found = yield* hermes.status(profile, run.hermesRunId).pipe(
-        Effect.map(Option.some),
-        Effect.catchTag("RunNotFound", () => Effect.succeed(Option.none<HermesRunStatus>()))
-      )
-      if (Option.isNone(found)) return yield* finish(run, { id: null, event: "run.interrupted", data: { error: UNKNOWN_RUN_ERROR } })
+      const found = yield* statusInHermes(run, profile)
+      if (Option.isNone(found)) return yield* interruptAsUnknown(run)
       const hermesStatus = found.value.status
       if (isTerminal(hermesStatus)) return run
       const { record } = yield* ledger.modify(run.runId, (current) => {
