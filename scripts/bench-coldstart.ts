@@ -18,27 +18,17 @@
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { buildBundle } from "./build.ts"
+import { freeLoopbackPort } from "../test/support/freePort.ts"
 
 const ROOT = path.resolve(import.meta.dirname, "..")
 const BIN = path.join(ROOT, "bin", "agent-bridge.js")
 const BUNDLE_DIR = path.join(ROOT, "test-artifacts", "bench-bundle")
 const POLL_MS = 5
 const GIVE_UP_MS = 120_000
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = net.createServer()
-    s.on("error", reject)
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
 
 const healthy = async (port: number) => {
   try {
@@ -113,7 +103,7 @@ const medianOf = (xs: ReadonlyArray<Ready>): Ready => ({ wallMs: median(xs.map((
 /** A config on a free port with a fresh data dir; returns the file and the port. */
 const freshConfig = async (): Promise<{ dir: string; file: string; port: number }> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-coldstart-"))
-  const port = await freePort()
+  const port = await freeLoopbackPort()
   const file = path.join(dir, "agent-bridge.yaml")
   fs.writeFileSync(file, `bridge: {port: ${port}, data_dir: ${JSON.stringify(path.join(dir, "data"))}}\n`)
   return { dir, file, port }
@@ -125,7 +115,7 @@ export const measureColdStart = async (repetitions: number): Promise<ColdStartRe
   const runs = { baseline: [] as Array<Ready>, bundleFirst: [] as Array<Ready>, bundleRestart: [] as Array<Ready>, source: [] as Array<Ready> }
   for (let i = 0; i < repetitions; i++) {
     // Interleaved, so a burst of load elsewhere on the machine hits every arm alike.
-    const port = await freePort()
+    const port = await freeLoopbackPort()
     runs.baseline.push(await timeToReady(["-e", BASELINE], port, { ...process.env, PORT: String(port) }))
     const a = await freshConfig()
     runs.bundleFirst.push(await timeToReady([bundle, "serve", "--config", a.file], a.port, env))

@@ -7,21 +7,11 @@
  */
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BUNDLE_NAME, buildBundle, ROOT } from "../../scripts/build.ts"
 import { connectMcp, tempDir } from "../support/daemon.ts"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = net.createServer()
-    s.on("error", reject)
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
+import { freeLoopbackPort } from "../support/freePort.ts"
 
 describe("the bundled build", () => {
   const outdir = path.join(ROOT, "test-artifacts", "bundle")
@@ -36,7 +26,7 @@ describe("the bundled build", () => {
     const dir = tempDir("agent-bridge-bundle-")
     dataDir = path.join(dir, "data")
     config = path.join(dir, "agent-bridge.yaml")
-    const port = await freePort()
+    const port = await freeLoopbackPort()
     fs.writeFileSync(config, `bridge: {port: ${port}, data_dir: ${JSON.stringify(dataDir)}}\n`)
     url = `http://127.0.0.1:${port}`
     const child = spawn(process.execPath, [bundle, "serve", "--config", config], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] })
