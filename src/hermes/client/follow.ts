@@ -13,12 +13,12 @@
  */
 import { Duration, Effect, Either, Mailbox, Schedule, Stream } from "effect"
 import { createHash } from "node:crypto"
+import { isTerminal } from "../../domain/runs/view.ts"
 import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
 import { HermesTransport } from "./failure.ts"
 
 export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled", "run.interrupted"])
-const TERMINAL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled", "interrupted"])
 
 export const GONE_ERROR = "Hermes no longer knows this run (it answered 404): it was restarted or the run expired before the bridge saw it end."
 
@@ -103,7 +103,7 @@ export class FollowTracker {
    */
   fromStatus(s: HermesRunStatus): ReadonlyArray<HermesEvent> {
     const out: Array<HermesEvent> = []
-    if (!TERMINAL_STATUSES.has(s.status)) {
+    if (!isTerminal(s.status)) {
       for (const [id, kind] of [...this.open]) {
         const stillPending = kind === "approval"
           ? s.status === "waiting_for_approval" && (s.approval === null || s.approval.request_id === id)
