@@ -5,18 +5,20 @@ import { errorCode, errorStatus } from "../../src/domain/errors.ts"
 import { toBridgeError } from "../../src/hermes/client/errors.ts"
 import {
   HermesBadAnswer,
+  HermesLacks,
   HermesNoKey,
   HermesStatus,
   HermesTimeout,
   HermesTransport,
   isTransient,
   parseRetryAfter,
+  saysRunUnknown,
   transportDetail
 } from "../../src/hermes/client/failure.ts"
 
 const status = (s: number, code: string | null = null) =>
   new HermesStatus({ status: s, code, detail: null, retryAfter: Option.none() })
-const ctx = { agent: "hermes/coder", runRoute: true }
+const ctx = { agent: "hermes/coder" }
 const all = ["RunNotFound", "RunNotRunning", "NoPendingRequest", "IdempotencyConflict", "InvalidIdempotencyKey"] as const
 const seen = (f: Parameters<typeof toBridgeError>[0], allowed: ReadonlyArray<(typeof all)[number]> = all) => {
   const e = toBridgeError(f, ctx, allowed)
@@ -61,9 +63,21 @@ describe("Hermes failures → bridge errors", () => {
     for (const [s, code, bridge, bridgeStatus] of cases) expect(seen(status(s, code))).toMatchObject({ code: bridge, status: bridgeStatus })
   })
 
-  it("a bare 404 on a run route means the run is unknown; elsewhere it is a refusal", () => {
-    expect(seen(status(404))).toMatchObject({ code: "bridge.run_not_found" })
-    expect(errorCode(toBridgeError(status(404), { agent: "hermes", runRoute: false }, all))).toBe("bridge.agent_refused")
+  it("a run is unknown only when Hermes's JSON says run_not_found; a bare 404 (a route the build lacks) is a refusal", () => {
+    expect(seen(status(404, "run_not_found"))).toMatchObject({ code: "bridge.run_not_found" })
+    const bare = seen(status(404))
+    expect(bare).toMatchObject({ code: "bridge.agent_refused", status: 404 })
+    expect(bare.message).toContain("no such route")
+    expect(saysRunUnknown(status(404, "run_not_found"))).toBe(true)
+    expect(saysRunUnknown(status(404))).toBe(false)
+    expect(saysRunUnknown(status(404, "not_found"))).toBe(false)
+  })
+
+  it("a feature the build lacks is agent_refused 502 naming the capability", () => {
+    const e = seen(new HermesLacks({ feature: "run_steer", action: "steer a running run" }))
+    expect(e).toMatchObject({ code: "bridge.agent_refused", status: 502 })
+    expect(e.message).toContain("run_steer")
+    expect(e.message).toContain("steer a running run")
   })
 
   it("a specific code the operation cannot raise falls back to agent_refused with Hermes's status", () => {

@@ -64,7 +64,7 @@ export const makeHermesClient = (
       },
       health: ops.health,
       models: ops.models,
-      features: (p) => features(p).pipe(Effect.mapError(mapFailure(p, false, []))),
+      features: (p) => features(p).pipe(Effect.mapError(mapFailure(p, []))),
       start: ops.start,
       status: ops.status,
       events: ops.events,
@@ -81,7 +81,7 @@ export const makeHermesClient = (
             receivedText: o?.receivedText ?? "",
             pollInterval: o?.pollInterval === undefined ? defaultPoll : Duration.decode(o.pollInterval)
           }
-        ).pipe(Stream.mapError(mapFailure(p, true, []))),
+        ).pipe(Stream.mapError(mapFailure(p, []))),
       approval: ops.approval,
       steer: ops.steer,
       stop: ops.stop,

@@ -4,7 +4,11 @@
  * - Hermes 401/403 or any 5xx → `bridge.agent_refused`, shown as 502 (`hermesStatus` keeps Hermes's
  *   status so `agents_list` can tell "unauthorized");
  * - any other 4xx → `bridge.agent_refused` carrying Hermes's status (a Hermes 429 stays 429);
- * - Hermes codes with a bridge equivalent → that error (table below), where the operation allows it.
+ * - Hermes codes with a bridge equivalent → that error (table below), where the operation allows it;
+ *   a run is "not found" only when Hermes's JSON envelope says `run_not_found`: a bare 404 is the
+ *   answer of a build without the route, and stays a refusal carrying 404;
+ * - a feature this Hermes build lacks (the bridge did not call) → `bridge.agent_refused` (502)
+ *   naming the missing capability.
  */
 import {
   AgentRefused,
@@ -46,8 +50,6 @@ const MESSAGES: { readonly [T in SpecificTag]: (agent: string, detail: string | 
 export interface MapContext {
   /** `hermes` or `hermes/<profile>`, for the message. */
   readonly agent: string
-  /** Whether the route names a run (a bare 404 then means the run is unknown). */
-  readonly runRoute: boolean
 }
 
 /**
@@ -69,16 +71,20 @@ export const toBridgeError = <T extends SpecificTag>(
       return new AgentUnavailable({ message: `${agent} did not answer within ${failure.afterMs} ms` })
     case "HermesBadAnswer":
       return new AgentRefused({ message: `${agent} sent an answer the bridge cannot read (${failure.detail})` })
+    case "HermesLacks":
+      return new AgentRefused({
+        message: `${agent} cannot ${failure.action}: this Hermes build does not offer ${failure.feature} (its capabilities lack it)`
+      })
     case "HermesStatus": {
-      const specific = failure.code === null ? undefined : SPECIFIC_CODES[failure.code]
-      const tag = specific ?? (failure.status === 404 && ctx.runRoute ? "RunNotFound" : undefined)
+      const tag = failure.code === null ? undefined : SPECIFIC_CODES[failure.code]
       if (tag !== undefined && (allowed as ReadonlyArray<string>).includes(tag)) {
         return MESSAGES[tag](agent, failure.detail) as Extract<SpecificError, { _tag: T }>
       }
       const what = failure.code === null ? `${failure.status}` : `${failure.status} ${failure.code}`
+      const noRoute = failure.status === 404 && failure.code === null ? ": this Hermes build has no such route" : ""
       const message = failure.status === 401 || failure.status === 403
         ? `${agent} refused the bridge's key (${what})`
-        : `${agent} refused the request (${what})${failure.detail === null ? "" : `: ${failure.detail}`}`
+        : `${agent} refused the request (${what})${failure.detail === null ? noRoute : `: ${failure.detail}`}`
       return new AgentRefused({ message, hermesStatus: failure.status })
     }
   }

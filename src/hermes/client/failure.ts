@@ -25,7 +25,26 @@ export class HermesBadAnswer extends Data.TaggedError("HermesBadAnswer")<{ reado
 /** The bridge holds no key for the profile, so it does not call. */
 export class HermesNoKey extends Data.TaggedError("HermesNoKey")<{}> {}
 
-export type HermesFailure = HermesTransport | HermesTimeout | HermesStatus | HermesBadAnswer | HermesNoKey
+/**
+ * This Hermes build does not offer what the call needs (its capabilities lack `feature`), so the
+ * bridge does not call: a build without the route answers a plain-text 404 that says nothing about
+ * the run.
+ */
+export class HermesLacks extends Data.TaggedError("HermesLacks")<{
+  /** The capability flag, e.g. `run_steer`. */
+  readonly feature: string
+  /** What the caller wanted, in words: "steer a running run". */
+  readonly action: string
+}> {}
+
+export type HermesFailure = HermesTransport | HermesTimeout | HermesStatus | HermesBadAnswer | HermesNoKey | HermesLacks
+
+/**
+ * Hermes said, in its JSON error envelope, that it does not know the run. A 404 without the
+ * envelope (aiohttp's plain-text `404: Not Found` for a route the build lacks) says nothing about it.
+ */
+export const saysRunUnknown = (f: HermesFailure): boolean =>
+  f._tag === "HermesStatus" && f.status === 404 && f.code === "run_not_found"
 
 /** Failures a repeat of the same safe request may cure. */
 export const isTransient = (f: HermesFailure): boolean =>

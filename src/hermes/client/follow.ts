@@ -16,7 +16,7 @@ import { createHash } from "node:crypto"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
-import { HermesTransport } from "./failure.ts"
+import { HermesTransport, saysRunUnknown } from "./failure.ts"
 
 export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled", "run.interrupted"])
 
@@ -175,7 +175,7 @@ const isNotFound = (f: HermesFailure) => f._tag === "HermesStatus" && f.status =
 
 /** Failures no amount of waiting cures: no key, the key refused, a request Hermes calls malformed. */
 const isPermanent = (f: HermesFailure) =>
-  f._tag === "HermesNoKey" ||
+  f._tag === "HermesNoKey" || f._tag === "HermesLacks" ||
   (f._tag === "HermesStatus" && f.status >= 400 && f.status < 500 && ![404, 408, 409, 425, 429].includes(f.status))
 
 const streamEndedEarly = new HermesTransport({ detail: "the event stream ended before the run did" })
@@ -205,8 +205,9 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
       }
       const status = yield* Effect.either(deps.status)
       if (Either.isLeft(status)) {
-        if (isNotFound(status.left)) yield* emit(tracker.gone())
-        else if (isPermanent(status.left)) return yield* Effect.fail(status.left)
+        if (saysRunUnknown(status.left)) yield* emit(tracker.gone())
+        // A bare 404 here is a build without the status route: nothing to wait for.
+        else if (isPermanent(status.left) || isNotFound(status.left)) return yield* Effect.fail(status.left)
         else yield* backoff(status.left)
         continue
       }

@@ -6,7 +6,7 @@
 import { Duration, Effect, Option, Schema, Stream } from "effect"
 import { type AgentRefused, AgentUnavailable } from "../../domain/errors.ts"
 import { type SpecificTag, toBridgeError } from "./errors.ts"
-import { type HermesFailure, HermesStatus, HermesTimeout, HermesTransport } from "./failure.ts"
+import { type HermesFailure, HermesLacks, HermesStatus, HermesTimeout, HermesTransport } from "./failure.ts"
 import { noFeatures, parseFeatures } from "./features.ts"
 import type {
   HermesCallError, HermesEvent, HermesFeatures, HermesHealth, HermesProfile, HermesRunStatus, StartRunRequest, StartRunResult
@@ -21,8 +21,8 @@ const noRetry = Option.none<Duration.Duration>()
 
 const runPath = (id: string, tail = "") => `/v1/runs/${encodeURIComponent(id)}${tail}`
 
-export const mapFailure = <T extends SpecificTag>(p: HermesProfile, runRoute: boolean, allowed: ReadonlyArray<T>) =>
-  (f: HermesFailure) => toBridgeError(f, { agent: p.agent, runRoute }, allowed)
+export const mapFailure = <T extends SpecificTag>(p: HermesProfile, allowed: ReadonlyArray<T>) =>
+  (f: HermesFailure) => toBridgeError(f, { agent: p.agent }, allowed)
 
 const definedOnly = <A extends object>(o: A) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof A]: Exclude<A[K], undefined> }
@@ -66,7 +66,7 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
     get(p, "/health", HealthBody, false).pipe(
       Effect.map((a) => ({ status: a.body.status, version: typeof a.body.version === "string" ? a.body.version : null })),
       Effect.mapError((f) => {
-        const e = mapFailure(p, false, [])(f)
+        const e = mapFailure(p, [])(f)
         return e._tag === "AgentUnkeyed" ? new AgentUnavailable({ message: e.message }) : e
       })
     )
@@ -74,7 +74,7 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
   const models = (p: HermesProfile): Effect.Effect<ReadonlyArray<string>, HermesCallError> =>
     get(p, "/v1/models", ModelsBody).pipe(
       Effect.map((a) => a.body.data.map((m) => m.id)),
-      Effect.mapError(mapFailure(p, false, []))
+      Effect.mapError(mapFailure(p, []))
     )
 
   const start = (p: HermesProfile, req: StartRunRequest) =>
@@ -96,12 +96,12 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
         hermesRunId: answer.body.run_id,
         replayed: answer.body.replayed === true || answer.headers["idempotency-replayed"] === "true"
       } satisfies StartRunResult
-    }).pipe(Effect.mapError(mapFailure(p, false, ["IdempotencyConflict", "InvalidIdempotencyKey"])))
+    }).pipe(Effect.mapError(mapFailure(p, ["IdempotencyConflict", "InvalidIdempotencyKey"])))
 
   const statusRaw = (p: HermesProfile, id: string) =>
     get(p, runPath(id), RunStatusSchema).pipe(Effect.map((a) => toRunStatus(a.body)))
 
-  const status = (p: HermesProfile, id: string) => statusRaw(p, id).pipe(Effect.mapError(mapFailure(p, true, ["RunNotFound"])))
+  const status = (p: HermesProfile, id: string) => statusRaw(p, id).pipe(Effect.mapError(mapFailure(p, ["RunNotFound"])))
 
   /** One connection to the run's events, failures unmapped (the follower decides on them). */
   const eventsRaw = (p: HermesProfile, id: string, lastEventId: number | null): Stream.Stream<HermesEvent, HermesFailure> =>
@@ -121,19 +121,20 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
     )
 
   const events = (p: HermesProfile, id: string, lastEventId?: number) =>
-    eventsRaw(p, id, lastEventId ?? null).pipe(Stream.mapError(mapFailure(p, true, ["RunNotFound"])))
+    eventsRaw(p, id, lastEventId ?? null).pipe(Stream.mapError(mapFailure(p, ["RunNotFound"])))
 
   const approval = (p: HermesProfile, id: string, body: { readonly choice: "once" | "session" | "always" | "deny"; readonly requestId?: string }) =>
     post(p, runPath(id, "/approval"), { choice: body.choice, ...(body.requestId !== undefined ? { request_id: body.requestId } : {}) }, AnyBody).pipe(
       Effect.asVoid,
-      Effect.mapError(mapFailure(p, true, ["RunNotFound", "NoPendingRequest", "RunNotRunning"]))
+      Effect.mapError(mapFailure(p, ["RunNotFound", "NoPendingRequest", "RunNotRunning"]))
     )
 
+  /** Only a build whose capabilities offer `run_steer` is asked: one without has no route. */
   const steer = (p: HermesProfile, id: string, input: string) =>
-    post(p, runPath(id, "/steer"), { input }, AnyBody).pipe(
-      Effect.asVoid,
-      Effect.mapError(mapFailure(p, true, ["RunNotFound", "RunNotRunning"]))
-    )
+    Effect.gen(function* () {
+      if (!(yield* features(p)).runSteer) return yield* new HermesLacks({ feature: "run_steer", action: "steer a running run" })
+      yield* post(p, runPath(id, "/steer"), { input }, AnyBody)
+    }).pipe(Effect.mapError(mapFailure(p, ["RunNotFound", "RunNotRunning"])))
 
   /** Hermes has no live task for the run (404, or newer builds' 409 `run_not_active`): nothing to stop. */
   const stop = (p: HermesProfile, id: string) =>
@@ -144,7 +145,7 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
           ? new HermesStatus({ ...f, status: 404, code: "run_not_found" })
           : f
       ),
-      Effect.mapError(mapFailure(p, true, ["RunNotFound"]))
+      Effect.mapError(mapFailure(p, ["RunNotFound"]))
     )
 
   const clarify = (p: HermesProfile, id: string, body: { readonly clarifyId: string; readonly response: string | ReadonlyArray<string> | null }) =>
@@ -159,7 +160,7 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
         ? { clarify_id: body.clarifyId, responses: r === null ? [] : typeof r === "string" ? [r] : r }
         : { clarify_id: body.clarifyId, response: r === null || typeof r === "string" ? r : r.join(", ") }
       yield* post(p, runPath(id, "/clarify"), payload, AnyBody)
-    }).pipe(Effect.mapError(mapFailure(p, true, ["RunNotFound", "NoPendingRequest", "RunNotRunning"])))
+    }).pipe(Effect.mapError(mapFailure(p, ["RunNotFound", "NoPendingRequest", "RunNotRunning"])))
 
   return { health, models, start, status, statusRaw, events, eventsRaw, approval, steer, stop, clarify }
 }
