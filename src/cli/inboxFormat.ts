@@ -58,7 +58,7 @@ export const rowDetail = (row: InboxRow, diff: ReadonlyArray<FileDiff> | null): 
     case "run_approval":
       body.push(
         `run:      ${row.run_id} (${row.agent}, Hermes run ${row.hermes_run_id})`,
-        `request:  ${row.request_id}`,
+        `request:  ${row.request_id ?? "(Hermes named none)"}`,
         `choices:  ${row.choices.length === 0 ? "once, session, always" : row.choices.join(", ")}`,
         ...(row.choice === null ? [] : [`answered: ${row.choice}`]),
         `about:    ${terminalSafe(row.description)}`,

@@ -49,7 +49,8 @@ export interface RunApprovalRow extends RowBase {
   readonly run_id: string
   readonly agent: string
   readonly hermes_run_id: string
-  readonly request_id: string
+  /** Hermes's request id; null when Hermes named none (then none is sent back with the answer). */
+  readonly request_id: string | null
   readonly command: string
   readonly description: string
   readonly choices: ReadonlyArray<string>
@@ -63,7 +64,7 @@ export interface RunApprovalInput {
   readonly client: string
   readonly agent: string
   readonly hermes_run_id: string
-  readonly request_id: string
+  readonly request_id: string | null
   readonly command: string
   readonly description: string
   readonly choices: ReadonlyArray<string>

@@ -22,7 +22,8 @@ export interface NewEvent {
 
 /** A Hermes approval request the inbox must show. */
 export interface ApprovalOpened {
-  readonly request_id: string
+  /** Null when Hermes gave none (Hermes 0.20 names no request: one approval at a time per run). */
+  readonly request_id: string | null
   readonly command: string
   readonly description: string
   readonly choices: ReadonlyArray<string>
@@ -45,8 +46,11 @@ export interface BatchResult {
   readonly error: string | null
   /** The last Hermes frame id seen in the batch (null: none carried one). */
   readonly hermesEventId: number | null
-  /** Approval request ids Hermes resolved (responded, or denied by a timeout or stop). */
-  readonly approvalsResolved: ReadonlyArray<string>
+  /**
+   * Approval requests Hermes resolved (responded, or denied by a timeout or stop), by request id;
+   * null: a response naming no request, which resolves whatever the run had pending.
+   */
+  readonly approvalsResolved: ReadonlyArray<string | null>
 }
 
 /** A `message.text` event holds at most about this many UTF-16 units before a flush. */
@@ -84,7 +88,7 @@ const objectOrNull = (v: unknown): Record<string, unknown> | null =>
 
 /** The inbox's view of an `approval.request` (no `choices` means Hermes did not restrict them). */
 export const approvalOf = (e: IncomingEvent): ApprovalOpened => ({
-  request_id: strOr(e.data["request_id"], ""),
+  request_id: str(e.data["request_id"]),
   command: strOr(e.data["command"], ""),
   description: strOr(e.data["description"], ""),
   choices: strings(e.data["choices"]) ?? []
@@ -110,7 +114,7 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<IncomingE
   let usage: Record<string, unknown> | null = null
   let error: string | null = null
   let hermesEventId: number | null = null
-  const approvalsResolved: Array<string> = []
+  const approvalsResolved: Array<string | null> = []
 
   /** Emits the buffered text; with `fullOnly`, keeps a last piece shorter than FLUSH_CHARS. */
   const flush = (fullOnly = false) => {
@@ -144,8 +148,7 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<IncomingE
       push(type, payload(e))
     } else if (type === "approval.responded") {
       const data = payload(e)
-      const requestId = str(data["request_id"])
-      if (requestId !== null) approvalsResolved.push(requestId)
+      approvalsResolved.push(str(data["request_id"]))
       if (status === "waiting_for_approval") status = "running"
       push(type, data)
     } else if (type === "clarify.request") {

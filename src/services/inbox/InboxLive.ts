@@ -48,9 +48,11 @@ export const InboxLive = Layer.effect(
     const reread = (id: string) => Effect.flatMap(store.get(id), Option.match({ onNone: () => Effect.fail(notPending(id)), onSome: Effect.succeed }))
 
     /** Closes a pending row; someone else closing it first is reported, not overwritten. */
-    const close = (row: InboxRow, state: InboxState, by: string | null, choice?: string | null) =>
+    const close = (row: InboxRow, state: InboxState, by: string | null, choice?: string | null, overFollowerExpiry = false) =>
       Effect.gen(function* () {
-        const closed = yield* store.close(row.id, { state, at: yield* nowIso, by, ...(choice === undefined ? {} : { choice }) })
+        const closed = yield* store.close(row.id, {
+          state, at: yield* nowIso, by, ...(choice === undefined ? {} : { choice }), overFollowerExpiry
+        })
         const after = yield* reread(row.id)
         return closed ? after : yield* Effect.fail(notPending(row.id, after.state))
       })
@@ -67,12 +69,20 @@ export const InboxLive = Layer.effect(
         })
       )
 
+    /**
+     * Hermes took the answer: the decision is the operator's, with their choice, even when the
+     * run's follower saw Hermes resolve the request (or the run end) and expired the row while the
+     * answer was on its way; only another decider's close stands. Hermes no longer waiting closes it
+     * as expired, which a follower may have done already.
+     */
     const decideRunRow = (row: RunApprovalRow, decision: Decision) =>
       Effect.gen(function* () {
         const answer = yield* answerRunApproval(hermes, row, decision)
-        return answer.outcome === "gone"
-          ? yield* close(row, "expired", null)
-          : yield* close(row, decision.approve ? "approved" : "denied", decision.by, answer.choice)
+        if (answer.outcome === "answered") {
+          return yield* close(row, decision.approve ? "approved" : "denied", decision.by, answer.choice, true)
+        }
+        const after = yield* reread(row.id)
+        return after.state === "expired" ? after : yield* close(row, "expired", null)
       })
 
     const decide = (id: string, decision: Decision): Effect.Effect<InboxRow, BridgeError> =>

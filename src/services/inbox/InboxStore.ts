@@ -19,6 +19,11 @@ export interface StateChange {
   readonly by: string | null
   /** Run approvals: the choice sent to Hermes. */
   readonly choice?: string | null
+  /**
+   * Also close a row a follower already closed as `expired` (no decider): the operator's answer
+   * reached Hermes, and the follower only saw Hermes resolve it (or the run end) before this wrote.
+   */
+  readonly overFollowerExpiry?: boolean
 }
 
 export interface InboxStoreShape {
@@ -32,7 +37,11 @@ export interface InboxStoreShape {
   readonly pendingCountFor: (client: string) => Effect.Effect<number, Internal>
   /** Moves a row out of `pending`; false when it was not pending (someone decided it first). */
   readonly close: (id: string, change: StateChange) => Effect.Effect<boolean, Internal>
-  readonly runApproval: (runId: string, requestId: string) => Effect.Effect<Option.Option<InboxRow>, Internal>
+  /**
+   * The row of this run's request. A request without id (null) is the run's pending one that has
+   * none: Hermes holds one approval at a time per run, so a replayed request finds its row.
+   */
+  readonly runApproval: (runId: string, requestId: string | null) => Effect.Effect<Option.Option<InboxRow>, Internal>
   /** Pending run-approval rows of a run (or only the one for `requestId`), oldest first. */
   readonly pendingRunApprovals: (runId: string, requestId?: string) => Effect.Effect<ReadonlyArray<InboxRow>, Internal>
   /** Deletes rows closed (decided, expired, withdrawn) before `decidedBefore` (ISO); never a pending one. */
@@ -96,7 +105,8 @@ export const InboxStoreSqlite = Layer.effect(
         Effect.gen(function* () {
           const closed = yield* sql<{ id: string; payload: string }>`UPDATE inbox
             SET state = ${change.state}, decided_at = ${change.at}, decided_by = ${change.by}
-            WHERE id = ${id} AND state = 'pending' RETURNING id, payload`
+            WHERE id = ${id} AND (state = 'pending' OR (${change.overFollowerExpiry === true ? 1 : 0} = 1
+              AND kind = 'run_approval' AND state = 'expired' AND decided_by IS NULL)) RETURNING id, payload`
           const row = closed[0]
           if (row === undefined) return false
           if (change.choice !== undefined) {
@@ -111,7 +121,12 @@ export const InboxStoreSqlite = Layer.effect(
         ),
       runApproval: (runId, requestId) =>
         Effect.map(
-          rows("read a run approval", sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id = ${requestId}`),
+          rows(
+            "read a run approval",
+            requestId === null
+              ? sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id IS NULL AND state = 'pending' ORDER BY rowid`
+              : sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id = ${requestId}`
+          ),
           (rs) => Option.fromNullable(rs[0])
         ),
       pendingRunApprovals: (runId, requestId) =>

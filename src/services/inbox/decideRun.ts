@@ -20,7 +20,7 @@ export const answerRunApproval = (
       return yield* new InvalidInput({ message: `this request offers ${row.choices.join(", ")}; '${choice}' is not one of them` })
     }
     const profile = yield* hermes.profile(row.agent)
-    return yield* hermes.approval(profile, row.hermes_run_id, { choice, requestId: row.request_id }).pipe(
+    return yield* hermes.approval(profile, row.hermes_run_id, { choice, ...(row.request_id === null ? {} : { requestId: row.request_id }) }).pipe(
       Effect.as<RunAnswer>({ outcome: "answered", choice }),
       Effect.catchTags({
         NoPendingRequest: () => Effect.succeed<RunAnswer>({ outcome: "gone" }),

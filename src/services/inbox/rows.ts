@@ -55,7 +55,7 @@ export const toRow = (r: InboxDbRow): InboxRow => {
         ...base,
         kind: "run_approval",
         run_id: r.run_id ?? "",
-        request_id: r.request_id ?? "",
+        request_id: r.request_id,
         agent: p.agent,
         hermes_run_id: p.hermes_run_id,
         command: p.command,

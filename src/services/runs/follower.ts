@@ -98,7 +98,7 @@ export const makeFollower = (deps: FollowerDeps) => {
         return { change, result: r }
       })
       yield* signals.publish(record)
-      yield* Effect.forEach(result.approvalsResolved, (id) => expire(run.runId, id), { discard: true })
+      yield* Effect.forEach(result.approvalsResolved, (id) => expire(run.runId, id ?? undefined), { discard: true })
       if (isTerminal(record.status)) yield* expire(run.runId)
       return record
     })

@@ -10,7 +10,9 @@ import { pendingRunApproval } from "../../../src/services/inbox/rows.ts"
 export const makeFakeInbox = (hermes: HermesClientShape) =>
   Effect.sync(() => {
     const rows = new Map<string, RunApprovalRow>()
-    const key = (runId: string, requestId: string) => `${runId}|${requestId}`
+    // A request without id is the run's pending one without id (one approval at a time per run).
+    const find = (runId: string, requestId: string | null) =>
+      [...rows.values()].find((r) => r.run_id === runId && r.request_id === requestId && (requestId !== null || r.state === "pending"))
     let n = 0
 
     const shape: InboxShape = {
@@ -18,11 +20,11 @@ export const makeFakeInbox = (hermes: HermesClientShape) =>
       changes: Stream.make(0),
       openRunApproval: (input) =>
         Effect.sync(() => {
-          const existing = rows.get(key(input.run_id, input.request_id))
+          const existing = find(input.run_id, input.request_id)
           if (existing !== undefined) return existing
           n += 1
           const row = pendingRunApproval(input, `apr_${n}`, new Date(0).toISOString())
-          rows.set(key(input.run_id, input.request_id), row)
+          rows.set(row.id, row)
           return row
         }),
       expireRunApprovals: (runId, requestId) =>
@@ -46,7 +48,7 @@ export const makeFakeInbox = (hermes: HermesClientShape) =>
           const decided: RunApprovalRow = { ...row, state: decision.approve ? "approved" : "denied", decided_by: decision.by, choice }
           rows.set(k, decided)
           const profile = yield* Effect.orDie(hermes.profile(row.agent))
-          yield* Effect.orDie(hermes.approval(profile, row.hermes_run_id, { choice, requestId: row.request_id }))
+          yield* Effect.orDie(hermes.approval(profile, row.hermes_run_id, { choice, ...(row.request_id === null ? {} : { requestId: row.request_id }) }))
           return decided
         })
     }

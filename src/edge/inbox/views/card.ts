@@ -81,7 +81,7 @@ const runApprovalBody = (row: RunApprovalRow): Html => {
 <dt>Agent</dt><dd>${row.agent}</dd>
 <dt>Client</dt><dd>${row.client}</dd>
 <dt>Hermes run</dt><dd><code>${row.hermes_run_id}</code></dd>
-<dt>Request</dt><dd><code>${row.request_id}</code></dd>
+<dt>Request</dt><dd><code>${row.request_id ?? "(Hermes named none)"}</code></dd>
 <dt>Choices offered</dt><dd>${row.choices.length === 0 ? "once, session, always (Hermes listed none)" : row.choices.join(", ")}</dd>
 ${row.choice === null ? "" : html`<dt>Answered</dt><dd>${row.choice}</dd>`}
 </dl>
