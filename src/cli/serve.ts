@@ -10,7 +10,7 @@ import type { ResolvedConfig } from "../config/load.ts"
 import { ADMIN_KEY_FILE } from "../services/Auth.ts"
 import { daemonLayer } from "../daemon/Daemon.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
-import { loggingLayer } from "../daemon/logging.ts"
+import { logLevelOf, loggingLayer } from "../daemon/logging.ts"
 import { StrayRejectionsLogged } from "../daemon/strayRejections.ts"
 import { Redactor } from "../services/Redactor.ts"
 
@@ -38,6 +38,6 @@ export const serve = (config: ResolvedConfig) => {
   const announce = Layer.effectDiscard(Effect.flatMap(SimulatorInfo, (info) => banner(config, Option.getOrNull(info.url))))
   const app = Layer.merge(announce, StrayRejectionsLogged).pipe(Layer.provideMerge(daemonLayer(config)))
     // Redactor.Default is the same layer value the daemon uses, so logs share its registered secrets.
-  const logging = loggingLayer().pipe(Layer.provide(Redactor.Default))
+  const logging = loggingLayer(logLevelOf(config.bridge.log_level), config.bridge.log_format).pipe(Layer.provide(Redactor.Default))
   return Layer.launch(app.pipe(Layer.provide(logging))).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))
 }

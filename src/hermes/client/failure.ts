@@ -46,6 +46,24 @@ export type HermesFailure = HermesTransport | HermesTimeout | HermesStatus | Her
 export const saysRunUnknown = (f: HermesFailure): boolean =>
   f._tag === "HermesStatus" && f.status === 404 && f.code === "run_not_found"
 
+/** The failure in a few words and Hermes's status, for one log line (no URL, no key). */
+export const failureLog = (f: HermesFailure): { readonly problem: string; readonly hermes_status?: number } => {
+  switch (f._tag) {
+    case "HermesStatus":
+      return { problem: f.code === null ? `status ${f.status}` : `status ${f.status} ${f.code}`, hermes_status: f.status }
+    case "HermesTransport":
+      return { problem: f.detail }
+    case "HermesTimeout":
+      return { problem: `no answer within ${f.afterMs} ms` }
+    case "HermesBadAnswer":
+      return { problem: f.detail }
+    case "HermesNoKey":
+      return { problem: "no API key for the profile" }
+    case "HermesLacks":
+      return { problem: `this build lacks ${f.feature}` }
+  }
+}
+
 /** Failures a repeat of the same safe request may cure. */
 export const isTransient = (f: HermesFailure): boolean =>
   f._tag === "HermesTransport" || f._tag === "HermesTimeout" ||

@@ -16,7 +16,7 @@ import { createHash } from "node:crypto"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
-import { HermesTransport, saysRunUnknown } from "./failure.ts"
+import { failureLog, HermesTransport, saysRunUnknown } from "./failure.ts"
 
 export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled", "run.interrupted"])
 
@@ -178,7 +178,16 @@ const isPermanent = (f: HermesFailure) =>
   f._tag === "HermesNoKey" || f._tag === "HermesLacks" ||
   (f._tag === "HermesStatus" && f.status >= 400 && f.status < 500 && ![404, 408, 409, 425, 429].includes(f.status))
 
+const EVENTS_ROUTE = "GET /v1/runs/{id}/events"
+const STATUS_ROUTE = "GET /v1/runs/{id}"
+
 const streamEndedEarly = new HermesTransport({ detail: "the event stream ended before the run did" })
+
+/** One warn line per Hermes trouble: what failed, on which route, and what the follow does next. */
+const trouble = (route: string, failure: HermesFailure, next: string) =>
+  Effect.logWarning(`Hermes trouble while following a run: ${next}`).pipe(
+    Effect.annotateLogs({ route, ...failureLog(failure), next })
+  )
 
 const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesEvent) => Effect.Effect<unknown>) =>
   Effect.gen(function* () {
@@ -198,17 +207,31 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
         )
         if (tracker.done) break
         const failure = Either.isLeft(ended) ? ended.left : streamEndedEarly
-        if (isNotFound(failure)) polling = true
-        else if (isPermanent(failure)) return yield* Effect.fail(failure)
-        else yield* backoff(failure)
+        if (isNotFound(failure)) {
+          polling = true
+          yield* trouble(EVENTS_ROUTE, failure, "polling the run's status instead of its event stream")
+        } else if (isPermanent(failure)) {
+          yield* trouble(EVENTS_ROUTE, failure, "giving up on this follow (the follower restarts it)")
+          return yield* Effect.fail(failure)
+        } else {
+          yield* trouble(EVENTS_ROUTE, failure, "reconnecting the event stream after a backoff")
+          yield* backoff(failure)
+        }
         continue
       }
       const status = yield* Effect.either(deps.status)
       if (Either.isLeft(status)) {
-        if (saysRunUnknown(status.left)) yield* emit(tracker.gone())
-        // A bare 404 here is a build without the status route: nothing to wait for.
-        else if (isPermanent(status.left) || isNotFound(status.left)) return yield* Effect.fail(status.left)
-        else yield* backoff(status.left)
+        if (saysRunUnknown(status.left)) {
+          yield* trouble(STATUS_ROUTE, status.left, "ending the run as interrupted")
+          yield* emit(tracker.gone())
+        } else if (isPermanent(status.left) || isNotFound(status.left)) {
+          // A bare 404 here is a build without the status route: nothing to wait for.
+          yield* trouble(STATUS_ROUTE, status.left, "giving up on this follow (the follower restarts it)")
+          return yield* Effect.fail(status.left)
+        } else {
+          yield* trouble(STATUS_ROUTE, status.left, "polling the run's status again after a backoff")
+          yield* backoff(status.left)
+        }
         continue
       }
       yield* driver.reset
@@ -222,7 +245,11 @@ export const followRun = (deps: FollowDeps, settings: FollowSettings): Stream.St
   Stream.unwrapScoped(
     Effect.gen(function* () {
       const mailbox = yield* Mailbox.make<HermesEvent, HermesFailure>({ capacity: 64 })
-      yield* runFollow(deps, settings, (e) => mailbox.offer(e)).pipe(Mailbox.into(mailbox), Effect.forkScoped)
+      yield* runFollow(deps, settings, (e) => mailbox.offer(e)).pipe(
+        Mailbox.into(mailbox),
+        Effect.annotateLogs({ hermes_run_id: deps.runId }),
+        Effect.forkScoped
+      )
       return Mailbox.toStream(mailbox)
     })
   )

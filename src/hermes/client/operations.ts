@@ -132,7 +132,12 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
   /** Only a build whose capabilities offer `run_steer` is asked: one without has no route. */
   const steer = (p: HermesProfile, id: string, input: string) =>
     Effect.gen(function* () {
-      if (!(yield* features(p)).runSteer) return yield* new HermesLacks({ feature: "run_steer", action: "steer a running run" })
+      if (!(yield* features(p)).runSteer) {
+        yield* Effect.logWarning("Hermes trouble: this build lacks run_steer; the steer is refused without calling Hermes").pipe(
+          Effect.annotateLogs({ route: "POST /v1/runs/{id}/steer", agent: p.agent, hermes_run_id: id, next: "answering bridge.agent_refused" })
+        )
+        return yield* new HermesLacks({ feature: "run_steer", action: "steer a running run" })
+      }
       yield* post(p, runPath(id, "/steer"), { input }, AnyBody)
     }).pipe(Effect.mapError(mapFailure(p, ["RunNotFound", "RunNotRunning"])))
 

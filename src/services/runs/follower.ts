@@ -14,6 +14,7 @@ import type { HermesClientShape, HermesProfile, HermesRunStatus } from "../../he
 import type { InboxShape } from "../Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import { consumeInBatches } from "./batches.ts"
+import { logRunEnded, logRunFollowed } from "./runLog.ts"
 import type { RunSignals } from "./RunSignals.ts"
 
 /** The "short timer" of delta coalescing, and the most Hermes events committed in one write. */
@@ -98,6 +99,7 @@ export const makeFollower = (deps: FollowerDeps) => {
         return { change, result: r }
       })
       yield* signals.publish(record)
+      if (isTerminal(record.status) && !isTerminal(run.status)) yield* logRunEnded(record)
       yield* Effect.forEach(result.approvalsResolved, (id) => expire(run.runId, id ?? undefined), { discard: true })
       if (isTerminal(record.status)) yield* expire(run.runId)
       return record
@@ -169,6 +171,7 @@ export const makeFollower = (deps: FollowerDeps) => {
         yield* finish(run, { id: null, event: "run.interrupted", data: { error } })
         return
       }
+      yield* logRunFollowed(run, resume)
       if (resume) {
         run = yield* resync(run, profile.value)
         if (isTerminal(run.status)) return
