@@ -6,7 +6,7 @@
  */
 import { HttpClient } from "@effect/platform"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { UnknownAgent } from "../../domain/errors.ts"
 import { Redactor } from "../../services/Redactor.ts"
@@ -115,7 +115,20 @@ const configuredClient = Layer.effect(
 export const HermesClientLive = configuredClient.pipe(Layer.provideMerge(HermesEmbedded))
 
 /**
- * The same for the CLI's `inbox` and `doctor`: with no Hermes configured, the running daemon's
- * simulator (where its runs are) rather than a new, empty one.
+ * A client that never opens a run's event stream: the daemon's follower holds the one subscription
+ * of each run. Hermes 0.20 gives a second concurrent subscriber 200 and splits the frames between
+ * the two, so a CLI that subscribed would take text from the daemon's follow.
  */
-export const HermesClientForTools = configuredClient.pipe(Layer.provideMerge(HermesEmbeddedForTools))
+export const withoutSubscriptions = (client: HermesClientShape): HermesClientShape => {
+  const refused = () => Stream.die(new Error("this process never subscribes to a run's events: the daemon's follower holds the one subscription"))
+  return { ...client, events: refused, follow: refused }
+}
+
+/**
+ * The same for the CLI's `inbox` and `doctor`: with no Hermes configured, the running daemon's
+ * simulator (where its runs are) rather than a new, empty one; and never a subscription.
+ */
+export const HermesClientForTools = configuredClient.pipe(
+  Layer.provideMerge(HermesEmbeddedForTools),
+  Layer.map((ctx) => Context.add(ctx, HermesClient, withoutSubscriptions(Context.get(ctx, HermesClient))))
+)
