@@ -4,11 +4,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
-import { approvalOf, FLUSH_CHARS, type IncomingEvent, reduceBatch, splitText } from "../../src/domain/runs/events.ts"
+import { approvalOf, FLUSH_CHARS, reduceBatch, splitText } from "../../src/domain/runs/events.ts"
+import type { HermesEvent } from "../../src/domain/runs/hermesEvents.ts"
 import { canonicalJson, fingerprint } from "../../src/domain/runs/fingerprint.ts"
 import { hermesIdempotencyKey, validateKey } from "../../src/domain/runs/keys.ts"
 
-const ev = (event: string, data: Record<string, unknown> = {}, id: number | null = null): IncomingEvent => ({
+const ev = (event: string, data: Record<string, unknown> = {}, id: number | null = null): HermesEvent => ({
   id,
   event,
   data: { event, run_id: "run_h", timestamp: 1, ...data }

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Option, Scope } from "effect"
 import { DbMemory } from "../../src/storage/Db.ts"
-import { UNKEYED_PROFILE_ERROR, UNKNOWN_PROFILE_ERROR, UNKNOWN_RUN_ERROR } from "../../src/services/runs/follower.ts"
+import { GONE_ERROR } from "../../src/hermes/client/follow.ts"
+import { UNKEYED_PROFILE_ERROR, UNKNOWN_PROFILE_ERROR } from "../../src/services/runs/follower.ts"
 import { as, buildRuns, eventually, harness, statusIs } from "./support/harness.ts"
 
 const alice = as("alice")
@@ -140,7 +141,7 @@ describe("restart and supervision", () => {
       h.hermes.runs.get(h2!)!.output = "final from status"
       const ended = yield* alice(h.runs.wait(gone.run_id, 30))
       expect(ended.status).toBe("interrupted")
-      expect(ended.error).toBe(UNKNOWN_RUN_ERROR)
+      expect(ended.error).toBe(GONE_ERROR)
       const completed = yield* alice(h.runs.wait(finished.run_id, 30))
       expect(completed.status).toBe("completed")
       expect(completed.output).toBe("final from status")

@@ -4,15 +4,10 @@
  * `message.delta` chunks are coalesced into `message.text` events here, so a batch of Hermes events
  * becomes one ledger write. Pure: the follower feeds batches in and applies the result.
  */
+import type { HermesEvent } from "./hermesEvents.ts"
 import type { PendingClarification, RunStatus } from "./view.ts"
 import { isTerminal } from "./view.ts"
 
-/** A Hermes event as the follower sees it (the HermesClient's decoded SSE frame). */
-export interface IncomingEvent {
-  readonly id: number | null
-  readonly event: string
-  readonly data: { readonly [k: string]: unknown }
-}
 
 /** An event to append; the ledger assigns `seq` and `at`. */
 export interface NewEvent {
@@ -73,7 +68,7 @@ export const splitText = (s: string, max: number): ReadonlyArray<string> => {
 const ENVELOPE = new Set(["event", "run_id", "timestamp"])
 
 /** The event's own fields, without the SSE envelope. */
-const payload = (e: IncomingEvent): Record<string, unknown> => {
+const payload = (e: HermesEvent): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(e.data)) if (!ENVELOPE.has(k)) out[k] = v
   return out
@@ -87,7 +82,7 @@ const objectOrNull = (v: unknown): Record<string, unknown> | null =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null
 
 /** The inbox's view of an `approval.request` (no `choices` means Hermes did not restrict them). */
-export const approvalOf = (e: IncomingEvent): ApprovalOpened => ({
+export const approvalOf = (e: HermesEvent): ApprovalOpened => ({
   request_id: str(e.data["request_id"]),
   command: strOr(e.data["command"], ""),
   description: strOr(e.data["description"], ""),
@@ -105,7 +100,7 @@ const resume = (status: RunStatus): RunStatus => (status === "stopping" ? "stopp
  * `message.text` on size and before any other kept event; the caller flushes the rest at the end of
  * the batch (the batch boundary is the "short timer"). Events after a terminal one are ignored.
  */
-export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<IncomingEvent>): BatchResult => {
+export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<HermesEvent>): BatchResult => {
   let { status, pending } = initial
   const events: Array<NewEvent> = []
   const appended: Array<string> = []

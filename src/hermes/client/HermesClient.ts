@@ -18,6 +18,8 @@ import type {
   RunNotRunning,
   UnknownAgent
 } from "../../domain/errors.ts"
+import type { HermesEvent } from "../../domain/runs/hermesEvents.ts"
+import type { RunStatus } from "../../domain/runs/view.ts"
 
 /** One configured Hermes profile as the bridge addresses it. */
 export interface HermesProfile {
@@ -71,9 +73,8 @@ export interface StartRunResult {
   readonly replayed: boolean
 }
 
-export type HermesRunStatusName =
-  | "queued" | "running" | "waiting_for_approval" | "waiting_for_clarification" | "stopping"
-  | "completed" | "failed" | "cancelled" | "interrupted"
+/** Hermes's run statuses are the bridge's (`RunStatus`, one Schema in `domain/runs/view.ts`). */
+export type HermesRunStatusName = RunStatus
 
 export interface HermesUsage {
   readonly input_tokens?: number
@@ -109,15 +110,7 @@ export interface HermesClarifyRequest {
   readonly multi_select: boolean
 }
 
-/**
- * One decoded SSE event. `id` is the frame's `id:` (newer builds) or null (older builds). `data` is the
- * whole decoded JSON object, including `event`, `run_id` and `timestamp`.
- */
-export interface HermesEvent {
-  readonly id: number | null
-  readonly event: string
-  readonly data: { readonly [k: string]: unknown }
-}
+export type { HermesEvent } from "../../domain/runs/hermesEvents.ts"
 
 export type HermesCallError = AgentUnavailable | AgentRefused | AgentUnkeyed
 

@@ -13,14 +13,15 @@
  */
 import { Duration, Effect, Either, Mailbox, Schedule, Stream } from "effect"
 import { createHash } from "node:crypto"
+import { isTerminalEvent } from "../../domain/runs/hermesEvents.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
 import { failureLog, HermesTransport, saysRunUnknown } from "./failure.ts"
 
-export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled", "run.interrupted"])
-
-export const GONE_ERROR = "Hermes no longer knows this run (it answered 404): it was restarted or the run expired before the bridge saw it end."
+/** The one text of a run Hermes no longer knows (its JSON said `run_not_found`). */
+export const GONE_ERROR =
+  "Hermes no longer knows this run (it answered run_not_found): Hermes or the bridge restarted, or the run expired, before the bridge saw it end; it was interrupted"
 
 /**
  * The `message.delta` text seen so far, as its length and a running digest: enough to tell whether
@@ -49,7 +50,15 @@ export class StreamedText {
   }
 }
 
-/** What the follower has seen so far, and the events it synthesises from a status. Pure. */
+/** The key of an approval Hermes named no id for (Hermes 0.20: one approval at a time per run). */
+const NO_ID = "\u0000no-request-id"
+
+/**
+ * What the follower has seen so far, and the events it synthesises from a status. Pure. This is
+ * the bridge's one reconciliation of a run with Hermes's status: the follow's polling and the
+ * follower's check when it picks a run up again (seeded with what the ledger holds open) both
+ * use `fromStatus`, and `gone` is the one ending of a run Hermes no longer knows.
+ */
 export class FollowTracker {
   lastId: number | null
   /** The `message.delta` text seen on the stream (and before a re-attach). */
@@ -58,6 +67,14 @@ export class FollowTracker {
   private readonly requests = new Set<string>()
   /** Requests announced (streamed or synthesised) and not yet seen resolved: id → kind. */
   private readonly open = new Map<string, "approval" | "clarify">()
+
+  /** A request the ledger holds open from an earlier follow (null: an approval without id). */
+  expect(id: string | null, kind: "approval" | "clarify"): this {
+    const key = id ?? NO_ID
+    this.requests.add(key)
+    this.open.set(key, kind)
+    return this
+  }
 
   constructor(readonly runId: string, lastId: number | null, private readonly now: () => number = Date.now, receivedText = "") {
     this.lastId = lastId
@@ -71,16 +88,23 @@ export class FollowTracker {
       this.lastId = e.id
     }
     if (e.event === "message.delta" && typeof e.data.delta === "string") this.streamed.append(e.data.delta)
-    const request = e.event === "approval.request" ? e.data.request_id : e.event === "clarify.request" ? e.data.clarify_id : undefined
-    if (typeof request === "string") {
-      this.requests.add(request)
-      this.open.set(request, e.event === "approval.request" ? "approval" : "clarify")
+    const idOf = (v: unknown) => (typeof v === "string" ? v : NO_ID)
+    if (e.event === "approval.request" || e.event === "clarify.request") {
+      const request = e.event === "approval.request" ? idOf(e.data.request_id) : e.data.clarify_id
+      if (typeof request === "string") {
+        this.requests.add(request)
+        this.open.set(request, e.event === "approval.request" ? "approval" : "clarify")
+      }
     }
-    const resolved = e.event === "approval.responded"
-      ? e.data.request_id
-      : e.event === "clarify.responded" || e.event === "clarify.retired" ? e.data.clarify_id : undefined
-    if (typeof resolved === "string") this.open.delete(resolved)
-    if (TERMINAL_EVENTS.has(e.event)) this.done = true
+    if (e.event === "approval.responded") {
+      // No id: Hermes resolved whatever approval the run had pending.
+      if (typeof e.data.request_id === "string") this.open.delete(e.data.request_id)
+      else for (const [id, kind] of [...this.open]) if (kind === "approval") this.open.delete(id)
+    }
+    if ((e.event === "clarify.responded" || e.event === "clarify.retired") && typeof e.data.clarify_id === "string") {
+      this.open.delete(e.data.clarify_id)
+    }
+    if (isTerminalEvent(e.event)) this.done = true
     return true
   }
 
@@ -106,11 +130,11 @@ export class FollowTracker {
     if (!isTerminal(s.status)) {
       for (const [id, kind] of [...this.open]) {
         const stillPending = kind === "approval"
-          ? s.status === "waiting_for_approval" && (s.approval === null || s.approval.request_id === id)
+          ? s.status === "waiting_for_approval" && (s.approval === null || id === NO_ID || s.approval.request_id === id)
           : s.status === "waiting_for_clarification" && (s.clarification === null || s.clarification.clarify_id === id)
         if (stillPending) continue
         out.push(kind === "approval"
-          ? this.synth("approval.responded", { request_id: id })
+          ? this.synth("approval.responded", id === NO_ID ? {} : { request_id: id })
           : this.synth("clarify.responded", { clarify_id: id }))
       }
     }

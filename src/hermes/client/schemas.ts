@@ -3,6 +3,7 @@
  * are ignored, optional fields may be absent or null; strict where the bridge depends on a value.
  */
 import { Schema } from "effect"
+import { RunStatus } from "../../domain/runs/view.ts"
 
 const OptionalNullable = <S extends Schema.Schema.Any>(s: S) => Schema.optional(Schema.NullOr(s))
 
@@ -26,10 +27,6 @@ export const StartBody = Schema.Struct({
   replayed: Schema.optional(Schema.Boolean)
 })
 
-export const RunStatusName = Schema.Literal(
-  "queued", "running", "waiting_for_approval", "waiting_for_clarification", "stopping",
-  "completed", "failed", "cancelled", "interrupted"
-)
 
 export const UsageBody = Schema.Struct({
   input_tokens: Schema.optional(Schema.Number),
@@ -53,7 +50,7 @@ export const ClarificationBody = Schema.Struct({
 
 export const RunStatusBody = Schema.Struct({
   run_id: Schema.String,
-  status: RunStatusName,
+  status: RunStatus,
   output: OptionalNullable(Schema.String),
   usage: OptionalNullable(UsageBody),
   error: OptionalNullable(Schema.String),

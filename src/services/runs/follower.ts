@@ -7,9 +7,10 @@
  * `followOnce` returns when the run is terminal and fails on anything else; the supervisor restarts it.
  */
 import { Data, Duration, Effect, Option, Schedule } from "effect"
-import type { IncomingEvent } from "../../domain/runs/events.ts"
+import type { HermesEvent } from "../../domain/runs/hermesEvents.ts"
 import { approvalOf, reduceBatch } from "../../domain/runs/events.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
+import { FollowTracker } from "../../hermes/client/follow.ts"
 import type { HermesClientShape, HermesProfile, HermesRunStatus } from "../../hermes/client/HermesClient.ts"
 import type { InboxShape } from "../Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
@@ -23,13 +24,11 @@ export const BATCH_MAX = 512
 /** Streamed text waits for the timer (to be coalesced); every other event is committed at once. */
 const STREAMED: ReadonlySet<string> = new Set(["message.delta", "reasoning.delta"])
 
-export const UNKNOWN_RUN_ERROR =
-  "Hermes no longer knows this run (Hermes or the bridge restarted before it settled); it was interrupted"
 export const UNKNOWN_PROFILE_ERROR = "the run's Hermes profile is no longer configured; it was interrupted"
 export const UNKEYED_PROFILE_ERROR =
   "the bridge no longer holds an API key for the run's Hermes profile, so it can neither follow nor stop it; it was interrupted"
 
-/** The stream ended but Hermes says the run is still going: follow again. */
+/** The follow ended without the run ending in the ledger: follow again (with a status check). */
 export class FollowerStalled extends Data.TaggedError("FollowerStalled")<{ readonly runId: string; readonly status: string }> {}
 
 export interface FollowerDeps {
@@ -37,23 +36,6 @@ export interface FollowerDeps {
   readonly hermes: HermesClientShape
   readonly inbox: InboxShape
   readonly signals: RunSignals
-}
-
-/** The terminal event Hermes would have sent, from a status answer. */
-export const terminalEventOf = (s: HermesRunStatus): IncomingEvent | null => {
-  const base = { run_id: s.runId }
-  switch (s.status) {
-    case "completed":
-      return { id: null, event: "run.completed", data: { ...base, ...(s.output === null ? {} : { output: s.output }), usage: s.usage } }
-    case "failed":
-      return { id: null, event: "run.failed", data: { ...base, error: s.error ?? "the run failed" } }
-    case "cancelled":
-      return { id: null, event: "run.cancelled", data: base }
-    case "interrupted":
-      return { id: null, event: "run.interrupted", data: { ...base, error: s.error ?? UNKNOWN_RUN_ERROR } }
-    default:
-      return null
-  }
 }
 
 /** Side effects on the inbox are retried briefly; the ledger already holds the truth. */
@@ -69,7 +51,7 @@ export const makeFollower = (deps: FollowerDeps) => {
     )
 
   /** Opens inbox rows first (idempotent): if that fails, the batch is not committed and is replayed. */
-  const openApprovals = (run: RunRecord, batch: ReadonlyArray<IncomingEvent>) =>
+  const openApprovals = (run: RunRecord, batch: ReadonlyArray<HermesEvent>) =>
     Effect.forEach(
       batch.filter((e) => e.event === "approval.request"),
       (e) =>
@@ -80,7 +62,7 @@ export const makeFollower = (deps: FollowerDeps) => {
     )
 
   /** Commits one batch and returns the run as stored afterwards. */
-  const commit = (run: RunRecord, batch: ReadonlyArray<IncomingEvent>) =>
+  const commit = (run: RunRecord, batch: ReadonlyArray<HermesEvent>) =>
     Effect.gen(function* () {
       if (batch.length === 0) return run
       yield* openApprovals(run, batch)
@@ -105,7 +87,7 @@ export const makeFollower = (deps: FollowerDeps) => {
       return record
     })
 
-  const finish = (run: RunRecord, event: IncomingEvent) => commit(run, [event])
+  const finish = (run: RunRecord, event: HermesEvent) => commit(run, [event])
 
   /** Hermes's status of the run; none when Hermes no longer knows it. */
   const statusInHermes = (run: RunRecord, profile: HermesProfile) =>
@@ -114,43 +96,45 @@ export const makeFollower = (deps: FollowerDeps) => {
       Effect.catchTag("RunNotFound", () => Effect.succeed(Option.none<HermesRunStatus>()))
     )
 
-  const interruptAsUnknown = (run: RunRecord) => finish(run, { id: null, event: "run.interrupted", data: { error: UNKNOWN_RUN_ERROR } })
-
-  /** After the stream ended without a terminal event: ask Hermes where the run stands. */
-  const reconcile = (run: RunRecord, profile: HermesProfile) =>
+  /**
+   * The follow ended without a terminal event: before the run is closed, its output and status come
+   * from Hermes's status, through the same reconciliation (seeded with the text already stored, so
+   * a completion adds only what is missing or replaces it whole). A run Hermes still runs is
+   * followed again.
+   */
+  const settle = (run: RunRecord, profile: HermesProfile) =>
     Effect.gen(function* () {
-      const status = yield* statusInHermes(run, profile)
-      if (Option.isNone(status)) return yield* interruptAsUnknown(run)
-      const terminal = terminalEventOf(status.value)
-      if (terminal !== null) return yield* finish(run, terminal)
-      return yield* new FollowerStalled({ runId: run.runId, status: status.value.status })
+      const found = yield* statusInHermes(run, profile)
+      const received = run.outputBytes > 0 ? yield* ledger.output(run.runId) : ""
+      const tracker = new FollowTracker(run.hermesRunId, null, Date.now, received)
+      if (Option.isNone(found)) return yield* finish(run, tracker.gone())
+      if (!isTerminal(found.value.status)) return yield* new FollowerStalled({ runId: run.runId, status: found.value.status })
+      return yield* commit(run, tracker.fromStatus(found.value))
     })
 
   /**
-   * A run picked up again (daemon start, follower restart) takes Hermes's word for where it stands:
-   * unknown → interrupted; otherwise its live status, and a clarification or approval Hermes no
-   * longer waits on is closed (an older build's stream will not say so). Terminal statuses are left
-   * to the stream, which replays or synthesises the terminal event with its data.
+   * A run picked up again (daemon start, follower restart) takes Hermes's word for where it stands,
+   * through the follow's own reconciliation (`FollowTracker`), seeded with the requests the ledger
+   * holds open: unknown → interrupted (`gone`); a clarification or approval Hermes no longer waits
+   * on is resolved (an older build's stream will not say so), one it waits on and the bridge had
+   * not seen is announced; then the run takes Hermes's live status. Terminal statuses are left to
+   * the stream, which replays or synthesises the terminal event with its data.
    */
   const resync = (run: RunRecord, profile: HermesProfile) =>
     Effect.gen(function* () {
       const found = yield* statusInHermes(run, profile)
-      if (Option.isNone(found)) return yield* interruptAsUnknown(run)
+      const tracker = new FollowTracker(run.hermesRunId, null)
+      if (Option.isNone(found)) return yield* finish(run, tracker.gone())
       const hermesStatus = found.value.status
       if (isTerminal(hermesStatus)) return run
+      if (run.pending !== null) tracker.expect(run.pending.request_id, "clarify")
+      if (run.status === "waiting_for_approval") tracker.expect(null, "approval")
+      const reconciled = yield* commit(run, tracker.fromStatus(found.value))
       const { record } = yield* ledger.modify(run.runId, (current) => {
-        const pendingGone = current.pending !== null && hermesStatus !== "waiting_for_clarification"
         const status = current.status === "stopping" || isTerminal(current.status) ? current.status : hermesStatus
-        const change: RunChange = {
-          ...(status === current.status ? {} : { status }),
-          ...(pendingGone
-            ? { pending: null, events: [{ type: "clarify.answered", data: { request_id: current.pending?.request_id, via: "hermes" } }] }
-            : {})
-        }
-        return { change, result: undefined }
+        return { change: status === current.status ? {} : { status }, result: undefined }
       })
-      yield* signals.publish(record)
-      if (run.status === "waiting_for_approval" && hermesStatus !== "waiting_for_approval") yield* expire(run.runId)
+      if (record.status !== reconciled.status) yield* signals.publish(record)
       return record
     })
 
@@ -191,7 +175,7 @@ export const makeFollower = (deps: FollowerDeps) => {
             })
           )
       )
-      if (!isTerminal(run.status)) yield* reconcile(run, profile.value)
+      if (!isTerminal(run.status)) yield* settle(run, profile.value)
     })
 
   return { followOnce, commit }
