@@ -1,9 +1,12 @@
 /** The follower's bookkeeping: replay de-duplication and the events it synthesises from a status. */
+import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import { HermesEventData, makeEvent } from "../../src/domain/runs/hermesEvents.ts"
 import type { HermesEvent, HermesRunStatus } from "../../src/hermes/client/HermesClient.ts"
 import { FollowTracker, GONE_ERROR } from "../../src/hermes/client/follow.ts"
 
-const ev = (id: number | null, event: string, data: Record<string, unknown> = {}): HermesEvent => ({ id, event, data: { event, ...data } })
+const ev = (id: number | null, event: string, data: Record<string, unknown> = {}): HermesEvent =>
+  makeEvent(id, Schema.decodeUnknownSync(HermesEventData)({ event, ...data }))
 const status = (over: Partial<HermesRunStatus>): HermesRunStatus => ({
   runId: "run_1", status: "running", output: null, usage: null, error: null, approval: null, clarification: null, ...over
 })
@@ -11,8 +14,8 @@ const status = (over: Partial<HermesRunStatus>): HermesRunStatus => ({
 describe("FollowTracker", () => {
   it("drops frames at or below the last id (a replay) and records the newest id", () => {
     const t = new FollowTracker("run_1", 3)
-    expect(t.accept(ev(2, "message.delta"))).toBe(false)
-    expect(t.accept(ev(3, "message.delta"))).toBe(false)
+    expect(t.accept(ev(2, "message.delta", { delta: "old" }))).toBe(false)
+    expect(t.accept(ev(3, "message.delta", { delta: "old" }))).toBe(false)
     expect(t.accept(ev(4, "message.delta", { delta: "a" }))).toBe(true)
     expect(t.lastId).toBe(4)
     expect(t.accept(ev(null, "message.delta", { delta: "b" }))).toBe(true)

@@ -4,10 +4,10 @@
  * frames with and without `id:`, `data:` with and without the space, multi-line data, and JSON
  * both ASCII-escaped (`\uXXXX`, as Hermes sends it) and raw UTF-8 (multi-byte characters get cut).
  */
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Schema, Stream } from "effect"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { HermesEvent } from "../../src/hermes/client/HermesClient.ts"
+import { type HermesEvent, HermesEventData, makeEvent } from "../../src/domain/runs/hermesEvents.ts"
 import { hermesEvents, normalizeLineEnds } from "../../src/hermes/client/sse.ts"
 import { asciiJson } from "../../src/hermes/sim/wire.ts"
 
@@ -69,7 +69,7 @@ const encode = (frames: ReadonlyArray<FrameSpec>, ends: ReadonlyArray<string>) =
     const json = f.multiline ? JSON.stringify(data, null, 1) : f.ascii ? asciiJson(data) : JSON.stringify(data)
     for (const line of json.split("\n")) text += `data:${f.spaceAfterColon ? " " : ""}${line}${end()}`
     text += end()
-    expected.push({ id: f.id, event: f.event, data })
+    expected.push(makeEvent(f.id, Schema.decodeUnknownSync(HermesEventData)(data)))
   }
   text += `: stream closed${end()}${end()}`
   return { text, expected }

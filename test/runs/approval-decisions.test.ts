@@ -5,10 +5,11 @@
  * Also: a request Hermes named no id for (Hermes 0.20) is stored and answered without one.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Option, Ref } from "effect"
+import { Deferred, Effect, Fiber, Option, Ref, Schema } from "effect"
 import { parseArgs } from "../../src/cli/args.ts"
 import { inboxMain } from "../../src/cli/inbox.ts"
 import { approvalOf, reduceBatch } from "../../src/domain/runs/events.ts"
+import { fieldsOf, HermesEventData, makeEvent } from "../../src/domain/runs/hermesEvents.ts"
 import { Inbox, type RunApprovalInput } from "../../src/services/Inbox.ts"
 import { makeStack } from "../teach/skillFixtures.ts"
 
@@ -109,16 +110,15 @@ describe("a request Hermes named no id for", () => {
   })
 
   it("Hermes 0.20's approval.request and approval.responded carry no request_id: none is invented", () => {
-    const requested = {
-      id: null,
-      event: "approval.request",
-      data: {
-        command: "rm -rf /", pattern_key: "delete in root path", pattern_keys: ["delete in root path"], description: "delete in root path",
-        allow_permanent: true, allow_session: true, event: "approval.request", run_id: "run_x", timestamp: 1.5, choices: ["once", "session", "always", "deny"]
-      }
-    }
-    expect(approvalOf(requested).request_id).toBeNull()
-    const responded = { id: null, event: "approval.responded", data: { event: "approval.responded", run_id: "run_x", choice: "once", resolved: 1 } }
+    // The frames exactly as Hermes 0.20 sent them (keys in its order), decoded as the SSE edge does.
+    const frame = (json: string) => makeEvent(null, Schema.decodeUnknownSync(Schema.parseJson(HermesEventData))(json))
+    const requested = frame(
+      `{"command": "rm -rf /", "pattern_key": "delete in root path", "pattern_keys": ["delete in root path"], "description": "delete in root path", "allow_permanent": true, "allow_session": true, "event": "approval.request", "run_id": "run_x", "timestamp": 1.5, "choices": ["once", "session", "always", "deny"]}`
+    )
+    const fields = fieldsOf(requested, "approval.request")
+    if (fields === null) throw new Error("not decoded as an approval request")
+    expect(approvalOf(fields)).toEqual({ request_id: null, command: "rm -rf /", description: "delete in root path", choices: ["once", "session", "always", "deny"] })
+    const responded = frame(`{"event": "approval.responded", "run_id": "run_x", "choice": "once", "resolved": 1}`)
     const r = reduceBatch({ status: "running", pending: null }, [requested, responded])
     // No id: whatever the run had pending is resolved.
     expect(r.approvalsResolved).toEqual([null])

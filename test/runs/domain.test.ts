@@ -3,17 +3,20 @@
  * fingerprint, and the reducer that turns Hermes events into ledger events and statuses.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { Either, FastCheck as fc, Schema } from "effect"
 import { approvalOf, FLUSH_CHARS, reduceBatch, splitText } from "../../src/domain/runs/events.ts"
-import type { HermesEvent } from "../../src/domain/runs/hermesEvents.ts"
+import { fieldsOf, type HermesEvent, HermesEventData, makeEvent } from "../../src/domain/runs/hermesEvents.ts"
 import { canonicalJson, fingerprint } from "../../src/domain/runs/fingerprint.ts"
 import { hermesIdempotencyKey, validateKey } from "../../src/domain/runs/keys.ts"
 
-const ev = (event: string, data: Record<string, unknown> = {}, id: number | null = null): HermesEvent => ({
-  id,
-  event,
-  data: { event, run_id: "run_h", timestamp: 1, ...data }
-})
+/** An event as the SSE edge decodes it. */
+const ev = (event: string, data: Record<string, unknown> = {}, id: number | null = null): HermesEvent =>
+  makeEvent(id, Schema.decodeUnknownSync(HermesEventData)({ event, run_id: "run_h", timestamp: 1, ...data }))
+const approvalData = (e: HermesEvent) => {
+  const fields = fieldsOf(e, "approval.request")
+  if (fields === null) throw new Error(`not an approval request: ${e.event}`)
+  return fields
+}
 const running = { status: "running" as const, pending: null }
 
 describe("keys", () => {
@@ -97,8 +100,8 @@ describe("event reducer", () => {
     const request = ev("approval.request", { request_id: "r1", command: "rm", description: "d", choices: ["once", "deny"] })
     const approval = reduceBatch(running, [request])
     expect(approval.state.status).toBe("waiting_for_approval")
-    expect(approvalOf(request)).toEqual({ request_id: "r1", command: "rm", description: "d", choices: ["once", "deny"] })
-    expect(approvalOf(ev("approval.request", { request_id: "r2" })).choices).toEqual([])
+    expect(approvalOf(approvalData(request))).toEqual({ request_id: "r1", command: "rm", description: "d", choices: ["once", "deny"] })
+    expect(approvalOf(approvalData(ev("approval.request", { request_id: "r2" }))).choices).toEqual([])
     const responded = reduceBatch(approval.state, [ev("approval.responded", { request_id: "r1", choice: "deny", resolved: 1 })])
     expect(responded.state.status).toBe("running")
     expect(responded.approvalsResolved).toEqual(["r1"])

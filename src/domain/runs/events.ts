@@ -4,7 +4,7 @@
  * `message.delta` chunks are coalesced into `message.text` events here, so a batch of Hermes events
  * becomes one ledger write. Pure: the follower feeds batches in and applies the result.
  */
-import type { HermesEvent } from "./hermesEvents.ts"
+import { type ApprovalRequest, type HermesEvent, type HermesEventData, isKnown } from "./hermesEvents.ts"
 import type { PendingClarification, RunStatus } from "./view.ts"
 import { isTerminal } from "./view.ts"
 
@@ -68,25 +68,20 @@ export const splitText = (s: string, max: number): ReadonlyArray<string> => {
 const ENVELOPE = new Set(["event", "run_id", "timestamp"])
 
 /** The event's own fields, without the SSE envelope. */
-const payload = (e: HermesEvent): Record<string, unknown> => {
+const payload = (data: HermesEventData): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(e.data)) if (!ENVELOPE.has(k)) out[k] = v
+  for (const [k, v] of Object.entries(data)) if (!ENVELOPE.has(k)) out[k] = v
   return out
 }
 
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null)
-const strOr = (v: unknown, fallback: string): string => (typeof v === "string" ? v : fallback)
-const strings = (v: unknown): ReadonlyArray<string> | null =>
-  Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : null
-const objectOrNull = (v: unknown): Record<string, unknown> | null =>
-  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null
+type ApprovalRequestData = typeof ApprovalRequest.Type
 
 /** The inbox's view of an `approval.request` (no `choices` means Hermes did not restrict them). */
-export const approvalOf = (e: HermesEvent): ApprovalOpened => ({
-  request_id: str(e.data["request_id"]),
-  command: strOr(e.data["command"], ""),
-  description: strOr(e.data["description"], ""),
-  choices: strings(e.data["choices"]) ?? []
+export const approvalOf = (data: ApprovalRequestData): ApprovalOpened => ({
+  request_id: data.request_id ?? null,
+  command: data.command ?? "",
+  description: data.description ?? "",
+  choices: data.choices ?? []
 })
 
 /** Event types recorded as they come (data without the envelope). */
@@ -99,6 +94,7 @@ const resume = (status: RunStatus): RunStatus => (status === "stopping" ? "stopp
  * Applies one batch of Hermes events to the run's state. Deltas are concatenated and flushed as
  * `message.text` on size and before any other kept event; the caller flushes the rest at the end of
  * the batch (the batch boundary is the "short timer"). Events after a terminal one are ignored.
+ * Every field is read typed: the events were decoded once, at the SSE edge.
  */
 export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<HermesEvent>): BatchResult => {
   let { status, pending } = initial
@@ -130,69 +126,79 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<HermesEve
     if (isTerminal(status)) break
     if (e.id !== null) hermesEventId = e.id
     if (status === "queued") status = "running"
-    const type = e.event
-    if (type === "message.delta") {
-      const delta = str(e.data["delta"])
-      if (delta !== null) buffer += delta
-      if (buffer.length >= FLUSH_CHARS) flush(true)
-    } else if (PASS_THROUGH.has(type) || type.startsWith("subagent.")) {
-      push(type, payload(e))
-    } else if (type === "approval.request") {
-      // The inbox row is opened by the follower before this batch is committed (see approvalOf).
-      if (status !== "stopping") status = "waiting_for_approval"
-      push(type, payload(e))
-    } else if (type === "approval.responded") {
-      const data = payload(e)
-      approvalsResolved.push(str(data["request_id"]))
-      if (status === "waiting_for_approval") status = "running"
-      push(type, data)
-    } else if (type === "clarify.request") {
-      const data = payload(e)
-      const requestId = strOr(data["clarify_id"], strOr(data["request_id"], ""))
-      // A stopping run will not wait for the answer: the question is recorded, not made pending.
-      if (status !== "stopping") {
-        pending = {
-          request_id: requestId,
-          kind: "clarification",
-          question: strOr(data["question"], ""),
-          choices: strings(data["choices"]),
-          multi_select: data["multi_select"] === true
-        }
-        status = "waiting_for_clarification"
-      }
-      push("clarify.request", { ...data, request_id: requestId })
-    } else if (type === "clarify.responded" || type === "clarify.retired") {
-      const data = payload(e)
-      const requestId = strOr(data["clarify_id"], strOr(data["request_id"], ""))
-      // An answer the bridge forwarded is already recorded (agent_run_answer); skip the echo.
-      if (pending !== null && pending.request_id === requestId) {
-        pending = null
-        status = resume(status)
-        const { clarify_id: _id, ...rest } = data
-        push("clarify.answered", { ...rest, request_id: requestId, via: type === "clarify.retired" ? "retired" : "hermes" })
-      }
-    } else if (type === "run.completed") {
-      const data = payload(e)
-      const output = str(data["output"])
-      if (output !== null) {
-        flush()
-        outputReplace = output
-        appended.length = 0
-      }
-      usage = objectOrNull(data["usage"])
-      const extra = data["pending_steer"] === undefined ? {} : { pending_steer: data["pending_steer"] }
-      push("run.completed", { usage, ...extra })
-      status = "completed"
-    } else if (type === "run.failed" || type === "run.interrupted") {
-      const data = payload(e)
-      error = strOr(data["error"], type === "run.failed" ? "the run failed" : "the run was interrupted")
-      push(type, { error })
-      status = type === "run.failed" ? "failed" : "interrupted"
-    } else if (type === "run.cancelled") {
-      push(type, {})
-      status = "cancelled"
+    const d = e.data
+    if (!isKnown(d)) {
+      // Stored as they came: tool and reasoning events, steer confirmations, sub-agents. Anything
+      // else (reasoning.delta, names of newer builds) is not kept.
+      if (PASS_THROUGH.has(d.event) || d.event.startsWith("subagent.")) push(d.event, payload(d))
+      continue
     }
-    // Anything else (reasoning.delta, keepalive-like noise, unknown types) is not kept.
+    switch (d.event) {
+      case "message.delta":
+        buffer += d.delta
+        if (buffer.length >= FLUSH_CHARS) flush(true)
+        break
+      case "approval.request":
+        // The inbox row is opened by the follower before this batch is committed (see approvalOf).
+        if (status !== "stopping") status = "waiting_for_approval"
+        push(d.event, payload(d))
+        break
+      case "approval.responded":
+        approvalsResolved.push(d.request_id ?? null)
+        if (status === "waiting_for_approval") status = "running"
+        push(d.event, payload(d))
+        break
+      case "clarify.request": {
+        const requestId = d.clarify_id ?? d.request_id ?? ""
+        // A stopping run will not wait for the answer: the question is recorded, not made pending.
+        if (status !== "stopping") {
+          pending = {
+            request_id: requestId,
+            kind: "clarification",
+            question: d.question ?? "",
+            choices: d.choices ?? null,
+            multi_select: d.multi_select === true
+          }
+          status = "waiting_for_clarification"
+        }
+        push("clarify.request", { ...payload(d), request_id: requestId })
+        break
+      }
+      case "clarify.responded":
+      case "clarify.retired": {
+        const requestId = d.clarify_id ?? d.request_id ?? ""
+        // An answer the bridge forwarded is already recorded (agent_run_answer); skip the echo.
+        if (pending !== null && pending.request_id === requestId) {
+          pending = null
+          status = resume(status)
+          const { clarify_id: _id, ...rest } = payload(d)
+          push("clarify.answered", { ...rest, request_id: requestId, via: d.event === "clarify.retired" ? "retired" : "hermes" })
+        }
+        break
+      }
+      case "run.completed": {
+        const output = d.output ?? null
+        if (output !== null) {
+          flush()
+          outputReplace = output
+          appended.length = 0
+        }
+        usage = d.usage ?? null
+        push("run.completed", { usage, ...(d.pending_steer === undefined ? {} : { pending_steer: d.pending_steer }) })
+        status = "completed"
+        break
+      }
+      case "run.failed":
+      case "run.interrupted":
+        error = d.error ?? (d.event === "run.failed" ? "the run failed" : "the run was interrupted")
+        push(d.event, { error })
+        status = d.event === "run.failed" ? "failed" : "interrupted"
+        break
+      case "run.cancelled":
+        push(d.event, {})
+        status = "cancelled"
+        break
+    }
   }
   flush()
   if (isTerminal(status)) pending = null

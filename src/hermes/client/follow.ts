@@ -13,7 +13,7 @@
  */
 import { Duration, Effect, Either, Mailbox, Schedule, Stream } from "effect"
 import { createHash } from "node:crypto"
-import { isTerminalEvent } from "../../domain/runs/hermesEvents.ts"
+import { type HermesEventData, isKnown, isTerminalEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
@@ -87,33 +87,39 @@ export class FollowTracker {
       if (this.lastId !== null && e.id <= this.lastId) return false
       this.lastId = e.id
     }
-    if (e.event === "message.delta" && typeof e.data.delta === "string") this.streamed.append(e.data.delta)
-    const idOf = (v: unknown) => (typeof v === "string" ? v : NO_ID)
-    if (e.event === "approval.request" || e.event === "clarify.request") {
-      const request = e.event === "approval.request" ? idOf(e.data.request_id) : e.data.clarify_id
-      if (typeof request === "string") {
-        this.requests.add(request)
-        this.open.set(request, e.event === "approval.request" ? "approval" : "clarify")
+    const d = e.data
+    if (isKnown(d)) switch (d.event) {
+      case "message.delta":
+        this.streamed.append(d.delta)
+        break
+      case "approval.request":
+      case "clarify.request": {
+        const request = d.event === "approval.request" ? d.request_id ?? NO_ID : d.clarify_id
+        if (request !== undefined) {
+          this.requests.add(request)
+          this.open.set(request, d.event === "approval.request" ? "approval" : "clarify")
+        }
+        break
       }
-    }
-    if (e.event === "approval.responded") {
-      // No id: Hermes resolved whatever approval the run had pending.
-      if (typeof e.data.request_id === "string") this.open.delete(e.data.request_id)
-      else for (const [id, kind] of [...this.open]) if (kind === "approval") this.open.delete(id)
-    }
-    if ((e.event === "clarify.responded" || e.event === "clarify.retired") && typeof e.data.clarify_id === "string") {
-      this.open.delete(e.data.clarify_id)
+      case "approval.responded":
+        // No id: Hermes resolved whatever approval the run had pending.
+        if (d.request_id !== undefined) this.open.delete(d.request_id)
+        else for (const [id, kind] of [...this.open]) if (kind === "approval") this.open.delete(id)
+        break
+      case "clarify.responded":
+      case "clarify.retired":
+        if (d.clarify_id !== undefined) this.open.delete(d.clarify_id)
+        break
+      default:
+        break
     }
     if (isTerminalEvent(e.event)) this.done = true
     return true
   }
 
-  private synth(event: string, fields: Record<string, unknown>): HermesEvent {
-    const e: HermesEvent = {
-      id: null,
-      event,
-      data: { event, run_id: this.runId, timestamp: this.now() / 1000, synthetic: true, ...fields }
-    }
+  /** An event the status implies, with the envelope Hermes would have sent and `synthetic: true`. */
+  private synth(data: HermesEventData): HermesEvent {
+    const e = makeEvent(null, { ...data, run_id: this.runId, timestamp: this.now() / 1000, synthetic: true })
     this.accept(e)
     return e
   }
@@ -134,40 +140,41 @@ export class FollowTracker {
           : s.status === "waiting_for_clarification" && (s.clarification === null || s.clarification.clarify_id === id)
         if (stillPending) continue
         out.push(kind === "approval"
-          ? this.synth("approval.responded", id === NO_ID ? {} : { request_id: id })
-          : this.synth("clarify.responded", { clarify_id: id }))
+          ? this.synth({ event: "approval.responded", ...(id === NO_ID ? {} : { request_id: id }) })
+          : this.synth({ event: "clarify.responded", clarify_id: id }))
       }
     }
     if (s.approval !== null && !this.requests.has(s.approval.request_id)) {
       const a = s.approval
-      out.push(this.synth("approval.request", { request_id: a.request_id, command: a.command, description: a.description, choices: a.choices }))
+      out.push(this.synth({ event: "approval.request", request_id: a.request_id, command: a.command, description: a.description, choices: a.choices }))
     }
     if (s.clarification !== null && !this.requests.has(s.clarification.clarify_id)) {
       const c = s.clarification
-      out.push(this.synth("clarify.request", { clarify_id: c.clarify_id, question: c.question, choices: c.choices, multi_select: c.multi_select }))
+      out.push(this.synth({ event: "clarify.request", clarify_id: c.clarify_id, question: c.question, choices: c.choices, multi_select: c.multi_select }))
     }
     switch (s.status) {
       case "completed": {
         // Without an output from Hermes, the streamed text stands as the output (none is sent).
         const output = s.output
         if (output !== null && output.length > this.streamed.length && this.streamed.isPrefixOf(output)) {
-          out.push(this.synth("message.delta", { delta: output.slice(this.streamed.length) }))
+          out.push(this.synth({ event: "message.delta", delta: output.slice(this.streamed.length) }))
         }
-        out.push(this.synth("run.completed", {
+        out.push(this.synth({
+          event: "run.completed",
           ...(output === null ? {} : { output }),
-          usage: s.usage,
+          usage: s.usage === null ? null : { ...s.usage },
           ...(s.pendingSteer !== undefined && s.pendingSteer !== null ? { pending_steer: s.pendingSteer } : {})
         }))
         break
       }
       case "failed":
-        out.push(this.synth("run.failed", { error: s.error ?? "Hermes reported the run failed without an error text." }))
+        out.push(this.synth({ event: "run.failed", error: s.error ?? "Hermes reported the run failed without an error text." }))
         break
       case "cancelled":
-        out.push(this.synth("run.cancelled", {}))
+        out.push(this.synth({ event: "run.cancelled" }))
         break
       case "interrupted":
-        out.push(this.synth("run.interrupted", { error: s.error ?? "Hermes interrupted the run." }))
+        out.push(this.synth({ event: "run.interrupted", error: s.error ?? "Hermes interrupted the run." }))
         break
       default:
         break
@@ -177,7 +184,7 @@ export class FollowTracker {
 
   /** Hermes answered 404 for the run's status. */
   gone(): HermesEvent {
-    return this.synth("run.interrupted", { error: GONE_ERROR })
+    return this.synth({ event: "run.interrupted", error: GONE_ERROR })
   }
 }
 

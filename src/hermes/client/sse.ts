@@ -4,8 +4,8 @@
  * `data` is ASCII-escaped by Hermes; `JSON.parse` turns `\uXXXX` back into text.
  */
 import * as Sse from "@effect/experimental/Sse"
-import { Option, Stream } from "effect"
-import type { HermesEvent } from "./HermesClient.ts"
+import { Effect, Option, Stream } from "effect"
+import { decodeEventData, type HermesEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 
 /**
  * Prepares text for the SSE decoder: folds CRLF and lone CR line ends into LF, and hands the text
@@ -36,21 +36,34 @@ export const normalizeLineEnds = <E, R>(text: Stream.Stream<string, E, R>): Stre
 export const sseFrames = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Sse.Event, E, R> =>
   bytes.pipe(Stream.decodeText(), normalizeLineEnds, Stream.pipeThroughChannel(Sse.makeChannel()))
 
-/** One frame as a Hermes event; frames that are not a JSON object with an `event` name are skipped. */
+/**
+ * One frame as a Hermes event, decoded once with the event vocabulary's Schema
+ * (`domain/runs/hermesEvents.ts`): none for a frame that is not a JSON object with an `event`
+ * name, or that names a known event with fields of the wrong type.
+ */
 export const toHermesEvent = (frame: Sse.Event): Option.Option<HermesEvent> => {
-  let data: unknown
+  let json: unknown
   try {
-    data = JSON.parse(frame.data)
+    json = JSON.parse(frame.data)
   } catch {
     return Option.none()
   }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return Option.none()
-  const event = (data as { event?: unknown }).event
-  if (typeof event !== "string") return Option.none()
   const rawId = frame.id?.trim()
   const id = rawId !== undefined && /^\d+$/.test(rawId) ? Number(rawId) : null
-  return Option.some({ id, event, data: data as { readonly [k: string]: unknown } })
+  return Option.map(decodeEventData(json), (data) => makeEvent(id, data))
 }
 
+/** The events of a byte stream; a frame the bridge cannot read is dropped with a warning. */
 export const hermesEvents = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<HermesEvent, E, R> =>
-  sseFrames(bytes).pipe(Stream.filterMap(toHermesEvent))
+  sseFrames(bytes).pipe(
+    Stream.mapEffect((frame): Effect.Effect<Option.Option<HermesEvent>> => {
+      const decoded = toHermesEvent(frame)
+      return Option.isSome(decoded)
+        ? Effect.succeed(decoded)
+        : Effect.logWarning("Hermes trouble: an event frame the bridge cannot read; dropping it").pipe(
+          Effect.annotateLogs({ route: "GET /v1/runs/{id}/events", frame: frame.data.slice(0, 200), next: "reading on" }),
+          Effect.as(decoded)
+        )
+    }),
+    Stream.filterMap((e) => e)
+  )

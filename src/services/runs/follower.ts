@@ -7,7 +7,7 @@
  * `followOnce` returns when the run is terminal and fails on anything else; the supervisor restarts it.
  */
 import { Data, Duration, Effect, Option, Schedule } from "effect"
-import type { HermesEvent } from "../../domain/runs/hermesEvents.ts"
+import { fieldsOf, type HermesEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 import { approvalOf, reduceBatch } from "../../domain/runs/events.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { FollowTracker } from "../../hermes/client/follow.ts"
@@ -53,9 +53,12 @@ export const makeFollower = (deps: FollowerDeps) => {
   /** Opens inbox rows first (idempotent): if that fails, the batch is not committed and is replayed. */
   const openApprovals = (run: RunRecord, batch: ReadonlyArray<HermesEvent>) =>
     Effect.forEach(
-      batch.filter((e) => e.event === "approval.request"),
-      (e) =>
-        inbox.openRunApproval({ ...approvalOf(e), run_id: run.runId, client: run.client, agent: run.agent, hermes_run_id: run.hermesRunId }).pipe(
+      batch.flatMap((e) => {
+        const request = fieldsOf(e, "approval.request")
+        return request === null ? [] : [approvalOf(request)]
+      }),
+      (a) =>
+        inbox.openRunApproval({ ...a, run_id: run.runId, client: run.client, agent: run.agent, hermes_run_id: run.hermesRunId }).pipe(
           Effect.retry(inboxRetry)
         ),
       { discard: true }
@@ -152,7 +155,7 @@ export const makeFollower = (deps: FollowerDeps) => {
       // start: retrying would only hold the run (and a slot of its client's cap) open forever.
       if (Option.isNone(profile) || Option.isNone(profile.value.key)) {
         const error = Option.isNone(profile) ? UNKNOWN_PROFILE_ERROR : UNKEYED_PROFILE_ERROR
-        yield* finish(run, { id: null, event: "run.interrupted", data: { error } })
+        yield* finish(run, makeEvent(null, { event: "run.interrupted", error }))
         return
       }
       yield* logRunFollowed(run, resume)

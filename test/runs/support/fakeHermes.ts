@@ -4,7 +4,9 @@
  * Control calls behave as HERMES-API.md says (steer only while running, stop → cancelled, clarify
  * only for the pending id).
  */
-import { Effect, Layer, Option, Redacted, Stream, SubscriptionRef } from "effect"
+import { Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"
+import { HermesEventData, makeEvent, TERMINAL_EVENTS } from "../../../src/domain/runs/hermesEvents.ts"
+import { TERMINAL_STATUSES as TERMINAL_RUN_STATUSES } from "../../../src/domain/runs/view.ts"
 import {
   AgentRefused,
   AgentUnavailable,
@@ -22,8 +24,7 @@ import {
   type StartRunRequest
 } from "../../../src/hermes/client/HermesClient.ts"
 
-const TERMINAL_EVENTS = new Set(["run.completed", "run.failed", "run.cancelled", "run.interrupted"])
-const TERMINAL_STATUSES = new Set<HermesRunStatusName>(["completed", "failed", "cancelled", "interrupted"])
+const TERMINAL_STATUSES = TERMINAL_RUN_STATUSES
 
 export interface FakeRun {
   readonly id: string
@@ -71,7 +72,8 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
       Effect.gen(function* () {
         const run = runs.get(id)
         if (run === undefined) return yield* Effect.die(`no fake run ${id}`)
-        const frame: HermesEvent = { id: run.events.length, event, data: { event, run_id: id, timestamp: 1, ...fields } }
+        // Decoded as the SSE edge decodes a real frame, so the follower sees what it would see.
+        const frame = makeEvent(run.events.length, Schema.decodeUnknownSync(HermesEventData)({ event, run_id: id, timestamp: 1, ...fields }))
         run.events.push(frame)
         if (event === "message.delta") run.output += String(fields["delta"] ?? "")
         if (event === "approval.request") { run.status = "waiting_for_approval"; run.pendingApproval = String(fields["request_id"]) }
@@ -136,7 +138,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
           if (faults.followEnds > 0) { faults.followEnds -= 1; return Effect.succeed(Stream.empty) }
           const run = runs.get(id)
           if (run === undefined) {
-            const gone: HermesEvent = { id: null, event: "run.interrupted", data: { event: "run.interrupted", error: "Hermes no longer knows this run" } }
+            const gone = makeEvent(null, { event: "run.interrupted", error: "Hermes no longer knows this run" })
             return Effect.succeed(Stream.make(gone))
           }
           let cursor = opts?.lastEventId === undefined ? 0 : opts.lastEventId + 1

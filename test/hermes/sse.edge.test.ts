@@ -1,0 +1,50 @@
+/**
+ * The SSE edge decodes every frame once with the event vocabulary's Schema: Hermes 0.20's own
+ * frames read as what they are, other events pass through untouched, and a known event with a
+ * field of the wrong type is dropped with a warning instead of reaching the reducer.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, HashMap, List, Logger, Stream } from "effect"
+import { fieldsOf, isKnown } from "../../src/domain/runs/hermesEvents.ts"
+import { hermesEvents } from "../../src/hermes/client/sse.ts"
+
+const sse = (...frames: ReadonlyArray<string>) =>
+  Stream.make(new TextEncoder().encode(frames.map((f) => `data: ${f}\n\n`).join("") + ": stream closed\n\n"))
+
+describe("the SSE edge", () => {
+  it.effect("reads Hermes 0.20's frames: an approval without request_id, tool events kept whole", () =>
+    Effect.gen(function* () {
+      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(hermesEvents(sse(
+        `{"event": "tool.started", "run_id": "run_x", "timestamp": 1.0, "tool": "terminal", "preview": "echo hi"}`,
+        `{"command": "rm -rf /", "pattern_key": "delete in root path", "pattern_keys": ["delete in root path"], "description": "delete in root path", "allow_permanent": true, "allow_session": true, "event": "approval.request", "run_id": "run_x", "timestamp": 2.0, "choices": ["once", "session", "always", "deny"]}`,
+        `{"event": "approval.responded", "run_id": "run_x", "timestamp": 3.0, "choice": "once", "resolved": 1}`,
+        `{"event": "run.completed", "run_id": "run_x", "timestamp": 4.0, "output": "hi \\ud83d\\ude00", "usage": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}}`
+      ))))
+      expect(events.map((e) => e.event)).toEqual(["tool.started", "approval.request", "approval.responded", "run.completed"])
+      expect(isKnown(events[0]!.data)).toBe(false)
+      expect(events[0]!.data).toMatchObject({ tool: "terminal", preview: "echo hi", run_id: "run_x" })
+      const request = fieldsOf(events[1]!, "approval.request")
+      expect(request?.request_id).toBeUndefined()
+      expect(request?.pattern_key).toBe("delete in root path")
+      expect(fieldsOf(events[3]!, "run.completed")?.output).toBe("hi \u{1F600}")
+    }))
+
+  it.effect("a known event with a field of the wrong type is dropped, with one warning", () =>
+    Effect.gen(function* () {
+      const warnings: Array<string> = []
+      const logger = Logger.make(({ logLevel, message, annotations }) => {
+        if (logLevel.label === "WARN") {
+          const text = List.isList(message) ? List.toArray(message as List.List<unknown>).join(" ") : Array.isArray(message) ? message.join(" ") : String(message)
+          warnings.push(`${text} ${String(HashMap.unsafeGet(annotations, "route"))}`)
+        }
+      })
+      const events = yield* Stream.runCollect(hermesEvents(sse(
+        `{"event": "message.delta", "delta": 5}`,
+        `{"event": "message.delta", "delta": "ok"}`
+      ))).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      expect(Chunk.toReadonlyArray(events).map((e) => fieldsOf(e, "message.delta")?.delta)).toEqual(["ok"])
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toContain("cannot read")
+      expect(warnings[0]).toContain("GET /v1/runs/{id}/events")
+    }))
+})
