@@ -2,14 +2,17 @@
  * Following one run to its end across dropped connections (HermesClient.follow):
  * - read the event stream; on a drop, reconnect with backoff, sending `Last-Event-ID` once Hermes
  *   has numbered its frames (newer builds replay what was missed; replays already seen are dropped);
- * - on a 404 from the events route (an older build answers 404 to any second subscriber, and a
- *   run whose buffer is gone is 404 too), poll `GET /v1/runs/{id}` instead: pending approvals and
- *   clarifications become `approval.request` / `clarify.request` (once per request id), one that is
- *   no longer pending becomes `approval.responded` / `clarify.responded`, and a
+ * - on a 404 from the events route (an older build answers 404 to a reconnect once its subscriber
+ *   left, and a run whose buffer is gone is 404 too), poll `GET /v1/runs/{id}` instead: pending
+ *   approvals and clarifications become `approval.request` / `clarify.request` (once per request
+ *   id), one that is no longer pending becomes `approval.responded` / `clarify.responded`, and a
  *   terminal status becomes the terminal event, with the full output (and, when the streamed text
  *   is a prefix of it, a `message.delta` carrying the missed tail first);
- * - a status 404 means Hermes no longer knows the run: a synthesised `run.interrupted` says so.
- * Synthesised events have `id: null` and `synthetic: true` in their data.
+ * - a status answer `run_not_found` (Hermes's JSON) means Hermes no longer knows the run: a
+ *   synthesised `run.interrupted` says so; a bare 404 there is a build without the route.
+ * Synthesised events have `id: null` and `synthetic: true` in their data. Only one connection to a
+ * run's events is ever open here (the next is opened after the last one closed), and only the
+ * daemon's follower follows: Hermes 0.20 splits frames between concurrent subscribers.
  */
 import { Duration, Effect, Either, Mailbox, Schedule, Stream } from "effect"
 import { createHash } from "node:crypto"
