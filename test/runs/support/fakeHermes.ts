@@ -4,7 +4,7 @@
  * Control calls behave as HERMES-API.md says (steer only while running, stop → cancelled, clarify
  * only for the pending id).
  */
-import { Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"
+import { Deferred, Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"
 import { HermesEventData, makeEvent, TERMINAL_EVENTS } from "../../../src/domain/runs/hermesEvents.ts"
 import { TERMINAL_STATUSES as TERMINAL_RUN_STATUSES } from "../../../src/domain/runs/view.ts"
 import {
@@ -57,6 +57,8 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
     /** followEnds: the next streams end at once, without a terminal event (a dropped connection). */
     const faults = { down: false, followFailures: 0, followDefects: 0, followEnds: 0 }
     let counter = 0
+    /** Completing it ends every open event stream without a terminal event (`cutStreams`). */
+    let cut = Effect.runSync(Deferred.make<void>())
 
     const live = () => [...runs.values()].filter((r) => !TERMINAL_STATUSES.has(r.status)).length
     const unavailable = () => new AgentUnavailable({ message: "Hermes does not answer" })
@@ -148,7 +150,8 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
               cursor = run.events.length
               return out
             }),
-            Stream.takeUntil((e) => TERMINAL_EVENTS.has(e.event))
+            Stream.takeUntil((e) => TERMINAL_EVENTS.has(e.event)),
+            Stream.interruptWhen(Deferred.await(cut))
           ))
         })),
       approval: (_p, id, body) =>
@@ -202,6 +205,20 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
         }),
       /** Hermes forgets the run (its restart dropped it). */
       forget: (id: string) => Effect.sync(() => { runs.delete(id) }),
+      /**
+       * Ends every open event stream without its terminal event, as Hermes 0.20 does to a
+       * subscriber whose frames another subscriber took; streams opened afterwards are not cut.
+       */
+      cutStreams: Effect.suspend(() => {
+        const done = cut
+        cut = Effect.runSync(Deferred.make<void>())
+        return Deferred.succeed(done, undefined)
+      }),
+      /** Hermes finishes the run on its side only (the bridge sees it in the status, not on a stream). */
+      finishQuietly: (id: string, output: string) => Effect.sync(() => {
+        const r = runs.get(id)
+        if (r !== undefined) { r.status = "completed"; r.output = output }
+      }),
       deltas: (id: string, parts: ReadonlyArray<string>) =>
         Effect.forEach(parts, (delta) => emit(id, "message.delta", { delta }), { discard: true })
     }
