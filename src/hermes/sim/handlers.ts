@@ -93,7 +93,7 @@ const startAnswer = (state: SimState, run: SimRun, replayed: boolean) => {
   const extra = state.isNew ? { replayed } : {}
   const headers: Record<string, string> = replayed ? { "idempotency-replayed": "true" } : {}
   return state.options.startReturnsStatus
-    ? json(202, { ...statusBody(run, state.isNew), ...extra }, headers)
+    ? json(202, { ...statusBody(run, state.isNew, state.options.statusShowsApproval), ...extra }, headers)
     : json(202, { run_id: run.id, status: "started", ...extra }, headers)
 }
 
@@ -143,7 +143,7 @@ export const start: Handler = (ctx) =>
 
 export const status: RunHandler = ({ state, profile }, runId) => {
   const run = state.find(profile, runId)
-  return run === undefined ? runNotFound() : json(200, statusBody(run, state.isNew))
+  return run === undefined ? runNotFound() : json(200, statusBody(run, state.isNew, state.options.statusShowsApproval))
 }
 
 /** Hermes waits up to 1 s for a just-started run to register before answering 404. */

@@ -33,6 +33,8 @@ export interface SimOptions {
   readonly steer?: boolean | undefined
   /** Whether the build has clarification (`run_clarify`, `"clarify": true`). Default true. */
   readonly clarify?: boolean | undefined
+  /** Whether the status shows a pending approval (`approval`). Default: newer builds only. */
+  readonly statusShowsApproval?: boolean | undefined
   /** The fork variant that takes `{clarify_id, responses: [...]}`. Default false. */
   readonly clarifyResponsesVariant?: boolean | undefined
   /** One listener for every profile (`/p/<name>`), else one listener per profile. Default true. */
@@ -68,6 +70,7 @@ export interface ResolvedSimOptions {
   readonly generation: SimGeneration
   readonly steer: boolean
   readonly clarify: boolean
+  readonly statusShowsApproval: boolean
   readonly clarifyResponsesVariant: boolean
   readonly multiplex: boolean
   readonly maxConcurrentRuns: number
@@ -101,6 +104,7 @@ export const resolveSimOptions = (o: SimOptions): ResolvedSimOptions => {
     profiles,
     generation,
     steer: o.steer ?? generation === "new",
+    statusShowsApproval: o.statusShowsApproval ?? generation === "new",
     clarify: o.clarify ?? true,
     clarifyResponsesVariant: o.clarifyResponsesVariant ?? false,
     multiplex: o.multiplex ?? true,

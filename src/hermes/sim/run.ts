@@ -128,7 +128,7 @@ export const makeRun = (f: NewRunFields): Effect.Effect<SimRun> =>
  * `GET /v1/runs/{id}`'s body. Older builds leave `last_event` out until there is one, and never show
  * the pending approval (only the event stream carries it).
  */
-export const statusBody = (run: SimRun, isNew: boolean): Record<string, unknown> => {
+export const statusBody = (run: SimRun, isNew: boolean, showsApproval = isNew): Record<string, unknown> => {
   const body: Record<string, unknown> = {
     object: "hermes.run",
     run_id: run.id,
@@ -143,7 +143,7 @@ export const statusBody = (run: SimRun, isNew: boolean): Record<string, unknown>
   if (run.usage !== null) body.usage = run.usage
   if (run.error !== null) body.error = run.error
   if (run.pendingSteer !== null) body.pending_steer = run.pendingSteer
-  if (run.approval !== null && isNew) {
+  if (run.approval !== null && showsApproval) {
     const { answer: _answer, ...approval } = run.approval
     body.approval = approval
   }
