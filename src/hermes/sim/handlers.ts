@@ -12,7 +12,7 @@ import { makePlan, type Plan } from "./script.ts"
 import type { SimState } from "./state.ts"
 import { fail, json, runNotFound } from "./respond.ts"
 import { subscriberStream } from "./subscriber.ts"
-import { newHex32, newRunId } from "./wire.ts"
+import { newRunId } from "./wire.ts"
 
 export interface HandlerContext {
   readonly state: SimState
@@ -101,8 +101,9 @@ export const start: Handler = (ctx) =>
   Effect.gen(function* () {
     const { state, profile, request, body } = ctx
     if (state.draining) return yield* fail(503, "gateway_draining", "Gateway is draining for shutdown", { retryAfter: 1 })
-    if (body === undefined || !isObject(body)) return yield* fail(400, "invalid_json", "Request body must be a JSON object")
-    if (typeof body.input !== "string") return yield* fail(400, "missing_input", "Missing 'input' field", { param: "input" })
+    // Hermes's own start errors carry no code.
+    if (body === undefined || !isObject(body)) return yield* fail(400, null, "Invalid JSON")
+    if (typeof body.input !== "string") return yield* fail(400, null, "Missing 'input' field")
     if (!validHistory(body.conversation_history)) {
       return yield* fail(400, "invalid_conversation_history", "conversation_history must be a list of {role, content}", { param: "conversation_history" })
     }
@@ -125,11 +126,13 @@ export const start: Handler = (ctx) =>
       return yield* fail(429, "rate_limit_exceeded", "Too many concurrent runs", { retryAfter: 1, type: "rate_limit_error" })
     }
     const now = Date.now()
+    const id = newRunId()
+    // Without a session id or key, the run is its own session.
     const sessionId = typeof body.session_id === "string" ? body.session_id
       : sessionKey !== undefined ? `sess_${createHash("sha256").update(`${profile}\0${sessionKey}`).digest("hex").slice(0, 24)}`
-      : `sess_${newHex32().slice(0, 24)}`
+      : id
     const run = yield* makeRun({
-      id: newRunId(), profile, input: body.input, sessionId,
+      id, profile, input: body.input, sessionId,
       model: typeof body.model === "string" ? body.model : modelName(profile),
       now, visibleAt: now + state.options.registrationDelayMs
     })

@@ -36,7 +36,7 @@ export const sseKeepalive = ": keepalive\n\n"
 export const sseClosed = ": stream closed\n\n"
 
 /** Hermes's generic error envelope `{"error":{"message","type","param","code"}}`. */
-export const errorEnvelope = (message: string, code: string, type = "invalid_request_error", param: string | null = null) => ({
+export const errorEnvelope = (message: string, code: string | null, type = "invalid_request_error", param: string | null = null) => ({
   error: { message, type, param, code }
 })
 

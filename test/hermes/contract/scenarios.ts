@@ -123,9 +123,13 @@ export const contractSuite = (spec: ContractSpec): void => {
       expect(r.status).toBe(202)
       expect(r.json).toMatchObject({ run_id: expect.stringMatching(/^run_[0-9a-f]{32}$/), status: "started" })
       const missing = await raw.post("/v1/runs", {})
-      expect([missing.status, missing.json.error.message]).toEqual([400, "Missing 'input' field"])
-      expect((await raw.post("/v1/runs", "{not json")).status).toBe(400)
+      expect([missing.status, missing.json.error.message, missing.json.error.code]).toEqual([400, "Missing 'input' field", null])
+      const bad = await raw.post("/v1/runs", "{not json")
+      expect([bad.status, bad.json.error.message, bad.json.error.code]).toEqual([400, "Invalid JSON", null])
       await statusOf(r.json.run_id, ["completed"])
+      // Without a session id or key, the run is its own session.
+      const status = await raw.get(`/v1/runs/${r.json.run_id}`)
+      expect(status.json).toMatchObject({ object: "hermes.run", run_id: r.json.run_id, session_id: r.json.run_id, status: "completed" })
     }, 60_000)
 
     it("a plain run streams to the end: the deltas are the output, the status agrees", async () => {
