@@ -116,8 +116,8 @@ const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation>, h
         : { _tag: "text", chunks: [APPROVAL_ANSWER_PREFIX, firstLine(lastToolResult) || "done"], gapMs: 5 }
     case "slow": {
       const ms = scenario.value === null ? 4000 : Number(scenario.value)
-      const text = Array.from({ length: SLOW_CHUNKS }, (_, i) => `part ${i + 1}. `).join("")
-      return { _tag: "text", chunks: chunksOf(text, SLOW_CHUNKS), gapMs: Number.isFinite(ms) ? ms / SLOW_CHUNKS : 200 }
+      const chunks = Array.from({ length: SLOW_CHUNKS }, (_, i) => `part ${i + 1}. `)
+      return { _tag: "text", chunks, gapMs: Number.isFinite(ms) ? ms / SLOW_CHUNKS : 200 }
     }
     case "fail":
       return {
