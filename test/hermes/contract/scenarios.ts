@@ -258,7 +258,7 @@ export const contractSuite = (spec: ContractSpec): void => {
 
     it("a second concurrent subscriber: newer builds give each every frame, older ones split one queue between them", async () => {
       const id = await start(target.inputs.slow)
-      const opts = { until: (t: string) => t.includes(": stream closed"), maxMs: Math.min(T, 20_000) }
+      const opts = { until: (t: string) => t.includes(": stream closed"), maxMs: Math.min(T, 12_000) }
       const a = raw.sse(`/v1/runs/${id}/events`, opts)
       await sleep(300)
       const b = raw.sse(`/v1/runs/${id}/events`, opts)
