@@ -14,7 +14,7 @@ const UNKNOWN = "run_0123456789abcdef0123456789abcdef"
 
 for (const generation of ["old", "new"] as const) {
   describe(`HermesClient failure mappings (${generation} build)`, () => {
-    layer(SimulatedHermes({ generation, maxConcurrentRuns: 1 }, { timeout: "300 millis" }), { excludeTestServices: true })((it) => {
+    layer(SimulatedHermes({ generation, maxConcurrentRuns: 1, steer: true }, { timeout: "300 millis" }), { excludeTestServices: true })((it) => {
       it.effect("connection refused → agent_unavailable 502", () =>
         Effect.gen(function* () {
           const { hermes, sim } = yield* clientAndSim

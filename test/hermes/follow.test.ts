@@ -106,7 +106,8 @@ for (const generation of ["old", "new"] as const) {
           if (generation === "new") expect(all.map((e) => e.id)).toEqual(all.map((_, i) => i))
         }))
 
-      it.effect("while polling, a pending approval is announced once, and the run goes on when answered", () =>
+      // Older builds' status shows no pending approval, so polling has nothing to announce there.
+      it.effect.skipIf(generation === "old")("while polling, a pending approval is announced once, and the run goes on when answered", () =>
         Effect.gen(function* () {
           const { hermes } = yield* clientAndSim
           const p = yield* defaultProfile

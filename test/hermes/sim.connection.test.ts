@@ -24,18 +24,36 @@ for (const generation of ["old", "new"] as const) {
       for (const path of ["/v1/models", "/v1/capabilities", "/v1/runs/run_x"]) {
         const r = await anon.get(path)
         expect(r.status).toBe(401)
-        expect(r.json).toEqual({
-          error: { message: expect.any(String), type: expect.any(String), param: null, code: generation === "old" ? "invalid_api_key" : "gateway_auth_failed" }
-        })
+        // Each build's 401 body as a real one writes it (no `param`).
+        expect(r.json).toEqual(generation === "old"
+          ? { error: { message: "Invalid API key", type: "invalid_request_error", code: "invalid_api_key" } }
+          : { error: { message: "Invalid gateway API key (API_SERVER_KEY)", type: "gateway_auth_error", code: "gateway_auth_failed" } })
       }
       expect((await anon.post("/v1/runs", { input: "x" })).status).toBe(401)
       expect((await as("default", "wrong").get("/v1/models")).status).toBe(401)
     })
 
-    it("answers a request with an Origin header with a bare 403", async () => {
-      const r = await as("default").get("/v1/models", { origin: "http://evil.example" })
-      expect(r.status).toBe(403)
-      expect(r.text).toBe("")
+    it("answers a request with an Origin header with a bare 403, /health included", async () => {
+      for (const r of [await as("default").get("/v1/models", { origin: "http://evil.example" }), await rawClient(sim.url).get("/health", { origin: "http://127.0.0.1" })]) {
+        expect(r.status).toBe(403)
+        expect(r.text).toBe("")
+      }
+    })
+
+    it("answers a route it lacks with the framework's plain-text 404, a wrong method with 405 and Allow", async () => {
+      const unknown = await as("default").get("/v1/nothing-here")
+      expect([unknown.status, unknown.text, unknown.headers["content-type"]]).toEqual([404, "404: Not Found", "text/plain"])
+      const wrong = await as("default").get("/v1/runs/run_x/stop")
+      expect([wrong.status, wrong.text, wrong.headers["allow"]]).toEqual([405, "405: Method Not Allowed", "POST"])
+      // Steering is a newer build's route.
+      const steer = await as("default").post("/v1/runs/run_x/steer", { input: "x" })
+      if (generation === "old") expect([steer.status, steer.text]).toEqual([404, "404: Not Found"])
+      else expect(steer.json.error.code).toBe("run_not_found")
+    })
+
+    it("writes JSON as Python does: \", \" and \": \" separators, non-ASCII escaped", async () => {
+      const r = await as("default").get("/v1/models")
+      expect(r.text).toMatch(/^\{"object": "list", "data": \[\{"id": "hermes-agent", /)
     })
 
     it("serves each profile under /p/<profile> with its own key; a run of one profile is 404 under another", async () => {
@@ -51,11 +69,9 @@ for (const generation of ["old", "new"] as const) {
       expect((await rawClient(`${sim.url}/p/nobody`, "k").get("/v1/models")).status).toBe(404)
     })
 
-    it("/health: status ok and platform; only newer builds report a version", async () => {
+    it("/health: status ok, platform and version", async () => {
       const r = await rawClient(sim.url).get("/health")
-      expect(r.json).toEqual(generation === "new"
-        ? { status: "ok", platform: "hermes-agent", version: "0.20.4" }
-        : { status: "ok", platform: "hermes-agent" })
+      expect(r.json).toEqual({ status: "ok", platform: "hermes-agent", version: generation === "new" ? "0.20.4" : "0.20.0" })
     })
 
     it("/v1/models: a list whose id is the profile name, else hermes-agent", async () => {
@@ -63,7 +79,7 @@ for (const generation of ["old", "new"] as const) {
       expect(r.json).toMatchObject({ object: "list", data: [{ id: "hermes-agent", object: "model" }] })
     })
 
-    it("/v1/capabilities: the flags of this build, idempotency only on newer ones", async () => {
+    it("/v1/capabilities: the flags of this build, steering and idempotency only on newer ones", async () => {
       const r = await as("default").get("/v1/capabilities")
       expect(r.json).toMatchObject({
         object: "hermes.api_server.capabilities",
@@ -71,11 +87,13 @@ for (const generation of ["old", "new"] as const) {
         model: "hermes-agent",
         features: {
           run_submission: true, run_status: true, run_events_sse: true, run_stop: true,
-          run_approval_response: true, run_steer: true, run_clarify: true,
-          session_key_header: "X-Hermes-Session-Key"
+          run_approval_response: true, run_clarify: true, tool_progress_events: true, approval_events: true,
+          session_key_header: "X-Hermes-Session-Key", cors: false
         },
-        endpoints: { run_submission: { method: "POST", path: "/v1/runs" } }
+        endpoints: { runs: { method: "POST", path: "/v1/runs" } }
       })
+      expect(r.json.features.run_steer).toBe(generation === "new" ? true : undefined)
+      expect(r.json.endpoints.run_steer === undefined).toBe(generation === "old")
       if (generation === "new") expect(r.json.features.runs_idempotency).toEqual({ supported: true, durable: true, retention_seconds: 86400 })
       else expect(r.json.features.runs_idempotency).toBeUndefined()
     })

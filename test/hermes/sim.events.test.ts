@@ -87,14 +87,24 @@ for (const generation of ["old", "new"] as const) {
     })
 
     if (generation === "old") {
-      it("one consumer only: a second subscriber is 404, and so is a reconnect after the first left", async () => {
-        const id = await start("[sim:slow=600]")
-        const first = c.sse(`/v1/runs/${id}/events`)
+      it("a second concurrent subscriber shares the first one's queue; a reconnect after one left is 404", async () => {
+        const id = await start("[sim:slow=800,deltas=20]")
+        const first = c.sse(`/v1/runs/${id}/events`, { maxMs: 4000 })
         await eventually(() => (sim.handle.state.runs.get(id)?.subscribers.size === 1 ? true : undefined))
-        expect((await c.sse(`/v1/runs/${id}/events`)).status).toBe(404)
-        const firstAnswer = await first
-        expect(firstAnswer.status).toBe(200)
-        expect(firstAnswer.frames.at(-1)?.json.event).toBe("run.completed")
+        const second = c.sse(`/v1/runs/${id}/events`, { maxMs: 4000 })
+        await eventually(() => (sim.handle.state.runs.get(id)?.subscribers.size === 2 ? true : undefined))
+        const [a, b] = await Promise.all([first, second])
+        expect([a.status, b.status]).toEqual([200, 200])
+        // Every frame went to exactly one of them, and one of them got the end.
+        expect(a.frames.length + b.frames.length).toBe(sim.handle.state.runs.get(id)?.nextSeq)
+        expect(new Set([...a.frames, ...b.frames].map((f) => f.data)).size).toBe(a.frames.length + b.frames.length)
+        expect(a.frames.length).toBeGreaterThan(0)
+        expect(b.frames.length).toBeGreaterThan(0)
+        const ended = [a, b].filter((r) => r.text.endsWith(": stream closed\n\n"))
+        expect(ended).toHaveLength(1)
+        expect(ended[0]?.frames.at(-1)?.json.event).toBe("run.completed")
+        // The other one was left waiting (the reader gave up on it).
+        expect([a, b].find((r) => r !== ended[0])?.ending).toBe("stopped")
         await eventually(() => (sim.handle.state.runs.get(id)?.bufferDropped === true ? true : undefined))
         expect((await c.sse(`/v1/runs/${id}/events`)).status).toBe(404)
       })

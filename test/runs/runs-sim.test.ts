@@ -60,7 +60,9 @@ describe("runs against the simulator", () => {
 
   it.live("an old-generation run that lost its stream (status polling) is running again once its approval is answered", () =>
     Effect.gen(function* () {
-      const h = yield* simHarness({ sim: { generation: "old" } })
+      // An older build, but one whose status shows the pending approval and that can be steered
+      // (the releases on PyPI do neither: there, polling cannot see an approval at all).
+      const h = yield* simHarness({ sim: { generation: "old", statusShowsApproval: true, steer: true } })
       // The connection drops after the first frame: an older build answers 404 to the reconnect, so
       // the approval, and everything after it, is seen by polling the run's status.
       const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:approval,drop=1,slow=2s] clean up" }))

@@ -1,6 +1,7 @@
 /**
  * The simulator's HTTP front: resolves the profile from the path (`/` or `/p/<profile>`), records
- * the request, refuses any `Origin` with a bare 403 as Hermes's CORS check does, applies injected
+ * the request, refuses any `Origin` with a bare 403 as Hermes's CORS check does, answers a route the
+ * build lacks with the framework's plain-text 404, applies injected
  * faults, checks the profile's bearer key (every route but health), reads the JSON body (10 MB
  * limit, 413 above) and dispatches to the handler.
  */
@@ -8,7 +9,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
 import * as H from "./handlers.ts"
-import { defaultCode, fail } from "./respond.ts"
+import { defaultCode, fail, json } from "./respond.ts"
 import type { SimRun } from "./run.ts"
 import type { Plan } from "./script.ts"
 import type { RecordedRequest, SimFault, SimRoute, SimState } from "./state.ts"
@@ -43,17 +44,32 @@ const ROUTES: ReadonlyArray<{ readonly method: string; readonly path: RegExp; re
   { method: "POST", path: new RegExp(`^/v1/runs/${RUN}/clarify$`), route: "clarify" }
 ]
 
-const match = (method: string, path: string, clarify: boolean) => {
+/** Routes this build has: builds without steering or clarification lack those routes altogether. */
+const hasRoute = (route: SimRoute, o: { readonly steer: boolean; readonly clarify: boolean }) =>
+  route === "steer" ? o.steer : route === "clarify" ? o.clarify : true
+
+const match = (method: string, path: string, o: { readonly steer: boolean; readonly clarify: boolean }) => {
+  const allowed: Array<string> = []
   for (const r of ROUTES) {
-    if (r.method !== method) continue
     const m = r.path.exec(path)
-    if (m === null) continue
-    // Builds without clarification have no clarify route at all.
-    if (r.route === "clarify" && !clarify) return null
-    return { route: r.route, runId: m[1] === undefined ? null : decodeURIComponent(m[1]) }
+    if (m === null || !hasRoute(r.route, o)) continue
+    if (r.method !== method) {
+      allowed.push(r.method)
+      continue
+    }
+    return { _tag: "Route" as const, route: r.route, runId: m[1] === undefined ? null : decodeURIComponent(m[1]) }
   }
-  return null
+  return allowed.length > 0 ? { _tag: "WrongMethod" as const, allowed } : null
 }
+
+/**
+ * What Hermes's web framework (aiohttp) answers before any handler runs: plain text, not Hermes's
+ * JSON envelope, for a route the build does not have (also `/steer` on a build without steering)
+ * and for a wrong method.
+ */
+const plainNotFound = () => HttpServerResponse.text("404: Not Found", { status: 404 })
+const plainWrongMethod = (allowed: ReadonlyArray<string>) =>
+  HttpServerResponse.text("405: Method Not Allowed", { status: 405, headers: { allow: allowed.join(",") } })
 
 const faultAnswer = (fault: SimFault, cut: () => void) =>
   Effect.gen(function* () {
@@ -101,8 +117,9 @@ export const makeApp = (env: AppEnv, listener: ListenerSpec) =>
     state.record(recorded)
     // Hermes's CORS middleware refuses an Origin outside its allowlist with a bare 403.
     if (request.headers["origin"] !== undefined) return HttpServerResponse.empty({ status: 403 })
-    const found = match(request.method, path, state.options.clarify)
-    if (found === null) return yield* fail(404, "not_found", `No route for ${request.method} ${path}`)
+    const found = match(request.method, path, state.options)
+    if (found === null) return plainNotFound()
+    if (found._tag === "WrongMethod") return plainWrongMethod(found.allowed)
     if (profile === null) return yield* fail(404, "profile_not_found", "Unknown profile")
     const key = state.options.profiles.find((p) => p.name === profile)?.key
     // A reset, not a close: a close would still deliver every buffered byte (and a reader that
@@ -118,7 +135,10 @@ export const makeApp = (env: AppEnv, listener: ListenerSpec) =>
       if (answer !== null) return answer
     }
     if (found.route !== "health" && request.headers["authorization"] !== `Bearer ${key}`) {
-      return yield* fail(401, state.isNew ? "gateway_auth_failed" : "invalid_api_key", "Invalid API key", { type: "authentication_error" })
+      // The two builds' 401 bodies, each without `param`.
+      return state.isNew
+        ? json(401, { error: { message: "Invalid gateway API key (API_SERVER_KEY)", type: "gateway_auth_error", code: "gateway_auth_failed" } })
+        : json(401, { error: { message: "Invalid API key", type: "invalid_request_error", code: "invalid_api_key" } })
     }
     const { tooLarge, body } = request.method === "POST" ? yield* readBody(request) : { tooLarge: false, body: null }
     if (tooLarge) return yield* fail(413, "request_too_large", "Request body exceeds 10 MB")

@@ -69,8 +69,9 @@ export const executeRun = (ctx: ExecutorContext, run: SimRun, plan: Plan): Effec
       }
       run.approval = pending
       yield* setStatus("waiting_for_approval")
-      const { answer: _a, ...fields } = pending
-      yield* state.publish(run, "approval.request", fields)
+      // Older builds' approval events carry no request_id (the approval route never reads one).
+      const { answer: _a, request_id, ...fields } = pending
+      yield* state.publish(run, "approval.request", state.isNew ? { ...fields, request_id } : fields)
       const outcome = yield* Deferred.await(answer).pipe(
         Effect.map((choice) => ({ choice, stopped: false })),
         Effect.race(Deferred.await(run.stop).pipe(Effect.as({ choice: "deny", stopped: true }))),
@@ -78,7 +79,8 @@ export const executeRun = (ctx: ExecutorContext, run: SimRun, plan: Plan): Effec
         Effect.timeoutTo({ duration: opts.approvalTimeoutMs, onTimeout: () => ({ choice: "deny", stopped: false }), onSuccess: (o) => o })
       )
       run.approval = null
-      yield* state.publish(run, "approval.responded", { choice: outcome.choice, resolved: true, request_id: pending.request_id })
+      // `resolved` is how many approvals the answer settled (an integer, as Hermes counts them).
+      yield* state.publish(run, "approval.responded", { choice: outcome.choice, resolved: 1, ...(state.isNew ? { request_id } : {}) })
       if (outcome.stopped) return yield* Effect.fail(new Stopped())
       yield* setStatus("running")
       return outcome.choice === "deny" ? step.denied : step.approved

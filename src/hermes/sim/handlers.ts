@@ -12,7 +12,7 @@ import { makePlan, type Plan } from "./script.ts"
 import type { SimState } from "./state.ts"
 import { fail, json, runNotFound } from "./respond.ts"
 import { subscriberStream } from "./subscriber.ts"
-import { newHex32, newRunId } from "./wire.ts"
+import { newRunId } from "./wire.ts"
 
 export interface HandlerContext {
   readonly state: SimState
@@ -40,7 +40,7 @@ const canonical = (u: unknown): string =>
   JSON.stringify(u) ?? "null"
 
 export const health: Handler = ({ state }) =>
-  json(200, { status: "ok", platform: "hermes-agent", ...(state.isNew ? { version: state.options.version } : {}) })
+  json(200, { status: "ok", platform: "hermes-agent", version: state.options.version })
 
 export const models: Handler = ({ profile }) =>
   json(200, { object: "list", data: [{ id: modelName(profile), object: "model", created: 1_700_000_000, owned_by: "hermes" }] })
@@ -57,20 +57,31 @@ export const capabilities: Handler = ({ state, profile }) => {
     platform: "hermes-agent",
     model: modelName(profile),
     auth: { type: "bearer", required: true },
+    // The flags a real build lists beside the runs API (the bridge reads only the runs flags).
     features: {
+      chat_completions: true, chat_completions_streaming: true, responses_api: true, responses_streaming: true,
       run_submission: true, run_status: true, run_events_sse: true, run_stop: true, run_approval_response: true,
-      run_steer: true,
+      tool_progress_events: true, approval_events: true,
+      ...(o.steer ? { run_steer: true } : {}),
       ...(o.clarify ? { run_clarify: true } : {}),
       ...(state.isNew ? { runs_idempotency: { supported: true, durable: true, retention_seconds: 86400 } } : {}),
-      session_key_header: "X-Hermes-Session-Key"
+      session_resources: true, model_options: true, session_chat: true, session_chat_streaming: true, session_fork: true,
+      session_model_lock: true, skills_api: true,
+      admin_config_rw: false, jobs_admin: false, memory_write_api: false, audio_api: false, realtime_voice: false,
+      session_continuity_header: "X-Hermes-Session-Id",
+      session_key_header: "X-Hermes-Session-Key",
+      cors: false
     },
+    // A real build names the start endpoint `runs` (there is no `run_submission` endpoint key).
     endpoints: {
-      run_submission: { method: "POST", path: "/v1/runs" },
+      health: { method: "GET", path: "/health" },
+      models: { method: "GET", path: "/v1/models" },
+      runs: { method: "POST", path: "/v1/runs" },
       run_status: { method: "GET", path: run },
       run_events: { method: "GET", path: `${run}/events` },
       run_stop: { method: "POST", path: `${run}/stop` },
       run_approval: { method: "POST", path: `${run}/approval` },
-      run_steer: { method: "POST", path: `${run}/steer` },
+      ...(o.steer ? { run_steer: { method: "POST", path: `${run}/steer` } } : {}),
       ...(o.clarify ? { run_clarify: clarifyEndpoint } : {})
     }
   })
@@ -83,7 +94,7 @@ const startAnswer = (state: SimState, run: SimRun, replayed: boolean) => {
   const extra = state.isNew ? { replayed } : {}
   const headers: Record<string, string> = replayed ? { "idempotency-replayed": "true" } : {}
   return state.options.startReturnsStatus
-    ? json(202, { ...statusBody(run), ...extra }, headers)
+    ? json(202, { ...statusBody(run, state.isNew, state.options.statusShowsApproval), ...extra }, headers)
     : json(202, { run_id: run.id, status: "started", ...extra }, headers)
 }
 
@@ -91,8 +102,9 @@ export const start: Handler = (ctx) =>
   Effect.gen(function* () {
     const { state, profile, request, body } = ctx
     if (state.draining) return yield* fail(503, "gateway_draining", "Gateway is draining for shutdown", { retryAfter: 1 })
-    if (body === undefined || !isObject(body)) return yield* fail(400, "invalid_json", "Request body must be a JSON object")
-    if (typeof body.input !== "string") return yield* fail(400, "missing_input", "Missing 'input' field", { param: "input" })
+    // Hermes's own start errors carry no code.
+    if (body === undefined || !isObject(body)) return yield* fail(400, null, "Invalid JSON")
+    if (typeof body.input !== "string") return yield* fail(400, null, "Missing 'input' field")
     if (!validHistory(body.conversation_history)) {
       return yield* fail(400, "invalid_conversation_history", "conversation_history must be a list of {role, content}", { param: "conversation_history" })
     }
@@ -115,11 +127,13 @@ export const start: Handler = (ctx) =>
       return yield* fail(429, "rate_limit_exceeded", "Too many concurrent runs", { retryAfter: 1, type: "rate_limit_error" })
     }
     const now = Date.now()
+    const id = newRunId()
+    // Without a session id or key, the run is its own session.
     const sessionId = typeof body.session_id === "string" ? body.session_id
       : sessionKey !== undefined ? `sess_${createHash("sha256").update(`${profile}\0${sessionKey}`).digest("hex").slice(0, 24)}`
-      : `sess_${newHex32().slice(0, 24)}`
+      : id
     const run = yield* makeRun({
-      id: newRunId(), profile, input: body.input, sessionId,
+      id, profile, input: body.input, sessionId,
       model: typeof body.model === "string" ? body.model : modelName(profile),
       now, visibleAt: now + state.options.registrationDelayMs
     })
@@ -133,7 +147,7 @@ export const start: Handler = (ctx) =>
 
 export const status: RunHandler = ({ state, profile }, runId) => {
   const run = state.find(profile, runId)
-  return run === undefined ? runNotFound() : json(200, statusBody(run))
+  return run === undefined ? runNotFound() : json(200, statusBody(run, state.isNew, state.options.statusShowsApproval))
 }
 
 /** Hermes waits up to 1 s for a just-started run to register before answering 404. */
@@ -149,8 +163,9 @@ export const events: RunHandler = (ctx, runId) =>
       run = state.find(profile, runId)
     }
     if (run === undefined || Date.now() < run.visibleAt || run.eventsLost) return yield* runNotFound()
-    // Older builds: one consumer, and its buffer is gone once it left.
-    if (!state.isNew && (run.subscribers.size > 0 || run.bufferDropped)) return yield* runNotFound()
+    // Older builds: the buffer is gone once a consumer left. A second concurrent subscriber is
+    // let in, and shares the first one's queue (`subscriber.ts`).
+    if (!state.isNew && run.bufferDropped) return yield* runNotFound()
     const header = request.headers["last-event-id"]
     const afterSeq = state.isNew && header !== undefined && /^\d+$/.test(header.trim()) ? Number(header.trim()) : null
     return HttpServerResponse.stream(subscriberStream(state, run, afterSeq, ctx.cut), {
@@ -172,7 +187,8 @@ export const approval: RunHandler = ({ state, profile, body }, runId) =>
     if (choice === undefined) return yield* fail(400, "invalid_approval_choice", "choice must be one of once, session, always, deny", { param: "choice" })
     const pending = run.approval
     if (pending === null) return yield* fail(409, "approval_not_active", "No approval is pending for this run")
-    if (isObject(body) && typeof body.request_id === "string" && body.request_id !== pending.request_id) {
+    // Older builds never read `request_id` from the body.
+    if (state.isNew && isObject(body) && typeof body.request_id === "string" && body.request_id !== pending.request_id) {
       return yield* fail(409, "approval_not_pending", "That approval request is not pending")
     }
     yield* Deferred.succeed(pending.answer, choice)
@@ -197,9 +213,14 @@ export const stop: RunHandler = ({ state, profile }, runId) =>
   Effect.gen(function* () {
     const run = state.find(profile, runId)
     if (run === undefined) return yield* runNotFound()
-    if (isTerminalStatus(run.status)) return yield* json(200, { run_id: run.id, status: run.status })
+    if (isTerminalStatus(run.status)) {
+      // Older builds look for the live task, and a finished run has none.
+      return state.isNew ? yield* json(200, { run_id: run.id, status: run.status }) : yield* runNotFound()
+    }
     run.status = "stopping"
     run.updatedAt = Date.now()
+    // The status says `run.stopping`; no such frame is published.
+    run.lastEvent = "run.stopping"
     yield* Deferred.succeed(run.stop, undefined)
     return yield* json(200, { run_id: run.id, status: "stopping" })
   })

@@ -5,8 +5,10 @@
 import { newApiKey } from "./wire.ts"
 
 /**
- * `old`: one consumer per run, no `id:` lines, no replay, no idempotency, 404 on reconnect, no
- * `version` in `/health`, 401 code `invalid_api_key`.
+ * `old`: the runs API of the Hermes releases on PyPI (0.19, 0.20): no `id:` lines, no replay, no
+ * idempotency, no steer, 404 on reconnect, a second concurrent subscriber shares the first one's
+ * queue, 401 code `invalid_api_key`, no `approval` object in the status, no `request_id` in approval
+ * events.
  * `new`: `id: <seq>` frames, Last-Event-ID replay, several subscribers, durable-in-process
  * idempotency, `interrupted` after a restart, `version` in `/health`, 401 code `gateway_auth_failed`.
  */
@@ -27,8 +29,12 @@ export interface SimOptions {
   /** Default: one profile named `default` with a random key. */
   readonly profiles?: ReadonlyArray<SimProfileOptions> | undefined
   readonly generation?: SimGeneration | undefined
+  /** Whether the build has steering (`run_steer`, the `/steer` route). Default: newer builds only. */
+  readonly steer?: boolean | undefined
   /** Whether the build has clarification (`run_clarify`, `"clarify": true`). Default true. */
   readonly clarify?: boolean | undefined
+  /** Whether the status shows a pending approval (`approval`). Default: newer builds only. */
+  readonly statusShowsApproval?: boolean | undefined
   /** The fork variant that takes `{clarify_id, responses: [...]}`. Default false. */
   readonly clarifyResponsesVariant?: boolean | undefined
   /** One listener for every profile (`/p/<name>`), else one listener per profile. Default true. */
@@ -53,7 +59,7 @@ export interface SimOptions {
   readonly restartDownMs?: number | undefined
   /** Answer a start with the whole status object instead of `{run_id, status}`. Default false. */
   readonly startReturnsStatus?: boolean | undefined
-  /** `/health` version on newer builds. Default "0.20.4". */
+  /** `/health` version. Default "0.20.4" on newer builds, "0.20.0" on older ones. */
   readonly version?: string | undefined
 }
 
@@ -62,7 +68,9 @@ export interface ResolvedSimOptions {
   readonly host: string
   readonly profiles: ReadonlyArray<{ readonly name: string; readonly key: string }>
   readonly generation: SimGeneration
+  readonly steer: boolean
   readonly clarify: boolean
+  readonly statusShowsApproval: boolean
   readonly clarifyResponsesVariant: boolean
   readonly multiplex: boolean
   readonly maxConcurrentRuns: number
@@ -88,12 +96,15 @@ export const resolveSimOptions = (o: SimOptions): ResolvedSimOptions => {
   if (new Set(profiles.map((p) => p.name)).size !== profiles.length) throw new Error("simulator: duplicate profile names")
   if (profiles.length === 0) throw new Error("simulator: at least one profile is needed")
   const speed = o.speed ?? 1
+  const generation = o.generation ?? "new"
   if (!(speed > 0)) throw new Error("simulator: speed must be positive")
   return {
     port: o.port ?? 0,
     host: o.host ?? "127.0.0.1",
     profiles,
-    generation: o.generation ?? "new",
+    generation,
+    steer: o.steer ?? generation === "new",
+    statusShowsApproval: o.statusShowsApproval ?? generation === "new",
     clarify: o.clarify ?? true,
     clarifyResponsesVariant: o.clarifyResponsesVariant ?? false,
     multiplex: o.multiplex ?? true,
@@ -107,6 +118,6 @@ export const resolveSimOptions = (o: SimOptions): ResolvedSimOptions => {
     terminalRetentionMs: o.terminalRetentionMs ?? 3_600_000,
     restartDownMs: o.restartDownMs ?? 50,
     startReturnsStatus: o.startReturnsStatus ?? false,
-    version: o.version ?? "0.20.4"
+    version: o.version ?? (generation === "new" ? "0.20.4" : "0.20.0")
   }
 }

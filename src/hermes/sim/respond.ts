@@ -7,7 +7,7 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
 
 export const fail = (
   status: number,
-  code: string,
+  code: string | null,
   message: string,
   options: { readonly retryAfter?: number | undefined; readonly param?: string | undefined; readonly type?: string | undefined } = {}
 ) =>

@@ -85,6 +85,11 @@ export interface SimRun {
   /** Bumped on every publish so subscribers wake up (its `changes` never miss an update). */
   readonly version: SubscriptionRef.SubscriptionRef<number>
   readonly subscribers: Set<Subscriber>
+  /**
+   * Older builds: concurrent subscribers read one queue, so each frame goes to one of them; this
+   * says which, decided when a subscriber first sees the frame (in turn, as waiters on one queue).
+   */
+  readonly queueOwner: Map<number, Subscriber>
   /** Older builds: a consumer attached at least once. */
   consumed: boolean
   /** Older builds: the consumer left, so the buffer is gone and the events route answers 404. */
@@ -113,14 +118,17 @@ export const makeRun = (f: NewRunFields): Effect.Effect<SimRun> =>
       id: f.id, profile: f.profile, input: f.input, sessionId: f.sessionId, model: f.model,
       createdAt: f.now, visibleAt: f.visibleAt, status: "queued", updatedAt: f.now, endedAt: null,
       lastEvent: null, output: null, usage: null, error: null, pendingSteer: null, approval: null,
-      clarification: null, steers: [], answered: false, frames: [], nextSeq: 0,
+      clarification: null, steers: [], answered: false, frames: [], nextSeq: 0, queueOwner: new Map(),
       version: yield* SubscriptionRef.make(0), subscribers: new Set(), consumed: false, bufferDropped: false,
       eventsLost: false, dropAt: null, dropped: false, stop: yield* Deferred.make<void>()
     }
   })
 
-/** `GET /v1/runs/{id}`'s body. */
-export const statusBody = (run: SimRun): Record<string, unknown> => {
+/**
+ * `GET /v1/runs/{id}`'s body. Older builds leave `last_event` out until there is one, and never show
+ * the pending approval (only the event stream carries it).
+ */
+export const statusBody = (run: SimRun, isNew: boolean, showsApproval = isNew): Record<string, unknown> => {
   const body: Record<string, unknown> = {
     object: "hermes.run",
     run_id: run.id,
@@ -129,13 +137,13 @@ export const statusBody = (run: SimRun): Record<string, unknown> => {
     updated_at: unixSeconds(run.updatedAt),
     session_id: run.sessionId,
     model: run.model,
-    last_event: run.lastEvent
+    ...(isNew || run.lastEvent !== null ? { last_event: run.lastEvent } : {})
   }
   if (run.output !== null) body.output = run.output
   if (run.usage !== null) body.usage = run.usage
   if (run.error !== null) body.error = run.error
   if (run.pendingSteer !== null) body.pending_steer = run.pendingSteer
-  if (run.approval !== null) {
+  if (run.approval !== null && showsApproval) {
     const { answer: _answer, ...approval } = run.approval
     body.approval = approval
   }

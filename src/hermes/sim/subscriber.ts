@@ -1,6 +1,7 @@
 /**
  * One SSE subscriber of a simulated run, with both generations' quirks: older builds hand the
- * single consumer its buffer and drop it when the consumer leaves; newer builds number frames,
+ * consumer its buffer (a second concurrent one shares the same queue) and drop it when a consumer
+ * leaves; newer builds number frames,
  * replay after `Last-Event-ID`, and cut a subscriber that falls too far behind. Idle streams get
  * `: keepalive` comments; after the terminal event comes `: stream closed`, then EOF.
  */
@@ -34,6 +35,7 @@ export const subscriberStream = (
       if (!isNew) {
         run.bufferDropped = true
         run.frames = []
+        run.queueOwner.clear()
       }
     }
     // Frames already published when the subscriber came are a replay, not a live backlog; the
@@ -50,11 +52,23 @@ export const subscriberStream = (
     run.subscribers.add(subscriber)
     run.consumed = true
 
+    const queueOwner = (seq: number): Subscriber | undefined => {
+      const known = run.queueOwner.get(seq)
+      if (known !== undefined && run.subscribers.has(known)) return known
+      const waiting = [...run.subscribers]
+      const owner = waiting[seq % Math.max(1, waiting.length)]
+      if (owner !== undefined) run.queueOwner.set(seq, owner)
+      return owner
+    }
+
     let cutting = false
     const take = (): ReadonlyArray<Frame> => {
       if (left || cutting) return []
       let out = run.frames.slice(cursor)
       cursor = Math.max(cursor, run.frames.length)
+      // Older builds: every concurrent subscriber reads the one queue, so each frame goes to one
+      // of them, in turn (frames are split between them; only one gets the terminal frame).
+      if (!isNew) out = out.filter((f) => queueOwner(f.seq) === subscriber)
       const dropSeq = run.dropAt === null || run.dropped ? null : run.dropAt - 1
       if (dropSeq !== null && out.some((f) => f.seq === dropSeq)) {
         // `[sim:drop]`: send up to that frame, then cut the connection (a moment later, so the
@@ -73,7 +87,7 @@ export const subscriberStream = (
     }
     // A cursor already past the terminal frame (a newer build's reconnect with the terminal
     // frame's id, or an id beyond the end) has nothing left to wait for: close, do not idle.
-    const pastTheEnd = () => cursor >= run.frames.length && run.frames.at(-1)?.terminal === true
+    const pastTheEnd = () => isNew && cursor >= run.frames.length && run.frames.at(-1)?.terminal === true
     const frames: Stream.Stream<Out> = run.version.changes.pipe(
       Stream.takeWhile(() => !pastTheEnd()),
       Stream.mapConcat(() => take()),
