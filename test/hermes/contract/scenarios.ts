@@ -5,10 +5,6 @@
  * depends on a wire fact, plain HTTP. What differs between builds is decided by what the build
  * advertises (its capabilities), and each target says which generation it claims to be, so a
  * target that changes generation fails the first scenario instead of passing vacuously.
- *
- * Scenarios that fail because of a known bridge defect are registered with `it.fails` and name
- * the defect in `KNOWN_BRIDGE_DEFECTS`; once it is fixed they fail as "passed unexpectedly" and are
- * flipped to `it`.
  */
 import { Effect, Either, ManagedRuntime, Option, Redacted, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -50,10 +46,6 @@ export interface ContractSpec {
 }
 
 /** Bridge defects a scenario shows; each is fixed on the bridge side (its scenario is `it.fails`). */
-export const KNOWN_BRIDGE_DEFECTS = {
-  steerWithoutFeature:
-    "issue 15: HermesClient.steer posts /steer on a build without run_steer and reads the plain-text 404 as an unknown run"
-} as const
 
 const UNKNOWN = "run_0123456789abcdef0123456789abcdef"
 const TERMINAL = new Set(["run.completed", "run.failed", "run.cancelled", "run.interrupted"])
@@ -308,8 +300,7 @@ export const contractSuite = (spec: ContractSpec): void => {
         await run((h) => h.stop(p, id))
       }, 60_000)
 
-      // KNOWN_BRIDGE_DEFECTS.steerWithoutFeature
-      it.fails("steer on a build without run_steer: the client says what this Hermes lacks, not that the run is unknown or over", async () => {
+      it("steer on a build without run_steer: the client says what this Hermes lacks, not that the run is unknown or over", async () => {
         const id = await start(target.inputs.slow)
         try {
           await statusOf(id, ["running"])
