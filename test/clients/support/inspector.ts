@@ -48,7 +48,7 @@ export const inspector = async (options: {
   return { run: r, json }
 }
 
-/** A tools/call through the Inspector; its `structuredContent`, or a throw with everything it printed. */
+/** A tools/call through the Inspector (`--tool-args-json`, so values pass verbatim). */
 export const callTool = async (
   base: Omit<Parameters<typeof inspector>[0], "args">,
   name: string,
