@@ -36,10 +36,14 @@ export interface Bridge {
   readonly close: () => Promise<void>
 }
 
-/** The indented block under `heading` in `client add`'s output, up to the next blank line. */
+/**
+ * The block under the heading that starts with `heading` in `client add`'s output, up to the next
+ * blank line, without the two-space indent older layouts put before each snippet line. Matching
+ * the heading's start keeps this reading both "Claude Code:" and "Claude Code (run in a shell):".
+ */
 const block = (printed: string, heading: string): ReadonlyArray<string> => {
   const lines = printed.split("\n")
-  const at = lines.findIndex((l) => l.startsWith(heading))
+  const at = lines.findIndex((l) => l.startsWith(heading) && l.trimEnd().endsWith(":"))
   if (at < 0) throw new Error(`no "${heading}" section in client add's output:\n${printed}`)
   const out: Array<string> = []
   for (const l of lines.slice(at + 1)) {
@@ -52,9 +56,9 @@ const block = (printed: string, heading: string): ReadonlyArray<string> => {
 export const parseClientAdd = (printed: string): ClientSetup => {
   const key = /Key \(shown once, store it now\): (\S+)/.exec(printed)?.[1]
   if (key === undefined) throw new Error(`no key in client add's output:\n${printed}`)
-  const claude = block(printed, "Claude Code:")
+  const claude = block(printed, "Claude Code")
   if (claude.length !== 1) throw new Error(`expected one Claude Code command line, got:\n${claude.join("\n")}`)
-  return { printed, key, claudeCommand: claude[0]!, codexToml: block(printed, "Codex (").join("\n") + "\n" }
+  return { printed, key, claudeCommand: claude[0]!, codexToml: block(printed, "Codex").join("\n") + "\n" }
 }
 
 export const startBridge = async (dir: string, clientName: string): Promise<Bridge> => {
