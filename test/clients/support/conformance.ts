@@ -1,6 +1,7 @@
 /** Runs one release of the official conformance suite against a URL and reads its per-check results. */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as YAML from "yaml"
 import { type RunResult, run, TOOLS } from "./tools.ts"
 
 export interface Check {
@@ -56,3 +57,18 @@ export const failuresOf = (run: ConformanceRun, scenario: string): string => {
 
 export const checkOf = (run: ConformanceRun, scenario: string, id: string): Check | undefined =>
   run.scenarios.get(scenario)?.find((c) => c.id === id)
+
+/**
+ * The suite's --expected-failures file for this daemon: the source's `server` list, plus each
+ * `unless_offered` list whose capability (`resources`, `prompts`, `logging`, `completions`) the
+ * daemon does not declare. Written to `outFile`; returns its path.
+ */
+export const effectiveBaseline = (source: string, capabilities: Record<string, unknown>, outFile: string): string => {
+  const parsed = YAML.parse(fs.readFileSync(source, "utf8")) as {
+    server: ReadonlyArray<string>
+    unless_offered?: Record<string, ReadonlyArray<string>>
+  }
+  const unless = Object.entries(parsed.unless_offered ?? {}).flatMap(([capability, scenarios]) => (capabilities[capability] === undefined ? scenarios : []))
+  fs.writeFileSync(outFile, YAML.stringify({ server: [...parsed.server, ...unless] }))
+  return outFile
+}
