@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { startAuthRelay } from "./support/authRelay.ts"
 import { type Bridge, startBridge, structuredOf } from "./support/bridge.ts"
 import { type FakeModelServer, startFakeAnthropic } from "./support/fakeAnthropic.ts"
 import { DELEGATED_INPUT, FINAL_PREFIX } from "./support/fakeModel.ts"
@@ -30,8 +31,13 @@ beforeAll(async () => {
   sink = await startProxySink()
   model = await startFakeAnthropic(PREFIX)
   bridge = await startBridge(dir, "claude-code")
-  env = toolEnv({
-    home: makeHome(dir, "home"),
+  env = claudeEnv(makeHome(dir, "home"))
+})
+
+/** Claude Code's environment for one isolated HOME: our fake model, its own traffic off. */
+const claudeEnv = (home: string) =>
+  toolEnv({
+    home,
     proxy: sink.url,
     extra: {
       ANTHROPIC_BASE_URL: model.url,
@@ -46,7 +52,6 @@ beforeAll(async () => {
       ENABLE_TOOL_SEARCH: "false"
     }
   })
-})
 
 afterAll(async () => {
   await bridge?.close()
@@ -72,11 +77,12 @@ it("takes the printed `claude mcp add` line as it is", async () => {
   })
 })
 
-it("delegates a run through `claude -p` and reports what the daemon ran", async () => {
+/** `claude -p` with the scripted model; the run id, status and output Claude Code reports. */
+const delegate = async (runEnv: Record<string, string>) => {
   const r = await run(
     `${BIN}/claude`,
     ["-p", "Delegate the pull request summary to the Hermes agent and wait for it.", "--output-format", "json", "--allowedTools", TOOLS.join(",")],
-    { env, cwd: env["HOME"]!, timeoutMs: 150_000 }
+    { env: runEnv, cwd: runEnv["HOME"]!, timeoutMs: 150_000 }
   )
   expect(r.code, describeRun(r)).toBe(0)
   const reported = JSON.parse(r.stdout) as { result?: string; is_error?: boolean }
@@ -84,6 +90,11 @@ it("delegates a run through `claude -p` and reports what the daemon ran", async 
   const m = new RegExp(`${FINAL_PREFIX} run_id=(run_\\w+) status=(\\w+) output=(.*)$`).exec(reported.result ?? "")
   expect(m, `${reported.result}\nmodel saw: ${JSON.stringify(model.toolCalls)}`).not.toBeNull()
   const [, runId, status, output] = m!
+  return { runId: runId!, status: status!, output: output! }
+}
+
+it("delegates a run through `claude -p` and reports what the daemon ran", async () => {
+  const { runId, status, output } = await delegate(env)
   expect(status).toBe("completed")
   expect(model.toolCalls.map((c) => c.name).slice(0, 3)).toEqual(["agents_list", "agent_run", "agent_run_wait"])
 
@@ -91,7 +102,34 @@ it("delegates a run through `claude -p` and reports what the daemon ran", async 
   const client = await bridge.inspect()
   const view = structuredOf(await client.callTool({ name: "agent_run_status", arguments: { run_id: runId } }))
   expect(view).toMatchObject({ run_id: runId, client: "claude-code", status: "completed", input_preview: DELEGATED_INPUT })
-  expect(JSON.parse(output!)).toBe(view["output"])
+  expect(JSON.parse(output)).toBe(view["output"])
   expect(view["output"]).toContain(`I looked into "${DELEGATED_INPUT}"`)
   expect(sink.hits).toEqual([])
+})
+
+/**
+ * Which protocol era Claude Code speaks: it probes `server/discover` at 2026-07-28 first and falls
+ * back to a 2025-11-25 `initialize` when the server does not answer it. The same command line with
+ * the URL pointed at a recording relay in front of the daemon (the key and everything else as
+ * printed) shows the wire. Until the daemon serves 2026-07-28 this fails on the fallback.
+ */
+it("speaks the 2026-07-28 era to the daemon: no initialize, every request at that version", async () => {
+  const relay = await startAuthRelay(bridge.url, bridge.setup.key)
+  try {
+    const wireEnv = claudeEnv(makeHome(dir, "home-wire"))
+    const command = bridge.setup.claudeCommand.replace(bridge.mcpUrl, `${relay.url}/mcp/agents/mcp`)
+    expect(command).not.toBe(bridge.setup.claudeCommand)
+    const added = await run("bash", ["-c", command], { env: wireEnv, timeoutMs: 60_000 })
+    expect(added.code, describeRun(added)).toBe(0)
+    const { status } = await delegate(wireEnv)
+    expect(status).toBe("completed")
+    const posts = relay.seen.filter((s) => s.httpMethod === "POST")
+    const wire = posts.map((s) => `${s.protocolHeader ?? "-"} ${s.body.slice(0, 120)}`).join("\n")
+    expect(posts.length).toBeGreaterThan(0)
+    expect(posts.filter((s) => s.body.includes('"method":"initialize"')), wire).toEqual([])
+    expect(posts.filter((s) => s.protocolHeader !== "2026-07-28"), wire).toEqual([])
+    expect(sink.hits).toEqual([])
+  } finally {
+    await relay.close()
+  }
 })
