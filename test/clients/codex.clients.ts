@@ -11,6 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as TOML from "smol-toml"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { startAuthRelay } from "./support/authRelay.ts"
 import { type Bridge, startBridge, structuredOf } from "./support/bridge.ts"
 import type { FakeModelServer } from "./support/fakeAnthropic.ts"
 import { DELEGATED_INPUT, FINAL_PREFIX } from "./support/fakeModel.ts"
@@ -31,7 +32,6 @@ let bridge: Bridge
 let sink: ProxySink
 let model: FakeModelServer
 let env: Record<string, string>
-let codexHome: string
 
 beforeAll(async () => {
   requireInstalled(`${BIN}/codex`)
@@ -40,9 +40,7 @@ beforeAll(async () => {
   model = await startFakeOpenAI()
   bridge = await startBridge(dir, "codex")
   const home = makeHome(dir, "home")
-  codexHome = path.join(home, ".codex")
-  fs.mkdirSync(codexHome, { recursive: true })
-  env = toolEnv({ home, proxy: sink.url, extra: { CODEX_HOME: codexHome, FAKE_OPENAI_API_KEY: "sk-fake-key-for-loopback", RUST_LOG: "warn" } })
+  env = toolEnv({ home, proxy: sink.url, extra: { CODEX_HOME: path.join(home, ".codex"), FAKE_OPENAI_API_KEY: "sk-fake-key-for-loopback", RUST_LOG: "warn" } })
 })
 
 afterAll(async () => {
@@ -82,22 +80,26 @@ it(`is the pinned Codex ${VERSIONS.codex}`, async () => {
   expect(v.stdout, describeRun(v)).toContain(VERSIONS.codex)
 })
 
-it("delegates a run through `codex exec` with the printed TOML pasted in, and reports what the daemon ran", async () => {
-  const snippet = bridge.setup.codexToml
-  expect(TOML.parse(snippet)["mcp_servers"]).toHaveProperty(["agent-bridge", "url"], bridge.mcpUrl)
+/**
+ * Writes CODEX_HOME/config.toml (our part, then `snippet` as printed, plus the approval line when
+ * the snippet lacks it), runs `codex exec` with the scripted model and returns what Codex reported.
+ */
+const delegate = async (home: string, snippet: string) => {
+  const codexHome = path.join(home, ".codex")
+  fs.mkdirSync(codexHome, { recursive: true })
   const snippetHasApproval = snippet.includes("default_tools_approval_mode")
   if (!snippetHasApproval) console.warn(`codex test: the printed snippet has no default_tools_approval_mode; the test adds ${APPROVAL_LINE}`)
   // The snippet's table is the last one in the file, so a line after it belongs to that table.
   const config = `${baseConfig(model.url)}\n${snippet}${snippetHasApproval ? "" : `${APPROVAL_LINE}\n`}`
   fs.writeFileSync(path.join(codexHome, "config.toml"), config)
-
-  const work = path.join(env["HOME"]!, "work")
+  const runEnv = { ...env, ...toolEnv({ home, proxy: sink.url }), CODEX_HOME: codexHome }
+  const work = path.join(home, "work")
   fs.mkdirSync(work, { recursive: true })
-  const last = path.join(dir, "last-message.txt")
+  const last = path.join(home, "last-message.txt")
   const r = await run(
     `${BIN}/codex`,
     ["exec", "--strict-config", "--skip-git-repo-check", "--ephemeral", "-s", "read-only", "-C", work, "-o", last, "Delegate the pull request summary to the Hermes agent and wait for it."],
-    { env, cwd: work, timeoutMs: 150_000 }
+    { env: runEnv, cwd: work, timeoutMs: 150_000 }
   )
   expect(r.code, `${describeRun(r)}\nconfig.toml:\n${config}`).toBe(0)
   const reported = fs.readFileSync(last, "utf8")
@@ -105,6 +107,13 @@ it("delegates a run through `codex exec` with the printed TOML pasted in, and re
   const offered = model.requests.map((q) => JSON.stringify((q.body?.tools ?? []).map((t: any) => (String(t.name).startsWith("mcp__") ? t : t.name ?? t.type))).slice(0, 3000))
   expect(m, `${reported}\nscript's tool calls: ${JSON.stringify(model.toolCalls)}\ntools offered per request:\n${offered.join("\n")}\n${describeRun(r)}`).not.toBeNull()
   const [, runId, status, output] = m!
+  return { runId: runId!, status: status!, output: output! }
+}
+
+it("delegates a run through `codex exec` with the printed TOML pasted in, and reports what the daemon ran", async () => {
+  const snippet = bridge.setup.codexToml
+  expect(TOML.parse(snippet)["mcp_servers"]).toHaveProperty(["agent-bridge", "url"], bridge.mcpUrl)
+  const { runId, status, output } = await delegate(env["HOME"]!, snippet)
   expect(status).toBe("completed")
   expect(model.toolCalls.map((c) => c.name).slice(0, 3)).toEqual(["agents_list", "agent_run", "agent_run_wait"])
 
@@ -112,6 +121,29 @@ it("delegates a run through `codex exec` with the printed TOML pasted in, and re
   const client = await bridge.inspect()
   const view = structuredOf(await client.callTool({ name: "agent_run_status", arguments: { run_id: runId } }))
   expect(view).toMatchObject({ run_id: runId, client: "codex", status: "completed", input_preview: DELEGATED_INPUT })
-  expect(JSON.parse(output!)).toBe(view["output"])
+  expect(JSON.parse(output)).toBe(view["output"])
   expect(sink.hits).toEqual([])
+})
+
+/**
+ * Which protocol era Codex speaks: a 2025-06-18 `initialize` (its 2026-07-28 client is still
+ * behind a feature flag that is off). The same TOML with the URL pointed at a recording relay in
+ * front of the daemon shows the wire.
+ */
+it("speaks the 2025-06-18 era to the daemon (initialize, then every request at that version)", async () => {
+  const relay = await startAuthRelay(bridge.url, bridge.setup.key)
+  try {
+    const snippet = bridge.setup.codexToml.replace(bridge.mcpUrl, `${relay.url}/mcp/agents/mcp`)
+    expect(snippet).not.toBe(bridge.setup.codexToml)
+    const { status } = await delegate(makeHome(dir, "home-wire"), snippet)
+    expect(status).toBe("completed")
+    const posts = relay.seen.filter((s) => s.httpMethod === "POST")
+    const wire = posts.map((s) => `${s.protocolHeader ?? "-"} ${s.body.slice(0, 120)}`).join("\n")
+    expect(posts[0]?.body, wire).toContain('"method":"initialize"')
+    expect(JSON.parse(posts[0]!.body).params.protocolVersion, wire).toBe("2025-06-18")
+    expect(posts.slice(1).filter((s) => s.protocolHeader !== "2025-06-18"), wire).toEqual([])
+    expect(sink.hits).toEqual([])
+  } finally {
+    await relay.close()
+  }
 })
