@@ -1,0 +1,135 @@
+/**
+ * Claude Code (installed from npm, run under Node 22) delegating through the bridge: the `claude mcp
+ * add` line that `agent-bridge client add` prints is run as printed, then `claude -p` runs a
+ * conversation whose model is our fake Anthropic API on loopback, scripted to call agents_list,
+ * agent_run and agent_run_wait until the run is done. The test checks what Claude Code reports
+ * against what the daemon holds, and that nothing tried to leave loopback.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { startAuthRelay } from "./support/authRelay.ts"
+import { type Bridge, startBridge, structuredOf } from "./support/bridge.ts"
+import { type FakeModelServer, startFakeAnthropic } from "./support/fakeAnthropic.ts"
+import { DELEGATED_INPUT, FINAL_PREFIX } from "./support/fakeModel.ts"
+import { type ProxySink, startProxySink } from "./support/proxySink.ts"
+import { BIN, describeRun, makeHome, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
+
+const PREFIX = "mcp__agent-bridge__"
+const TOOLS = ["agents_list", "agent_run", "agent_run_wait"].map((t) => `${PREFIX}${t}`)
+
+let dir: string
+let bridge: Bridge
+let sink: ProxySink
+let model: FakeModelServer
+let env: Record<string, string>
+
+beforeAll(async () => {
+  requireInstalled(`${BIN}/claude`)
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-bridge-claude-"))
+  sink = await startProxySink()
+  model = await startFakeAnthropic(PREFIX)
+  bridge = await startBridge(dir, "claude-code")
+  env = claudeEnv(makeHome(dir, "home"))
+})
+
+/** Claude Code's environment for one isolated HOME: our fake model, its own traffic off. */
+const claudeEnv = (home: string) =>
+  toolEnv({
+    home,
+    proxy: sink.url,
+    extra: {
+      ANTHROPIC_BASE_URL: model.url,
+      ANTHROPIC_API_KEY: "sk-ant-fake-key-for-loopback",
+      // Telemetry, error reports, update checks and the rest of Claude Code's own traffic: off.
+      DISABLE_TELEMETRY: "1",
+      DISABLE_ERROR_REPORTING: "1",
+      DISABLE_AUTOUPDATER: "1",
+      DISABLE_BUG_COMMAND: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      // The bridge's tools in the model's tool list itself, not deferred behind Claude Code's tool search.
+      ENABLE_TOOL_SEARCH: "false"
+    }
+  })
+
+afterAll(async () => {
+  await bridge?.close()
+  await model?.close()
+  await sink?.close()
+  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+it(`is the pinned Claude Code ${VERSIONS.claudeCode}`, async () => {
+  const v = await run(`${BIN}/claude`, ["--version"], { env, timeoutMs: 60_000 })
+  expect(v.stdout, describeRun(v)).toContain(VERSIONS.claudeCode)
+})
+
+it("takes the printed `claude mcp add` line as it is", async () => {
+  expect(bridge.setup.claudeCommand).toMatch(/^claude mcp add --transport http --scope user agent-bridge http:\/\/127\.0\.0\.1:\d+\/mcp\/agents\/mcp --header /)
+  const added = await run("bash", ["-c", bridge.setup.claudeCommand], { env, timeoutMs: 60_000 })
+  expect(added.code, describeRun(added)).toBe(0)
+  const stored = JSON.parse(fs.readFileSync(path.join(env["HOME"]!, ".claude.json"), "utf8"))
+  expect(stored.mcpServers["agent-bridge"]).toEqual({
+    type: "http",
+    url: bridge.mcpUrl,
+    headers: { Authorization: `Bearer ${bridge.setup.key}` }
+  })
+})
+
+/** `claude -p` with the scripted model; the run id, status and output Claude Code reports. */
+const delegate = async (runEnv: Record<string, string>) => {
+  const r = await run(
+    `${BIN}/claude`,
+    ["-p", "Delegate the pull request summary to the Hermes agent and wait for it.", "--output-format", "json", "--allowedTools", TOOLS.join(",")],
+    { env: runEnv, cwd: runEnv["HOME"]!, timeoutMs: 150_000 }
+  )
+  expect(r.code, describeRun(r)).toBe(0)
+  const reported = JSON.parse(r.stdout) as { result?: string; is_error?: boolean }
+  expect(reported.is_error, describeRun(r)).toBe(false)
+  const m = new RegExp(`${FINAL_PREFIX} run_id=(run_\\w+) status=(\\w+) output=(.*)$`).exec(reported.result ?? "")
+  expect(m, `${reported.result}\nmodel saw: ${JSON.stringify(model.toolCalls)}`).not.toBeNull()
+  const [, runId, status, output] = m!
+  return { runId: runId!, status: status!, output: output! }
+}
+
+it("delegates a run through `claude -p` and reports what the daemon ran", async () => {
+  const { runId, status, output } = await delegate(env)
+  expect(status).toBe("completed")
+  expect(model.toolCalls.map((c) => c.name).slice(0, 3)).toEqual(["agents_list", "agent_run", "agent_run_wait"])
+
+  // What the daemon saw: the same run, the caller's own, finished with the output Claude Code relayed.
+  const client = await bridge.inspect()
+  const view = structuredOf(await client.callTool({ name: "agent_run_status", arguments: { run_id: runId } }))
+  expect(view).toMatchObject({ run_id: runId, client: "claude-code", status: "completed", input_preview: DELEGATED_INPUT })
+  expect(JSON.parse(output)).toBe(view["output"])
+  expect(view["output"]).toContain(`I looked into "${DELEGATED_INPUT}"`)
+  expect(sink.hits).toEqual([])
+})
+
+/**
+ * Which protocol era Claude Code speaks: it probes `server/discover` at 2026-07-28 first and falls
+ * back to a 2025-11-25 `initialize` when the server does not answer it. The same command line with
+ * the URL pointed at a recording relay in front of the daemon (the key and everything else as
+ * printed) shows the wire. Until the daemon serves 2026-07-28 this fails on the fallback.
+ */
+it("speaks the 2026-07-28 era to the daemon: no initialize, every request at that version", async () => {
+  const relay = await startAuthRelay(bridge.url, bridge.setup.key)
+  try {
+    const wireEnv = claudeEnv(makeHome(dir, "home-wire"))
+    const command = bridge.setup.claudeCommand.replace(bridge.mcpUrl, `${relay.url}/mcp/agents/mcp`)
+    expect(command).not.toBe(bridge.setup.claudeCommand)
+    const added = await run("bash", ["-c", command], { env: wireEnv, timeoutMs: 60_000 })
+    expect(added.code, describeRun(added)).toBe(0)
+    const { status } = await delegate(wireEnv)
+    expect(status).toBe("completed")
+    const posts = relay.seen.filter((s) => s.httpMethod === "POST")
+    const wire = posts.map((s) => `${s.protocolHeader ?? "-"} ${s.body.slice(0, 120)}`).join("\n")
+    expect(posts.length).toBeGreaterThan(0)
+    expect(posts.filter((s) => s.body.includes('"method":"initialize"')), wire).toEqual([])
+    expect(posts.filter((s) => s.protocolHeader !== "2026-07-28"), wire).toEqual([])
+    expect(sink.hits).toEqual([])
+  } finally {
+    await relay.close()
+  }
+})

@@ -1,0 +1,94 @@
+/**
+ * The MCP Inspector CLI (2.12, on Node 22) against the real daemon in both protocol eras: the
+ * tool list, a delegated run to completion on the built-in simulator, a clarification answered,
+ * and a bad input that comes back as a typed error. Each call is its own Inspector process, as in
+ * a script. Until the daemon's MCP edge serves the 2026-07-28 revision, the modern era fails at
+ * version negotiation (a v1-SDK server offers no `server/discover`); that failure is left loud.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Bridge, startBridge } from "./support/bridge.ts"
+import { callTool, type Era, inspector } from "./support/inspector.ts"
+import { type ProxySink, startProxySink } from "./support/proxySink.ts"
+import { BIN, describeRun, makeHome, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
+
+let dir: string
+let bridge: Bridge
+let sink: ProxySink
+let env: Record<string, string>
+
+beforeAll(async () => {
+  requireInstalled(`${BIN}/mcp-inspector`)
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-bridge-inspector-"))
+  sink = await startProxySink()
+  bridge = await startBridge(dir, "inspector")
+  env = toolEnv({ home: makeHome(dir, "home"), proxy: sink.url })
+})
+
+afterAll(async () => {
+  await bridge?.close()
+  await sink?.close()
+  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+it(`is the pinned Inspector ${VERSIONS.inspector}`, async () => {
+  const v = await run(`${BIN}/mcp-inspector`, ["--cli", "--version"], { env, timeoutMs: 60_000 })
+  expect(v.stdout.trim(), describeRun(v)).toBe(VERSIONS.inspector)
+})
+
+describe.each<Era>(["legacy", "modern"])("Inspector CLI, %s era", (era) => {
+  const base = () => ({ url: bridge.mcpUrl, key: bridge.setup.key, era, env })
+
+  it("lists the sixteen tools", async () => {
+    const r = await inspector({ ...base(), args: ["--method", "tools/list"] })
+    expect(r.json.error, describeRun(r.run)).toBeUndefined()
+    const names = (r.json.result.tools as Array<{ name: string }>).map((t) => t.name)
+    expect(names).toHaveLength(16)
+    expect(names).toEqual(expect.arrayContaining(["agents_list", "agent_run", "agent_run_wait", "agent_run_answer", "agent_run_status"]))
+    expect(sink.hits).toEqual([])
+  })
+
+  it("delegates a run and waits for it to complete", async () => {
+    const started = await callTool(base(), "agent_run", { agent: "hermes", input: `check the ${era} build` })
+    expect(started.json.error, describeRun(started.run)).toBeUndefined()
+    const runId = started.json.result.structuredContent.run_id as string
+    expect(runId).toMatch(/^run_/)
+    let view: any
+    for (let i = 0; i < 5; i++) {
+      const waited = await callTool(base(), "agent_run_wait", { run_id: runId, timeout_s: 20 })
+      expect(waited.json.error, describeRun(waited.run)).toBeUndefined()
+      view = waited.json.result.structuredContent
+      if (view.timed_out !== true) break
+    }
+    expect(view.status).toBe("completed")
+    expect(view.output).toContain(`I looked into "check the ${era} build"`)
+    expect(sink.hits).toEqual([])
+  })
+
+  it("answers a clarification the run asks for", async () => {
+    const started = await callTool(base(), "agent_run", { agent: "hermes", input: "[sim:clarify] deploy the site" })
+    expect(started.json.error, describeRun(started.run)).toBeUndefined()
+    const runId = started.json.result.structuredContent.run_id as string
+    const asked = await callTool(base(), "agent_run_wait", { run_id: runId, timeout_s: 30 })
+    const pending = asked.json.result?.structuredContent?.pending
+    expect(pending, describeRun(asked.run)).toMatchObject({ kind: "clarification", question: "Which environment should I deploy to?", choices: ["staging", "production"] })
+    const answered = await callTool(base(), "agent_run_answer", { run_id: runId, request_id: pending.request_id, answer: "staging" })
+    expect(answered.json.error, describeRun(answered.run)).toBeUndefined()
+    const done = await callTool(base(), "agent_run_wait", { run_id: runId, timeout_s: 30 })
+    expect(done.json.result.structuredContent).toMatchObject({ status: "completed", timed_out: false })
+    expect(done.json.result.structuredContent.output).toContain("You chose: staging.")
+  })
+
+  it("gets a typed error for a bad input", async () => {
+    const r = await callTool(base(), "agent_run", { agent: "hermes", input: "too long a wait", wait_s: 601 })
+    // The Inspector exits 5 when the tool answers isError, and still prints the result.
+    expect(r.run.code, describeRun(r.run)).toBe(5)
+    expect(r.json.result.isError).toBe(true)
+    expect(r.json.result._meta["agent-bridge/error"]).toEqual({ code: "bridge.invalid_input", status: 422 })
+    const text = (r.json.result.content as Array<{ text: string }>).map((c) => c.text).join("")
+    expect(text).toContain("bridge.invalid_input")
+    expect(text).toContain("wait_s")
+  })
+})

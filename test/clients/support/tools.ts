@@ -1,0 +1,106 @@
+/**
+ * Where scripts/clients-install.sh put the client tools, and how to run one: under Node 22, with an
+ * isolated HOME, telemetry and update checks off, and every proxy variable pointed at a loopback
+ * sink that fails the test if anything tries to leave the machine (see proxySink.ts).
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+export const CACHE = process.env["CLIENTS_CACHE_DIR"] ?? path.join(REPO, ".cache", "clients")
+export const NODE22_BIN = path.join(CACHE, "node22", "node_modules", "node", "bin")
+export const TOOLS = path.join(CACHE, "tools", "node_modules")
+export const BIN = path.join(TOOLS, ".bin")
+
+/** The versions the suite proves (docs/CONNECT.md's matrix names the same ones). */
+export const VERSIONS = {
+  node: "v22.23.3",
+  conformance: "0.1.16",
+  conformanceNext: "0.2.0-alpha.12",
+  inspector: "2.12.0",
+  claudeCode: "2.1.332",
+  codex: "0.171.0"
+} as const
+
+/** Fails loudly when the installer has not run: a missing client is a failure, never a skip. */
+export const requireInstalled = (...files: ReadonlyArray<string>): void => {
+  for (const f of [path.join(NODE22_BIN, "node"), ...files]) {
+    if (!fs.existsSync(f)) throw new Error(`${f} is missing: run \`npm run test:clients\` (scripts/clients-install.sh installs the client tools)`)
+  }
+}
+
+export interface ToolEnvOptions {
+  readonly home: string
+  /** The loopback proxy sink's URL; every *_PROXY variable points there. */
+  readonly proxy: string
+  readonly extra?: Record<string, string>
+}
+
+/**
+ * A clean environment: nothing inherited but PATH's system part and locale, so no key, config or
+ * proxy of the machine's leaks in. Loopback is exempt from the proxy, so the daemon and our fake
+ * model APIs are reached directly; anything else lands on the sink.
+ */
+export const toolEnv = ({ home, proxy, extra = {} }: ToolEnvOptions): Record<string, string> => ({
+  PATH: `${NODE22_BIN}:${BIN}:/usr/local/bin:/usr/bin:/bin`,
+  HOME: home,
+  XDG_CONFIG_HOME: path.join(home, ".config"),
+  XDG_CACHE_HOME: path.join(home, ".cache"),
+  XDG_DATA_HOME: path.join(home, ".local", "share"),
+  TMPDIR: path.join(home, "tmp"),
+  LANG: "C.UTF-8",
+  TERM: "dumb",
+  NO_COLOR: "1",
+  CI: "true",
+  HTTP_PROXY: proxy,
+  HTTPS_PROXY: proxy,
+  ALL_PROXY: proxy,
+  http_proxy: proxy,
+  https_proxy: proxy,
+  all_proxy: proxy,
+  NO_PROXY: "127.0.0.1,localhost",
+  no_proxy: "127.0.0.1,localhost",
+  npm_config_update_notifier: "false",
+  ...extra
+})
+
+export const makeHome = (root: string, name: string): string => {
+  const home = path.join(root, name)
+  fs.mkdirSync(path.join(home, "tmp"), { recursive: true })
+  return home
+}
+
+export interface RunResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs a command to its end (killed after `timeoutMs`), with no stdin. */
+export const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly env: Record<string, string>; readonly cwd?: string; readonly timeoutMs: number }
+): Promise<RunResult> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: options.env, cwd: options.cwd ?? options.env["HOME"], stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")))
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")))
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs)
+    child.once("error", (e) => {
+      clearTimeout(timer)
+      reject(e)
+    })
+    child.once("close", (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+
+export const describeRun = (r: RunResult): string =>
+  `exit ${r.code ?? r.signal}\n--- stdout ---\n${r.stdout.slice(-8000)}\n--- stderr ---\n${r.stderr.slice(-8000)}`
