@@ -30,7 +30,9 @@ export const BridgeSection = Schema.Struct({
   run_retention_days: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThan(1)), () => 7),
   max_concurrent_runs_per_client: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4),
   /** The admin key; unset: created on first start in `<data_dir>/admin.key` (0600). */
-  admin_key: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(16))))
+  admin_key: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(16)))),
+  /** A bearer token for `GET /metrics` only (a scraper then needs no admin key); the admin key always works too. */
+  metrics_token: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(16))))
 })
 
 /** How the bridge reaches one Hermes API server and which key it presents. */

@@ -33,7 +33,7 @@ describe("agent-bridge runs (real CLI, real daemon)", () => {
     mcp = await connectMcp(daemon.url, key)
   }
   const runTool = async (input: string) => {
-    const r = (await mcp.callTool({ name: "agent_run", arguments: { agent: "hermes", input } })) as { structuredContent: { run_id: string } }
+    const r = (await mcp.callTool({ name: "agent_run", arguments: { agent: "hermes", input } })) as unknown as { structuredContent: { run_id: string } }
     return r.structuredContent.run_id
   }
   const listJson = async (...args: ReadonlyArray<string>) => {
@@ -43,7 +43,7 @@ describe("agent-bridge runs (real CLI, real daemon)", () => {
   }
   /** The run's status as its client sees it (MCP: much quicker than a CLI process per poll). */
   const statusOf = async (id: string) =>
-    ((await mcp.callTool({ name: "agent_run_status", arguments: { run_id: id } })) as { structuredContent: { status: string } }).structuredContent.status
+    ((await mcp.callTool({ name: "agent_run_status", arguments: { run_id: id } })) as unknown as { structuredContent: { status: string } }).structuredContent.status
   const showJson = async (id: string) => {
     const r = await cli(configFile, "runs", "show", id, "--events", "--json")
     expect(r.code, r.stderr).toBe(0)

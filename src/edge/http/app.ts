@@ -12,6 +12,7 @@ import type { ServerKind } from "../mcp/catalog.ts"
 import { McpSessions } from "../mcp/McpSessions.ts"
 import { inboxApp, isInboxPath } from "../inbox/routes.ts"
 import { healthReport } from "./health.ts"
+import { METRICS_PATH, metricsResponse } from "./metrics.ts"
 import { hostAllowed } from "./hostGuard.ts"
 import { forbidden, jsonError, notFound } from "./responses.ts"
 
@@ -51,6 +52,8 @@ export const httpApp = Effect.gen(function* () {
     const report = yield* healthReport
     return HttpServerResponse.unsafeJson(report, { status: report.ready ? 200 : 503 })
   }
+
+  if (path === METRICS_PATH) return yield* metricsResponse
 
   // The operator's inbox page (src/edge/inbox): its own sign-in with the admin key, sessions and CSRF.
   if (isInboxPath(path)) return yield* inboxApp(path)

@@ -17,6 +17,7 @@ import { isTerminal } from "../../domain/runs/view.ts"
 import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
 import { HermesTransport } from "./failure.ts"
+import { withMetrics } from "../../services/Metrics.ts"
 
 export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled", "run.interrupted"])
 
@@ -163,6 +164,8 @@ export interface FollowDeps {
   readonly openEvents: (lastEventId: number | null) => Stream.Stream<HermesEvent, HermesFailure>
   readonly status: Effect.Effect<HermesRunStatus, HermesFailure>
   readonly schedule: Schedule.Schedule<HermesFailure, HermesFailure>
+  /** The profile's name, for the reconnect and polling counters. */
+  readonly profile?: string | undefined
 }
 
 export interface FollowSettings {
@@ -201,6 +204,7 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
         if (isNotFound(failure)) polling = true
         else if (isPermanent(failure)) return yield* Effect.fail(failure)
         else yield* backoff(failure)
+        yield* withMetrics((m) => (polling ? m.pollingFallback(deps.profile ?? "default") : m.hermesReconnect(deps.profile ?? "default")))
         continue
       }
       const status = yield* Effect.either(deps.status)

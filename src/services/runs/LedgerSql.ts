@@ -5,6 +5,7 @@ import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
+import { Metrics } from "../Metrics.ts"
 import {
   boundaryAtOrBefore,
   CONTEXT_CHARS,
@@ -114,6 +115,7 @@ const isUniqueViolation = (e: SqlError): boolean => {
 
 export const makeLedgerSql = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const metrics = yield* Metrics
   const inTransaction = transactionKeepingCause(sql)
   const fail = (operation: string) => (cause: unknown) => new LedgerError({ operation, cause })
 
@@ -179,6 +181,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         updatedAt: now,
         endedAt: current.endedAt ?? (isTerminal(status) ? now : null)
       }
+      if (current.endedAt === null && next.endedAt !== null) metrics.runFinished(next.client, next.status)
       yield* sql`UPDATE runs SET
           status = ${next.status},
           pending = ${next.pending === null ? null : JSON.stringify(next.pending)},
@@ -217,6 +220,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         return record
       }).pipe(
         inTransaction,
+        Effect.tap((record) => metrics.runStarted(record.client)),
         Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken> =>
           run.idempotencyKey !== null && isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
@@ -294,6 +298,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         const doomed = sql`SELECT run_id FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         yield* sql`DELETE FROM run_events WHERE run_id IN (${doomed})`
         yield* sql`DELETE FROM run_output WHERE run_id IN (${doomed})`
+        yield* sql`DELETE FROM run_stop_requests WHERE run_id IN (${doomed})`
         const gone = yield* sql<{ n: number }>`SELECT count(*) AS n FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         yield* sql`DELETE FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         return gone[0]?.n ?? 0
