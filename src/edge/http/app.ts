@@ -11,6 +11,7 @@ import type { CallerShape } from "../../services/Caller.ts"
 import type { ServerKind } from "../mcp/catalog.ts"
 import { McpSessions } from "../mcp/McpSessions.ts"
 import { inboxApp, isInboxPath } from "../inbox/routes.ts"
+import { consoleApp, isConsolePath } from "../inbox/console/routes.ts"
 import { healthReport } from "./health.ts"
 import { METRICS_PATH, metricsResponse } from "./metrics.ts"
 import { hostAllowed } from "./hostGuard.ts"
@@ -54,6 +55,9 @@ export const httpApp = Effect.gen(function* () {
   }
 
   if (path === METRICS_PATH) return yield* metricsResponse
+
+  // The operator's console (runs, clients) under the inbox's sign-in: src/edge/inbox/console.
+  if (isConsolePath(path)) return yield* consoleApp(path)
 
   // The operator's inbox page (src/edge/inbox): its own sign-in with the admin key, sessions and CSRF.
   if (isInboxPath(path)) return yield* inboxApp(path)
