@@ -181,7 +181,6 @@ export const makeLedgerSql = Effect.gen(function* () {
         updatedAt: now,
         endedAt: current.endedAt ?? (isTerminal(status) ? now : null)
       }
-      if (current.endedAt === null && next.endedAt !== null) metrics.runFinished(next.client, next.status)
       yield* sql`UPDATE runs SET
           status = ${next.status},
           pending = ${next.pending === null ? null : JSON.stringify(next.pending)},
@@ -258,16 +257,28 @@ export const makeLedgerSql = Effect.gen(function* () {
       Effect.mapError(fail("active"))
     ),
 
-    modify: <A>(runId: string, f: (current: RunRecord) => { readonly change: RunChange; readonly result: A }) =>
-      Effect.gen(function* () {
+    modify: <A>(runId: string, f: (current: RunRecord) => { readonly change: RunChange; readonly result: A }) => {
+      // The write that ended the run, counted once its transaction committed (a rollback counts nothing).
+      let ended: RunRecord | null = null
+      return Effect.gen(function* () {
+        ended = null
         const found = yield* getRow(runId)
         if (Option.isNone(found)) return yield* new LedgerRunMissing({ runId })
         const { change, result } = f(found.value)
         if (isEmpty(change)) return { record: found.value, appended: [], result } satisfies Modified<A>
         const now = yield* Clock.currentTimeMillis
         const { record, appended } = yield* write(found.value, change, now)
+        if (found.value.endedAt === null && record.endedAt !== null) ended = record
         return { record, appended, result } satisfies Modified<A>
-      }).pipe(inTransaction, Effect.catchTag("SqlError", (e) => Effect.fail(fail("modify")(e)))),
+      }).pipe(
+        inTransaction,
+        Effect.tap(() => Effect.sync(() => {
+          const r: RunRecord | null = ended
+          if (r !== null) metrics.runFinished(r.client, r.status)
+        })),
+        Effect.catchTag("SqlError", (e) => Effect.fail(fail("modify")(e)))
+      )
+    },
 
     eventsAfter: (runId, afterSeq, limit) =>
       sql<EventRow>`SELECT seq, type, at, data FROM run_events WHERE run_id = ${runId} AND seq > ${afterSeq}
