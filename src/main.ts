@@ -16,6 +16,7 @@ const USAGE = `usage: agent-bridge <verb> [options]
   client add NAME [--scope memory]   admit a client: prints its key once and setup for Claude Code, Codex, Hermes
   client list | revoke NAME | rotate NAME
   inbox list | show ID | approve ID [--choice once|session|always] | deny ID
+  runs list [--client C] [--status S] [--agent A] | show ID [--events] | stop ID
   doctor                             check config, database, Hermes profiles, skills folder
   hermes-sim [--port N] [--key K] [--profiles a,b] [--generation old|new] [--clarify on|off]
 
@@ -26,6 +27,7 @@ const VERB_FLAGS: Readonly<Record<string, FlagSpec>> = {
   serve: { values: ["config"], booleans: [] },
   client: { values: ["config", "scope"], booleans: ["json"] },
   inbox: { values: ["config", "state", "choice"], booleans: ["json"] },
+  runs: { values: ["config", "client", "status", "agent", "limit", "since", "offset"], booleans: ["json", "events"] },
   doctor: { values: ["config"], booleans: ["json"] }
 }
 
@@ -90,6 +92,11 @@ const main = async () => {
     case "inbox": {
       const { inboxCommandLine } = await import("./cli/inboxRuntime.ts")
       process.exitCode = await inboxCommandLine(config, args)
+      return
+    }
+    case "runs": {
+      const { runsCommandLine } = await import("./cli/runsRuntime.ts")
+      process.exitCode = await runsCommandLine(config, args)
       return
     }
     default:

@@ -5,7 +5,7 @@ export interface ParsedArgs {
 }
 
 /** Flags that never take a value (so `--json list` is not read as json=list). */
-const BOOLEAN_FLAGS = new Set(["json", "help", "h", "version"])
+const BOOLEAN_FLAGS = new Set(["json", "help", "h", "version", "events"])
 
 export const parseArgs = (argv: ReadonlyArray<string>): ParsedArgs => {
   const positionals: Array<string> = []

@@ -32,7 +32,7 @@ const ENV_PREFIX = "AGENT_BRIDGE_"
  * Keys whose values are secrets (`bridge.admin_key`, `hermes.key`, `hermes.profiles.<p>.key`): opaque
  * strings, taken from the environment as they are and never printed in a refusal.
  */
-const SECRET_KEYS: ReadonlySet<string> = new Set(["key", "admin_key"])
+const SECRET_KEYS: ReadonlySet<string> = new Set(["key", "admin_key", "metrics_token"])
 
 /** Turns an env string into the YAML value it stands for ("8080" → 8080, "a,b" for lists); a secret stays as it is. */
 const envValue = (key: string, raw: string, existing: unknown): unknown => {

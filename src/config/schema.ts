@@ -33,7 +33,9 @@ export const BridgeSection = Schema.Struct({
   admin_key: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(16)))),
   /** The daemon's log: the least severe level written, and one logfmt (`text`) or JSON line per entry. */
   log_level: withDefault(Schema.Literal("debug", "info", "warn", "error"), () => "info" as const),
-  log_format: withDefault(Schema.Literal("text", "json"), () => "text" as const)
+  log_format: withDefault(Schema.Literal("text", "json"), () => "text" as const),
+  /** A bearer token for `GET /metrics` only (a scraper then needs no admin key); the admin key always works too. */
+  metrics_token: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(16))))
 })
 
 /** How the bridge reaches one Hermes API server and which key it presents. */

@@ -23,6 +23,8 @@ import type { ToolDef } from "../edge/mcp/ToolDef.ts"
 import { agentTools } from "../edge/mcp/tools/index.ts"
 import { TeachServices } from "../services/inbox/teachServices.ts"
 import { RunsLive } from "../services/runs/RunsLive.ts"
+import { LedgerSqlLive } from "../services/runs/LedgerSql.ts"
+import { OperatorStops } from "../services/console/OperatorStops.ts"
 import { DbLive } from "../storage/Db.ts"
 import { Agents } from "../services/Agents.ts"
 import { Auth } from "../services/Auth.ts"
@@ -91,6 +93,8 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     // The inbox page's sessions and admin-key check (needs Auth from the services).
     Layer.provideMerge(InboxWebLive()),
     Layer.provideMerge(listener(config)),
+    // The operator's console: stops asked from the page or the CLI (src/services/console).
+    Layer.provideMerge(OperatorStops.Live.pipe(Layer.provide(LedgerSqlLive))),
     Layer.provideMerge(servicesLayer(config, options))
   )
   return markReady.pipe(Layer.provideMerge(serving))

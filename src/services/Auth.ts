@@ -89,6 +89,8 @@ export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {
       const admin = config.bridge.admin_key !== undefined ? Redacted.value(config.bridge.admin_key) : loadAdminKey(config.dataDir)
       const adminDigest = digestKey(admin)
       yield* redactor.registerSecret(admin)
+      // The metrics token is a key the bridge holds too: never shown to a remote machine.
+      if (config.bridge.metrics_token !== undefined) yield* redactor.registerSecret(Redacted.value(config.bridge.metrics_token))
       const lastWritten = new Map<string, number>()
       const now = () => new Date().toISOString()
       // Storage failures in identity are defects: the edge reports them as bridge.internal.

@@ -6,6 +6,7 @@
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import { makeRedaction, type Redaction } from "../domain/redact/redact.ts"
+import { Metrics } from "./Metrics.ts"
 
 export interface StreamRedactOptions {
   /** Stored `message.text` just before the returned slice (context only, not returned; its last 8192 characters are used). */
@@ -45,12 +46,17 @@ export class Redactor extends Context.Tag("agent-bridge/Redactor")<Redactor, Red
       Redactor,
       Effect.gen(function* () {
         const current = yield* Ref.make<Redaction>(makeRedaction(secrets))
+        const metrics = yield* Metrics
+        const counted = (before: string, after: string) => {
+          if (after !== before) metrics.redactionApplied()
+          return after
+        }
         // Reads go through a plain variable so the hot path stays synchronous.
         let r = yield* Ref.get(current)
         const shape: RedactorShape = {
-          text: (s, o) => r.text(s, o?.liveEdge ?? false),
+          text: (s, o) => counted(s, r.text(s, o?.liveEdge ?? false)),
           json: (v) => r.json(v),
-          segments: (parts, o) => r.segments(parts, o ?? {}),
+          segments: (parts, o) => r.segments(parts, o ?? {}).map((out, i) => counted(parts[i] ?? "", out)),
           wouldChange: (s) => r.wouldChange(s),
           skillProblem: (fileName, s) => r.skillProblem(fileName, s),
           registerSecret: (value) =>

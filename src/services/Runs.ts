@@ -19,6 +19,12 @@ export interface StartRunInput {
   readonly idempotency_key?: string | undefined
 }
 
+/** Who stopped a run when it was not its own client: the operator, from the console page or the CLI. */
+export interface StopActor {
+  readonly by: "operator"
+  readonly via: "page" | "cli"
+}
+
 type Op<A, R = Caller> = Effect.Effect<A, BridgeError, R>
 
 export interface RunsShape {
@@ -29,7 +35,8 @@ export interface RunsShape {
   readonly events: (runId: string, sinceSeq: number, limit: number) => Op<RunEventsPage>
   readonly answer: (runId: string, requestId: string, answer: string | ReadonlyArray<string>) => Op<RunView>
   readonly steer: (runId: string, input: string) => Op<RunView>
-  readonly stop: (runId: string) => Op<RunView>
+  /** `actor`: the operator's stop (recorded on the `run.stopping` event); omitted, the caller's own. */
+  readonly stop: (runId: string, actor?: StopActor) => Op<RunView>
   readonly list: (options: { readonly status?: RunStatus | undefined; readonly limit: number }) => Op<RunList>
 }
 

@@ -11,7 +11,9 @@ import type { CallerShape } from "../../services/Caller.ts"
 import type { ServerKind } from "../mcp/catalog.ts"
 import { McpSessions } from "../mcp/McpSessions.ts"
 import { inboxApp, isInboxPath } from "../inbox/routes.ts"
+import { consoleApp, isConsolePath } from "../inbox/console/routes.ts"
 import { healthReport } from "./health.ts"
+import { METRICS_PATH, metricsResponse } from "./metrics.ts"
 import { hostAllowed } from "./hostGuard.ts"
 import { forbidden, jsonError, notFound } from "./responses.ts"
 
@@ -51,6 +53,11 @@ export const httpApp = Effect.gen(function* () {
     const report = yield* healthReport
     return HttpServerResponse.unsafeJson(report, { status: report.ready ? 200 : 503 })
   }
+
+  if (path === METRICS_PATH) return yield* metricsResponse
+
+  // The operator's console (runs, clients) under the inbox's sign-in: src/edge/inbox/console.
+  if (isConsolePath(path)) return yield* consoleApp(path)
 
   // The operator's inbox page (src/edge/inbox): its own sign-in with the admin key, sessions and CSRF.
   if (isInboxPath(path)) return yield* inboxApp(path)

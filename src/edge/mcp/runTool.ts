@@ -13,8 +13,16 @@ import { Caller, type CallerShape } from "../../services/Caller.ts"
 import { Progress, type ProgressShape } from "../../services/Progress.ts"
 import { Redactor } from "../../services/Redactor.ts"
 import { decodeArgs } from "./decodeArgs.ts"
-import { toolErrorResult, toolSuccessResult } from "./toolResult.ts"
+import { ERROR_META_KEY, toolErrorResult, toolSuccessResult } from "./toolResult.ts"
+import { withMetrics } from "../../services/Metrics.ts"
 import type { ToolDef } from "./ToolDef.ts"
+
+/** "ok", or the `bridge.*` code an error result carries in its `_meta`. */
+const resultCode = (result: CallToolResult): string => {
+  if (result.isError !== true) return "ok"
+  const meta = result._meta?.[ERROR_META_KEY] as { code?: unknown } | undefined
+  return typeof meta?.code === "string" ? meta.code : "error"
+}
 
 export const newIncident = () => `inc_${randomUUID().replace(/-/g, "").slice(0, 16)}`
 
@@ -51,6 +59,7 @@ export const runTool = <R>(
         Effect.as(toolErrorResult(tool.name, new Internal({ incident })))
       )
     }),
+    Effect.tap((result) => withMetrics((m) => m.mcpRequest(tool.name, resultCode(result)))),
     Effect.provideService(Caller, caller),
     Effect.provideService(Progress, progress),
     Effect.annotateLogs({ tool: tool.name, client: caller.client }),

@@ -74,6 +74,7 @@ export const makeHermesClient = (
             runId,
             openEvents: (lastId) => ops.eventsRaw(p, runId, lastId),
             status: ops.statusRaw(p, runId),
+            profile: p.name,
             schedule: o?.giveUpAfter === undefined ? reconnect : reconnect.pipe(Schedule.upTo(o.giveUpAfter))
           },
           {

@@ -21,6 +21,7 @@ import { isTerminal } from "../../domain/runs/view.ts"
 import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
 import { failureLog, HermesTransport, saysRunUnknown } from "./failure.ts"
+import { withMetrics } from "../../services/Metrics.ts"
 
 /** The one text of a run Hermes no longer knows (its JSON said `run_not_found`). */
 export const GONE_ERROR =
@@ -197,6 +198,8 @@ export interface FollowDeps {
   readonly openEvents: (lastEventId: number | null) => Stream.Stream<HermesEvent, HermesFailure>
   readonly status: Effect.Effect<HermesRunStatus, HermesFailure>
   readonly schedule: Schedule.Schedule<HermesFailure, HermesFailure>
+  /** The profile's name, for the reconnect and polling counters. */
+  readonly profile?: string | undefined
 }
 
 export interface FollowSettings {
@@ -251,6 +254,7 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
           yield* trouble(EVENTS_ROUTE, failure, "reconnecting the event stream after a backoff")
           yield* backoff(failure)
         }
+        yield* withMetrics((m) => (polling ? m.pollingFallback(deps.profile ?? "default") : m.hermesReconnect(deps.profile ?? "default")))
         continue
       }
       const status = yield* Effect.either(deps.status)

@@ -20,6 +20,7 @@ import {
 import type { HermesProfile } from "./HermesClient.ts"
 import { ErrorEnvelope } from "./schemas.ts"
 import { hermesRetrySchedule } from "./schedules.ts"
+import { measureHermes } from "../../services/Metrics.ts"
 
 export interface HermesCall {
   readonly profile: HermesProfile
@@ -106,15 +107,15 @@ export const makeHermesHttp = (base: HttpClient.HttpClient, timeout: Duration.Du
 
   return {
     timeout,
-    open: (call) => retried(call, timed(send(call), openTimeout)),
+    open: (call) => retried(call, measureHermes(call.profile.name)(timed(send(call), openTimeout))),
     json: (call, schema) =>
-      retried(call, timed(Effect.gen(function* () {
+      retried(call, measureHermes(call.profile.name)(timed(Effect.gen(function* () {
         const response = yield* send(call)
         const text = yield* response.text.pipe(Effect.mapError(fromClientError))
         const body = yield* Schema.decodeUnknown(Schema.parseJson(schema))(text).pipe(
           Effect.mapError(() => new HermesBadAnswer({ detail: `unexpected body from ${call.method} ${call.path}` }))
         )
         return { body, headers: response.headers }
-      })))
+      }))))
   }
 }

@@ -5,6 +5,7 @@ import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
+import { Metrics } from "../Metrics.ts"
 import {
   boundaryAtOrBefore,
   CONTEXT_CHARS,
@@ -114,6 +115,7 @@ const isUniqueViolation = (e: SqlError): boolean => {
 
 export const makeLedgerSql = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const metrics = yield* Metrics
   const inTransaction = transactionKeepingCause(sql)
   const fail = (operation: string) => (cause: unknown) => new LedgerError({ operation, cause })
 
@@ -217,6 +219,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         return record
       }).pipe(
         inTransaction,
+        Effect.tap((record) => metrics.runStarted(record.client)),
         Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken> =>
           run.idempotencyKey !== null && isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
@@ -254,16 +257,28 @@ export const makeLedgerSql = Effect.gen(function* () {
       Effect.mapError(fail("active"))
     ),
 
-    modify: <A>(runId: string, f: (current: RunRecord) => { readonly change: RunChange; readonly result: A }) =>
-      Effect.gen(function* () {
+    modify: <A>(runId: string, f: (current: RunRecord) => { readonly change: RunChange; readonly result: A }) => {
+      // The write that ended the run, counted once its transaction committed (a rollback counts nothing).
+      let ended: RunRecord | null = null
+      return Effect.gen(function* () {
+        ended = null
         const found = yield* getRow(runId)
         if (Option.isNone(found)) return yield* new LedgerRunMissing({ runId })
         const { change, result } = f(found.value)
         if (isEmpty(change)) return { record: found.value, appended: [], result } satisfies Modified<A>
         const now = yield* Clock.currentTimeMillis
         const { record, appended } = yield* write(found.value, change, now)
+        if (found.value.endedAt === null && record.endedAt !== null) ended = record
         return { record, appended, result } satisfies Modified<A>
-      }).pipe(inTransaction, Effect.catchTag("SqlError", (e) => Effect.fail(fail("modify")(e)))),
+      }).pipe(
+        inTransaction,
+        Effect.tap(() => Effect.sync(() => {
+          const r: RunRecord | null = ended
+          if (r !== null) metrics.runFinished(r.client, r.status)
+        })),
+        Effect.catchTag("SqlError", (e) => Effect.fail(fail("modify")(e)))
+      )
+    },
 
     eventsAfter: (runId, afterSeq, limit) =>
       sql<EventRow>`SELECT seq, type, at, data FROM run_events WHERE run_id = ${runId} AND seq > ${afterSeq}
@@ -294,6 +309,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         const doomed = sql`SELECT run_id FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         yield* sql`DELETE FROM run_events WHERE run_id IN (${doomed})`
         yield* sql`DELETE FROM run_output WHERE run_id IN (${doomed})`
+        yield* sql`DELETE FROM run_stop_requests WHERE run_id IN (${doomed})`
         const gone = yield* sql<{ n: number }>`SELECT count(*) AS n FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         yield* sql`DELETE FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         return gone[0]?.n ?? 0

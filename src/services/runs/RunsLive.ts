@@ -110,8 +110,8 @@ export const makeRuns = Effect.gen(function* () {
           )
         )),
 
-    stop: (runId) =>
-      Effect.flatMap(own(runId), (run) => orDie(Effect.flatMap(control.stop(run), (r) => views.runView(r, 0)))),
+    stop: (runId, actor) =>
+      Effect.flatMap(own(runId), (run) => orDie(Effect.flatMap(control.stop(run, actor), (r) => views.runView(r, 0)))),
 
     list: ({ status, limit }) =>
       Effect.gen(function* () {

@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import { NoPendingRequest, RunNotRunning } from "../../domain/errors.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
+import type { StopActor } from "../Runs.ts"
 import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import type { RunSignals } from "./RunSignals.ts"
@@ -59,7 +60,7 @@ export const makeControl = ({ ledger, hermes, signals }: ControlDeps) => {
       return run
     })
 
-  const stop = (run: RunRecord) =>
+  const stop = (run: RunRecord, actor?: StopActor) =>
     Effect.gen(function* () {
       if (isTerminal(run.status) || run.status === "stopping") return run
       const profile = yield* hermes.profile(run.agent)
@@ -73,7 +74,7 @@ export const makeControl = ({ ledger, hermes, signals }: ControlDeps) => {
         isTerminal(current.status) || current.status === "stopping"
           ? {}
           // A stopping run asks nothing any more: a pending clarification is dropped with it.
-          : { status: "stopping", pending: null, events: [{ type: "run.stopping", data: {} }] })
+          : { status: "stopping", pending: null, events: [{ type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } }] })
     })
 
   return { answer, steer, stop }

@@ -11,6 +11,7 @@ import { Progress } from "../Progress.ts"
 import type { LedgerShape, RunRecord } from "./Ledger.ts"
 import { endsWait, type RunSignal, type RunSignals, signalOf } from "./RunSignals.ts"
 import type { Views } from "./views.ts"
+import { countWait } from "../Metrics.ts"
 
 export const MAX_WAIT_SECONDS = 600
 export const HEARTBEAT = Duration.seconds(10)
@@ -59,7 +60,7 @@ export const makeWaits = ({ ledger, signals, views }: WaitDeps) => {
   const wait = (run: RunRecord, timeoutSeconds: number) =>
     Effect.gen(function* () {
       const seconds = Math.min(Math.max(timeoutSeconds, 0), MAX_WAIT_SECONDS)
-      const endedEarly = endsWait(signalOf(run)) || (seconds > 0 && (yield* awaitEnd(run, Duration.seconds(seconds))))
+      const endedEarly = endsWait(signalOf(run)) || (seconds > 0 && (yield* countWait(awaitEnd(run, Duration.seconds(seconds)))))
       const latest = Option.getOrElse(yield* ledger.get(run.runId), () => run)
       const view = yield* views.runView(latest, 0)
       const tail = yield* views.tail(latest)

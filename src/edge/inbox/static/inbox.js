@@ -80,7 +80,8 @@
   if (signout) signout.addEventListener("submit", function () { leaving = true; });
 
   if (typeof EventSource === "function") {
-    var events = new EventSource("/inbox/events");
+    // Console pages (runs, clients) follow their own feed; the rest the inbox's.
+    var events = new EventSource(main.getAttribute("data-feed") || "/inbox/events");
     events.addEventListener("inbox", function (e) {
       if (e.data !== current) refresh();
     });

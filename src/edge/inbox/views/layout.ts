@@ -5,7 +5,7 @@
  */
 import { type Html, html } from "../html.ts"
 
-export type Section = "pending" | "history" | "row" | "signin" | "error"
+export type Section = "pending" | "history" | "row" | "signin" | "error" | "runs" | "clients"
 
 export interface SignedInChrome {
   readonly csrf: string
@@ -20,6 +20,8 @@ export interface PageSpec {
   /** Null on the sign-in page and for a signed-out visitor. */
   readonly signedIn: SignedInChrome | null
   readonly content: Html
+  /** The event stream this page's `data-version` follows (default: the inbox's, `/inbox/events`); null: the page never reloads itself. */
+  readonly feed?: string | null
 }
 
 const navLink = (href: string, label: Html | string, current: boolean) =>
@@ -34,6 +36,8 @@ const header = (spec: PageSpec): Html => {
     <ul>
       ${navLink("/inbox", html`Pending (<span id="pending-count">${s.pendingCount}</span>)`, spec.section === "pending")}
       ${navLink("/inbox/history", "History", spec.section === "history")}
+      ${navLink("/inbox/runs", "Runs", spec.section === "runs")}
+      ${navLink("/inbox/clients", "Clients", spec.section === "clients")}
     </ul>
   </nav>
   <form method="post" action="/inbox/signout">
@@ -57,7 +61,7 @@ ${spec.signedIn === null ? "" : html`<script src="/inbox/static/inbox.js" defer>
 <a class="skip" href="#main">Skip to content</a>
 ${header(spec)}
 <div id="live" class="sr-only" role="status" aria-live="polite"></div>
-<main id="main" tabindex="-1"${spec.signedIn === null ? "" : html` data-version="${spec.signedIn.version}"`}>
+<main id="main" tabindex="-1"${spec.signedIn === null || spec.feed === null ? "" : html` data-version="${spec.signedIn.version}"${spec.feed === undefined ? "" : html` data-feed="${spec.feed}"`}`}>
 ${spec.content}
 </main>
 </body>

@@ -1,0 +1,30 @@
+/** Runs `agent-bridge runs …` against the daemon's database (the inbox's stack, for approvals shown on a run). */
+import { Effect, Layer } from "effect"
+import type { ResolvedConfig } from "../config/load.ts"
+import { HermesClientForTools } from "../hermes/client/HermesClientLive.ts"
+import { OperatorStops } from "../services/console/OperatorStops.ts"
+import { InboxServices } from "../services/inbox/teachServices.ts"
+import { LedgerSqlLive } from "../services/runs/LedgerSql.ts"
+import type { ParsedArgs } from "./args.ts"
+import { runsMain } from "./runs.ts"
+import { cliLoggingLayer, storageLayer } from "./runtime.ts"
+
+export const runsCommandLine = (config: ResolvedConfig, args: ParsedArgs): Promise<number> =>
+  Effect.runPromise(
+    runsMain(args).pipe(
+      Effect.provide(
+        OperatorStops.Recording.pipe(
+          Layer.provideMerge(LedgerSqlLive),
+          Layer.provideMerge(InboxServices),
+          Layer.provideMerge(HermesClientForTools),
+          Layer.provideMerge(storageLayer(config)),
+          Layer.provide(cliLoggingLayer)
+        )
+      ),
+      Effect.scoped,
+      Effect.catchAllCause((cause) => Effect.sync(() => {
+        console.error(`runs: ${String(cause).split("\n")[0]}`)
+        return 1
+      }))
+    )
+  )

@@ -1,0 +1,59 @@
+/**
+ * `GET /metrics`: the daemon's metrics in the Prometheus text format (services/Metrics.ts). It needs
+ * a bearer key: the admin key, or `bridge.metrics_token` when one is configured (so a scraper holds
+ * no key that could do anything else). The database's facts (live runs, pending inbox rows, the
+ * ledger's size) are read at each scrape, so they are exact whoever wrote them (the CLI included).
+ */
+import { SqlClient } from "@effect/sql"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Redacted } from "effect"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { bearerToken, digestKey, sameDigest } from "../../domain/keys.ts"
+import { Auth } from "../../services/Auth.ts"
+import { Metrics } from "../../services/Metrics.ts"
+import { forbidden, jsonError } from "./responses.ts"
+
+export const METRICS_PATH = "/metrics"
+
+/** True when `token` is the admin key or the configured metrics token (constant time over digests). */
+const allowed = (token: string | undefined) =>
+  Effect.gen(function* () {
+    if (token === undefined || token.length === 0 || token.length > 512) return false
+    const auth = yield* Auth
+    const config = yield* AppConfig
+    const digest = digestKey(token)
+    const candidates = [auth.adminKey, ...(config.bridge.metrics_token === undefined ? [] : [config.bridge.metrics_token])]
+    // Every candidate is compared, so the time says nothing about which one matched.
+    return candidates.map((k) => sameDigest(digest, digestKey(Redacted.value(k)))).some((ok) => ok)
+  })
+
+const storeFacts = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const live = yield* sql<{ client: string; n: number }>`SELECT client, count(*) AS n FROM runs WHERE ended_at IS NULL GROUP BY client`
+  const [counts] = yield* sql<{ runs: number; events: number; pending: number }>`SELECT
+      (SELECT count(*) FROM runs) AS runs,
+      (SELECT count(*) FROM run_events) AS events,
+      (SELECT count(*) FROM inbox WHERE state = 'pending') AS pending`
+  const [pages] = yield* sql<{ bytes: number }>`SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()`
+  return {
+    liveRuns: live,
+    inboxPending: counts?.pending ?? 0,
+    ledgerRuns: counts?.runs ?? 0,
+    ledgerEvents: counts?.events ?? 0,
+    databaseBytes: pages?.bytes ?? 0
+  }
+})
+
+export const metricsResponse = Effect.gen(function* () {
+  const req = yield* HttpServerRequest.HttpServerRequest
+  if (req.method !== "GET") {
+    return jsonError(405, "method_not_allowed", "/metrics takes GET").pipe(HttpServerResponse.setHeader("allow", "GET"))
+  }
+  if (!(yield* allowed(bearerToken(req.headers["authorization"])))) {
+    return forbidden("/metrics needs the admin key or bridge.metrics_token as a bearer token")
+  }
+  const metrics = yield* Metrics
+  metrics.observeStore(yield* storeFacts)
+  const text = yield* Effect.promise(() => metrics.render())
+  return HttpServerResponse.text(text, { contentType: metrics.contentType, headers: { "cache-control": "no-store" } })
+})

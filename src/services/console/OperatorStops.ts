@@ -1,0 +1,111 @@
+/**
+ * The operator's stop of a run (console page, `agent-bridge runs stop`), one mechanism for both:
+ * the request is a row (`stopRequests.ts`) and the daemon carries it out through the run service's
+ * own stop, recorded as the operator's (`run.stopping` carries `by: "operator"` and the channel).
+ *
+ * - `OperatorStops.Recording` (the CLI): checks the run and records the request; nothing else.
+ * - `OperatorStops.Live` (the daemon): records and carries out at once, and `carryOutOnSignal`
+ *   carries out every pending row at start and whenever another process committed (the CLI's
+ *   request, noticed through the `PRAGMA data_version` watch that moves the inbox's change feed).
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schedule, Stream } from "effect"
+import { type BridgeError, errorText, RunNotFound } from "../../domain/errors.ts"
+import { isTerminal } from "../../domain/runs/view.ts"
+import { Caller } from "../Caller.ts"
+import { InboxChanges } from "../inbox/InboxChanges.ts"
+import { Lifecycle } from "../Lifecycle.ts"
+import { Runs, type StopActor } from "../Runs.ts"
+import { Ledger } from "../runs/Ledger.ts"
+import { makeStopRequests, type StopRequest, type StopRequestsShape } from "./stopRequests.ts"
+
+export type StopAnswer =
+  | { readonly _tag: "AlreadyEnded"; readonly status: string }
+  | { readonly _tag: "Requested"; readonly request: StopRequest }
+
+export interface OperatorStopsShape {
+  /** The operator asks to stop `runId`: unknown → `bridge.run_not_found`; ended → nothing to do. */
+  readonly request: (runId: string, via: StopActor["via"]) => Effect.Effect<StopAnswer, BridgeError>
+}
+
+export class OperatorStops extends Context.Tag("agent-bridge/console/OperatorStops")<OperatorStops, OperatorStopsShape>() {
+  /** Records requests only (the CLI: the daemon carries them out). */
+  static Recording: Layer.Layer<OperatorStops, never, SqlClient.SqlClient | Ledger> = Layer.effect(
+    OperatorStops,
+    Effect.gen(function* () {
+      const store = yield* makeStopRequests
+      const ledger = yield* Ledger
+      return { request: recordRequest(store, ledger) }
+    })
+  )
+
+  /** Records and carries out (the daemon: the pending rows once it is ready, then on each signal). */
+  static Live: Layer.Layer<OperatorStops, never, SqlClient.SqlClient | Ledger | Runs | InboxChanges | Lifecycle> = Layer.scoped(
+    OperatorStops,
+    Effect.gen(function* () {
+      const store = yield* makeStopRequests
+      const ledger = yield* Ledger
+      const runs = yield* Runs
+      const lifecycle = yield* Lifecycle
+      const changes = yield* InboxChanges
+      const carryOut = carryOutPending(store, runs)
+      // Runs answer only once the daemon is ready (its runs re-attached), so the fiber waits for
+      // that, carries out what was requested while the daemon was down, then every commit of
+      // another process (the feed's first value is the current version: nothing new yet).
+      const ready = lifecycle.phase.pipe(Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (p) => p !== "starting" }))
+      yield* ready.pipe(
+        Effect.zipRight(carryOut),
+        Effect.zipRight(changes.changes.pipe(
+          Stream.drop(1),
+          Stream.buffer({ capacity: 1, strategy: "sliding" }),
+          Stream.runForEach(() => carryOut)
+        )),
+        Effect.forkScoped
+      )
+      const record = recordRequest(store, ledger)
+      const request: OperatorStopsShape["request"] = (runId, via) =>
+        Effect.gen(function* () {
+          const answer = yield* record(runId, via)
+          if (answer._tag === "AlreadyEnded") return answer
+          yield* carryOut
+          const now = yield* internal(store.get(runId))
+          return { _tag: "Requested", request: Option.getOrElse(now, () => answer.request) } as const
+        })
+      return { request }
+    })
+  )
+}
+
+/** A database failure here is a defect: the edge (page, CLI) reports it under its incident. */
+const internal = <A, E>(e: Effect.Effect<A, E>) => Effect.orDie(e)
+
+const recordRequest = (store: StopRequestsShape, ledger: Context.Tag.Service<Ledger>) => (runId: string, via: StopActor["via"]): Effect.Effect<StopAnswer, BridgeError> =>
+  Effect.gen(function* () {
+    const found = yield* internal(ledger.get(runId))
+    if (Option.isNone(found)) return yield* new RunNotFound({ message: `no run ${JSON.stringify(runId.slice(0, 80))}` })
+    if (isTerminal(found.value.status)) return { _tag: "AlreadyEnded", status: found.value.status } as const
+    const request = yield* internal(store.request(runId, via))
+    yield* Effect.logInfo(`operator asked to stop run ${runId} (${via})`)
+    return { _tag: "Requested", request } as const
+  })
+
+/**
+ * Carries out every pending request through `Runs.stop` as the admin, recording the outcome. A
+ * failure (Hermes unreachable, say) is recorded as the outcome, not retried in a loop: the run's
+ * follower still ends the run when Hermes does, and the operator can ask again.
+ */
+const carryOutPending = (store: StopRequestsShape, runs: Context.Tag.Service<Runs>) =>
+  Effect.gen(function* () {
+    const pending = yield* store.pending
+    for (const request of pending) {
+      const outcome = yield* runs.stop(request.runId, { by: "operator", via: request.via }).pipe(
+        Effect.provideService(Caller, Caller.admin),
+        Effect.map((view) => (isTerminal(view.status) ? "already_ended" : "stopping")),
+        Effect.catchAll((e) =>
+          e._tag === "RunNotFound" ? Effect.succeed("gone") : e._tag === "Unavailable" ? Effect.succeed(null) : Effect.succeed(`failed: ${errorText(e)}`)
+        )
+      )
+      // Unavailable (the daemon is draining): left pending for the next start.
+      if (outcome !== null) yield* store.finish(request.runId, outcome)
+    }
+  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("operator stops: carrying out failed", cause)))

@@ -1,0 +1,74 @@
+/**
+ * The operator's stop requests (migration 0006): a row per run the operator asked to stop. The CLI
+ * only writes the row (the daemon may be down); the daemon carries rows out (`OperatorStops`) and
+ * records the outcome, so the request survives a daemon that is not running when it is made.
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect, Option } from "effect"
+import type { StopActor } from "../Runs.ts"
+
+export interface StopRequest {
+  readonly runId: string
+  readonly requestedBy: string
+  readonly via: StopActor["via"]
+  readonly requestedAt: number
+  readonly doneAt: number | null
+  /** What became of it: "stopping", "already_ended", "gone", or "failed: <why>". */
+  readonly outcome: string | null
+}
+
+interface Row {
+  readonly run_id: string
+  readonly requested_by: string
+  readonly via: string
+  readonly requested_at: number
+  readonly done_at: number | null
+  readonly outcome: string | null
+}
+
+const toRequest = (r: Row): StopRequest => ({
+  runId: r.run_id,
+  requestedBy: r.requested_by,
+  via: r.via === "cli" ? "cli" : "page",
+  requestedAt: r.requested_at,
+  doneAt: r.done_at,
+  outcome: r.outcome
+})
+
+/** Rows carried out per pass; more wait for the next pass (the queue is drained in order). */
+export const STOPS_PER_PASS = 100
+
+export interface StopRequestsShape {
+  /** Records (or re-opens, if an earlier one is done) the operator's request to stop `runId`. */
+  readonly request: (runId: string, via: StopActor["via"]) => Effect.Effect<StopRequest, SqlError>
+  readonly get: (runId: string) => Effect.Effect<Option.Option<StopRequest>, SqlError>
+  /** Requests not yet carried out, oldest first. */
+  readonly pending: Effect.Effect<ReadonlyArray<StopRequest>, SqlError>
+  readonly finish: (runId: string, outcome: string) => Effect.Effect<void, SqlError>
+}
+
+export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const get = (runId: string) =>
+    sql<Row>`SELECT * FROM run_stop_requests WHERE run_id = ${runId}`.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRequest)))
+  return {
+    request: (runId, via) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        // A request still pending stays as it is (its first time and channel); a finished one is re-opened.
+        yield* sql`INSERT INTO run_stop_requests (run_id, requested_by, via, requested_at) VALUES (${runId}, 'operator', ${via}, ${now})
+          ON CONFLICT (run_id) DO UPDATE SET via = excluded.via, requested_at = excluded.requested_at, done_at = NULL, outcome = NULL
+          WHERE run_stop_requests.done_at IS NOT NULL`
+        return Option.getOrThrow(yield* get(runId))
+      }),
+    get,
+    pending: sql<Row>`SELECT * FROM run_stop_requests WHERE done_at IS NULL ORDER BY requested_at LIMIT ${STOPS_PER_PASS}`.pipe(
+      Effect.map((rows) => rows.map(toRequest))
+    ),
+    finish: (runId, outcome) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        sql`UPDATE run_stop_requests SET done_at = ${now}, outcome = ${outcome} WHERE run_id = ${runId} AND done_at IS NULL`
+      ).pipe(Effect.asVoid)
+  }
+})
