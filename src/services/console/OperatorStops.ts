@@ -48,7 +48,7 @@ export class OperatorStops extends Context.Tag("agent-bridge/console/OperatorSto
       const runs = yield* Runs
       const lifecycle = yield* Lifecycle
       const changes = yield* InboxChanges
-      const carryOut = carryOutPending(store, runs)
+      const carryOut = carryOutPending(store, runs, ledger)
       // Runs answer only once the daemon is ready (its runs re-attached), so the fiber waits for
       // that, carries out what was requested while the daemon was down, then every commit of
       // another process (the feed's first value is the current version: nothing new yet).
@@ -94,13 +94,17 @@ const recordRequest = (store: StopRequestsShape, ledger: Context.Tag.Service<Led
  * failure (Hermes unreachable, say) is recorded as the outcome, not retried in a loop: the run's
  * follower still ends the run when Hermes does, and the operator can ask again.
  */
-const carryOutPending = (store: StopRequestsShape, runs: Context.Tag.Service<Runs>) =>
+const carryOutPending = (store: StopRequestsShape, runs: Context.Tag.Service<Runs>, ledger: Context.Tag.Service<Ledger>) =>
   Effect.gen(function* () {
     const pending = yield* store.pending
     for (const request of pending) {
+      // Whether the run had ended is read before the stop: the view the stop returns may already
+      // show the run cancelled by this very stop (the follower can record Hermes's end first).
+      const before = yield* internal(ledger.get(request.runId))
+      const endedBefore = Option.isSome(before) && isTerminal(before.value.status)
       const outcome = yield* runs.stop(request.runId, { by: "operator", via: request.via }).pipe(
         Effect.provideService(Caller, Caller.admin),
-        Effect.map((view) => (isTerminal(view.status) ? "already_ended" : "stopping")),
+        Effect.map(() => (endedBefore ? "already_ended" : "stopping")),
         Effect.catchAll((e) =>
           e._tag === "RunNotFound" ? Effect.succeed("gone") : e._tag === "Unavailable" ? Effect.succeed(null) : Effect.succeed(`failed: ${errorText(e)}`)
         )
