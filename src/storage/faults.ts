@@ -45,7 +45,7 @@ export const storageFaultMessage = (fault: StorageFault, what: string, where: st
     case "readonly":
       return `${what} failed: the bridge may not write ${place} (${fault.code}: read-only or not permitted); make it writable for the bridge, then retry`
     case "io":
-      return `${what} failed: the disk holding ${place} reported an I/O error (${fault.code}); check the disk, then retry`
+      return `${what} failed: the disk holding ${place} reported an I/O error (${fault.code}); check that the disk has free space and works, then retry`
     case "busy":
       return `${what} failed: the database ${place} is busy (${fault.code}); retry in a moment`
   }
