@@ -67,7 +67,7 @@ describe.skipIf(!immutableWorks)("/healthz over a data folder the bridge cannot 
       const degraded = await health()
       expect(degraded.status).toBe(200)
       expect(degraded.body).toMatchObject({
-        status: "degraded", ready: true, storage: "read_only",
+        status: "degraded", ready: true, ledger: "read_only", storage: "read_only",
         storage_problems: [{ path: daemon.config.dataDir, state: "read_only" }]
       })
     } finally {

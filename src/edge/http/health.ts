@@ -23,8 +23,9 @@ export const healthReport = Effect.gen(function* () {
   const config = yield* AppConfig
   const database = path.join(config.dataDir, DB_FILE)
   const problems = answers ? yield* storageProblems(sql, database, [config.dataDir, config.dropinDir]) : []
-  // The ledger answers but cannot grow: say so here too, not only under `storage`.
-  const ledger = answers ? (problems.find((p) => p.path === database)?.state ?? "ok") : "unavailable"
+  // The ledger answers but cannot grow (its page limit, or its folder's disk): say so here too.
+  const ledgerProblem = problems.find((p) => p.path === database) ?? problems.find((p) => p.path === config.dataDir)
+  const ledger = answers ? (ledgerProblem?.state ?? "ok") : "unavailable"
   const storage = problems[0]?.state ?? "ok"
   const agents = yield* Agents.list
   const hermes = agents.agents.flatMap((a) => ("health" in a ? [{ agent: a.name, health: a.health, keyed: a.keyed }] : []))
