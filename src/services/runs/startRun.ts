@@ -1,7 +1,7 @@
 /**
  * `agent_run`'s start path: agent → keys → idempotency (answered from the ledger, or from the start
- * with that key in flight, before the cap) → per-client cap → Hermes start → ledger insert. A failed insert after
- * Hermes accepted stops the Hermes run and answers `bridge.store_unavailable`.
+ * with that key in flight, before the cap) → per-client cap → Hermes start → ledger insert. A failed
+ * insert after Hermes accepted stops the Hermes run and answers `bridge.store_unavailable`.
  */
 import { Effect, Either, Exit, Fiber, Option, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
