@@ -9,6 +9,7 @@ import { checkFlags, type FlagSpec, flag, hasFlag, parseArgs, UsageError } from 
 import { authLayer, cliLoggingLayer } from "./cli/runtime.ts"
 import { serve } from "./cli/serve.ts"
 import { loadConfig } from "./config/load.ts"
+import { causeLine } from "./daemon/startFailure.ts"
 
 const USAGE = `usage: agent-bridge <verb> [options]
 
@@ -73,9 +74,9 @@ const main = async () => {
             return ""
           })),
           Effect.provide(authLayer(config).pipe(Layer.provide(cliLoggingLayer))),
-          // The database could not be opened or written: its message, not a stack trace.
+          // The database could not be opened or written: one line saying where and what to do.
           Effect.catchAllCause((cause) => Effect.sync(() => {
-            console.error(`client: ${String(cause).split("\n")[0]}`)
+            console.error(causeLine(cause, { what: "client", dataDir: config.dataDir }))
             process.exitCode = 1
             return ""
           }))

@@ -1,6 +1,7 @@
 /** Runs `agent-bridge inbox …` against the daemon's database, with a Hermes client for run approvals. */
 import { Effect, Layer } from "effect"
 import type { ResolvedConfig } from "../config/load.ts"
+import { causeLine } from "../daemon/startFailure.ts"
 import { HermesClientForTools } from "../hermes/client/HermesClientLive.ts"
 import { InboxServices } from "../services/inbox/teachServices.ts"
 import type { ParsedArgs } from "./args.ts"
@@ -13,7 +14,7 @@ export const inboxCommandLine = (config: ResolvedConfig, args: ParsedArgs): Prom
       Effect.provide(InboxServices.pipe(Layer.provideMerge(HermesClientForTools), Layer.provideMerge(storageLayer(config)), Layer.provide(cliLoggingLayer))),
       Effect.scoped,
       Effect.catchAllCause((cause) => Effect.sync(() => {
-        console.error(`inbox: ${String(cause).split("\n")[0]}`)
+        console.error(causeLine(cause, { what: "inbox", dataDir: config.dataDir }))
         return 1
       }))
     )

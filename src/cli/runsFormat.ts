@@ -44,7 +44,7 @@ export const runDetail = (view: RunView, summary: RunSummary | null): string => 
     `  events:   ${view.last_seq}`,
     `  input:    ${view.input_preview}`,
     ...(view.error === null ? [] : [`  error:    ${view.error}`]),
-    ...(view.pending === null ? [] : [`  question: ${view.pending.question}`]),
+    ...(view.pending === null || view.pending.kind === "approval" ? [] : [`  question: ${view.pending.question}`]),
     ...(view.awaiting_approval === undefined ? [] : [`  approval: ${view.awaiting_approval.command} (inbox ${view.awaiting_approval.approval_id})`]),
     "",
     view.output === null

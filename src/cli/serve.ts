@@ -4,11 +4,12 @@
  */
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer, Option } from "effect"
+import { Cause, Console, Effect, Layer, Option } from "effect"
 import * as path from "node:path"
 import type { ResolvedConfig } from "../config/load.ts"
 import { ADMIN_KEY_FILE } from "../services/Auth.ts"
 import { daemonLayer } from "../daemon/Daemon.ts"
+import { causeLine } from "../daemon/startFailure.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
 import { logLevelOf, loggingLayer } from "../daemon/logging.ts"
 import { StrayRejectionsLogged } from "../daemon/strayRejections.ts"
@@ -39,5 +40,14 @@ export const serve = (config: ResolvedConfig) => {
   const app = Layer.merge(announce, StrayRejectionsLogged).pipe(Layer.provideMerge(daemonLayer(config)))
     // Redactor.Default is the same layer value the daemon uses, so logs share its registered secrets.
   const logging = loggingLayer(logLevelOf(config.bridge.log_level), config.bridge.log_format).pipe(Layer.provide(Redactor.Default))
-  return Layer.launch(app.pipe(Layer.provide(logging))).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))
+  // A start that fails (port in use, data folder not writable) ends in one line and exit 1, not a trace.
+  const place = { what: "agent-bridge serve", dataDir: config.dataDir, host: config.bridge.host, port: config.bridge.port }
+  return Layer.launch(app.pipe(Layer.provide(logging))).pipe(
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.zipRight(Console.error(causeLine(cause, place)), Effect.sync(() => process.exit(1)))
+    ),
+    NodeRuntime.runMain({ disablePrettyLogger: true })
+  )
 }

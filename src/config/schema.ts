@@ -4,6 +4,7 @@
  * Secrets (`key`) decode to `Redacted` so they never print by accident.
  */
 import { Schema } from "effect"
+import { proxyEntryProblem } from "../domain/trustedProxies.ts"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
 const Port = Schema.Int.pipe(Schema.between(0, 65535))
@@ -18,6 +19,8 @@ export const ClientName = Schema.String.pipe(
   })
 )
 
+const ProxyEntry = Schema.String.pipe(Schema.filter((s) => proxyEntryProblem(s) ?? true))
+
 const withDefault = <S extends Schema.Schema.Any>(s: S, value: () => Schema.Schema.Type<S>) =>
   Schema.optionalWith(s, { default: value as never })
 
@@ -29,6 +32,18 @@ export const BridgeSection = Schema.Struct({
   allowed_hosts: withDefault(Schema.Array(NonEmpty), () => []),
   run_retention_days: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThan(1)), () => 7),
   max_concurrent_runs_per_client: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4),
+  /**
+   * Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client, e.g. for
+   * the inbox sign-in limit; none by default (the header is ignored). One entry may come as a plain
+   * string, as `AGENT_BRIDGE_BRIDGE_TRUSTED_PROXIES=127.0.0.1` gives it.
+   */
+  trusted_proxies: withDefault(
+    Schema.Union(
+      Schema.Array(ProxyEntry),
+      Schema.transform(ProxyEntry, Schema.Array(Schema.String), { strict: true, decode: (s) => [s], encode: (a) => a[0] ?? "" })
+    ),
+    () => []
+  ),
   /** The admin key; unset: created on first start in `<data_dir>/admin.key` (0600). */
   admin_key: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(16)))),
   /** The daemon's log: the least severe level written, and one logfmt (`text`) or JSON line per entry. */

@@ -4,22 +4,33 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import { Effect, Layer } from "effect"
+import { Data, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { migrations } from "./migrations/index.ts"
 
 export const DB_FILE = "bridge.db"
 
+/** The data directory could not be made ready (a read-only or full disk, a file in its place). */
+export class DataDirError extends Data.TaggedError("DataDirError")<{ readonly dataDir: string; readonly cause: unknown }> {
+  override get message() {
+    const reason = this.cause instanceof Error ? this.cause.message : String(this.cause)
+    return `cannot prepare the data directory ${this.dataDir}: ${reason}`
+  }
+}
+
 /** Creates the data dir (0700) and an empty database file (0600) if they are missing; tightens modes. */
 export const prepareDataDir = (dataDir: string) =>
-  Effect.sync(() => {
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-    fs.chmodSync(dataDir, 0o700)
-    const file = path.join(dataDir, DB_FILE)
-    if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, "a", 0o600))
-    fs.chmodSync(file, 0o600)
-    return file
+  Effect.try({
+    try: () => {
+      fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+      fs.chmodSync(dataDir, 0o700)
+      const file = path.join(dataDir, DB_FILE)
+      if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, "a", 0o600))
+      fs.chmodSync(file, 0o600)
+      return file
+    },
+    catch: (cause) => new DataDirError({ dataDir, cause })
   })
 
 const MigratorLive = SqliteMigrator.layer({ loader: SqliteMigrator.fromRecord(migrations) }).pipe(

@@ -80,3 +80,22 @@ describe("the sign-in limit in the daemon", () => {
     expect((await other.send("GET", "/inbox")).status).toBe(200)
   })
 })
+
+describe("the sign-in limit behind a trusted proxy (bridge.trusted_proxies)", () => {
+  let daemon: TestDaemon
+  beforeAll(async () => {
+    daemon = await startDaemon(testConfig({ bridge: { trusted_proxies: ["127.0.0.1"] } }), hermesDouble())
+  })
+  afterAll(async () => daemon?.close())
+
+  it("counts the forwarded client: one client's wrong keys do not lock the operator behind the same proxy", async () => {
+    const proxy = clientFrom(daemon.url, "127.0.0.1")
+    for (let i = 0; i < 5; i++) expect((await proxy.signIn("hal0bk_wrong", { "x-forwarded-for": "198.51.100.66" })).status).toBe(403)
+    expect((await proxy.signIn(daemon.adminKey, { "x-forwarded-for": "198.51.100.66" })).status).toBe(429)
+    expect((await proxy.signIn(daemon.adminKey, { "x-forwarded-for": "198.51.100.7" })).status).toBe(303)
+    // 127.0.0.2 is not a trusted proxy: its header is its own word.
+    const direct = clientFrom(daemon.url, "127.0.0.2")
+    for (let i = 0; i < 5; i++) await direct.signIn("hal0bk_wrong", { "x-forwarded-for": `198.51.100.${i}` })
+    expect((await direct.signIn(daemon.adminKey, { "x-forwarded-for": "198.51.100.8" })).status).toBe(429)
+  })
+})

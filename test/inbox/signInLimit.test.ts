@@ -6,7 +6,7 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Ref, TestClock } from "effect"
+import { Duration, Effect, Logger, Ref, TestClock } from "effect"
 import { inboxApp } from "../../src/edge/inbox/routes.ts"
 import { DEFAULT_SIGN_IN_LIMIT, limitAddress, makeSignInLimit } from "../../src/edge/inbox/signInLimit.ts"
 import { adminKey, HOST, makeBrowser, makeHarness, ORIGIN } from "./support.ts"
@@ -107,13 +107,13 @@ describe("the limiter", () => {
 })
 
 /** A sign-in POST as the page's form sends it, from `address` (the socket's peer). */
-const signInFrom = (b: Effect.Effect.Success<typeof makeBrowser>, key: string, address: string) =>
+const signInFrom = (b: Effect.Effect.Success<typeof makeBrowser>, key: string, address: string, extra: Record<string, string> = {}) =>
   Effect.gen(function* () {
     const form = yield* b.call("GET", "/inbox/signin")
     const cookies = [...(yield* Ref.get(b.jar))].map(([k, v]) => `${k}=${v}`).join("; ")
     const request = new Request(`${ORIGIN}/inbox/signin`, {
       method: "POST",
-      headers: { host: HOST, origin: ORIGIN, cookie: cookies, "content-type": "application/x-www-form-urlencoded" },
+      headers: { host: HOST, origin: ORIGIN, cookie: cookies, "content-type": "application/x-www-form-urlencoded", ...extra },
       body: new URLSearchParams({ csrf: b.csrfOf(form.body), key }).toString()
     })
     const response = yield* inboxApp("/inbox/signin").pipe(
@@ -196,6 +196,42 @@ describe("the sign-in route under the limit", () => {
       expect(sessionCookie(other.setCookies)).toBe(true)
       // The same peer written as IPv4-mapped IPv6 is the same address.
       expect((yield* signInFrom(b, yield* adminKey, "::ffff:192.0.2.10")).status).toBe(429)
+    }).pipe(Effect.provide(h.layer))
+  })
+
+  it.effect("behind a trusted proxy each forwarded client has its own count; the proxy is never locked", () => {
+    const h = makeHarness({ trustedProxies: ["192.0.2.1"] })
+    const lines: Array<string> = []
+    const capture = Logger.replace(Logger.defaultLogger, Logger.make((o) => void lines.push(Logger.logfmtLogger.log(o))))
+    return Effect.gen(function* () {
+      const b = yield* makeBrowser
+      const via = (client: string) => ({ "x-forwarded-for": client })
+      for (let i = 0; i < 5; i++) expect((yield* signInFrom(b, WRONG, "192.0.2.1", via("203.0.113.66"))).status).toBe(403)
+      expect((yield* signInFrom(b, yield* adminKey, "192.0.2.1", via("203.0.113.66"))).status).toBe(429)
+      // The operator, through the same proxy, still signs in.
+      expect((yield* signInFrom(b, yield* adminKey, "192.0.2.1", via("203.0.113.7"))).status).toBe(303)
+      // The attacker cannot step around the count by writing its own header: the proxy appends the real one.
+      expect((yield* signInFrom(b, yield* adminKey, "192.0.2.1", via("203.0.113.7, 203.0.113.66"))).status).toBe(429)
+      // A peer that is not a trusted proxy is counted as itself, whatever it forwards.
+      for (let i = 0; i < 5; i++) yield* signInFrom(b, WRONG, "198.51.100.3", via("203.0.113.8"))
+      expect((yield* signInFrom(b, yield* adminKey, "198.51.100.3", via("203.0.113.9"))).status).toBe(429)
+      expect((yield* signInFrom(b, yield* adminKey, "192.0.2.1", via("203.0.113.8"))).status).toBe(303)
+      // Each lockout is logged at warning with the address it locked.
+      const lockouts = lines.filter((l) => l.includes("are refused for"))
+      expect(lockouts.length).toBe(2)
+      expect(lockouts[0]).toContain("level=WARN")
+      expect(lockouts[0]).toContain("client_address=203.0.113.66")
+      expect(lockouts[0]).toContain("peer=192.0.2.1")
+      expect(lockouts[1]).toContain("client_address=198.51.100.3")
+    }).pipe(Effect.provide(h.layer), Effect.provide(capture))
+  })
+
+  it.effect("without trusted proxies X-Forwarded-For is ignored", () => {
+    const h = makeHarness()
+    return Effect.gen(function* () {
+      const b = yield* makeBrowser
+      for (let i = 0; i < 5; i++) yield* signInFrom(b, WRONG, "192.0.2.1", { "x-forwarded-for": `203.0.113.${i}` })
+      expect((yield* signInFrom(b, yield* adminKey, "192.0.2.1", { "x-forwarded-for": "203.0.113.200" })).status).toBe(429)
     }).pipe(Effect.provide(h.layer))
   })
 })

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option } from "effect"
+import { errorCode } from "../../src/domain/errors.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { as, eventually, failure, harness, statusIs } from "./support/harness.ts"
 
@@ -79,7 +80,17 @@ describe("run flow", () => {
       })
       const awaiting = yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_approval"), "approval")
       expect(awaiting.awaiting_approval).toEqual({ approval_id: "apr_1", command: "rm -rf ./build", description: "delete build output", since: new Date(0).toISOString() })
-      expect(awaiting.pending).toBeNull()
+      // `pending` says what the run waits on, so the calling agent can tell its user; it is not
+      // the caller's to answer.
+      expect(awaiting.pending).toEqual({
+        request_id: "apr_1", kind: "approval", command: "rm -rf ./build", description: "delete build output",
+        since: new Date(0).toISOString()
+      })
+      const listed = (yield* alice(h.runs.list({ limit: 5 }))).runs[0]!
+      expect(listed.pending).toEqual(awaiting.pending)
+      const answered = yield* failure(alice(h.runs.answer(view.run_id, "apr_1", "once")))
+      expect(errorCode(answered)).toBe("bridge.no_pending_request")
+      expect(answered.message).toContain("operator")
       const row = [...h.inbox.rows.values()][0]!
       expect(row).toMatchObject({ state: "pending", run_id: view.run_id, client: "alice", hermes_run_id: hid, request_id: "a".repeat(32) })
       // The wait is still going: an approval does not end it.

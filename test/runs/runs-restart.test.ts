@@ -41,7 +41,7 @@ describe("restart and supervision", () => {
       const asked = yield* alice(second.runs.wait(view.run_id, 30))
       expect(asked.status).toBe("waiting_for_clarification")
       expect(asked.output).toBe("one two three four")
-      expect(asked.pending?.question).toBe("Go on?")
+      expect(asked.pending).toMatchObject({ kind: "clarification", question: "Go on?" })
 
       const third = yield* restart(h, second.scope)
       // The pending clarification survived, and can be answered through the new service.

@@ -96,7 +96,7 @@ describe("runs against the simulator", () => {
       const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:clarify] deploy it" }))
       const asked = yield* alice(h.runs.wait(view.run_id, 60))
       expect(asked.status).toBe("waiting_for_clarification")
-      expect(asked.pending?.choices).toEqual(["staging", "production"])
+      expect(asked.pending).toMatchObject({ kind: "clarification", choices: ["staging", "production"] })
       yield* alice(h.runs.answer(view.run_id, asked.pending!.request_id, "production"))
       const done = yield* alice(h.runs.wait(view.run_id, 60))
       expect(done.status).toBe("completed")

@@ -114,6 +114,51 @@ describe("agent_run start path", () => {
       expect(list.runs.length).toBe(1)
     }).pipe(Effect.provide(DbMemory), Effect.scoped))
 
+  it.live("concurrent identical starts with one key all get the one run, never too_many_runs, with one slot left", () =>
+    Effect.gen(function* () {
+      // Both bursts share the test's database: each has its own key and its own client.
+      for (const [n, who] of [[10, "carol"], [40, "dave"]] as const) {
+        const h = yield* harness({ maxRuns: 4 })
+        const alice = as(who)
+        for (let i = 0; i < 3; i++) yield* alice(run(h, { input: `held-${i}` }))
+        const outcomes = yield* Effect.all(
+          Array.from({ length: n }, () => Effect.either(alice(run(h, { idempotency_key: "retry" })))),
+          { concurrency: "unbounded" }
+        )
+        expect(outcomes.filter((o) => o._tag === "Left").map((o) => o._tag === "Left" && errorCode(o.left))).toEqual([])
+        expect(new Set(outcomes.map((o) => (o._tag === "Right" ? o.right.run_id : ""))).size).toBe(1)
+        expect(h.hermes.calls.start.map((r) => r.idempotencyKey)).toEqual([undefined, undefined, undefined, `${who}:retry`])
+        // The cap is full now: a new request is refused, a retry of the key still answered.
+        expect(errorCode(yield* failure(alice(run(h, { idempotency_key: "other" }))))).toBe("bridge.too_many_runs")
+        expect((yield* alice(run(h, { idempotency_key: "retry" }))).run_id).toBe(outcomes[0]?._tag === "Right" && outcomes[0].right.run_id)
+      }
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("concurrent starts with one key but different requests: one run, the others conflict", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ maxRuns: 2 })
+      yield* alice(run(h, { input: "held" }))
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 8 }, (_, i) => Effect.either(alice(run(h, { idempotency_key: "mixed", input: i % 2 === 0 ? "even" : "odd" })))),
+        { concurrency: "unbounded" }
+      )
+      const codes = outcomes.map((o) => (o._tag === "Right" ? "ok" : errorCode(o.left)))
+      expect(codes.filter((c) => c === "ok").length).toBe(4)
+      expect(codes.filter((c) => c !== "ok")).toEqual(Array(4).fill("bridge.idempotency_conflict"))
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
+  it.live("a burst with one key at a full cap is refused once per request and leaves no run", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ maxRuns: 1 })
+      yield* alice(run(h, { input: "held" }))
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 6 }, () => Effect.either(alice(run(h, { idempotency_key: "late" })))),
+        { concurrency: "unbounded" }
+      )
+      expect(outcomes.map((o) => (o._tag === "Left" ? errorCode(o.left) : "ok"))).toEqual(Array(6).fill("bridge.too_many_runs"))
+      expect(h.hermes.calls.start.filter((r) => r.idempotencyKey === "alice:late")).toEqual([])
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+
   it.live("the per-client cap counts unfinished runs only and is per client; racing starts share it", () =>
     Effect.gen(function* () {
       const h = yield* harness({ maxRuns: 2 })

@@ -116,7 +116,7 @@ describe("tags", () => {
       expect((yield* stored(b.id)).client).toBe("bob")
     }).pipe(Effect.provide(layer)))
 
-  it.effect("reserved prefixes are dropped case-insensitively; look-alikes are kept", () =>
+  it.effect("reserved prefixes are dropped case-insensitively; ordinary tags that resemble them are kept", () =>
     Effect.gen(function* () {
       const a = yield* add("alice", "shared", "x", [
         "agent:hermes", "AGENT:hermes/coder", "Visibility:private", "project:secret", "PROJECT:x",

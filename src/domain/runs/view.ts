@@ -24,6 +24,20 @@ export const PendingClarification = Schema.Struct({
 })
 export type PendingClarification = typeof PendingClarification.Type
 
+/**
+ * `pending` while the run waits on the operator: what it waits on (the redacted command, since
+ * when), for the calling agent to tell its user. Only the operator answers it, in the inbox;
+ * `agent_run_answer` on it is `bridge.no_pending_request`.
+ */
+export const PendingApproval = Schema.Struct({
+  request_id: Schema.String,
+  kind: Schema.Literal("approval"),
+  command: Schema.String,
+  description: Schema.String,
+  since: Schema.String
+})
+export type PendingApproval = typeof PendingApproval.Type
+
 export const AwaitingApproval = Schema.Struct({
   approval_id: Schema.String,
   command: Schema.String,
@@ -43,7 +57,7 @@ const base = {
   input_preview: Schema.String,
   error: Schema.NullOr(Schema.String),
   usage: Schema.NullOr(JsonObject),
-  pending: Schema.NullOr(PendingClarification),
+  pending: Schema.Union(PendingClarification, PendingApproval, Schema.Null),
   last_seq: Int,
   truncated: Schema.optional(Schema.Boolean),
   awaiting_approval: Schema.optional(AwaitingApproval)

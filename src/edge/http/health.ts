@@ -1,21 +1,35 @@
 /**
  * `/healthz`: liveness and readiness in one JSON answer (anyone may read it; it carries no secret).
- * Ready means the daemon is past start-up, the ledger answers, and it is not draining.
+ * Ready means the daemon is past start-up, the ledger answers, and it is not draining. `storage`
+ * says whether the bridge can still write (database room, data and skills folders); a problem there
+ * makes the status `degraded` (reads still work) and lists each place with what is wrong.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import * as path from "node:path"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { DB_FILE } from "../../storage/Db.ts"
+import { storageProblems } from "../../storage/probe.ts"
 import { Agents } from "../../services/Agents.ts"
 import { Lifecycle } from "../../services/Lifecycle.ts"
 
 export const healthReport = Effect.gen(function* () {
   const phase = yield* (yield* Lifecycle).phase
   const sql = yield* SqlClient.SqlClient
-  const ledger = yield* sql`SELECT 1 AS ok`.pipe(
-    Effect.as("ok" as const),
-    Effect.catchAll(() => Effect.succeed("unavailable" as const))
+  const answers = yield* sql`SELECT 1 AS ok`.pipe(
+    Effect.as(true),
+    Effect.catchAll(() => Effect.succeed(false))
   )
+  const config = yield* AppConfig
+  const database = path.join(config.dataDir, DB_FILE)
+  const problems = answers ? yield* storageProblems(sql, database, [config.dataDir, config.dropinDir]) : []
+  // The ledger answers but cannot grow (its page limit, or its folder's disk): say so here too.
+  const ledgerProblem = problems.find((p) => p.path === database) ?? problems.find((p) => p.path === config.dataDir)
+  const ledger = answers ? (ledgerProblem?.state ?? "ok") : "unavailable"
+  const storage = problems[0]?.state ?? "ok"
   const agents = yield* Agents.list
   const hermes = agents.agents.flatMap((a) => ("health" in a ? [{ agent: a.name, health: a.health, keyed: a.keyed }] : []))
-  const ready = phase === "ready" && ledger === "ok"
-  return { status: ready ? "ok" : phase === "ready" ? "degraded" : phase, ready, phase, ledger, hermes }
+  const ready = phase === "ready" && answers
+  const status = ready && storage === "ok" ? "ok" : phase === "ready" ? "degraded" : phase
+  return { status, ready, phase, ledger, storage, ...(problems.length > 0 ? { storage_problems: problems } : {}), hermes }
 })

@@ -3,9 +3,12 @@
  * (the admin key is the sign-in credential), the live-update timing, and the page's own stylesheet
  * and script, read once from the package (the page loads nothing from anywhere else).
  */
-import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import type { HttpServerRequest } from "@effect/platform"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import { digestKey, sameDigest } from "../../domain/keys.ts"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { clientAddress, trustedProxies } from "../../domain/trustedProxies.ts"
 import { Auth } from "../../services/Auth.ts"
 import { type InboxSessionsShape, makeInboxSessions } from "./sessions.ts"
 
@@ -16,6 +19,8 @@ export interface InboxWebOptions {
   readonly pollInterval?: Duration.DurationInput
   /** How often an idle event stream sends a keep-alive comment (default 15 seconds). */
   readonly heartbeat?: Duration.DurationInput
+  /** Proxies whose X-Forwarded-For names the client (default: `bridge.trusted_proxies`). */
+  readonly trustedProxies?: ReadonlyArray<string>
 }
 
 export interface StaticAsset {
@@ -31,6 +36,8 @@ export interface InboxWebShape {
   readonly heartbeat: Duration.Duration
   /** By file name under `/inbox/static/`. */
   readonly assets: ReadonlyMap<string, StaticAsset>
+  /** The address a request is counted under by the sign-in limit (see `domain/trustedProxies.ts`). */
+  readonly clientAddress: (req: HttpServerRequest.HttpServerRequest) => string
 }
 
 export class InboxWeb extends Context.Tag("agent-bridge/inbox/InboxWeb")<InboxWeb, InboxWebShape>() {}
@@ -59,13 +66,19 @@ export const InboxWebLive = (options: InboxWebOptions = {}) =>
     Effect.gen(function* () {
       const auth = yield* Auth
       const adminDigest = digestKey(Redacted.value(auth.adminKey))
+      const trusted = trustedProxies(options.trustedProxies ?? (yield* AppConfig).bridge.trusted_proxies)
       return {
         sessions: yield* makeInboxSessions(options.sessionTtl ?? DEFAULT_SESSION_TTL),
         isAdminKey: (candidate) =>
           candidate.length > 0 && candidate.length <= KEY_MAX_CHARS && sameDigest(digestKey(candidate), adminDigest),
         pollInterval: Duration.decode(options.pollInterval ?? Duration.seconds(1)),
         heartbeat: Duration.decode(options.heartbeat ?? Duration.seconds(15)),
-        assets: yield* loadAssets
+        assets: yield* loadAssets,
+        clientAddress: (req) => {
+          const forwarded = req.headers["x-forwarded-for"]
+          // Without a peer (in-process requests) all share one name.
+          return clientAddress(Option.getOrUndefined(req.remoteAddress), forwarded, trusted) ?? "unknown"
+        }
       }
     })
   )

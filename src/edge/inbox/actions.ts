@@ -4,7 +4,7 @@
  * only then is anything read or done. A sign-in then passes the per-address limit on wrong keys. A decision goes to the same `Inbox.decide` the CLI calls.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { errorStatus, errorText } from "../../domain/errors.ts"
 import { type ApprovalChoice, type Decision, Inbox } from "../../services/Inbox.ts"
 import { InboxWeb } from "./InboxWeb.ts"
@@ -12,7 +12,6 @@ import { rowPageResponse } from "./pages.ts"
 import { currentSession, htmlResponse, readForm, seeOther, type SignedIn, textResponse } from "./respond.ts"
 import { cookie, csrfMatches, sameOriginPost, SESSION_COOKIE, SIGNIN_COOKIE, withCookie, withoutCookie } from "./security.ts"
 import { newToken } from "./sessions.ts"
-import { limitAddress } from "./signInLimit.ts"
 import { signInPage, type SignInNotice } from "./views/signin.ts"
 
 /** Decisions are recorded as the admin, as the CLI records them (BRIDGE.md "Identity"). */
@@ -46,15 +45,20 @@ export const signIn = Effect.gen(function* () {
   const expected = cookie(req, SIGNIN_COOKIE)
   if (expected === undefined || !csrfMatches(expected, field("csrf"))) return yield* signInResponse("stale_form", 403)
   // Only now is a key guessed: the attempt is counted against the address before the key is looked at.
-  const address = limitAddress(Option.getOrUndefined(req.remoteAddress))
+  // The client's address: the socket's peer, or X-Forwarded-For's when the peer is a trusted proxy.
+  const address = web.clientAddress(req)
   const attempt = yield* web.sessions.signInLimit.attempt(address)
   if (attempt._tag === "Refused") return yield* tooManyAttempts(attempt.retryAfterSeconds)
   if (!web.isAdminKey((field("key") ?? "").trim())) {
-    yield* Effect.logWarning(
-      attempt.last
-        ? `inbox page: sign-in refused (not the admin key); further sign-ins from ${address} are refused for a while`
-        : "inbox page: sign-in refused (not the admin key)"
-    )
+    if (attempt.last) {
+      // A lockout is worth the operator's attention: who was locked out, for how long.
+      const policy = web.sessions.signInLimit.policy
+      yield* Effect.logWarning(
+        `inbox page: ${policy.maxFailures} wrong keys from ${address}; sign-ins from ${address} are refused for ${Duration.format(policy.window)}`
+      ).pipe(Effect.annotateLogs({ client_address: address, peer: Option.getOrElse(req.remoteAddress, () => "none") }))
+    } else {
+      yield* Effect.logWarning("inbox page: sign-in refused (not the admin key)").pipe(Effect.annotateLogs({ client_address: address }))
+    }
     return yield* signInResponse("wrong_key", 403)
   }
   yield* web.sessions.signInLimit.succeeded(address)

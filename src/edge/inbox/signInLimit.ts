@@ -1,5 +1,6 @@
 /**
- * Rate limit of the inbox sign-in, per remote address: after `maxFailures` wrong admin keys within
+ * Rate limit of the inbox sign-in, per client address (the socket's peer, or the forwarded client
+ * behind a `bridge.trusted_proxies` proxy): after `maxFailures` wrong admin keys within
  * `window`, the address's next attempts are refused without the key being looked at, until the
  * oldest of those failures is older than the window. A successful sign-in clears the address.
  *
@@ -12,6 +13,7 @@
  * limited, so that buys no more guesses than the flood's own addresses already have.
  */
 import { Clock, Duration, Effect, Ref } from "effect"
+import { plainAddress } from "../../domain/trustedProxies.ts"
 
 export interface SignInLimitPolicy {
   /** Wrong keys from one address within `window` before its attempts are refused. */
@@ -106,11 +108,11 @@ export const makeSignInLimit = (policy: SignInLimitPolicy = DEFAULT_SIGN_IN_LIMI
   })
 
 /**
- * The address a sign-in is counted under: the socket's peer (never a forwarded-for header, which the
- * client writes), IPv4-mapped IPv6 as plain IPv4. Without one (in-process requests) all share a name.
+ * The socket peer as the limit names it, IPv4-mapped IPv6 as plain IPv4. Without one (in-process
+ * requests) all share a name. Behind a trusted proxy the sign-in counts the forwarded client
+ * address instead (`InboxWeb.clientAddress`, `domain/trustedProxies.ts`).
  */
 export const limitAddress = (remote: string | undefined): string => {
   if (remote === undefined || remote.length === 0) return "unknown"
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(remote)
-  return mapped?.[1] ?? remote.toLowerCase()
+  return plainAddress(remote) ?? remote.toLowerCase()
 }

@@ -57,6 +57,12 @@ export const InboxLive = Layer.effect(
         return closed ? after : yield* Effect.fail(notPending(row.id, after.state))
       })
 
+    const takeBack = (undo: Effect.Effect<void, BridgeError>) =>
+      undo.pipe(
+        Effect.zipRight(Effect.logWarning("an approved skill change was taken back: its inbox row could not be closed")),
+        Effect.catchAll((e) => Effect.logError("an approved skill change could not be taken back after its row failed to close", e))
+      )
+
     const decideSkillRow = (id: string, decision: Decision) =>
       store.exclusive(
         Effect.gen(function* () {
@@ -64,8 +70,14 @@ export const InboxLive = Layer.effect(
           const row = yield* reread(id)
           if (row.state !== "pending") return yield* notPending(id, row.state)
           if (row.kind === "run_approval") return row
-          if (decision.approve) yield* carryOutSkillRow(skills, row)
-          return yield* close(row, decision.approve ? "approved" : "denied", decision.by)
+          if (!decision.approve) return yield* close(row, "denied", decision.by)
+          const undo = yield* carryOutSkillRow(skills, row)
+          // The row could not be closed (storage): take the change back, so the skill and the row
+          // agree and the operator can approve again once storage is back.
+          return yield* close(row, "approved", decision.by).pipe(
+            Effect.tapErrorTag("StoreUnavailable", () => takeBack(undo)),
+            Effect.tapErrorTag("Internal", () => takeBack(undo))
+          )
         })
       )
 

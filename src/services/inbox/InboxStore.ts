@@ -1,13 +1,15 @@
 /**
  * The inbox table (migration 0003) as a repository. Only storage: the pending rules live in
  * `SkillProposals`, the decisions in `InboxLive`, the schedule of retention in `retention.ts`. Every
- * write that changes a row bumps `InboxChanges`. A storage failure is `bridge.internal`, its cause
+ * write that changes a row bumps `InboxChanges`. A storage fault the operator can fix (full disk,
+ * read-only database) is `bridge.store_unavailable`; any other failure is `bridge.internal`, its cause
  * logged under the incident.
  */
 import { SqlClient, SqlError } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { Internal } from "../../domain/errors.ts"
+import { Internal, StoreUnavailable } from "../../domain/errors.ts"
+import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import type { InboxRow, InboxState } from "../Inbox.ts"
 import { InboxChanges } from "./InboxChanges.ts"
@@ -27,27 +29,27 @@ export interface StateChange {
 }
 
 export interface InboxStoreShape {
-  readonly insert: (row: InboxRow) => Effect.Effect<void, Internal>
-  readonly get: (id: string) => Effect.Effect<Option.Option<InboxRow>, Internal>
+  readonly insert: (row: InboxRow) => Effect.Effect<void, StoreFailure>
+  readonly get: (id: string) => Effect.Effect<Option.Option<InboxRow>, StoreFailure>
   /** Newest first; all states unless one is given. */
-  readonly list: (state?: InboxState) => Effect.Effect<ReadonlyArray<InboxRow>, Internal>
+  readonly list: (state?: InboxState) => Effect.Effect<ReadonlyArray<InboxRow>, StoreFailure>
   /** Pending puts and deletes of skill `name`, oldest first. */
-  readonly pendingForSkill: (name: string) => Effect.Effect<ReadonlyArray<InboxRow>, Internal>
+  readonly pendingForSkill: (name: string) => Effect.Effect<ReadonlyArray<InboxRow>, StoreFailure>
   /** How many skill changes `client` has pending. */
-  readonly pendingCountFor: (client: string) => Effect.Effect<number, Internal>
+  readonly pendingCountFor: (client: string) => Effect.Effect<number, StoreFailure>
   /** Moves a row out of `pending`; false when it was not pending (someone decided it first). */
-  readonly close: (id: string, change: StateChange) => Effect.Effect<boolean, Internal>
+  readonly close: (id: string, change: StateChange) => Effect.Effect<boolean, StoreFailure>
   /**
    * The row of this run's request. A request without id (null) is the run's pending one that has
    * none: Hermes holds one approval at a time per run, so a replayed request finds its row.
    */
-  readonly runApproval: (runId: string, requestId: string | null) => Effect.Effect<Option.Option<InboxRow>, Internal>
+  readonly runApproval: (runId: string, requestId: string | null) => Effect.Effect<Option.Option<InboxRow>, StoreFailure>
   /** Pending run-approval rows of a run (or only the one for `requestId`), oldest first. */
-  readonly pendingRunApprovals: (runId: string, requestId?: string) => Effect.Effect<ReadonlyArray<InboxRow>, Internal>
+  readonly pendingRunApprovals: (runId: string, requestId?: string) => Effect.Effect<ReadonlyArray<InboxRow>, StoreFailure>
   /** Deletes rows closed (decided, expired, withdrawn) before `decidedBefore` (ISO); never a pending one. */
-  readonly deleteHistory: (decidedBefore: string) => Effect.Effect<number, Internal>
+  readonly deleteHistory: (decidedBefore: string) => Effect.Effect<number, StoreFailure>
   /** Runs `effect` as one transaction. */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | Internal, R>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreFailure, R>
   /**
    * Runs `effect` while no other skill-row change runs (proposals, decisions), so a push cannot
    * withdraw a row while its approval is writing the skill.
@@ -59,7 +61,15 @@ export class InboxStore extends Context.Tag("agent-bridge/InboxStore")<InboxStor
 
 export const newInboxId = () => `apr_${randomBytes(10).toString("hex")}`
 
-const failed = (what: string) => (cause: SqlError.SqlError) => {
+/** A storage fault the operator can fix (full disk, read-only file) or any other failure. */
+export type StoreFailure = Internal | StoreUnavailable
+
+const failed = (what: string) => (cause: SqlError.SqlError): Effect.Effect<never, StoreFailure> => {
+  const fault = storageFaultOf(cause)
+  if (fault !== null) {
+    const message = storageFaultMessage(fault, `the inbox could not ${what}`, "the bridge's database")
+    return Effect.logWarning(message).pipe(Effect.zipRight(Effect.fail(new StoreUnavailable({ message }))))
+  }
   const incident = `inc_${randomBytes(8).toString("hex")}`
   return Effect.logError(`inbox store: ${what} failed`, cause).pipe(
     Effect.annotateLogs({ incident }),

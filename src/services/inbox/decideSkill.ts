@@ -8,9 +8,13 @@ import { cardContents, cardIsIntact } from "../../domain/skills/card.ts"
 import type { SkillDeleteRow, SkillPutRow } from "../Inbox.ts"
 import type { SkillStoreShape } from "../skills/SkillStore.ts"
 
-export const carryOutSkillRow = (skills: SkillStoreShape, row: SkillPutRow | SkillDeleteRow): Effect.Effect<void, BridgeError> => {
+/**
+ * Carries out the row and answers how to take it back (`SkillStore.undo`), for when the row then
+ * cannot be closed: an approval either happens whole (skill written, row approved) or not at all.
+ */
+export const carryOutSkillRow = (skills: SkillStoreShape, row: SkillPutRow | SkillDeleteRow): Effect.Effect<Effect.Effect<void, BridgeError>, BridgeError> => {
   const reason = `${row.kind === "skill_put" ? "replaced" : "deleted"} by inbox row ${row.id} (from ${row.client})`
-  if (row.kind === "skill_delete") return Effect.asVoid(skills.remove(row.name, reason))
+  if (row.kind === "skill_delete") return Effect.map(skills.remove(row.name, reason), (parked) => skills.undo(row.name, parked, false))
   // A stored card whose digest no longer matches its content was altered at rest: never write it.
   if (!cardIsIntact(row.card)) return Effect.die(new Error(`inbox row ${row.id}: the stored card does not match its digest`))
   return skills.install(row.name, cardContents(row.card), reason).pipe(
@@ -20,6 +24,6 @@ export const carryOutSkillRow = (skills: SkillStoreShape, row: SkillPutRow | Ski
         onSome: (p) => Effect.logInfo(`skill '${row.name}' installed from ${row.id}; previous version parked as ${p.version}`)
       })
     ),
-    Effect.asVoid
+    Effect.map((parked) => skills.undo(row.name, parked, true))
   )
 }

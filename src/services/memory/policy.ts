@@ -7,7 +7,7 @@ import { Either } from "effect"
 
 export const SHARED_NAMESPACE = "shared"
 export const SOURCE_TAG_PREFIX = "source:bridge:"
-/** Compared case-insensitively against each client tag. */
+/** Compared against each client tag after `foldTag`. */
 export const RESERVED_TAG_PREFIXES: ReadonlyArray<string> = ["agent:", "visibility:", "project:", SOURCE_TAG_PREFIX]
 
 export const MEMORY_LIMITS = {
@@ -28,14 +28,26 @@ export const clientNamespace = (client: string): string => `private:${client}`
 
 export const sourceTag = (client: string): string => `${SOURCE_TAG_PREFIX}${client}`
 
+/** Invisible characters (format controls, joiners, variation selectors) that a reader skips over. */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu
+
+/**
+ * The form a tag is compared in: invisible characters dropped, compatibility-normalised (NFKC:
+ * full-width letters, small and presentation colons, math letters, `ſ` become plain ones), case
+ * folded (upper then lower, so `ı` and `ſ` meet `i` and `s`), normalised again and trimmed. A tag
+ * that only looks like a reserved one to a person, or to a memory layer that normalises, is caught.
+ */
+export const foldTag = (tag: string): string =>
+  tag.replace(INVISIBLE, "").normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC").trim()
+
 export const isReservedTag = (tag: string): boolean => {
-  const lower = tag.toLowerCase()
-  return RESERVED_TAG_PREFIXES.some((p) => lower.startsWith(p))
+  const folded = foldTag(tag)
+  return RESERVED_TAG_PREFIXES.some((p) => folded.startsWith(p))
 }
 
 /**
  * The tags stored with a client's note: its own tags trimmed, blanks, duplicates and reserved
- * prefixes dropped, then `source:bridge:<client>`. Too many or too long tags are refused.
+ * prefixes (after `foldTag`) dropped; kept tags are stored as written, then `source:bridge:<client>`. Too many or too long tags are refused.
  */
 export const noteTags = (client: string, requested: ReadonlyArray<string>): Either.Either<ReadonlyArray<string>, string> => {
   const kept: Array<string> = []

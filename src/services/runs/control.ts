@@ -32,6 +32,11 @@ export const makeControl = ({ ledger, hermes, signals }: ControlDeps) => {
 
   const answer = (run: RunRecord, requestId: string, response: string | ReadonlyArray<string>) =>
     Effect.gen(function* () {
+      if (run.pending === null && run.status === "waiting_for_approval") {
+        return yield* new NoPendingRequest({
+          message: "the run waits for the operator's approval, which only the operator answers (in the bridge's inbox); no clarification is pending"
+        })
+      }
       if (run.pending === null || run.pending.request_id !== requestId) return yield* notPending(requestId)
       const profile = yield* hermes.profile(run.agent)
       yield* hermes.clarify(profile, run.hermesRunId, { clarifyId: requestId, response }).pipe(

@@ -1,9 +1,9 @@
 /**
- * `agent_run`'s start path, in BRIDGE.md's order: agent → keys → idempotency (answered from the
- * ledger, before the cap) → per-client cap → Hermes start → ledger insert. A failed insert after
- * Hermes accepted stops the Hermes run and answers `bridge.store_unavailable`.
+ * `agent_run`'s start path: agent → keys → idempotency (answered from the ledger, or from the start
+ * with that key in flight, before the cap) → per-client cap → Hermes start → ledger insert. A failed
+ * insert after Hermes accepted stops the Hermes run and answers `bridge.store_unavailable`.
  */
-import { Effect, Either, Fiber, Option, type Scope } from "effect"
+import { Effect, Either, Exit, Fiber, Option, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { AgentUnkeyed, IdempotencyConflict, type Internal, type InvalidIdempotencyKey, StoreUnavailable, TooManyRuns } from "../../domain/errors.ts"
 import { fingerprint } from "../../domain/runs/fingerprint.ts"
@@ -18,6 +18,7 @@ import type {
 import type { CallerShape } from "../Caller.ts"
 import type { StartRunInput } from "../Runs.ts"
 import { ledgerFailureText, type LedgerShape, type RunRecord } from "./Ledger.ts"
+import { makeSingleFlight } from "./singleFlight.ts"
 
 /** How many times one idempotency key may be started afresh after starts the bridge had to stop. */
 const MAX_START_ATTEMPTS = 16
@@ -93,6 +94,86 @@ export const makeStart = (deps: StartDeps) => {
     return attempt(0)
   }
 
+  /**
+   * The cap check, Hermes start, ledger insert and follow of a new run. They run in a fiber of the
+   * service, which the caller only awaits: a client that cancels (or drops) its call while Hermes
+   * accepts the run would otherwise leave that run going in Hermes with no ledger row, or recorded
+   * but unfollowed.
+   */
+  const recordNew = (
+    caller: CallerShape,
+    profile: HermesProfile,
+    input: StartRunInput,
+    sessionKey: string | undefined,
+    idempotencyKey: string | undefined,
+    fp: string
+  ) =>
+    Effect.acquireUseRelease(
+      reserve(caller.client, 1),
+      () =>
+        Effect.gen(function* () {
+          const active = yield* ledger.countActive(caller.client).pipe(Effect.catchTag("LedgerError", (e) => internal("count", e)))
+          const othersStarting = (inFlight.get(caller.client) ?? 1) - 1
+          if (active + othersStarting >= maxRunsPerClient) {
+            return yield* new TooManyRuns({
+              message: `${caller.client} already has ${maxRunsPerClient} unfinished runs (bridge.max_concurrent_runs_per_client)`
+            })
+          }
+          const started = yield* startInHermes(profile, {
+            input: input.input,
+            instructions: input.instructions,
+            sessionKey,
+            idempotencyKey,
+            reasoningEffort: input.reasoning_effort
+          })
+          const runId = mintRunId()
+          const outcome = yield* ledger.insert({
+            runId,
+            client: caller.client,
+            agent: profile.agent,
+            profile: profile.name,
+            hermesRunId: started.hermesRunId,
+            // Hermes answered "started".
+            status: "running",
+            input: input.input,
+            instructions: input.instructions ?? null,
+            sessionKey: sessionKey ?? null,
+            reasoningEffort: input.reasoning_effort ?? null,
+            idempotencyKey: idempotencyKey ?? null,
+            fingerprint: fp,
+            started: { type: "run.started", data: { agent: profile.agent, replayed: started.replayed } }
+          }).pipe(Effect.either)
+          if (Either.isRight(outcome)) {
+            yield* attach(runId, { fresh: true })
+            return outcome.right
+          }
+          if (outcome.left._tag === "IdempotencyTaken" && idempotencyKey !== undefined) {
+            // A concurrent start with the same key won the race: answer with its run.
+            const winner = yield* ledger.byIdempotencyKey(profile.name, idempotencyKey).pipe(Effect.orElseSucceed(Option.none))
+            if (Option.isSome(winner)) {
+              if (winner.value.hermesRunId !== started.hermesRunId) yield* stopQuietly(profile, started.hermesRunId)
+              return yield* replay(caller, winner.value, fp)
+            }
+          }
+          // A replay under a key whose row exists is the recorded run of another start: not ours to stop.
+          const another = outcome.left._tag === "IdempotencyTaken" && started.replayed
+          yield* Effect.logError(
+            another ? "the ledger could not answer for a run another start recorded" : "the ledger could not record a run Hermes accepted; stopping it",
+            outcome.left._tag === "LedgerError" ? ledgerFailureText(outcome.left) : "idempotency key taken by a run that could not be read"
+          )
+          if (!another) yield* stopQuietly(profile, started.hermesRunId)
+          return yield* new StoreUnavailable({
+            message: "the run ledger could not record the run Hermes accepted; the bridge asked Hermes to stop it"
+          })
+        }),
+      () => reserve(caller.client, -1)
+    )
+
+  /** Starts with one idempotency key in flight at once: the later ones wait for the first's answer. */
+  const flights = makeSingleFlight<RunRecord, Effect.Effect.Error<ReturnType<typeof recordNew>>>()
+  /** A joiner whose request differs from a leader that failed tries again itself, this many times. */
+  const MAX_FLIGHT_ROUNDS = 3
+
   return (caller: CallerShape, input: StartRunInput) =>
     Effect.gen(function* () {
       const profile = yield* hermes.profile(input.agent)
@@ -102,77 +183,29 @@ export const makeStart = (deps: StartDeps) => {
       const sessionKey = yield* validateKey("session_key", caller.client, input.session_key)
       const idempotencyKey = yield* validateKey("idempotency_key", caller.client, input.idempotency_key)
       const fp = fingerprint(input)
+      const fresh = recordNew(caller, profile, input, sessionKey, idempotencyKey, fp)
+      if (idempotencyKey === undefined) return yield* Effect.forkIn(fresh, scope).pipe(Effect.flatMap(Fiber.join))
 
-      if (idempotencyKey !== undefined) {
-        const existing = yield* ledger.byIdempotencyKey(profile.name, idempotencyKey).pipe(
-          Effect.catchTag("LedgerError", (e) => internal("idempotency lookup", e))
-        )
-        if (Option.isSome(existing)) return yield* replay(caller, existing.value, fp)
-      }
-
-      // The cap check, Hermes start, ledger insert and follow run in a fiber of the service, which the
-      // caller only awaits: a client that cancels (or drops) its call while Hermes accepts the run
-      // would otherwise leave that run going in Hermes with no ledger row, or recorded but unfollowed.
-      const recorded = Effect.acquireUseRelease(
-        reserve(caller.client, 1),
-        () =>
-          Effect.gen(function* () {
-            const active = yield* ledger.countActive(caller.client).pipe(Effect.catchTag("LedgerError", (e) => internal("count", e)))
-            const othersStarting = (inFlight.get(caller.client) ?? 1) - 1
-            if (active + othersStarting >= maxRunsPerClient) {
-              return yield* new TooManyRuns({
-                message: `${caller.client} already has ${maxRunsPerClient} unfinished runs (bridge.max_concurrent_runs_per_client)`
-              })
-            }
-            const started = yield* startInHermes(profile, {
-              input: input.input,
-              instructions: input.instructions,
-              sessionKey,
-              idempotencyKey,
-              reasoningEffort: input.reasoning_effort
-            })
-            const runId = mintRunId()
-            const outcome = yield* ledger.insert({
-              runId,
-              client: caller.client,
-              agent: profile.agent,
-              profile: profile.name,
-              hermesRunId: started.hermesRunId,
-              // Hermes answered "started".
-              status: "running",
-              input: input.input,
-              instructions: input.instructions ?? null,
-              sessionKey: sessionKey ?? null,
-              reasoningEffort: input.reasoning_effort ?? null,
-              idempotencyKey: idempotencyKey ?? null,
-              fingerprint: fp,
-              started: { type: "run.started", data: { agent: profile.agent, replayed: started.replayed } }
-            }).pipe(Effect.either)
-            if (Either.isRight(outcome)) {
-              yield* attach(runId, { fresh: true })
-              return outcome.right
-            }
-            if (outcome.left._tag === "IdempotencyTaken" && idempotencyKey !== undefined) {
-              // A concurrent start with the same key won the race: answer with its run.
-              const winner = yield* ledger.byIdempotencyKey(profile.name, idempotencyKey).pipe(Effect.orElseSucceed(Option.none))
-              if (Option.isSome(winner)) {
-                if (winner.value.hermesRunId !== started.hermesRunId) yield* stopQuietly(profile, started.hermesRunId)
-                return yield* replay(caller, winner.value, fp)
-              }
-            }
-            // A replay under a key whose row exists is the recorded run of another start: not ours to stop.
-            const another = outcome.left._tag === "IdempotencyTaken" && started.replayed
-            yield* Effect.logError(
-              another ? "the ledger could not answer for a run another start recorded" : "the ledger could not record a run Hermes accepted; stopping it",
-              outcome.left._tag === "LedgerError" ? ledgerFailureText(outcome.left) : "idempotency key taken by a run that could not be read"
-            )
-            if (!another) yield* stopQuietly(profile, started.hermesRunId)
-            return yield* new StoreUnavailable({
-              message: "the run ledger could not record the run Hermes accepted; the bridge asked Hermes to stop it"
-            })
-          }),
-        () => reserve(caller.client, -1)
+      // A used key is answered from the ledger before the cap is checked; a key whose start is in
+      // flight is answered with that start's outcome, so a burst of retries is one start and never
+      // refused by the cap that start itself fills.
+      const lookup = ledger.byIdempotencyKey(profile.name, idempotencyKey).pipe(
+        Effect.catchTag("LedgerError", (e) => internal("idempotency lookup", e))
       )
-      return yield* Effect.forkIn(recorded, scope).pipe(Effect.flatMap(Fiber.join))
+      const keyed = (round: number): Effect.Effect<RunRecord, Effect.Effect.Error<typeof fresh>> =>
+        Effect.gen(function* () {
+          const existing = yield* lookup
+          if (Option.isSome(existing)) return yield* replay(caller, existing.value, fp)
+          // The leader looks again under its claim: a flight that ended between the lookup above and
+          // the claim has its run in the ledger by now.
+          const lead = Effect.flatMap(lookup, (again) => (Option.isSome(again) ? Effect.succeed(again.value) : fresh))
+          const f = yield* flights.flight(`${profile.name}\n${idempotencyKey}`, fp, lead, scope)
+          if (Exit.isSuccess(f.exit)) return yield* replay(caller, f.exit.value, fp)
+          // The same request shares the leader's failure (it would meet the same one); a different
+          // request with the key was never answered, so it tries itself.
+          if (f.led || f.leaderTag === fp || round + 1 >= MAX_FLIGHT_ROUNDS) return yield* Effect.failCause(f.exit.cause)
+          return yield* keyed(round + 1)
+        })
+      return yield* keyed(0)
     })
 }

@@ -5,7 +5,7 @@
  * on each side, and text at the live edge of an unfinished run has a trailing token prefix masked.
  */
 import { DateTime, Effect, Option } from "effect"
-import type { PendingClarification, RunEvent, RunEventsPage, RunListItem, RunView } from "../../domain/runs/view.ts"
+import type { PendingApproval, PendingClarification, RunEvent, RunEventsPage, RunListItem, RunView } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import {
   CONTEXT_BYTES,
@@ -69,12 +69,22 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
           })))
         )
 
+  const approvalPending = (a: { approval_id: string; command: string; description: string; since: string }): PendingApproval => ({
+    request_id: a.approval_id,
+    kind: "approval",
+    command: a.command,
+    description: a.description,
+    since: a.since
+  })
+
   /** Fields every view shares; `truncated` reports a cut in them. */
   const base = (r: RunRecord) =>
     Effect.gen(function* () {
       const error = safeText(r.error)
       const pending = pendingView(r.pending)
       const approval = yield* awaitingApproval(r)
+      // An approval wait has no clarification pending: `pending` then says what the run waits on.
+      const shownPending = pending.pending === null && Option.isSome(approval) ? approvalPending(approval.value) : pending.pending
       return {
         fields: {
           run_id: r.runId,
@@ -87,7 +97,7 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
           input_preview: inputPreview(r.input),
           error: error.text,
           usage: r.usage === null ? null : redactor.json(r.usage),
-          pending: pending.pending,
+          pending: shownPending,
           last_seq: r.lastSeq,
           ...(Option.isSome(approval) ? { awaiting_approval: approval.value } : {})
         },

@@ -11,7 +11,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { type Internal, SkillInvalid, SkillNotFound, SkillReadonly } from "../../domain/errors.ts"
+import { type Internal, SkillInvalid, type StoreUnavailable, SkillNotFound, SkillReadonly } from "../../domain/errors.ts"
 import type { InstalledSkill } from "../../domain/skills/diff.ts"
 import { exists, io, moveDir, randomSuffix, readText, writeSkillFolder } from "./disk.ts"
 import { forgetNote, listParked, park, type ParkedVersion, parkedDir } from "./parking.ts"
@@ -35,28 +35,33 @@ export interface SkillDirs {
 export interface SkillStoreShape {
   readonly dirs: SkillDirs
   /** Shipped skills, then drop-in skills, each sorted by name. */
-  readonly list: Effect.Effect<ReadonlyArray<StoredSkill>, Internal>
+  readonly list: Effect.Effect<ReadonlyArray<StoredSkill>, Internal | StoreUnavailable>
   /** The skill a read of `name` opens: the shipped one if there is one, else the drop-in one. */
-  readonly find: (name: string) => Effect.Effect<Option.Option<StoredSkill>, Internal>
-  readonly isShipped: (name: string) => Effect.Effect<boolean, Internal>
-  readonly findDropin: (name: string) => Effect.Effect<Option.Option<StoredSkill>, Internal>
+  readonly find: (name: string) => Effect.Effect<Option.Option<StoredSkill>, Internal | StoreUnavailable>
+  readonly isShipped: (name: string) => Effect.Effect<boolean, Internal | StoreUnavailable>
+  readonly findDropin: (name: string) => Effect.Effect<Option.Option<StoredSkill>, Internal | StoreUnavailable>
   /** Why `name` cannot be written in the drop-in directory (a non-skill folder holds it), or none. */
-  readonly blocked: (name: string) => Effect.Effect<Option.Option<string>, Internal>
+  readonly blocked: (name: string) => Effect.Effect<Option.Option<string>, Internal | StoreUnavailable>
   /** At most `maxBytes` of the skill's SKILL.md; `complete` is false when it is longer. */
-  readonly readSkillMd: (skill: StoredSkill, maxBytes: number) => Effect.Effect<{ readonly text: string; readonly complete: boolean }, Internal>
+  readonly readSkillMd: (skill: StoredSkill, maxBytes: number) => Effect.Effect<{ readonly text: string; readonly complete: boolean }, Internal | StoreUnavailable>
   /** The installed drop-in version of `name` as text, for a diff against a card. */
-  readonly installed: (name: string) => Effect.Effect<Option.Option<InstalledSkill>, Internal>
+  readonly installed: (name: string) => Effect.Effect<Option.Option<InstalledSkill>, Internal | StoreUnavailable>
   /** Writes `name` atomically; the version it replaces is parked and returned. */
-  readonly install: (name: string, contents: SkillContents, reason: string) => Effect.Effect<Option.Option<ParkedVersion>, Internal | SkillReadonly | SkillInvalid>
+  readonly install: (name: string, contents: SkillContents, reason: string) => Effect.Effect<Option.Option<ParkedVersion>, Internal | StoreUnavailable | SkillReadonly | SkillInvalid>
   /** Parks and removes the drop-in `name`; none when there was nothing to remove. */
-  readonly remove: (name: string, reason: string) => Effect.Effect<Option.Option<ParkedVersion>, Internal | SkillReadonly>
+  readonly remove: (name: string, reason: string) => Effect.Effect<Option.Option<ParkedVersion>, Internal | StoreUnavailable | SkillReadonly>
   /** Parked versions of `name` (or of all skills), newest first. */
-  readonly parked: (name?: string) => Effect.Effect<ReadonlyArray<ParkedVersion>, Internal>
+  /**
+   * Takes back an `install` (`installed`: its folder is removed) or a `remove` whose inbox row could
+   * not be closed: the version it parked goes back where it was, so the drop-in folder is as before.
+   */
+  readonly undo: (name: string, parked: Option.Option<ParkedVersion>, installed: boolean) => Effect.Effect<void, Internal | StoreUnavailable>
+  readonly parked: (name?: string) => Effect.Effect<ReadonlyArray<ParkedVersion>, Internal | StoreUnavailable>
   /** Puts a parked version back (parking whatever is installed now). */
   readonly restore: (
     name: string,
     version: string
-  ) => Effect.Effect<{ readonly restored: ParkedVersion; readonly parked: Option.Option<ParkedVersion> }, Internal | SkillReadonly | SkillNotFound | SkillInvalid>
+  ) => Effect.Effect<{ readonly restored: ParkedVersion; readonly parked: Option.Option<ParkedVersion> }, Internal | StoreUnavailable | SkillReadonly | SkillNotFound | SkillInvalid>
 }
 
 export class SkillStore extends Context.Tag("agent-bridge/SkillStore")<SkillStore, SkillStoreShape>() {}
@@ -171,6 +176,21 @@ export const makeSkillStore = (dirs: SkillDirs) =>
         })
       )
 
+    const undo = (name: string, previous: Option.Option<ParkedVersion>, installed: boolean) =>
+      writes.withPermits(1)(
+        Effect.gen(function* () {
+          const current = installed ? yield* findDropin(name) : Option.none<StoredSkill>()
+          yield* io(`take back the change to skill '${name}'`, async () => {
+            if (Option.isSome(current)) await fs.rm(current.value.dir, { recursive: true, force: true })
+            if (Option.isSome(previous)) {
+              const p = previous.value
+              await moveDir(path.join(dirs.parkedDir, name, p.version), path.join(dirs.dropinDir, ...safeLocation(name, p.location).split("/")))
+              await forgetNote(dirs.parkedDir, name, p.version)
+            }
+          })
+        })
+      )
+
     const parked = (name?: string) =>
       name !== undefined && !plainSegment(name) ? Effect.succeed([]) : io("list parked skills", () => listParked(dirs.parkedDir, name))
 
@@ -222,6 +242,7 @@ export const makeSkillStore = (dirs: SkillDirs) =>
       installed,
       install,
       remove,
+      undo,
       parked,
       restore
     }

@@ -1,19 +1,27 @@
 /**
  * File-system steps the skill store is built from. Plain `node:fs/promises` wrapped once here, so
- * every I/O failure is an `Internal` whose cause is logged under the incident it carries.
+ * a fault the operator can fix (a full disk, a read-only or forbidden folder) is
+ * `bridge.store_unavailable` naming the path, and any other I/O failure is an `Internal` whose cause
+ * is logged under the incident it carries.
  */
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Internal } from "../../domain/errors.ts"
+import { Internal, StoreUnavailable } from "../../domain/errors.ts"
+import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
 
 export const newIncident = () => `inc_${randomBytes(8).toString("hex")}`
 
-/** Runs `f`; a rejection is logged with `what` and becomes `bridge.internal`. */
-export const io = <A>(what: string, f: () => Promise<A>): Effect.Effect<A, Internal> =>
+/** Runs `f`; a storage fault is `store_unavailable`, any other rejection is logged with `what` and becomes `bridge.internal`. */
+export const io = <A>(what: string, f: () => Promise<A>): Effect.Effect<A, Internal | StoreUnavailable> =>
   Effect.tryPromise({ try: f, catch: (cause) => cause }).pipe(
-    Effect.catchAll((cause) => {
+    Effect.catchAll((cause): Effect.Effect<never, Internal | StoreUnavailable> => {
+      const fault = storageFaultOf(cause)
+      if (fault !== null) {
+        const message = storageFaultMessage(fault, `the skill store could not ${what}`, "the skills folder")
+        return Effect.logWarning(message).pipe(Effect.zipRight(Effect.fail(new StoreUnavailable({ message }))))
+      }
       const incident = newIncident()
       return Effect.logError(`skill store: ${what} failed`, cause).pipe(
         Effect.annotateLogs({ incident }),
@@ -97,15 +105,28 @@ export const readText = async (file: string, maxBytes: number): Promise<{ text: 
   }
 }
 
-/** Moves a directory; across file systems (EXDEV) it is copied and then removed. */
+/**
+ * Moves a directory; across file systems (EXDEV) it is copied and then removed. A source the bridge
+ * may not remove (a read-only folder) is refused before anything is copied, and a removal that
+ * fails anyway takes the copy back, so a failed move never leaves the folder in both places.
+ */
 export const moveDir = async (from: string, to: string): Promise<void> => {
   await fs.mkdir(path.dirname(to), { recursive: true, mode: 0o700 })
   try {
     await fs.rename(from, to)
   } catch (e) {
     if (code(e) !== "EXDEV") throw e
+    await fs.access(path.dirname(from), fs.constants.W_OK)
+    await fs.access(from, fs.constants.W_OK)
     await fs.cp(from, to, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true })
-    await fs.rm(from, { recursive: true, force: true })
+    try {
+      await fs.rm(from, { recursive: true })
+    } catch (removal) {
+      // What could be removed is gone from the source; copy it back from the copy, then drop the copy.
+      await fs.cp(to, from, { recursive: true, force: false, errorOnExist: false, verbatimSymlinks: true }).catch(() => undefined)
+      await fs.rm(to, { recursive: true, force: true })
+      throw removal
+    }
   }
 }
 

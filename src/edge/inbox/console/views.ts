@@ -146,7 +146,7 @@ ${notice === null ? "" : html`<p class="notice" role="status">${notice}</p>`}
 <dt>Tokens</dt><dd>${tokens(summary.tokens)}${view.usage === null ? "" : html` <span class="muted">${JSON.stringify(view.usage)}</span>`}</dd>
 <dt>Input</dt><dd>${visible(view.input_preview)}</dd>
 ${view.error === null ? "" : html`<dt>Error</dt><dd>${visible(view.error)}</dd>`}
-${view.pending === null ? "" : html`<dt>Asks</dt><dd>${visible(view.pending.question)}</dd>`}
+${view.pending === null || view.pending.kind === "approval" ? "" : html`<dt>Asks</dt><dd>${visible(view.pending.question)}</dd>`}
 ${view.awaiting_approval === undefined ? "" : html`<dt>Awaiting approval</dt><dd><a href="/inbox/rows/${encodeURIComponent(view.awaiting_approval.approval_id)}">${visible(view.awaiting_approval.command)}</a></dd>`}
 </dl>
 ${isTerminal(view.status) || view.status === "stopping"

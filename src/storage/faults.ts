@@ -1,0 +1,52 @@
+/**
+ * Storage faults the operator can fix (a full disk, a folder the bridge may not write, a failing or
+ * busy disk), told apart from bugs. They become `bridge.store_unavailable` (503) with a sentence that
+ * says what failed and what to do; anything else stays `bridge.internal`. Recognised by SQLite's
+ * result codes (better-sqlite3's `code`) and node's errno codes, anywhere in an error's cause chain.
+ */
+export type StorageFaultKind = "full" | "readonly" | "io" | "busy"
+
+export interface StorageFault {
+  readonly kind: StorageFaultKind
+  readonly code: string
+  /** The file or folder the error names (node errors carry it), if any. */
+  readonly path: string | undefined
+}
+
+const kindOf = (code: string): StorageFaultKind | null => {
+  if (code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT") return "full"
+  if (code.startsWith("SQLITE_READONLY") || code === "SQLITE_PERM" || code.startsWith("SQLITE_CANTOPEN")) return "readonly"
+  if (code === "EROFS" || code === "EACCES" || code === "EPERM") return "readonly"
+  if (code.startsWith("SQLITE_IOERR") || code === "EIO") return "io"
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "busy"
+  return null
+}
+
+/** The first storage fault in `cause`'s chain (at most 6 deep), or null. */
+export const storageFaultOf = (cause: unknown): StorageFault | null => {
+  let at: unknown = cause
+  for (let depth = 0; depth < 6 && typeof at === "object" && at !== null; depth++) {
+    const e = at as { code?: unknown; path?: unknown; cause?: unknown }
+    if (typeof e.code === "string") {
+      const kind = kindOf(e.code)
+      if (kind !== null) return { kind, code: e.code, path: typeof e.path === "string" ? e.path : undefined }
+    }
+    at = e.cause
+  }
+  return null
+}
+
+/** One sentence for the caller and the operator: what failed, where, and what to do. */
+export const storageFaultMessage = (fault: StorageFault, what: string, where: string): string => {
+  const place = fault.path ?? where
+  switch (fault.kind) {
+    case "full":
+      return `${what} failed: the disk holding ${place} is full (${fault.code}); free space there, then retry`
+    case "readonly":
+      return `${what} failed: the bridge may not write ${place} (${fault.code}: read-only or not permitted); make it writable for the bridge, then retry`
+    case "io":
+      return `${what} failed: the disk holding ${place} reported an I/O error (${fault.code}); check that the disk has free space and works, then retry`
+    case "busy":
+      return `${what} failed: the database ${place} is busy (${fault.code}); retry in a moment`
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Start-up and storage faults as an operator meets them, in child processes: each ends in one line
+ * naming the path or port and what to do, exit 1, never a stack trace or Effect's
+ * `SqlError: Failed to execute statement`. Root ignores permission bits, so the faults are real
+ * ones made in a private mount namespace (`unshare -m`): a read-only bind mount over the data
+ * folder, and a 2 MiB tmpfs filled to the last byte for a full disk. Nothing is mounted outside
+ * the child's namespace. A port in use is a listener of the test's own.
+ */
+import { spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+const BIN = path.join(REPO, "bin", "agent-bridge.js")
+
+const env = (): NodeJS.ProcessEnv => {
+  const out: NodeJS.ProcessEnv = { AGENT_BRIDGE_FROM_SOURCE: "1" }
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("AGENT_BRIDGE_") && k !== "NODE_OPTIONS") out[k] = v
+  return out
+}
+
+interface Ran { readonly code: number | null; readonly stdout: string; readonly stderr: string }
+
+const run = (command: string, args: ReadonlyArray<string>, cwd: string): Promise<Ran> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: env(), stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")))
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 50_000)
+    child.once("error", reject)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+const oneLine = (r: Ran) => {
+  expect(r.code).toBe(1)
+  expect(r.stderr).not.toMatch(/^\s+at /m)
+  expect(r.stderr).not.toContain("FiberFailure")
+  expect(r.stderr).not.toContain("Failed to execute statement")
+  // Log lines (the embedded simulator's start) may come before; the answer is the last line.
+  return r.stderr.trim().split("\n").at(-1) ?? ""
+}
+
+const canUnshare = spawnSync("unshare", ["-m", "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt && umount /mnt"], { stdio: "ignore" }).status === 0
+
+let dir = ""
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-bridge-faults-"))
+})
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+const writeConfig = (name: string, yaml: string) => {
+  const file = path.join(dir, name)
+  fs.writeFileSync(file, yaml)
+  return file
+}
+
+/** A shell line that runs the CLI with `args` (quoted for sh). */
+const cliLine = (...args: ReadonlyArray<string>) => [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ")
+
+describe("start-up faults", () => {
+  it("a port in use is one line naming the address and the setting", async () => {
+    const blocker = net.createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+    const port = (blocker.address() as net.AddressInfo).port
+    try {
+      const config = writeConfig("port.yaml", `bridge: {port: ${port}, data_dir: ${path.join(dir, "port-data")}}\n`)
+      const line = oneLine(await run(process.execPath, [BIN, "serve", "--config", config], dir))
+      expect(line).toBe(`agent-bridge serve: cannot listen on 127.0.0.1:${port}: it is in use by another process (EADDRINUSE); stop the other process or set bridge.port / bridge.host`)
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve))
+    }
+  })
+})
+
+describe.skipIf(!canUnshare)("storage faults in a private mount namespace", () => {
+  it("a read-only data folder: serve and client add each end in one line naming it", async () => {
+    const data = path.join(dir, "ro-data")
+    fs.mkdirSync(data)
+    const config = writeConfig("ro.yaml", `bridge: {port: 0, data_dir: ${data}}\n`)
+    const inNamespace = (verb: ReadonlyArray<string>) =>
+      run("unshare", ["-m", "--propagation", "private", "sh", "-c", `mount --bind '${data}' '${data}' && mount -o remount,bind,ro '${data}' && ${cliLine(...verb, "--config", config)}`], dir)
+    const serve = oneLine(await inNamespace(["serve"]))
+    expect(serve).toContain(`agent-bridge serve failed: the bridge may not write ${data}`)
+    expect(serve).toContain("EROFS")
+    expect(serve).toContain("make it writable for the bridge, then retry (bridge.data_dir)")
+    const client = oneLine(await inNamespace(["client", "add", "dave"]))
+    expect(client).toContain(`client failed: the bridge may not write ${data}`)
+  })
+
+  it("a full disk: client add ends in one line naming the data folder, not SqlError", async () => {
+    const mount = path.join(dir, "full")
+    fs.mkdirSync(mount)
+    const data = path.join(mount, "data")
+    const config = writeConfig("full.yaml", `bridge: {port: 0, data_dir: ${data}}\n`)
+    const script = [
+      `mount -t tmpfs -o size=2m tmpfs '${mount}'`,
+      `${cliLine("client", "add", "alice", "--config", config)} > /dev/null`,
+      `dd if=/dev/zero of='${mount}/fill' bs=64k 2>/dev/null; true`,
+      cliLine("client", "add", "bob", "--config", config)
+    ].join(" && ")
+    const line = oneLine(await run("unshare", ["-m", "--propagation", "private", "sh", "-c", script], dir))
+    expect(line).toMatch(/^client failed: the disk holding .* (is full|reported an I\/O error) \(SQLITE_[A-Z_]+\); /)
+    expect(line).toContain(data)
+  })
+})
