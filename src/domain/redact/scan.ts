@@ -3,7 +3,8 @@
  * the few places a secret can start (a known prefix, `eyJ`, `-----BEGIN`, `://`, the words `token`,
  * `secret`, `pass`, `key`, `bearer`, `basic`, `authorization`, curl's `-u`); the precise rule for
  * that trigger then looks at the text around it. Registered secrets are matched by their own
- * alternation. Text with no trigger is never touched, which keeps ordinary text fast and unchanged.
+ * alternation, and the formats of the gitleaks rule set by their keywords (`rules/gitleaks/`).
+ * Text with no trigger is never touched, which keeps ordinary text fast and unchanged.
  *
  * Idempotence: a token glued to the end of another secret (`ASIA…` then `hal0bk_…`) does not start
  * a word, so it is not a token; but once the first is masked it follows a `*` and would be one. So
@@ -17,6 +18,7 @@ import { exactRule } from "./exact.ts"
 import type { Finding, ScanContext } from "./findings.ts"
 import { isAlnum, tokenAt } from "./prefixes.ts"
 import { assignmentRule, userFlagRule } from "./rules/assignments.ts"
+import { gitleaksRule } from "./rules/gitleaks/gitleaks.ts"
 import { authorizationHeaderRule, schemeCredentialRule } from "./rules/authorization.ts"
 import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
 
@@ -94,6 +96,7 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): Re
     dispatch(ctx, current)
   }
   exactRule(ctx, secrets)
+  gitleaksRule(ctx)
   if (refused.length === 0 || findings.length === 0) return findings
   // A trigger refused for the character before it is excused when that character lies in a span
   // found (it will be masked). Left to right, so each secret found excuses the next of a chain.
