@@ -60,3 +60,15 @@ describe("gitleaks formats", () => {
     })
   }
 })
+
+describe("formats no gitleaks rule covers", () => {
+  it("masks a Stripe webhook secret and a passphrase", () => {
+    const whsec = `whsec_${chars(rng, ALNUM, 32)}`
+    for (const text of [`STRIPE_WEBHOOK=${whsec}`, `the signing secret is ${whsec}.`, JSON.stringify({ stdout: whsec })]) {
+      expect(leakFinder(whsec.slice(6))(r.text(text, false)), text).toBeUndefined()
+    }
+    for (const text of ["passphrase=Tr0ub4dor&3x", "GPG_PASSPHRASE: 'correct horse battery'", '{"ssh_key_passphrase": "k9Fq2LmZ"}']) {
+      expect(r.text(text, false), text).toContain("***REDACTED***")
+    }
+  })
+})

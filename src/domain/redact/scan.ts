@@ -29,7 +29,7 @@ import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
  */
 export const TRIGGER_SOURCE = [
   "a(?:pi_org_|kia|sia|iza|uthorization)", "b(?:earer|asic)", "eyj", "g(?:ithub_pat_|h[pousr]_|lpat-)",
-  "h(?:al0bk_|f_)", "key", "pass", "rk_live_", "s(?:k[-_]|ecret)", "token", "x(?:ox[abprs]-|app-)", "://",
+  "h(?:al0bk_|f_)", "key", "pass", "rk_live_", "s(?:k[-_]|ecret)", "token", "whsec_", "x(?:ox[abprs]-|app-)", "://",
   "-(?:----begin |-user(?=[ \\t=])|u(?=[ \\t=]))"
 ].join("|")
 const TRIGGER = new RegExp(TRIGGER_SOURCE, "gi")
@@ -52,7 +52,7 @@ const groupOf = (m: string): Group => {
     case 0x73: return m.length === 6 ? Group.Name : Group.Prefix // s: secret, sk-
     case 0x3a: return Group.Url // :
     case 0x2d: return m.length === 11 ? Group.Pem : Group.UserFlag // -
-    default: return Group.Prefix // g, h, r, x
+    default: return Group.Prefix // g, h, r, w, x
   }
 }
 
