@@ -1,7 +1,7 @@
 /**
  * False positives: ordinary code and prose must come back unchanged. The rate is masks per MB over
- * this repo's own `src/`, the Markdown of a few installed packages, and generated UUIDs, git SHAs
- * and base64 image data URIs; the test prints it and keeps it at 1 per MB or less.
+ * this repo's own `src/`, the Markdown of a few installed packages, generated UUIDs, git SHAs
+ * and base64 image data URIs, and real Hermes events (`test/redact/hermesEvents.ts`); the test prints it and keeps it at 1 per MB or less.
  *
  * Left out: `src/domain/redact/` (the rules, whose comments show the shapes they mask) and
  * `src/hermes/sim/` (the simulator's deliberate fake secrets), like this test corpus.
@@ -16,6 +16,7 @@ import { describe, expect, it } from "vitest"
 import type { Finding } from "../../src/domain/redact/redact.ts"
 import { makeRedaction } from "../../src/domain/redact/redact.ts"
 import { chars, mulberry32 } from "./corpus.ts"
+import { HERMES_EVENTS } from "./hermesEvents.ts"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 const EXCLUDED = [path.join("src", "domain", "redact") + path.sep, path.join("src", "hermes", "sim") + path.sep]
@@ -49,6 +50,12 @@ const generated = (): string => {
   for (let i = 0; i < 40; i++) {
     const data = Buffer.from(Array.from({ length: 9000 }, () => Math.floor(rng() * 256))).toString("base64")
     lines.push(`![screenshot ${i}](data:image/png;base64,${data})`, `<img src="data:image/jpeg;base64,${data}" alt="x">`)
+  }
+  // Real Hermes events (approvals with their `pattern_key`, tool events, usage), as stored and as
+  // quoted in output, with fresh run ids.
+  for (let i = 0; i < 2000; i++) {
+    const e = { ...HERMES_EVENTS[i % HERMES_EVENTS.length]!, run_id: `run_${chars(rng, hex, 32)}` }
+    lines.push(JSON.stringify(e), `data: ${JSON.stringify(e)}`)
   }
   return lines.join("\n")
 }

@@ -4,6 +4,14 @@
  * and URL-safe, padded and not). A secret inside a longer base64 text (`Basic base64(user:key)`)
  * is encoded differently at each of the three byte offsets it may start at, so each offset adds
  * the characters that depend on the secret alone.
+ *
+ * Also the forms that common tools derive in one step, so a key printed through one of them is
+ * still masked: hex in either case (`xxd -p`, `od`, a hash-like dump; byte-aligned, so also inside
+ * a longer dump), every byte percent-encoded (`%61%64…`, either case) or `\x`-escaped, the key in
+ * upper or lower case (`tr`), reversed (`rev`), and base32 (`base32`, padded or not). Not covered:
+ * forms split over lines (`base64` and `xxd` wrap long output), other offsets of base32, and any
+ * transformation a program of its own can make (xor, rot13, a key spelt out with separators): the
+ * redactor stops accidental and one-step exposure, not code written to get a key out.
  */
 import type { ScanContext } from "./findings.ts"
 
@@ -15,6 +23,37 @@ const MIN_VARIANT_LENGTH = 8
 const MIN_LIVE_PREFIX = 4
 
 const toUrlSafe = (b64: string): string => b64.replace(/\+/g, "-").replace(/\//g, "_")
+
+const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+/** RFC 4648 base32, padded (what coreutils' `base32` prints). */
+const toBase32 = (bytes: Buffer): string => {
+  let out = ""
+  let value = 0
+  let bits = 0
+  for (const b of bytes) {
+    value = (value << 8) | b
+    bits += 8
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31]
+      bits -= 5
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31]
+  return out.padEnd(Math.ceil(out.length / 8) * 8, "=")
+}
+
+/** The forms one common tool derives from `secret` (see the module comment). */
+const derivedForms = (secret: string, bytes: Buffer): ReadonlyArray<string> => {
+  const hex = bytes.toString("hex")
+  const base32 = toBase32(bytes)
+  return [
+    hex, hex.toUpperCase(),
+    hex.replace(/../g, "%$&"), hex.toUpperCase().replace(/../g, "%$&"), hex.replace(/../g, "\\x$&"),
+    secret.toUpperCase(), secret.toLowerCase(), [...secret].reverse().join(""),
+    base32, base32.replace(/=+$/, "")
+  ]
+}
 
 /** The base64 characters that depend on `secret` alone when it starts `offset` bytes into a text. */
 const base64Inner = (secret: Buffer, offset: number): string => {
@@ -37,13 +76,16 @@ export const secretVariants = (secret: string): ReadonlyArray<string> => {
     full,
     full.replace(/=+$/, ""),
     toUrlSafe(full),
-    toUrlSafe(full).replace(/=+$/, "")
+    toUrlSafe(full).replace(/=+$/, ""),
+    ...derivedForms(secret, bytes)
   ]
   for (const offset of [0, 1, 2]) {
     const inner = base64Inner(bytes, offset)
     forms.push(inner, toUrlSafe(inner))
   }
-  return [...new Set(forms)].filter((f) => f === secret || f.length >= MIN_VARIANT_LENGTH)
+  // Any form may itself stand in a JSON string (`"\\x61…"`).
+  const escaped = forms.map((f) => JSON.stringify(f).slice(1, -1))
+  return [...new Set([...forms, ...escaped])].filter((f) => f === secret || f.length >= MIN_VARIANT_LENGTH)
 }
 
 const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")

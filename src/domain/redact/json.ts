@@ -1,14 +1,28 @@
 /**
  * Every string of a JSON tree masked; keys, numbers, booleans, nulls and the shape are untouched.
- * A string under a secret-shaped key (`"api_key"`, `"Authorization"`, at any depth below it) is a
- * secret by its place alone and is masked whole, unless it is inert (empty, a mask, a keyword, a
- * `$ENV_VAR` or template reference). Values that are not plain objects or arrays pass unchanged.
+ * A string under a strongly secret-shaped key (`"api_key"`, `"password"`, `"Authorization"`, at
+ * any depth below it) is a secret by its place alone and is masked whole, unless it is inert
+ * (empty, a mask, a keyword, a `$ENV_VAR` or template reference). Under a weak name (`*_KEY`, `KEY`,
+ * `*PASS`) the name alone is not enough: the value must also look random, since such keys are
+ * everywhere in data (Hermes's `"pattern_key": "delete in root path"` names the rule an approval
+ * matched). Either way the string still goes through the text rules. Values that are not plain
+ * objects or arrays pass unchanged.
  */
 import { MASK } from "./mask.ts"
-import { isSecretName } from "./names.ts"
+import { secretNameStrength } from "./names.ts"
+import { looksRandom } from "./rules/codeValues.ts"
 import { isInertValue } from "./values.ts"
 
 const AUTHORIZATION_KEY = /^(?:proxy[-_])?authorization$/i
+
+type Under = "none" | "weak" | "strong"
+
+const under = (parent: Under, key: string): Under => {
+  if (parent === "strong" || AUTHORIZATION_KEY.test(key)) return "strong"
+  const strength = secretNameStrength(key)
+  return strength === "strong" ? "strong" : strength === "weak" || parent === "weak" ? "weak" : "none"
+}
+
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (v === null || typeof v !== "object") return false
@@ -17,13 +31,16 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 }
 
 export const redactJson = <A>(value: A, text: (s: string) => string): A => {
-  const walk = (v: unknown, underSecretKey: boolean): unknown => {
-    if (typeof v === "string") return underSecretKey && !isInertValue(v, true) ? MASK : text(v)
-    if (Array.isArray(v)) return v.map((x) => walk(x, underSecretKey))
+  const walk = (v: unknown, place: Under): unknown => {
+    if (typeof v === "string") {
+      const secret = place === "strong" || (place === "weak" && looksRandom(v))
+      return secret && !isInertValue(v, true) ? MASK : text(v)
+    }
+    if (Array.isArray(v)) return v.map((x) => walk(x, place))
     if (isPlainObject(v)) {
       const out: Record<string, unknown> = {}
       for (const [k, x] of Object.entries(v)) {
-        const masked = walk(x, underSecretKey || isSecretName(k) || AUTHORIZATION_KEY.test(k))
+        const masked = walk(x, under(place, k))
         // defineProperty, not assignment: an own `__proto__` key stays a key.
         Object.defineProperty(out, k, { value: masked, enumerable: true, writable: true, configurable: true })
       }
@@ -31,5 +48,5 @@ export const redactJson = <A>(value: A, text: (s: string) => string): A => {
     }
     return v
   }
-  return walk(value, false) as A
+  return walk(value, "none") as A
 }

@@ -3,7 +3,7 @@
  * `--name value` and of a JSON key. The contract's globs are applied to the name split into words
  * (`HF_TOKEN`, `hf-token`, `hfToken` and `config.hfToken` are all the words `hf token`):
  *
- * - `*SECRET*`, `*TOKEN*`, `*PASSWORD*` (and `passwd`): a word holding it, so `clientSecret`,
+ * - `*SECRET*`, `*TOKEN*`, `*PASSWORD*` (and `passwd`, `passphrase`): a word holding it, so `clientSecret`,
  *   `authtoken` and `DB_PASSWORD` count; but not `tokens`, `max_tokens`, `tokenizer`, `secretary`;
  * - `*PASS`: the last word ends with `pass` (`DB_PASS`, `dbpass`), but not `bypass`, `compass`, ...;
  *   `passed` does not end with `pass`;
@@ -59,7 +59,7 @@ export const nameWords = (name: string): ReadonlyArray<string> =>
 
 const holdsToken = (w: string): boolean => w.includes("token") && !TOKEN_WORDS_NOT_SECRET.test(w)
 const holdsSecret = (w: string): boolean => w.includes("secret") && !w.startsWith("secretar")
-const holdsPassword = (w: string): boolean => w.includes("password") || w.includes("passwd")
+const holdsPassword = (w: string): boolean => w.includes("password") || w.includes("passwd") || w.includes("passphrase")
 
 const isKeyNameNotSecret = (joined: string): boolean => {
   for (const n of KEY_NAMES_NOT_SECRET) if (joined === n || joined.endsWith(`_${n}`)) return true

@@ -41,6 +41,7 @@ export const KNOWN_PREFIXES: ReadonlyArray<KnownPrefix> = [
   { prefix: "sk_live_", body: ALNUM, min: 16, label: "a Stripe key" },
   { prefix: "rk_live_", body: ALNUM, min: 16, label: "a Stripe key" },
   { prefix: "sk_test_", body: ALNUM, min: 16, label: "a Stripe key" },
+  { prefix: "whsec_", body: ALNUM, min: 24, label: "a Stripe webhook secret" },
   github("ghp_"), github("gho_"), github("ghu_"), github("ghs_"), github("ghr_"),
   { prefix: "glpat-", body: ALNUM_DASH_UNDERSCORE, min: 20, label: "a GitLab token" },
   slack("xoxb-"), slack("xoxa-"), slack("xoxp-"), slack("xoxr-"), slack("xoxs-"), slack("xapp-"),

@@ -7,7 +7,9 @@
  * - `values.ts`     where such a value starts and ends, and when it is code or a reference, not a value
  * - `prefixes.ts`   known token prefixes (`hf_`, `ghp_`, `sk-`, `AKIA`, ...) and the live edge
  * - `rules/*`       assignments and flags, authorization credentials, URL passwords, JWTs, PEM keys
- * - `exact.ts`      registered secrets and their base64 / URL-encoded / JSON-escaped forms
+ * - `rules/gitleaks/` the formats of gitleaks' rule set, as data, and how they are applied
+ * - `exact.ts`      registered secrets and the forms they are encoded or derived in
+ * - `reach.ts`      how far before a window or page the context reaches
  * - `scan.ts`       one pass that finds every span to mask
  * - `stable.ts`     masking again next to a mask until nothing changes (idempotence)
  * - `segments.ts`   consecutive events as one text, mapped back to the parts

@@ -3,7 +3,8 @@
  * the few places a secret can start (a known prefix, `eyJ`, `-----BEGIN`, `://`, the words `token`,
  * `secret`, `pass`, `key`, `bearer`, `basic`, `authorization`, curl's `-u`); the precise rule for
  * that trigger then looks at the text around it. Registered secrets are matched by their own
- * alternation. Text with no trigger is never touched, which keeps ordinary text fast and unchanged.
+ * alternation, and the formats of the gitleaks rule set by their keywords (`rules/gitleaks/`).
+ * Text with no trigger is never touched, which keeps ordinary text fast and unchanged.
  *
  * Idempotence: a token glued to the end of another secret (`ASIA…` then `hal0bk_…`) does not start
  * a word, so it is not a token; but once the first is masked it follows a `*` and would be one. So
@@ -17,6 +18,7 @@ import { exactRule } from "./exact.ts"
 import type { Finding, ScanContext } from "./findings.ts"
 import { isAlnum, tokenAt } from "./prefixes.ts"
 import { assignmentRule, userFlagRule } from "./rules/assignments.ts"
+import { gitleaksRule } from "./rules/gitleaks/gitleaks.ts"
 import { authorizationHeaderRule, schemeCredentialRule } from "./rules/authorization.ts"
 import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
 
@@ -27,7 +29,7 @@ import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
  */
 export const TRIGGER_SOURCE = [
   "a(?:pi_org_|kia|sia|iza|uthorization)", "b(?:earer|asic)", "eyj", "g(?:ithub_pat_|h[pousr]_|lpat-)",
-  "h(?:al0bk_|f_)", "key", "pass", "rk_live_", "s(?:k[-_]|ecret)", "token", "x(?:ox[abprs]-|app-)", "://",
+  "h(?:al0bk_|f_)", "key", "pass", "rk_live_", "s(?:k[-_]|ecret)", "token", "whsec_", "x(?:ox[abprs]-|app-)", "://",
   "-(?:----begin |-user(?=[ \\t=])|u(?=[ \\t=]))"
 ].join("|")
 const TRIGGER = new RegExp(TRIGGER_SOURCE, "gi")
@@ -50,7 +52,7 @@ const groupOf = (m: string): Group => {
     case 0x73: return m.length === 6 ? Group.Name : Group.Prefix // s: secret, sk-
     case 0x3a: return Group.Url // :
     case 0x2d: return m.length === 11 ? Group.Pem : Group.UserFlag // -
-    default: return Group.Prefix // g, h, r, x
+    default: return Group.Prefix // g, h, r, w, x
   }
 }
 
@@ -94,6 +96,7 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): Re
     dispatch(ctx, current)
   }
   exactRule(ctx, secrets)
+  gitleaksRule(ctx)
   if (refused.length === 0 || findings.length === 0) return findings
   // A trigger refused for the character before it is excused when that character lies in a span
   // found (it will be masked). Left to right, so each secret found excuses the next of a chain.

@@ -2,7 +2,7 @@
  * Consecutive `message.text` events masked as one text (BRIDGE.md "Redactor"; seed "Run tools").
  *
  * Mapping: the parts are joined, with up to `CONTEXT_CHARS` of the stored text just before them
- * (`before`, its end) and just after them (`after`, its start). The joined text is scanned once;
+ * (`before`, its end; further back inside a multi-line block, see `reach.ts`) and just after them (`after`, its start). The joined text is scanned once;
  * overlapping and touching spans are merged. Part `i` covers `[from_i, to_i)` of the joined text,
  * and is returned as its own text with every merged span that overlaps `[from_i, to_i)`, clipped to
  * it, replaced by one mask. So a secret split over parts is masked in every part that holds a piece
@@ -12,10 +12,10 @@
  */
 import type { ExactSecrets } from "./exact.ts"
 import { applySpans, mergeSpans } from "./ranges.ts"
+import { CONTEXT_CHARS, contextBefore } from "./reach.ts"
 import { scan } from "./scan.ts"
 
-/** Context taken from each side of the returned slice. */
-export const CONTEXT_CHARS = 8192
+export { CONTEXT_CHARS } from "./reach.ts"
 
 export interface SegmentOptions {
   readonly before?: string | undefined
@@ -28,7 +28,7 @@ export const redactSegments = (
   options: SegmentOptions,
   secrets: ExactSecrets
 ): ReadonlyArray<string> => {
-  const before = (options.before ?? "").slice(-CONTEXT_CHARS)
+  const before = contextBefore(options.before ?? "")
   const after = (options.after ?? "").slice(0, CONTEXT_CHARS)
   // One array join gives a flat string; `a + b + c` gives a rope that V8 reads far more slowly.
   const joined = [before, ...parts, after].join("")

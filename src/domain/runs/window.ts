@@ -97,20 +97,23 @@ export interface OutputWindow {
 /**
  * The 16 KiB window of output at byte `offset`. The slice must cover the window and CONTEXT_BYTES on
  * each side (as far as the output reaches). An offset inside a character starts at the next one; an
- * offset at or past the end gives an empty window with no next.
+ * offset at or past the end gives an empty window with no next. `beforeBytes`: how far before the
+ * window the context reaches (further than CONTEXT_BYTES when the window may start inside a long
+ * multi-line secret; the slice must then reach that far back).
  */
-export const outputWindow = (slice: OutputSlice, offset: number): OutputWindow => {
+export const outputWindow = (slice: OutputSlice, offset: number, beforeBytes: number = CONTEXT_BYTES): OutputWindow => {
   const { base, bytes, total } = slice
   if (offset >= total) return { offset, text: "", before: "", after: "", total, nextOffset: null }
   const start = boundaryAtOrAfter(bytes, offset - base)
   const end = start + WINDOW_BYTES >= bytes.length ? bytes.length : boundaryAtOrBefore(bytes, start + WINDOW_BYTES)
-  const ctxStart = boundaryAtOrAfter(bytes, start - CONTEXT_BYTES)
+  const ctxStart = boundaryAtOrAfter(bytes, start - beforeBytes)
   const ctxEnd = boundaryAtOrBefore(bytes, end + CONTEXT_BYTES)
   const absoluteEnd = base + end
   return {
     offset: base + start,
     text: fromUtf8(bytes.subarray(start, end)),
-    before: lastChars(fromUtf8(bytes.subarray(ctxStart, start)), CONTEXT_CHARS),
+    // A wider reach is for block characters, one byte each: as many characters as bytes.
+    before: lastChars(fromUtf8(bytes.subarray(ctxStart, start)), beforeBytes > CONTEXT_BYTES ? beforeBytes : CONTEXT_CHARS),
     after: firstChars(fromUtf8(bytes.subarray(end, ctxEnd)), CONTEXT_CHARS),
     total,
     nextOffset: absoluteEnd < total ? absoluteEnd : null

@@ -19,6 +19,7 @@ import {
   WINDOW_BYTES
 } from "../../domain/runs/window.ts"
 import type { BridgeError } from "../../domain/errors.ts"
+import { BLOCK_REACH, mayContinueBlock } from "../../domain/redact/reach.ts"
 import type { InboxShape } from "../Inbox.ts"
 import type { RedactorShape } from "../Redactor.ts"
 import type { LedgerError, LedgerShape, RunRecord, StoredEvent } from "./Ledger.ts"
@@ -112,10 +113,15 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
   const runView = (r: RunRecord, offset: number): Effect.Effect<RunView, ViewError> =>
     Effect.gen(function* () {
       const { fields, truncated } = yield* base(r)
-      const slice = r.outputBytes === 0 || offset >= r.outputBytes
-        ? { base: 0, bytes: new Uint8Array(), total: r.outputBytes }
-        : yield* ledger.outputSlice(r.runId, Math.max(0, offset - CONTEXT_BYTES), offset + WINDOW_BYTES + CONTEXT_BYTES, r.outputBytes)
-      const w = outputWindow(slice, offset)
+      const window = (beforeBytes: number) =>
+        r.outputBytes === 0 || offset >= r.outputBytes
+          ? Effect.succeed(outputWindow({ base: 0, bytes: new Uint8Array(), total: r.outputBytes }, offset))
+          : ledger.outputSlice(r.runId, Math.max(0, offset - beforeBytes), offset + WINDOW_BYTES + CONTEXT_BYTES, r.outputBytes).pipe(
+              Effect.map((slice) => outputWindow(slice, offset, beforeBytes))
+            )
+      const near = yield* window(CONTEXT_BYTES)
+      // A window that may start inside a long multi-line secret reads back to where it began.
+      const w = near.before.length >= CONTEXT_CHARS && mayContinueBlock(near.before) ? yield* window(BLOCK_REACH) : near
       const liveEdge = !isTerminal(r.status) && w.nextOffset === null
       const output = hasNoOutput(r) ? null : (redactor.segments([w.text], { before: w.before, after: w.after, liveEdge })[0] ?? "")
       const more = w.nextOffset === null ? {} : { more: `agent_run_status(run_id="${r.runId}", offset=${w.nextOffset})` }
@@ -141,30 +147,37 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
     })
 
   /**
-   * Stored `message.text` next to a page, up to CONTEXT_CHARS, walking away from it until another
-   * event type. `reachedEnd`: the walk forwards found nothing but text up to the newest event.
+   * Stored `message.text` next to a page, up to CONTEXT_CHARS (further while it may hold a block
+   * that started before, see `contextReach`), walking away from the page. Other events are stepped
+   * over: the run's streamed text is one text whatever sits between its pieces (a steer, a tool
+   * event, an approval), so a secret cut by one is still seen whole. `reachedEnd`: the walk forwards
+   * found no more text up to the newest event.
    */
   const textContext = (runId: string, from: number, direction: "before" | "after") =>
     Effect.gen(function* () {
       const parts: Array<string> = []
       let chars = 0
+      // Backwards, all text so far is block characters: it may lie inside a block begun earlier.
+      let inBlock = direction === "before"
       let cursor = from
       for (;;) {
         const rows = direction === "before"
           ? yield* ledger.eventsBefore(runId, cursor, CONTEXT_STEP)
           : yield* ledger.eventsAfter(runId, cursor, CONTEXT_STEP)
         for (const e of rows) {
-          if (e.type !== TEXT) return { text: join(parts, direction), reachedEnd: false }
-          parts.push(textOf(e))
-          chars += textOf(e).length
           cursor = e.seq
-          if (chars >= CONTEXT_CHARS) return { text: join(parts, direction), reachedEnd: false }
+          if (e.type !== TEXT) continue
+          const text = textOf(e)
+          parts.push(text)
+          chars += text.length
+          inBlock &&= mayContinueBlock(text)
+          if (chars >= (inBlock ? BLOCK_REACH : CONTEXT_CHARS)) return { text: join(parts, direction), reachedEnd: false }
         }
         if (rows.length < CONTEXT_STEP) return { text: join(parts, direction), reachedEnd: true }
       }
     })
   const join = (parts: ReadonlyArray<string>, direction: "before" | "after") =>
-    direction === "before" ? lastChars([...parts].reverse().join(""), CONTEXT_CHARS) : firstChars(parts.join(""), CONTEXT_CHARS)
+    direction === "before" ? lastChars([...parts].reverse().join(""), BLOCK_REACH) : firstChars(parts.join(""), CONTEXT_CHARS)
 
   /**
    * Redacts and cuts a page of events. `liveEdge`: the page's last text runs to the newest stored
@@ -175,24 +188,19 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
       const first = events[0]
       const last = events[events.length - 1]
       if (first === undefined || last === undefined) return []
-      const before = first.type === TEXT ? yield* textContext(r.runId, first.seq, "before") : { text: "", reachedEnd: false }
-      const after = last.type === TEXT && !atNewest ? yield* textContext(r.runId, last.seq, "after") : { text: "", reachedEnd: atNewest }
-      const liveEdge = !isTerminal(r.status) && last.type === TEXT && after.reachedEnd
-
+      // Every text of the page is one text with the stored text before and after it, whatever
+      // other events stand between the pieces.
+      const group = events.filter((e) => e.type === TEXT)
       const texts = new Map<number, string>()
-      let i = 0
-      while (i < events.length) {
-        if (events[i]?.type !== TEXT) { i++; continue }
-        let j = i
-        while (j < events.length && events[j]?.type === TEXT) j++
-        const group = events.slice(i, j)
+      if (group.length > 0) {
+        const before = yield* textContext(r.runId, first.seq, "before")
+        const after = atNewest ? { text: "", reachedEnd: true } : yield* textContext(r.runId, last.seq, "after")
         const masked = redactor.segments(group.map(textOf), {
-          before: i === 0 ? before.text : "",
-          after: j === events.length ? after.text : "",
-          liveEdge: j === events.length && liveEdge
+          before: before.text,
+          after: after.text,
+          liveEdge: !isTerminal(r.status) && after.reachedEnd
         })
         group.forEach((e, k) => texts.set(e.seq, masked[k] ?? ""))
-        i = j
       }
       return events.map((e) => {
         const masked = e.type === TEXT ? { ...e.data, text: texts.get(e.seq) ?? "" } : redactor.json(e.data)

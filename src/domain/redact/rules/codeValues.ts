@@ -12,8 +12,8 @@
  *   or ending the line in a declaration (`secret: Buffer)`, `readonly secrets: ExactSecrets`);
  * - in a declaration, a regex literal (`/…/`).
  *
- * A weak name (`*_KEY`, `KEY`, `*PASS`) in a declaration or written `NAME = value` with blanks
- * keeps its value unless the value looks random (a digit among letters, mixed case, or
+ * A weak name (`*_KEY`, `KEY`, `*PASS`) in a declaration, written `NAME = value` with blanks, or
+ * with a quoted value after a colon (JSON, YAML) keeps its value unless the value looks random (a digit among letters, mixed case, or
  * 24 characters that are not words): `ERROR_META_KEY = "agent-bridge/error"` is a map key.
  */
 import type { NameStrength } from "../names.ts"
@@ -75,7 +75,9 @@ const isVariableName = (v: string, ctx: AssignmentContext): boolean => {
  */
 export const isCodeValue = (v: string, quoted: boolean, ctx: AssignmentContext): boolean => {
   if (!ctx.colon && !ctx.spaced) return false
-  if (ctx.strength === "weak" && (ctx.declared || !ctx.colon) && !looksRandom(v)) return true
+  // A weak name written `NAME: "value"` is JSON or YAML data, where such keys are common (an
+  // approval's `"pattern_key": "delete in root path"`): likewise only a random-looking value.
+  if (ctx.strength === "weak" && (ctx.declared || !ctx.colon || quoted) && !looksRandom(v)) return true
   if (quoted || v.startsWith("$")) return false
   if (ctx.declared && v.startsWith("/")) return true
   if (!IDENTIFIER.test(v)) return false

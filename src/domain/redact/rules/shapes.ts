@@ -61,7 +61,7 @@ export const jwtRule = (ctx: ScanContext, at: number): void => {
 
 const PEM_BEGIN = /^-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----/
 /** What a PEM body holds when it is not closed (base64, header lines, escaped newlines). */
-const PEM_BODY = /[A-Za-z0-9+/=\s\\:,.()-]/
+export const PEM_BODY = /[A-Za-z0-9+/=\s\\:,.()-]/
 /** How far the END line is looked for. */
 const MAX_PEM = 64 * 1024
 

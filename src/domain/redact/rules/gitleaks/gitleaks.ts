@@ -1,0 +1,306 @@
+/**
+ * The gitleaks rule set (`data.ts`) applied the redactor's way: one case-insensitive regex finds
+ * every keyword, and only the rules of that keyword are tried, anchored (sticky) just before it,
+ * so text without keywords costs one pass and a keyword costs a few anchored attempts, never a
+ * search through the rest of the text.
+ *
+ * Where a match may start: a rule of the "name = value" kind (`[\w.-]{0,50}?(?:keyword)…`) starts
+ * at the first of up to 50 name characters before its keyword, and is tried there once; any other
+ * rule starts at most `LEAD` characters before its keyword (`\b`, a scheme, a separator) and is
+ * tried at each of those positions. The span masked is the rule's secret group (or the first group
+ * that matched, or the whole match), unless its entropy is below the rule's least, or an
+ * allow-list or stop-word says it is an example.
+ */
+import type { ScanContext } from "../../findings.ts"
+import { GITLEAKS_RULES, GLOBAL_ALLOW, GLOBAL_STOPWORDS, type GitleaksRule } from "./data.ts"
+
+/** How far before its keyword a match may start, for rules not of the "name = value" kind. */
+const LEAD = 12
+/** How far before its keyword a "name = value" match may start (the rules' own `{0,50}`). */
+const NAME_REACH = 50
+const NAME_PREFIX = "[\\w.-]{0,50}?"
+const NAME_CHAR = /[\w.-]/
+
+interface Compiled {
+  readonly id: string
+  readonly regex: RegExp
+  readonly named: boolean
+  readonly group: number
+  readonly entropy: number
+  readonly allowSecret: ReadonlyArray<RegExp>
+  readonly allowMatch: ReadonlyArray<RegExp>
+  readonly allowLine: ReadonlyArray<RegExp>
+  readonly stopwords: ReadonlyArray<string>
+}
+
+const compile = (r: GitleaksRule): Compiled => {
+  const allow = r.allow ?? []
+  const regexes = (target: string) =>
+    allow.flatMap((a) => (a.target === target && "regex" in a ? [new RegExp(a.regex)] : []))
+  return {
+    id: r.id,
+    regex: new RegExp(r.regex, "yd"),
+    named: r.regex.startsWith(NAME_PREFIX),
+    group: r.group ?? 0,
+    entropy: r.entropy ?? 0,
+    allowSecret: regexes("secret"),
+    allowMatch: regexes("match"),
+    allowLine: regexes("line"),
+    stopwords: allow.flatMap((a) => (a.target === "stopwords" && "words" in a ? a.words : []))
+  }
+}
+
+const RULES: ReadonlyArray<Compiled> = GITLEAKS_RULES.map(compile)
+const GLOBAL_ALLOW_REGEXES = GLOBAL_ALLOW.map((s) => new RegExp(s))
+
+/**
+ * A trigger: a literal that every match of a rule holds at a known place. From the rule's own
+ * regex where it starts with literal text (`\\b(ghp_…`, `(?:hvs\\.…|s\\.…)`): the match starts at
+ * the trigger, and the case written there must match (`SK…`, `ey…`). Else the rule's keyword, with
+ * the "name = value" or `LEAD` reach before it.
+ */
+interface Trigger {
+  readonly rule: number
+  /** Lower case. */
+  readonly literal: string
+  /** The exact spelling, when the rule's regex wants that case; else undefined. */
+  readonly exact: string | undefined
+  /** The match starts at the trigger. */
+  readonly atStart: boolean
+  /** The rule's regex starts with `\\b`: a trigger after a letter or digit cannot start a match. */
+  readonly wordStart: boolean
+  /** The scan looks for it (see `TRIGGER_REGEX`). */
+  readonly scanned: boolean
+}
+
+/** One literal character of a regex source at `i` (`a`, `\\.`, `[aA]`), or undefined. */
+const literalAt = (src: string, i: number): { readonly lower: string; readonly exact: boolean; readonly length: number } | undefined => {
+  const c = src[i]
+  if (c === undefined) return undefined
+  if (c === "\\") {
+    const n = src[i + 1] ?? ""
+    return /[.\-_/:~]/.test(n) ? { lower: n, exact: true, length: 2 } : undefined
+  }
+  if (c === "[") {
+    const m = /^\[([a-zA-Z])([a-zA-Z])\]/.exec(src.slice(i, i + 4))
+    return m !== null && m[1]!.toLowerCase() === m[2]!.toLowerCase() && m[1] !== m[2] ? { lower: m[1]!.toLowerCase(), exact: false, length: 4 } : undefined
+  }
+  if (/[A-Za-z0-9_\-~:/=]/.test(c)) return { lower: c.toLowerCase(), exact: true, length: 1 }
+  return undefined
+}
+
+/** The literal that starts at `i`, read up to the first non-literal (and not past a quantifier); `end`: where it stopped. */
+const leadingLiteral = (src: string, i: number): { readonly lower: string; readonly exact: string | undefined; readonly end: number } => {
+  let lower = ""
+  let exact = ""
+  let allExact = true
+  for (;;) {
+    const l = literalAt(src, i)
+    if (l === undefined) break
+    const q = src[i + l.length]
+    if (q === "?" || q === "*" || q === "{") break // this character is optional or repeated
+    lower += l.lower
+    exact += l.exact ? src[i + l.length - 1] : l.lower
+    allExact &&= l.exact
+    i += l.length
+    if (q === "+") break
+  }
+  return { lower, exact: allExact ? exact : undefined, end: i }
+}
+
+/** The top-level branches of the group opening at `i` (`(?:a|b)`): their start indexes, and where the group closes. */
+const branches = (src: string, i: number): { readonly starts: ReadonlyArray<number>; readonly close: number } | undefined => {
+  let depth = 0
+  const starts = [i + (src.startsWith("(?:", i) ? 3 : 1)]
+  for (let j = i; j < src.length; j++) {
+    const c = src[j]
+    if (c === "\\") { j++; continue }
+    if (c === "[") { while (j < src.length && src[j] !== "]") j += src[j] === "\\" ? 2 : 1; continue }
+    if (c === "(") depth++
+    else if (c === ")") { depth--; if (depth === 0) return { starts, close: j } }
+    else if (c === "|" && depth === 1) starts.push(j + 1)
+  }
+  return undefined
+}
+
+const MIN_TRIGGER = 2
+
+/** The triggers of rule `r` (see `Trigger`). */
+export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger> => {
+  const src = r.regex
+  let i = src.startsWith("\\b") ? 2 : 0
+  while (src.startsWith("(", i) && !src.startsWith("(?", i)) i++
+  let lits: ReadonlyArray<{ readonly lower: string; readonly exact: string | undefined }> = []
+  if (src.startsWith("(?:", i)) {
+    // A group of alternatives, not optional: each branch's literal, and the literal after the
+    // group when the branch is all literal (`(?:sk|rk)_` gives `sk_`, `rk_`).
+    const group = branches(src, i)
+    if (group !== undefined && !/[?*{]/.test(src[group.close + 1] ?? "")) {
+      const after = leadingLiteral(src, group.close + 1)
+      lits = group.starts.map((b) => {
+        const l = leadingLiteral(src, b)
+        const whole = src[l.end] === "|" || l.end === group.close
+        if (!whole) return l
+        return { lower: l.lower + after.lower, exact: l.exact !== undefined && after.exact !== undefined ? l.exact + after.exact : undefined }
+      })
+    }
+  } else {
+    lits = [leadingLiteral(src, i)]
+  }
+  const wordStart = src.startsWith("\\b")
+  if (lits.length > 0 && lits.every((l) => l.lower.length >= MIN_TRIGGER)) {
+    return lits.map((l) => ({ rule, literal: l.lower, exact: l.exact, atStart: true, wordStart, scanned: true }))
+  }
+  // An optional group first (`(?:https?://)?hooks.slack.com`): the literal after it, which the
+  // match starts at most `LEAD` characters before.
+  const group = src.startsWith("(?:", i) ? branches(src, i) : undefined
+  if (group !== undefined && src[group.close + 1] === "?") {
+    const after = leadingLiteral(src, group.close + 2)
+    if (after.lower.length >= 4) return [{ rule, literal: after.lower, exact: after.exact, atStart: false, wordStart: false, scanned: true }]
+  }
+  // Else the keywords; looked for only when they hold a character other than letters and digits
+  // (`q~`): a word keyword (`adafruit`) is a "name = value" rule, left to the assignment rule.
+  const named = src.startsWith(NAME_PREFIX)
+  return r.keywords.map((k) => ({ rule, literal: k, exact: undefined, atStart: false, wordStart: false, scanned: !named && /[^a-z0-9]/.test(k) }))
+}
+
+const TRIGGERS: ReadonlyArray<Trigger> = GITLEAKS_RULES.flatMap(triggersOf)
+
+/** Lower-cases an ASCII letter code. */
+const fold = (c: number): number => (c >= 65 && c <= 90 ? c | 0x20 : c)
+const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
+
+/** A regex source matching any of `words` (lower case), as a trie on their characters: V8 runs that far faster than a flat alternation. */
+export const trieSource = (words: ReadonlyArray<string>): string => {
+  const byFirst = new Map<string, Array<string>>()
+  for (const w of words) if (w.length > 0) byFirst.set(w[0]!, [...(byFirst.get(w[0]!) ?? []), w.slice(1)])
+  const branches = [...byFirst].map(([c, rests]) => {
+    const ends = rests.includes("")
+    const inner = rests.filter((r) => r !== "")
+    if (inner.length === 0) return escapeRegex(c)
+    const sub = trieSource(inner)
+    return `${escapeRegex(c)}(?:${sub})${ends ? "?" : ""}`
+  })
+  return branches.length === 1 ? branches[0]! : branches.join("|")
+}
+
+/** Triggers by their literal (lower case). */
+const BY_LITERAL = new Map<string, Array<Trigger>>()
+for (const t of TRIGGERS) BY_LITERAL.set(t.literal, [...(BY_LITERAL.get(t.literal) ?? []), t])
+
+/** Every trigger, for the test that every rule has one. */
+export const TRIGGER_LITERALS: ReadonlyArray<{ readonly rule: string; readonly literal: string; readonly atStart: boolean; readonly scanned: boolean }> =
+  TRIGGERS.map((t) => ({ rule: GITLEAKS_RULES[t.rule]!.id, literal: t.literal, atStart: t.atStart, scanned: t.scanned }))
+
+const isWordCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
+
+const holdsAt = (text: string, at: number, t: Trigger): boolean => {
+  if (t.wordStart && at > 0 && isWordCode(text.charCodeAt(at - 1)) && isWordCode(text.charCodeAt(at))) return false
+  if (t.exact !== undefined) return text.startsWith(t.exact, at)
+  for (let k = 0; k < t.literal.length; k++) if (fold(text.charCodeAt(at + k)) !== t.literal.charCodeAt(k)) return false
+  return true
+}
+
+/** Shannon entropy of `s`, in bits per character. */
+export const shannon = (s: string): number => {
+  const counts = new Map<string, number>()
+  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1)
+  let h = 0
+  for (const n of counts.values()) {
+    const p = n / s.length
+    h -= p * Math.log2(p)
+  }
+  return h
+}
+
+const lineAround = (text: string, start: number, end: number): string => {
+  const from = text.lastIndexOf("\n", start - 1) + 1
+  const nl = text.indexOf("\n", end)
+  return text.slice(from, nl < 0 ? text.length : nl)
+}
+
+const isAllowed = (rule: Compiled, text: string, match: RegExpExecArray, secret: string, at: number): boolean => {
+  const lower = secret.toLowerCase()
+  if (GLOBAL_ALLOW_REGEXES.some((r) => r.test(secret))) return true
+  if (GLOBAL_STOPWORDS.some((w) => lower.includes(w)) || rule.stopwords.some((w) => lower.includes(w))) return true
+  if (rule.allowSecret.some((r) => r.test(secret)) || rule.allowMatch.some((r) => r.test(match[0]))) return true
+  return rule.allowLine.length > 0 && rule.allowLine.some((r) => r.test(lineAround(text, at, at + match[0].length)))
+}
+
+/** The secret of a match: its secret group, or the first group that matched, or all of it. */
+const secretSpan = (rule: Compiled, m: RegExpExecArray): readonly [number, number] | undefined => {
+  const indices = m.indices!
+  if (rule.group > 0) return indices[rule.group]
+  for (let g = 1; g < indices.length; g++) {
+    const span = indices[g]
+    if (span !== undefined && span[1] > span[0]) return span
+  }
+  return indices[0]
+}
+
+/** Tries `rule` anchored at `from`; reports what it finds. Returns where the match ended, or -1. */
+const tryAt = (ctx: ScanContext, rule: Compiled, from: number): number => {
+  rule.regex.lastIndex = from
+  const m = rule.regex.exec(ctx.text)
+  if (m === null) return -1
+  const span = secretSpan(rule, m)
+  if (span === undefined || span[1] <= span[0]) return -1
+  const secret = ctx.text.slice(span[0], span[1])
+  if (rule.entropy > 0 && shannon(secret) < rule.entropy) return -1
+  if (isAllowed(rule, ctx.text, m, secret, m.index)) return -1
+  ctx.findings.push({ start: span[0], end: span[1], kind: "token", quoted: false, detail: `a secret (${rule.id})` })
+  return m.index + m[0].length
+}
+
+/** Tries the rule of trigger `t` found at `at`, unless it was tried there already. */
+const tryTrigger = (ctx: ScanContext, t: Trigger, at: number, triedTo: Int32Array): void => {
+  const { text } = ctx
+  const i = t.rule
+  const rule = RULES[i]!
+  if (t.atStart || rule.named) {
+    let from = at
+    if (rule.named) while (from > 0 && at - from < NAME_REACH && NAME_CHAR.test(text[from - 1]!)) from--
+    if (from <= triedTo[i]!) return
+    triedTo[i] = Math.max(at, tryAt(ctx, rule, from))
+    return
+  }
+  for (let from = Math.max(0, at - LEAD, triedTo[i]! + 1); from <= at; from++) {
+    triedTo[i] = from
+    const end = tryAt(ctx, rule, from)
+    if (end >= 0) {
+      triedTo[i] = end
+      return
+    }
+  }
+}
+
+/**
+ * The literals the scan looks for: those read from the rules' regexes, and the keywords that hold
+ * a character other than letters and digits. The keywords of the "name = value" rules (a company
+ * name near an `=`) are not looked for: the assignment rule masks such values by their name, and
+ * looking for 135 words costs more than the rest of the scan. A hit names its literal in full
+ * (the trie matches the longest one); shorter ones it starts with are looked up as well.
+ */
+const TRIGGER_REGEX = new RegExp(trieSource([...BY_LITERAL.keys()].filter((l) => BY_LITERAL.get(l)!.some((t) => t.scanned))), "gi")
+
+/** Adds a finding for every match of a gitleaks rule at one of its triggers. */
+export const gitleaksRule = (ctx: ScanContext): void => {
+  const { text } = ctx
+  // Per rule, the position up to which it was already tried (a second trigger nearby adds nothing).
+  let triedTo: Int32Array | undefined
+  const re = new RegExp(TRIGGER_REGEX)
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const at = m.index
+    const lower = m[0].toLowerCase()
+    re.lastIndex = at + 1
+    for (let n = lower.length; n >= 2; n--) {
+      const candidates = BY_LITERAL.get(n === lower.length ? lower : lower.slice(0, n))
+      if (candidates === undefined) continue
+      for (const t of candidates) {
+        if (!t.scanned || !holdsAt(text, at, t)) continue
+        triedTo ??= new Int32Array(RULES.length).fill(-1)
+        tryTrigger(ctx, t, at, triedTo)
+      }
+    }
+  }
+}
