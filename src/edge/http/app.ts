@@ -35,7 +35,7 @@ const serveMcp = (kind: ServerKind, req: HttpServerRequest.HttpServerRequest, ca
   Effect.gen(function* () {
     const sessions = yield* McpSessions
     const web = yield* HttpServerRequest.toWeb(req)
-    const res = yield* sessions.handle(kind, web, caller)
+    const res = yield* sessions.handle(kind, web, { caller, token: bearerToken(req.headers["authorization"]) ?? "" })
     return HttpServerResponse.fromWeb(res)
   })
 

@@ -2,7 +2,7 @@
  * Which tools a caller sees on each MCP server, and their `tools/list` entries. The entries are built
  * once per tool (JSON Schema generation is not free) and shared by every session.
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { Tool } from "./wireTypes.ts"
 import type { CallerShape } from "../../services/Caller.ts"
 import { toolJsonSchema } from "./jsonSchema.ts"
 import type { ToolDef } from "./ToolDef.ts"
