@@ -24,6 +24,8 @@ export interface TestDaemon {
   readonly adminKey: string
   readonly addClient: (name: string, scopes?: ReadonlyArray<Scope>) => Promise<string>
   readonly revoke: (name: string) => Promise<void>
+  /** A new key for `name` (the old one stops working). */
+  readonly rotate: (name: string) => Promise<string>
   readonly close: () => Promise<void>
 }
 
@@ -53,6 +55,7 @@ export const startDaemon = async (
     adminKey: Redacted.value(auth.adminKey),
     addClient: (name, scopes = ["agents"]) => Effect.runPromise(Effect.map(auth.addClient(name, scopes), (r) => r.key)),
     revoke: (name) => Effect.runPromise(Effect.asVoid(auth.revoke(name))),
+    rotate: (name) => Effect.runPromise(Effect.map(auth.rotate(name), (r) => r.key)),
     close: () => runtime.dispose()
   }
 }

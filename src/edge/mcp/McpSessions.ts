@@ -45,6 +45,30 @@ interface Session {
   lastSeen: number
 }
 
+/**
+ * What a session's GET stream starts with: a comment and the reconnection delay. Nothing is sent on
+ * that stream until the server has something to say, and the HTTP layer sends the headers only with
+ * the first bytes, so without it a client saw the stream open at the first keep-alive, 15 s later.
+ * It carries no event (no data): clients of every 2025 revision ignore it.
+ */
+export const STREAM_PRELUDE = ": stream open\nretry: 2000\n\n"
+
+const withStreamPrelude = (res: Response): Response => {
+  if (res.body === null || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return res
+  const prelude = new TextEncoder().encode(STREAM_PRELUDE)
+  const reader = res.body.getReader()
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(prelude),
+    pull: async (controller) => {
+      const { done, value } = await reader.read()
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel: (reason) => reader.cancel(reason)
+  })
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
+}
+
 export interface McpSessionsShape {
   /** Serves one HTTP request of an MCP server for an authenticated caller (either era). */
   readonly handle: (kind: ServerKind, request: Request, identity: RequestIdentity) => Effect.Effect<Response>
@@ -137,7 +161,8 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
             } else {
               transport = yield* open(kind, identity)
             }
-            return yield* Effect.promise(() => transport.handleRequest(request, { authInfo: authInfoFor(identity) }))
+            const res = yield* Effect.promise(() => transport.handleRequest(request, { authInfo: authInfoFor(identity) }))
+            return request.method === "GET" ? withStreamPrelude(res) : res
           })
 
         const handle: McpSessionsShape["handle"] = (kind, request, identity) =>

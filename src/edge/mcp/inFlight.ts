@@ -38,21 +38,31 @@ export const makeInFlight = Effect.sync(() => {
       )
     })
 
-  /** Ends every call whose identity `shouldEnd` picks, with `error`. */
+  /** Waits (bounded) until `ended` have all answered, then a moment for the answers to leave. */
+  const settled = (ended: ReadonlyArray<Call>) =>
+    Effect.sync(() => ended.every((c) => !calls.has(c))).pipe(
+      Effect.repeat({ until: (done) => done, schedule: Schedule.spaced(Duration.millis(10)) }),
+      Effect.timeout(DRAIN_LIMIT),
+      Effect.ignore,
+      Effect.zipRight(ended.length === 0 ? Effect.void : Effect.sleep(Duration.millis(FLUSH_MS)))
+    )
+
+  /**
+   * Ends every call whose identity `shouldEnd` picks, with `error`, and waits for their answers to
+   * leave (so that a session closed next does not cut them).
+   */
   const endWhere = <E, R>(shouldEnd: (identity: RequestIdentity) => Effect.Effect<boolean, E, R>, error: BridgeError) =>
-    Effect.forEach([...calls], (call) => Effect.flatMap(shouldEnd(call.identity), (yes) => (yes ? Deferred.fail(call.end, error) : Effect.void)), {
-      discard: true
+    Effect.gen(function* () {
+      const ended = yield* Effect.filter([...calls], (call) => shouldEnd(call.identity))
+      yield* Effect.forEach(ended, (call) => Deferred.fail(call.end, error), { discard: true })
+      yield* settled(ended)
     })
 
   const drain = Effect.gen(function* () {
     draining = true
-    yield* Effect.forEach([...calls], (call) => Deferred.fail(call.end, unavailable), { discard: true })
-    yield* Effect.sync(() => calls.size === 0).pipe(
-      Effect.repeat({ until: (empty) => empty, schedule: Schedule.spaced(Duration.millis(10)) }),
-      Effect.timeout(DRAIN_LIMIT),
-      Effect.ignore
-    )
-    yield* Effect.sleep(Duration.millis(FLUSH_MS))
+    const open = [...calls]
+    yield* Effect.forEach(open, (call) => Deferred.fail(call.end, unavailable), { discard: true })
+    yield* settled(open)
   })
 
   return { guard, endWhere, drain, size: () => calls.size }
