@@ -116,3 +116,47 @@ describe("protocol eras", () => {
     expect((await modern("memory", "skills/list")).answer["error"].code).toBe(-32601)
   })
 })
+
+describe("Origin guard on the MCP endpoints", () => {
+  let daemon: TestDaemon
+  beforeAll(async () => {
+    daemon = await startDaemon(testConfig({ bridge: { allowed_origins: ["http://localhost:6274"] } }))
+  })
+  afterAll(async () => {
+    await daemon?.close()
+  })
+  const list = (origin: string | undefined, server = "agents") => {
+    const req = modernRequest(daemon.adminKey, 1, "tools/list")
+    return fetch(`${daemon.url}/mcp/${server}/mcp`, { ...req, headers: { ...req.headers, ...(origin === undefined ? {} : { origin }) } })
+  }
+
+  it("refuses a request from an origin that is not listed with 403, before the key is looked at", async () => {
+    for (const origin of ["http://evil.example", "null", "http://localhost:6275", "http://127.0.0.1:6274"]) {
+      const res = await list(origin)
+      expect(res.status).toBe(403)
+      expect((await res.json()).error).toEqual({ code: "auth.forbidden", message: "this Origin is not allowed (add it to bridge.allowed_origins)" })
+    }
+    expect((await list("http://evil.example", "memory")).status).toBe(403)
+    const noKey = await fetch(`${daemon.url}/mcp/agents/mcp`, { method: "POST", headers: { origin: "http://evil.example" }, body: "{}" })
+    expect((await noKey.json()).error.message).toMatch(/Origin/)
+  })
+
+  it("serves a listed origin (case and a trailing slash aside) and requests without an Origin", async () => {
+    for (const origin of [undefined, "http://localhost:6274", "HTTP://LOCALHOST:6274/"]) {
+      const res = await list(origin)
+      expect(res.status).toBe(200)
+      await res.text()
+    }
+  })
+
+  it("allows no origin by default", async () => {
+    const plain = await startDaemon(testConfig())
+    try {
+      const req = modernRequest(plain.adminKey, 1, "tools/list")
+      const res = await fetch(`${plain.url}/mcp/agents/mcp`, { ...req, headers: { ...req.headers, origin: "http://localhost:6274" } })
+      expect(res.status).toBe(403)
+    } finally {
+      await plain.close()
+    }
+  })
+})

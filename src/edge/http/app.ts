@@ -13,6 +13,7 @@ import { McpSessions } from "../mcp/McpSessions.ts"
 import { inboxApp, isInboxPath } from "../inbox/routes.ts"
 import { healthReport } from "./health.ts"
 import { hostAllowed } from "./hostGuard.ts"
+import { originAllowed } from "./originGuard.ts"
 import { forbidden, jsonError, notFound } from "./responses.ts"
 
 const MCP_PATHS: Record<string, ServerKind> = { "/mcp/agents/mcp": "agents", "/mcp/memory/mcp": "memory" }
@@ -58,6 +59,9 @@ export const httpApp = Effect.gen(function* () {
   if (path === "/mcp/agents" || path.startsWith("/mcp/agents/") || path === "/mcp/memory" || path.startsWith("/mcp/memory/")) {
     const kind: ServerKind = path.startsWith("/mcp/agents") ? "agents" : "memory"
     if (kind === "agents" && !config.bridge.enabled) return notFound()
+    if (!originAllowed(req.headers["origin"], config.bridge.allowed_origins)) {
+      return forbidden("this Origin is not allowed (add it to bridge.allowed_origins)")
+    }
     const caller = yield* authenticate(req)
     if (Option.isNone(caller)) return forbidden()
     if (kind === "memory" && !caller.value.scopes.includes("memory")) {
