@@ -115,7 +115,7 @@ describe("daemon over HTTP", () => {
   it("undecodable arguments are a typed tool error naming the field", async () => {
     const client = await connectMcp(daemon.url, daemon.adminKey)
     const res = await client.callTool({ name: "agent_capabilities", arguments: { agent: 42 } })
-    expect(errorTextOf(res)).toMatch(/bridge\.invalid_input: invalid arguments: agent: /)
+    expect(errorTextOf(res)).toMatch(/bridge\.invalid_input: invalid arguments: agent must be a string \(got 42\)$/)
     const offset = await client.callTool({ name: "agent_run_status", arguments: { run_id: "run_x", offset: -1 } })
     expect(errorTextOf(offset)).toMatch(/bridge\.invalid_offset: /)
     await client.close()
