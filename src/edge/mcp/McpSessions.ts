@@ -33,6 +33,8 @@ const IDLE_LIMIT = Duration.minutes(30)
  * map without bound; past this, its least recently used session is closed.
  */
 export const MAX_SESSIONS_PER_CLIENT = 64
+/** The handshake-free protocol revision. */
+const MODERN_PROTOCOL = "2026-07-28"
 /** SSE comment frames on open streams: proxies and clients drop a silent connection. */
 const KEEP_ALIVE_MS = 15_000
 
@@ -168,8 +170,14 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
         const handle: McpSessionsShape["handle"] = (kind, request, identity) =>
           Effect.gen(function* () {
             const sid = request.headers.get("mcp-session-id")
-            // A session id is the 2025 era; otherwise the SDK's own classification decides.
-            const legacy = sid !== null || (yield* Effect.promise(() => isLegacyRequest(request).catch(() => true)))
+            const version = request.headers.get("mcp-protocol-version")
+            // A session id is the 2025 era, and so is a 2025 version header; a 2026-07-28 header is
+            // the modern era whatever the body says (the modern leg answers a missing envelope, as the
+            // SDK's own classification would route it). Only the rest needs the body read to decide.
+            const legacy =
+              sid !== null ||
+              (version !== null && version !== MODERN_PROTOCOL && version.startsWith("2025-")) ||
+              (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request).catch(() => true))))
             if (legacy) return yield* handleLegacy(kind, request, identity, sid)
             return yield* Effect.promise(() => modern[kind].fetch(request, { authInfo: authInfoFor(identity) }))
           })
