@@ -14,8 +14,7 @@
  * The simulator runs in the same process as what it feeds in both arms of each comparison.
  */
 import { HttpServer } from "@effect/platform"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Context, Effect, Either, Exit, Layer, ManagedRuntime, Schedule, Schema, Stream } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"

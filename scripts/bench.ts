@@ -6,6 +6,7 @@
  * - bench-hermes:    HermesClient vs plain fetch against the simulator (issue 4)
  * - bench-runs:      run tools and streaming through the bridge vs direct (issue 5)
  * - bench-coldstart: process start to /healthz vs a bare `node -e` http server (issue 9)
+ * - bench-mcp:       a tool call over MCP in both protocol eras vs a bare node:http JSON echo
  *
  * Each script prints its own figures and ends with a `BENCH_JSON {bench, rows[]}` line; a row is
  * `{metric, value, baseline, baselineName, goal?, noRatio?}`, and its ratio is value / baseline
@@ -33,7 +34,8 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "redactor", script: "bench-redactor.ts", args: [], quickArgs: ["1", "2"] },
   { name: "hermes", script: "bench-hermes.ts", args: [], quickArgs: ["2000", "20"] },
   { name: "runs", script: "bench-runs.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1"] },
-  { name: "coldstart", script: "bench-coldstart.ts", args: [], quickArgs: ["1"] }
+  { name: "coldstart", script: "bench-coldstart.ts", args: [], quickArgs: ["1"] },
+  { name: "mcp", script: "bench-mcp.ts", args: [], quickArgs: ["50"] }
 ]
 
 interface Row {

@@ -30,6 +30,20 @@ export const BridgeSection = Schema.Struct({
   port: withDefault(Port, () => 8765),
   data_dir: withDefault(NonEmpty, () => "./.agent-bridge"),
   allowed_hosts: withDefault(Schema.Array(NonEmpty), () => []),
+  /**
+   * Browser origins (`scheme://host[:port]`) allowed to call the MCP endpoints. A request that
+   * carries any other `Origin` is refused (403); none is allowed by default. Requests without an
+   * `Origin` (every non-browser client) are not affected. One origin or a comma-separated list in
+   * AGENT_BRIDGE_BRIDGE_ALLOWED_ORIGINS.
+   */
+  allowed_origins: withDefault(
+    Schema.transform(Schema.Union(Schema.Array(NonEmpty), NonEmpty), Schema.Array(NonEmpty), {
+      strict: true,
+      decode: (v) => (typeof v === "string" ? [v] : v),
+      encode: (v) => v
+    }),
+    () => []
+  ),
   run_retention_days: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThan(1)), () => 7),
   max_concurrent_runs_per_client: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4),
   /**

@@ -84,8 +84,11 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
   const markReady = Layer.scopedDiscard(
     Effect.gen(function* () {
       const lifecycle = yield* Lifecycle
+      const mcp = yield* McpSessions
       yield* lifecycle.set("ready")
-      yield* Effect.addFinalizer(() => lifecycle.set("draining"))
+      // Draining first (new run calls answer bridge.unavailable), then every open MCP call answers
+      // bridge.unavailable too, before the listener and the connections close.
+      yield* Effect.addFinalizer(() => lifecycle.set("draining").pipe(Effect.zipRight(mcp.drain)))
     })
   )
   const serving = HttpServer.serve(httpApp).pipe(

@@ -3,7 +3,7 @@
  * `authenticate` turns a bearer token into a `Caller`; everything else is the CLI's client management.
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, type Duration, Effect, Layer, Option, Redacted, Schedule, Stream, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -31,6 +31,13 @@ export interface AuthShape {
   readonly rotate: (name: string) => Effect.Effect<{ readonly key: string; readonly client: ClientRecord }, ClientError>
   /** The admin key (created on first start in `<data_dir>/admin.key`, mode 0600). */
   readonly adminKey: Redacted.Redacted<string>
+  /**
+   * An element whenever a key may have stopped authenticating: after this process's revoke or
+   * rotate at once, and after another process's commit to the database (the CLI's `client revoke`),
+   * which is looked for every `every` through `PRAGMA data_version` (it moves only for other
+   * connections' commits). The edge re-checks the keys of what it holds open on each.
+   */
+  readonly changes: (every: Duration.DurationInput) => Stream.Stream<void>
 }
 
 export const ADMIN_KEY_FILE = "admin.key"
@@ -150,6 +157,7 @@ export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {
           if (row.revoked_at !== null) return toRecord(row)
           const at = now()
           yield* orDie(sql`UPDATE clients SET revoked_at = ${at} WHERE name = ${name}`)
+          yield* changed
           return toRecord({ ...row, revoked_at: at })
         })
 
@@ -158,12 +166,21 @@ export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {
           const row = yield* existing(name)
           const { key, digest } = issue(name)
           yield* orDie(sql`UPDATE clients SET key_digest = ${digest}, revoked_at = NULL WHERE name = ${name}`)
+          yield* changed
           return { key, client: toRecord({ ...row, key_digest: digest, revoked_at: null }) }
         })
 
+      const localChanges = yield* SubscriptionRef.make(0)
+      const changed = SubscriptionRef.update(localChanges, (n) => n + 1)
+      const dataVersion = orDie(sql<{ data_version: number }>`PRAGMA data_version`).pipe(Effect.map((rows) => rows[0]?.data_version ?? 0))
+      const otherConnections = (every: Duration.DurationInput) =>
+        Stream.repeatEffectWithSchedule(dataVersion, Schedule.spaced(every)).pipe(Stream.changes, Stream.drop(1))
+      const changes: AuthShape["changes"] = (every) =>
+        Stream.merge(Stream.drop(localChanges.changes, 1), otherConnections(every)).pipe(Stream.as(undefined))
+
       const listClients = orDie(sql<ClientRow>`SELECT * FROM clients ORDER BY name`).pipe(Effect.map((rows) => rows.map(toRecord)))
 
-      return { authenticate, addClient, listClients, revoke, rotate, adminKey: Redacted.make(admin) }
+      return { authenticate, addClient, listClients, revoke, rotate, adminKey: Redacted.make(admin), changes }
     })
   )
 }

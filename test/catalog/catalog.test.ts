@@ -2,7 +2,7 @@
  * The catalog without HTTP: Hermes's filter semantics, both servers' views per client, the search's
  * stems and ranking, and tool_call's path (logs under the real tool's name, progress passed through).
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "../../src/edge/mcp/wireTypes.ts"
 import { Effect, HashMap, List, Logger, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import type { ClientSettings } from "../../src/config/schema.ts"

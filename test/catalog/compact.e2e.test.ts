@@ -2,8 +2,7 @@
  * The per-client catalog over real HTTP with the SDK client: what each client lists, the meta tools'
  * answers in Hermes's shapes, and the filter making a tool unknown however it is reached.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { type CallToolResult, type Client, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { toolListing } from "../../src/edge/mcp/catalog.ts"
 import { agentTools } from "../../src/edge/mcp/tools/index.ts"
@@ -42,9 +41,9 @@ describe("per-client catalog over HTTP", () => {
   /** A direct call of a tool the client does not have is a protocol error, as for a tool that does not exist. */
   const unknownDirect = async (name: ClientName, tool: string) => {
     const error = await (await client(name)).callTool({ name: tool, arguments: {} }).then(() => undefined, (e: unknown) => e)
-    expect(error).toBeInstanceOf(McpError)
-    expect((error as McpError).code).toBe(ErrorCode.InvalidParams)
-    expect((error as McpError).message).toContain(`Unknown tool: ${tool}`)
+    expect(error).toBeInstanceOf(ProtocolError)
+    expect((error as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams)
+    expect((error as ProtocolError).message).toContain(`Unknown tool: ${tool}`)
   }
 
   beforeAll(async () => {

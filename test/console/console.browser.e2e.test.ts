@@ -6,7 +6,7 @@
  * follows it to "cancelled"); the clients view with scopes, use, runs and tokens, rotate (the new key
  * shown once, the old one refused) and revoke. Screenshots go to test-artifacts/console/.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Page } from "playwright-core"

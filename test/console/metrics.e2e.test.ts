@@ -4,7 +4,7 @@
  * status and client, MCP requests by tool and code, Hermes latency by profile, redactions), and the
  * database's facts (live runs, ledger size, pending inbox rows) and event-loop lag are there.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectMcp, startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
 import { eventually } from "./support.ts"

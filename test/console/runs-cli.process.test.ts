@@ -4,7 +4,7 @@
  * exit 2, an unknown run exits 1; a stop while the daemon runs is carried out at once and recorded as
  * the operator's; a stop while the daemon is down is recorded and carried out when it starts.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"

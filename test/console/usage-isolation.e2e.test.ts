@@ -4,7 +4,7 @@
  * with it. Every tool the other client can list is called, with the first client's run id wherever
  * a tool takes one; no answer carries that run, its usage, or any token count.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectMcp, startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
 import { eventually } from "./support.ts"

@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { connectMcp, errorTextOf, startDaemon, tempDir, testConfig, type TestDaemon } from "../support/daemon.ts"
+import { bridgeMeta, connectMcp, errorTextOf, startDaemon, tempDir, testConfig, type TestDaemon } from "../support/daemon.ts"
 import { hermesDouble } from "../support/hermesDouble.ts"
 
 /** A raw request, so the Host header can be set (fetch forbids it). */
@@ -108,14 +108,14 @@ describe("daemon over HTTP", () => {
     })
     const unknown = await client.callTool({ name: "agent_capabilities", arguments: { agent: "hermes/nope" } })
     expect(errorTextOf(unknown)).toMatch(/^Error executing tool agent_capabilities: bridge\.unknown_agent: /)
-    expect(unknown._meta).toEqual({ "agent-bridge/error": { code: "bridge.unknown_agent", status: 404 } })
+    expect(bridgeMeta(unknown._meta)).toEqual({ "agent-bridge/error": { code: "bridge.unknown_agent", status: 404 } })
     await client.close()
   })
 
   it("undecodable arguments are a typed tool error naming the field", async () => {
     const client = await connectMcp(daemon.url, daemon.adminKey)
     const res = await client.callTool({ name: "agent_capabilities", arguments: { agent: 42 } })
-    expect(errorTextOf(res)).toMatch(/bridge\.invalid_input: invalid arguments: agent: /)
+    expect(errorTextOf(res)).toMatch(/bridge\.invalid_input: invalid arguments: agent must be a string \(got 42\)$/)
     const offset = await client.callTool({ name: "agent_run_status", arguments: { run_id: "run_x", offset: -1 } })
     expect(errorTextOf(offset)).toMatch(/bridge\.invalid_offset: /)
     await client.close()

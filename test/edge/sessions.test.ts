@@ -25,7 +25,7 @@ const send = (kind: ServerKind, caller: CallerShape, method: string, sessionId: 
         headers: mcpHeaders("unused-here", sessionId),
         ...(body === undefined ? {} : { body: JSON.stringify(body) })
       }),
-      caller
+      { caller, token: "unused-here" }
     )
   )
 

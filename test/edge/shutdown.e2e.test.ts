@@ -1,5 +1,7 @@
 /**
- * The real daemon process drains on SIGTERM: open MCP sessions are closed and it exits with code 0.
+ * The real daemon process drains on SIGTERM: a wait still open answers `bridge.unavailable` (in both
+ * protocol eras) instead of having its connection reset, open MCP sessions are closed, and it exits
+ * with code 0.
  * (The time it takes is printed, not asserted: the 2 s target is measured, machines here are noisy.)
  */
 import * as fs from "node:fs"
@@ -8,24 +10,32 @@ import * as YAML from "yaml"
 import { describe, expect, it } from "vitest"
 import { spawnDaemon } from "../support/daemonProcess.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
-import { connectMcp, tempDir } from "../support/daemon.ts"
+import { connectMcp, errorTextOf, tempDir } from "../support/daemon.ts"
 
 describe("SIGTERM", () => {
-  it("drains open sessions and exits 0", async () => {
+  it("answers open waits with bridge.unavailable, drains open sessions and exits 0", async () => {
     const dir = tempDir()
     const port = await freeLoopbackPort()
     const configFile = path.join(dir, "agent-bridge.yaml")
     fs.writeFileSync(configFile, YAML.stringify({ bridge: { port, data_dir: path.join(dir, "data") } }))
     const daemon = await spawnDaemon({ configFile, port, readyTimeoutMs: 90_000 })
     const adminKey = fs.readFileSync(path.join(dir, "data", "admin.key"), "utf8").trim()
-    const client = await connectMcp(daemon.url, adminKey)
+    const client = await connectMcp(daemon.url, adminKey, "agents", "modern")
+    const legacy = await connectMcp(daemon.url, adminKey, "agents", "legacy")
     const started = await client.callTool({ name: "agent_run", arguments: { agent: "hermes", input: "[sim:slow=30s] keep going" } })
     expect(started.isError).toBeFalsy()
+    const runId = (started.structuredContent as { run_id: string }).run_id
+    const waits = [client, legacy].map((c) => c.callTool({ name: "agent_run_wait", arguments: { run_id: runId, timeout_s: 30 } }))
+    await new Promise((r) => setTimeout(r, 500))
     const t0 = Date.now()
     await daemon.kill("SIGTERM")
+    for (const answer of await Promise.all(waits)) {
+      expect(errorTextOf(answer)).toMatch(/^Error executing tool agent_run_wait: bridge\.unavailable: /)
+    }
     const exit = await daemon.exited
     console.log(`SIGTERM → exit ${exit.code} in ${Date.now() - t0} ms`)
     expect(exit).toEqual({ code: 0, signal: null })
     await client.close().catch(() => undefined)
+    await legacy.close().catch(() => undefined)
   }, 120_000)
 })

@@ -4,7 +4,7 @@
  * may quote a provider's key or an Authorization header. runTool masks it with the Redactor,
  * including the exact secrets the bridge holds; code, status and the text's frame stay as they are.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "../../src/edge/mcp/wireTypes.ts"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { AgentRefused, InvalidInput } from "../../src/domain/errors.ts"

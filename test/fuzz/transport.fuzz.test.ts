@@ -4,8 +4,7 @@
  * paths (so the in-process bulk stands for HTTP), and the SDK's own `Client` calling every tool with
  * schema-generated arguments (it also checks each success against the tool's output schema).
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { McpError } from "@modelcontextprotocol/sdk/types.js"
+import { type Client, ProtocolError } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ServerKind } from "../../src/edge/mcp/catalog.ts"
 import { META_TOOL_NAMES } from "../../src/edge/mcp/meta/index.ts"
@@ -116,7 +115,7 @@ describe("fuzz over the real HTTP listener", () => {
             const v = judgeResult(tool, args, result, lookup)
             if (v.problem !== undefined) problems.push(`${c.tool}: ${v.problem}`)
           } catch (e) {
-            problems.push(`${c.tool}: ${e instanceof McpError ? `McpError ${e.code}` : "threw"} ${String(e).slice(0, 300)}`)
+            problems.push(`${c.tool}: ${e instanceof ProtocolError ? `ProtocolError ${e.code}` : "threw"} ${String(e).slice(0, 300)}`)
           }
         }
       }

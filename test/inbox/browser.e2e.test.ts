@@ -5,7 +5,7 @@
  * waiting for approval is approved on the page and continues to the end; sign out. Each step saves
  * a screenshot under test-artifacts/inbox/.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -3,15 +3,15 @@
  * the live HermesClient, the simulator): progress notifications during a wait, a cancelled wait that
  * leaves the run going, isolation as the client sees it, and re-attach across a daemon restart.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { connectMcp, errorTextOf, startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
 
 type Json = Record<string, any>
 const structured = (r: object): Json => (r as { structuredContent: Json }).structuredContent
-const call = (c: Client, name: string, args: Json, options?: Parameters<Client["callTool"]>[2]) =>
-  c.callTool({ name, arguments: args }, undefined, options)
+const call = (c: Client, name: string, args: Json, options?: Parameters<Client["callTool"]>[1]) =>
+  c.callTool({ name, arguments: args }, options)
 
 const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean): Promise<A> => {
   for (let i = 0; i < 500; i++) {

@@ -4,8 +4,7 @@
  * double).
  */
 import { HttpServer } from "@effect/platform"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect, Either, type Layer, ManagedRuntime, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -25,6 +24,8 @@ export interface TestDaemon {
   readonly adminKey: string
   readonly addClient: (name: string, scopes?: ReadonlyArray<Scope>) => Promise<string>
   readonly revoke: (name: string) => Promise<void>
+  /** A new key for `name` (the old one stops working). */
+  readonly rotate: (name: string) => Promise<string>
   readonly close: () => Promise<void>
 }
 
@@ -54,18 +55,38 @@ export const startDaemon = async (
     adminKey: Redacted.value(auth.adminKey),
     addClient: (name, scopes = ["agents"]) => Effect.runPromise(Effect.map(auth.addClient(name, scopes), (r) => r.key)),
     revoke: (name) => Effect.runPromise(Effect.asVoid(auth.revoke(name))),
+    rotate: (name) => Effect.runPromise(Effect.map(auth.rotate(name), (r) => r.key)),
     close: () => runtime.dispose()
   }
 }
 
-export const connectMcp = async (baseUrl: string, key: string, server: "agents" | "memory" = "agents") => {
-  const client = new Client({ name: "agent-bridge-test", version: "0.0.0" })
+/**
+ * The protocol era the test clients speak: `modern` (2026-07-28, no handshake, no session) or
+ * `legacy` (the 2025 `initialize` handshake and a session). The default is modern; set
+ * `AGENT_BRIDGE_TEST_ERA=legacy` to run the same end-to-end tests over the 2025 era.
+ */
+export type McpEra = "modern" | "legacy"
+export const MODERN_PROTOCOL = "2026-07-28"
+export const defaultEra = (): McpEra => (process.env["AGENT_BRIDGE_TEST_ERA"] === "legacy" ? "legacy" : "modern")
+
+export const connectMcp = async (baseUrl: string, key: string, server: "agents" | "memory" = "agents", era: McpEra = defaultEra()) => {
+  const client = new Client(
+    { name: "agent-bridge-test", version: "0.0.0" },
+    era === "modern" ? { versionNegotiation: { mode: { pin: MODERN_PROTOCOL } } } : {}
+  )
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp/${server}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${key}` } }
   })
   await client.connect(transport)
   return client
 }
+
+/**
+ * A result's `_meta` without the keys the protocol itself stamps there (2026-07-28 results carry
+ * `io.modelcontextprotocol/serverInfo`): what is left is the bridge's own.
+ */
+export const bridgeMeta = (meta: Record<string, unknown> | undefined) =>
+  meta === undefined ? undefined : Object.fromEntries(Object.entries(meta).filter(([k]) => !k.startsWith("io.modelcontextprotocol/")))
 
 /** The text of an error result (`Error executing tool …: bridge.<code>: …`). */
 export const errorTextOf = (result: object): string => {

@@ -1,8 +1,10 @@
 /**
- * The one HTTP listener's routing: host guard first, then `/healthz`, the two MCP servers (auth and
- * scope checked here, so no tool ever sees an unauthenticated request) and the operator inbox.
+ * The one HTTP listener: an `HttpRouter` whose routes are the table below, behind the host guard
+ * (every path), and the MCP gate (origin guard, `bridge.enabled`, key, scope) on the MCP paths, so
+ * no tool ever sees an unauthenticated request. The inbox has its own sign-in, sessions and CSRF
+ * (`inbox/routes.ts`, whose pages are its own table). Anything else is a JSON 404.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpMiddleware, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { bearerToken } from "../../domain/keys.ts"
@@ -10,14 +12,13 @@ import { Auth } from "../../services/Auth.ts"
 import type { CallerShape } from "../../services/Caller.ts"
 import type { ServerKind } from "../mcp/catalog.ts"
 import { McpSessions } from "../mcp/McpSessions.ts"
-import { inboxApp, isInboxPath } from "../inbox/routes.ts"
+import { inboxApp } from "../inbox/routes.ts"
 import { consoleApp, isConsolePath } from "../inbox/console/routes.ts"
 import { healthReport } from "./health.ts"
 import { METRICS_PATH, metricsResponse } from "./metrics.ts"
 import { hostAllowed } from "./hostGuard.ts"
+import { originAllowed } from "./originGuard.ts"
 import { forbidden, jsonError, notFound } from "./responses.ts"
-
-const MCP_PATHS: Record<string, ServerKind> = { "/mcp/agents/mcp": "agents", "/mcp/memory/mcp": "memory" }
 
 /**
  * What the Streamable HTTP transport serves. Any other method is refused here, before the request
@@ -30,55 +31,98 @@ const methodNotAllowed = () =>
     HttpServerResponse.setHeader("allow", "GET, POST, DELETE")
   )
 
-const authenticate = (req: HttpServerRequest.HttpServerRequest) =>
-  Effect.flatMap(Auth, (auth) => auth.authenticate(bearerToken(req.headers["authorization"])))
-
-const serveMcp = (kind: ServerKind, req: HttpServerRequest.HttpServerRequest, caller: CallerShape) =>
+/** Host guard (DNS rebinding), before any route: every path, every method. */
+const hostGuard = HttpMiddleware.make((app) =>
   Effect.gen(function* () {
-    const sessions = yield* McpSessions
-    const web = yield* HttpServerRequest.toWeb(req)
-    const res = yield* sessions.handle(kind, web, caller)
-    return HttpServerResponse.fromWeb(res)
+    const req = yield* HttpServerRequest.HttpServerRequest
+    const config = yield* AppConfig
+    if (!hostAllowed(req.headers["host"], config.bridge.allowed_hosts)) {
+      return forbidden("this Host is not allowed (add it to bridge.allowed_hosts)")
+    }
+    return yield* app
   })
+)
 
-export const httpApp = Effect.gen(function* () {
-  const req = yield* HttpServerRequest.HttpServerRequest
-  const config = yield* AppConfig
-  if (!hostAllowed(req.headers["host"], config.bridge.allowed_hosts)) {
-    return forbidden("this Host is not allowed (add it to bridge.allowed_hosts)")
-  }
-  const path = new URL(req.url, "http://bridge.invalid").pathname
-
-  if (path === "/healthz") {
-    const report = yield* healthReport
-    return HttpServerResponse.unsafeJson(report, { status: report.ready ? 200 : 503 })
-  }
-
-  if (path === METRICS_PATH) return yield* metricsResponse
-
-  // The operator's console (runs, clients) under the inbox's sign-in: src/edge/inbox/console.
-  if (isConsolePath(path)) return yield* consoleApp(path)
-
-  // The operator's inbox page (src/edge/inbox): its own sign-in with the admin key, sessions and CSRF.
-  if (isInboxPath(path)) return yield* inboxApp(path)
-
-  if (path === "/mcp/agents" || path.startsWith("/mcp/agents/") || path === "/mcp/memory" || path.startsWith("/mcp/memory/")) {
-    const kind: ServerKind = path.startsWith("/mcp/agents") ? "agents" : "memory"
+/**
+ * The MCP gate, in order: the agents server exists only while `bridge.enabled`; a browser's
+ * `Origin` must be allowed; the key must authenticate; the memory server needs scope `memory`.
+ * Only then does `serve` run, with the caller and the key it used.
+ */
+const mcpGate = <E, R>(kind: ServerKind, serve: (caller: CallerShape, token: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.gen(function* () {
+    const req = yield* HttpServerRequest.HttpServerRequest
+    const config = yield* AppConfig
     if (kind === "agents" && !config.bridge.enabled) return notFound()
-    const caller = yield* authenticate(req)
+    if (!originAllowed(req.headers["origin"], config.bridge.allowed_origins)) {
+      return forbidden("this Origin is not allowed (add it to bridge.allowed_origins)")
+    }
+    const token = bearerToken(req.headers["authorization"])
+    const caller = yield* Effect.flatMap(Auth, (auth) => auth.authenticate(token))
     if (Option.isNone(caller)) return forbidden()
     if (kind === "memory" && !caller.value.scopes.includes("memory")) {
       return forbidden("this key lacks the memory scope (agent-bridge client add NAME --scope memory)")
     }
-    const target = MCP_PATHS[path]
-    if (target === undefined) return notFound()
-    if (!MCP_METHODS.has(req.method)) return methodNotAllowed()
-    return yield* serveMcp(target, req, caller.value)
-  }
+    return yield* serve(caller.value, token ?? "")
+  })
 
-  return notFound()
-}).pipe(
+/** The MCP endpoint itself: both protocol eras (`McpSessions`). */
+const mcpEndpoint = (kind: ServerKind) =>
+  mcpGate(kind, (caller, token) =>
+    Effect.gen(function* () {
+      const req = yield* HttpServerRequest.HttpServerRequest
+      if (!MCP_METHODS.has(req.method)) return methodNotAllowed()
+      const sessions = yield* McpSessions
+      const web = yield* HttpServerRequest.toWeb(req)
+      return HttpServerResponse.fromWeb(yield* sessions.handle(kind, web, { caller, token }))
+    })
+  )
+
+/** Other paths under a server's prefix: 404, but only to a caller the endpoint would let in. */
+const mcpElsewhere = (kind: ServerKind) => mcpGate(kind, () => Effect.succeed(notFound()))
+
+const health = Effect.map(healthReport, (report) => HttpServerResponse.unsafeJson(report, { status: report.ready ? 200 : 503 }))
+
+/**
+ * The inbox page answers its own paths (its table is in inbox/routes.ts); the operator's console
+ * (runs, clients: inbox/console/) lives under the same prefix and sign-in.
+ */
+const inbox = Effect.flatMap(
+  HttpServerRequest.HttpServerRequest,
+  (req): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Effect.Effect.Context<ReturnType<typeof inboxApp>> | Effect.Effect.Context<ReturnType<typeof consoleApp>>> => {
+    const path = new URL(req.url, "http://bridge.invalid").pathname
+    return isConsolePath(path) ? consoleApp(path) : inboxApp(path)
+  }
+)
+
+/**
+ * Every route of the listener, in one table (any method: each handler answers the methods it does
+ * not take itself, with the right `Allow`). Add a route here.
+ */
+export const edgeRouter = HttpRouter.empty.pipe(
+  HttpRouter.all("/healthz", health),
+  HttpRouter.all(METRICS_PATH, metricsResponse),
+  HttpRouter.all("/mcp/agents/mcp", mcpEndpoint("agents")),
+  HttpRouter.all("/mcp/memory/mcp", mcpEndpoint("memory")),
+  HttpRouter.all("/mcp/agents", mcpElsewhere("agents")),
+  HttpRouter.all("/mcp/agents/*", mcpElsewhere("agents")),
+  HttpRouter.all("/mcp/memory", mcpElsewhere("memory")),
+  HttpRouter.all("/mcp/memory/*", mcpElsewhere("memory")),
+  HttpRouter.all("/inbox", inbox),
+  HttpRouter.all("/inbox/*", inbox)
+)
+
+/**
+ * Paths match exactly as written: no case folding, no trailing or doubled slash forgiven (the
+ * router's defaults), so `/MCP/agents/mcp` or `//mcp/agents/mcp` is not the endpoint.
+ */
+const EXACT_PATHS = { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false } as const
+
+// The router is an Effect that builds its matcher once, on its first request (with this config).
+export const httpApp = edgeRouter.pipe(
+  HttpRouter.withRouterConfig(EXACT_PATHS),
+  Effect.catchTag("RouteNotFound", () => Effect.succeed(notFound())),
   Effect.catchAllCause((cause) =>
     Effect.logError("http request failed", cause).pipe(Effect.as(jsonError(500, "bridge.internal", "internal error")))
-  )
+  ),
+  hostGuard
 )

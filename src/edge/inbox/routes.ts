@@ -1,5 +1,6 @@
 /**
- * The operator's inbox page under `/inbox` (BRIDGE.md "Surfaces"): the router.
+ * The operator's inbox page under `/inbox`: its route table (`INBOX_ROUTES`), behind the edge's
+ * `HttpRouter` (`http/app.ts`, which hands every `/inbox` path here).
  *
  *   GET  /inbox                 pending rows, newest first          (session)
  *   GET  /inbox/history         decided rows                        (session)
@@ -71,26 +72,38 @@ const safeDecode = (s: string): string => {
   }
 }
 
-/** GET and POST handlers by path. */
-const route = (path: string): { readonly GET?: Handler; readonly POST?: Handler } | null => {
-  switch (path) {
-    case "/inbox":
-    case "/inbox/":
-      return { GET: page(pendingPageResponse) }
-    case "/inbox/history":
-      return { GET: page(historyPageResponse) }
-    case "/inbox/events":
-      return { GET: events }
-    case "/inbox/signin":
-      return { GET: signInPageRoute, POST: signIn }
-    case "/inbox/signout":
-      return { POST: signOut }
-  }
-  if (path.startsWith("/inbox/static/")) return { GET: staticAsset(path.slice("/inbox/static/".length)) }
-  const row = ROW_PATH.exec(path)
-  if (row !== null) {
-    const id = safeDecode(row[1] ?? "")
-    return { GET: page((s) => rowPageResponse(s, id)), POST: decideRow(id) }
+/** GET and POST handlers of one path; `param` is what the path's pattern captured (a row id, a file name). */
+interface InboxRoute {
+  /** The exact path, or a pattern whose first group is the parameter. */
+  readonly path: string | RegExp
+  readonly GET?: (param: string) => Handler
+  readonly POST?: (param: string) => Handler
+}
+
+/**
+ * Every page of the inbox, in one table, first match wins. Add a page here: its path (or pattern)
+ * and a handler per method it takes; other methods get 405 with the right `Allow`.
+ */
+export const INBOX_ROUTES: ReadonlyArray<InboxRoute> = [
+  { path: "/inbox", GET: () => page(pendingPageResponse) },
+  { path: "/inbox/", GET: () => page(pendingPageResponse) },
+  { path: "/inbox/history", GET: () => page(historyPageResponse) },
+  { path: "/inbox/events", GET: () => events },
+  { path: "/inbox/signin", GET: () => signInPageRoute, POST: () => signIn },
+  { path: "/inbox/signout", POST: () => signOut },
+  { path: /^\/inbox\/static\/(.*)$/s, GET: (name) => staticAsset(name) },
+  { path: ROW_PATH, GET: (id) => page((s) => rowPageResponse(s, id)), POST: (id) => decideRow(id) }
+]
+
+/** The route for `path` and its parameter (decoded), or null. */
+const route = (path: string): { readonly route: InboxRoute; readonly param: string } | null => {
+  for (const r of INBOX_ROUTES) {
+    if (typeof r.path === "string") {
+      if (r.path === path) return { route: r, param: "" }
+      continue
+    }
+    const m = r.path.exec(path)
+    if (m !== null) return { route: r, param: r.path === ROW_PATH ? safeDecode(m[1] ?? "") : (m[1] ?? "") }
   }
   return null
 }
@@ -99,11 +112,11 @@ const route = (path: string): { readonly GET?: Handler; readonly POST?: Handler 
 export const inboxApp = (path: string): Effect.Effect<Response, never, InboxRequirements> =>
   Effect.gen(function* () {
     const req = yield* HttpServerRequest.HttpServerRequest
-    const handlers = route(path)
-    if (handlers === null) return textResponse("no such page", 404)
-    const handler = req.method === "GET" ? handlers.GET : req.method === "POST" ? handlers.POST : undefined
-    if (handler === undefined) return methodNotAllowed(Object.keys(handlers).join(", "))
-    return yield* handler
+    const found = route(path)
+    if (found === null) return textResponse("no such page", 404)
+    const handler = req.method === "GET" ? found.route.GET : req.method === "POST" ? found.route.POST : undefined
+    if (handler === undefined) return methodNotAllowed((["GET", "POST"] as const).filter((m) => found.route[m] !== undefined).join(", "))
+    return yield* handler(found.param)
   }).pipe(
     Effect.catchTag("FormTooLarge", () =>
       Effect.succeed(textResponse("refused: the form could not be read (forms here are small urlencoded bodies, at most 16 KiB)", 413))

@@ -1,21 +1,31 @@
 /**
- * Streamable HTTP sessions for the two MCP servers (`hal0-agents`, `hal0-memory`). Each session has
- * its own SDK server and web-standard transport, is bound to the client that opened it, and is closed
- * on DELETE, after an idle period, or when the daemon shuts down.
+ * The MCP edge of the two servers (`hal0-agents`, `hal0-memory`), in both protocol eras:
+ *
+ * - 2026-07-28 requests carry their protocol version, client info and capabilities themselves: no
+ *   handshake, no session. Each is served by the SDK's per-request handler and holds nothing after
+ *   its answer.
+ * - 2025-era clients (2025-11-25, 2025-06-18, 2025-03-26) open a session with `initialize`. Each
+ *   session has its own SDK server and transport, is bound to the client that opened it, and is
+ *   closed on DELETE, after an idle period, when its client's key is revoked or rotated, or when the
+ *   daemon shuts down.
+ *
+ * In both, every request is authenticated by the edge on its own: the caller is the request's key,
+ * never the session's. Tool calls in flight are tracked (`inFlight.ts`) so that revoking a key ends
+ * its calls at once (`auth.forbidden`) and shutdown answers every open call (`bridge.unavailable`)
+ * before connections close.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { Context, Duration, Effect, Layer, Runtime, Schedule } from "effect"
+import { createMcpHandler, isLegacyRequest, type McpHttpHandler, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server"
+import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import type { CallerShape } from "../../services/Caller.ts"
+import { AuthForbidden } from "../../domain/errors.ts"
+import { Auth } from "../../services/Auth.ts"
 import type { Catalog, ServerKind } from "./catalog.ts"
-import { progressFor } from "./progress.ts"
-import { runTool } from "./runTool.ts"
-import type { ToolDef } from "./ToolDef.ts"
+import { makeInFlight } from "./inFlight.ts"
+import { authInfoFor, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"
+import { makeSkillsBridge } from "./skillsExtension.ts"
 
-export const SERVER_NAMES: Record<ServerKind, string> = { agents: "hal0-agents", memory: "hal0-memory" }
-export const SERVER_VERSION = "0.1.0"
+export { SERVER_NAMES, SERVER_VERSION } from "./mcpServer.ts"
+
 const IDLE_LIMIT = Duration.minutes(30)
 /**
  * Sessions one client may hold. Each is an SDK server and transport kept until DELETE or 30 idle
@@ -23,21 +33,62 @@ const IDLE_LIMIT = Duration.minutes(30)
  * map without bound; past this, its least recently used session is closed.
  */
 export const MAX_SESSIONS_PER_CLIENT = 64
+/** The handshake-free protocol revision. */
+const MODERN_PROTOCOL = "2026-07-28"
+/** SSE comment frames on open streams: proxies and clients drop a silent connection. */
+const KEEP_ALIVE_MS = 15_000
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport
   readonly kind: ServerKind
   readonly owner: string
+  /** The key that opened it: a GET stream lives on after its request, and ends when the key does. */
+  readonly token: string
   lastSeen: number
 }
 
-export interface McpSessionsShape {
-  /** Serves one HTTP request of an MCP server for an authenticated caller. */
-  readonly handle: (kind: ServerKind, request: Request, caller: CallerShape) => Effect.Effect<Response>
-  readonly size: Effect.Effect<number>
-  /** Closes every session (drain). */
-  readonly closeAll: Effect.Effect<void>
+/**
+ * What a session's GET stream starts with: a comment and the reconnection delay. Nothing is sent on
+ * that stream until the server has something to say, and the HTTP layer sends the headers only with
+ * the first bytes, so without it a client saw the stream open at the first keep-alive, 15 s later.
+ * It carries no event (no data): clients of every 2025 revision ignore it.
+ */
+export const STREAM_PRELUDE = ": stream open\nretry: 2000\n\n"
+
+const withStreamPrelude = (res: Response): Response => {
+  if (res.body === null || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return res
+  const prelude = new TextEncoder().encode(STREAM_PRELUDE)
+  const reader = res.body.getReader()
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(prelude),
+    pull: async (controller) => {
+      const { done, value } = await reader.read()
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel: (reason) => reader.cancel(reason)
+  })
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
 }
+
+export interface McpSessionsShape {
+  /** Serves one HTTP request of an MCP server for an authenticated caller (either era). */
+  readonly handle: (kind: ServerKind, request: Request, identity: RequestIdentity) => Effect.Effect<Response>
+  /** Open 2025-era sessions. */
+  readonly size: Effect.Effect<number>
+  /** Closes every session. */
+  readonly closeAll: Effect.Effect<void>
+  /**
+   * Shutdown: every tool call in flight answers `bridge.unavailable` (and new ones at once), the
+   * answers are given a moment to leave, then every session is closed.
+   */
+  readonly drain: Effect.Effect<void>
+  /** Ends the calls and sessions of keys that no longer authenticate (revoked, rotated). */
+  readonly recheckKeys: Effect.Effect<void>
+}
+
+/** How often the edge looks for revoked or rotated keys besides this process's own changes. */
+export const KEY_RECHECK_EVERY = Duration.millis(500)
 
 export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSessions, McpSessionsShape>() {
   static make = <R>(catalog: Catalog) =>
@@ -46,31 +97,22 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
       Effect.gen(function* () {
         const runtime = yield* Effect.runtime<R>()
         const run = Runtime.runPromise(runtime)
-        /** In order of last use, least recent first (a used session is moved to the end). */
-        const sessions = new Map<string, Session>()
-
-        const makeServer = (kind: ServerKind) => {
-          const mcp = new McpServer({ name: SERVER_NAMES[kind], version: SERVER_VERSION }, { capabilities: { tools: {} } })
-          const callerOf = (extra: { authInfo?: { extra?: Record<string, unknown> } }): CallerShape => {
-            const c = extra.authInfo?.extra?.["caller"] as CallerShape | undefined
-            // The edge always sets it; a request without one never reaches a tool.
-            if (c === undefined) throw new McpError(ErrorCode.InvalidRequest, "unauthenticated")
-            return c
-          }
-          mcp.server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => ({
-            tools: [...catalog.list(kind, callerOf(extra))]
-          }))
-          mcp.server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-            const caller = callerOf(extra)
-            const tool = catalog.find(kind, caller, req.params.name)
-            if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`)
-            return run(
-              runTool(tool as ToolDef<any, any, R>, req.params.arguments, caller, progressFor(req.params._meta?.progressToken, extra)),
-              { signal: extra.signal }
-            )
-          })
-          return mcp
+        const inFlight = yield* makeInFlight
+        const deps: ServerDeps = {
+          catalog,
+          runCall: (program, toolName, identity, signal) => run(inFlight.guard(program, toolName, identity), { signal }),
+          skills: makeSkillsBridge((program) => run(Effect.either(program) as Effect.Effect<any, never, any>))
         }
+
+        // ── 2026-07-28: one SDK handler per server, a server instance per request, no session.
+        const modern: Record<ServerKind, McpHttpHandler> = {
+          agents: createMcpHandler(() => makeMcpServer("agents", deps), { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS }),
+          memory: createMcpHandler(() => makeMcpServer("memory", deps), { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS })
+        }
+        yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([modern.agents.close(), modern.memory.close()]).catch(() => undefined)))
+
+        // ── 2025 era: sessions, in order of last use, least recent first (a used one moves to the end).
+        const sessions = new Map<string, Session>()
 
         const close = (id: string) => {
           const s = sessions.get(id)
@@ -84,48 +126,60 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
           for (const id of own.slice(0, Math.max(0, own.length - MAX_SESSIONS_PER_CLIENT))) void run(close(id))
         }
 
-        const open = (kind: ServerKind, caller: CallerShape) =>
+        const open = (kind: ServerKind, identity: RequestIdentity) =>
           Effect.promise(async () => {
             const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
               sessionIdGenerator: randomUUID,
+              keepAliveMs: KEEP_ALIVE_MS,
               onsessioninitialized: (id) => {
-                sessions.set(id, { transport, kind, owner: caller.client, lastSeen: Date.now() })
-                enforceCap(caller.client)
+                sessions.set(id, { transport, kind, owner: identity.caller.client, token: identity.token, lastSeen: Date.now() })
+                enforceCap(identity.caller.client)
               },
               onsessionclosed: (id) => {
                 sessions.delete(id)
               }
             })
-            await makeServer(kind).connect(transport)
+            await makeMcpServer(kind, deps).connect(transport)
             return transport
           })
 
-        const notFound = () =>
+        const sessionNotFound = () =>
           new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }), {
             status: 404,
             headers: { "content-type": "application/json" }
           })
 
-        const handle: McpSessionsShape["handle"] = (kind, request, caller) =>
+        const handleLegacy = (kind: ServerKind, request: Request, identity: RequestIdentity, sid: string | null) =>
           Effect.gen(function* () {
-            const sid = request.headers.get("mcp-session-id")
             let transport: WebStandardStreamableHTTPServerTransport
             if (sid !== null) {
               const s = sessions.get(sid)
               // A session belongs to the client that opened it, on the server it opened.
-              if (s === undefined || s.kind !== kind || s.owner !== caller.client) return notFound()
+              if (s === undefined || s.kind !== kind || s.owner !== identity.caller.client) return sessionNotFound()
               s.lastSeen = Date.now()
               sessions.delete(sid)
               sessions.set(sid, s)
               transport = s.transport
             } else {
-              transport = yield* open(kind, caller)
+              transport = yield* open(kind, identity)
             }
-            return yield* Effect.promise(() =>
-              transport.handleRequest(request, {
-                authInfo: { token: "", clientId: caller.client, scopes: [...caller.scopes], extra: { caller } }
-              })
-            )
+            const res = yield* Effect.promise(() => transport.handleRequest(request, { authInfo: authInfoFor(identity) }))
+            return request.method === "GET" ? withStreamPrelude(res) : res
+          })
+
+        const handle: McpSessionsShape["handle"] = (kind, request, identity) =>
+          Effect.gen(function* () {
+            const sid = request.headers.get("mcp-session-id")
+            const version = request.headers.get("mcp-protocol-version")
+            // A session id is the 2025 era, and so is a 2025 version header; a 2026-07-28 header is
+            // the modern era whatever the body says (the modern leg answers a missing envelope, as the
+            // SDK's own classification would route it). Only the rest needs the body read to decide.
+            const legacy =
+              sid !== null ||
+              (version !== null && version !== MODERN_PROTOCOL && version.startsWith("2025-")) ||
+              (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request).catch(() => true))))
+            if (legacy) return yield* handleLegacy(kind, request, identity, sid)
+            return yield* Effect.promise(() => modern[kind].fetch(request, { authInfo: authInfoFor(identity) }))
           })
 
         const sweepIdle = Effect.suspend(() => {
@@ -135,9 +189,30 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
         })
         yield* Effect.forkScoped(Effect.repeat(sweepIdle, Schedule.spaced(Duration.minutes(1))))
 
+        // ── Revocation: a key that no longer authenticates ends its calls and its sessions.
+        const auth = yield* Effect.serviceOption(Auth)
+        const stillValid = (identity: RequestIdentity) =>
+          Option.match(auth, {
+            onNone: () => Effect.succeed(true),
+            onSome: (a) => Effect.map(a.authenticate(identity.token), (c) => Option.isSome(c) && c.value.client === identity.caller.client)
+          })
+        const recheckKeys = Effect.gen(function* () {
+          const forbidden = new AuthForbidden({ message: "this key was revoked or rotated while the request was open" })
+          yield* inFlight.endWhere((identity) => Effect.map(stillValid(identity), (ok) => !ok), forbidden)
+          const stale = yield* Effect.filter([...sessions.entries()], ([, s]) =>
+            Effect.map(stillValid({ caller: { client: s.owner, isAdmin: false, scopes: [] }, token: s.token }), (ok) => !ok)
+          )
+          yield* Effect.forEach(stale, ([id]) => close(id), { discard: true })
+        }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("mcp: checking open requests' keys failed", cause)))
+        if (Option.isSome(auth)) {
+          // Each change to the clients table (this process's, or the CLI's from its own process).
+          yield* auth.value.changes(KEY_RECHECK_EVERY).pipe(Stream.runForEach(() => recheckKeys), Effect.forkScoped)
+        }
+
         const closeAll = Effect.forEach([...sessions.keys()], close, { discard: true })
+        const drain = inFlight.drain.pipe(Effect.zipRight(closeAll))
         yield* Effect.addFinalizer(() => closeAll)
-        return { handle, size: Effect.sync(() => sessions.size), closeAll }
+        return { handle, size: Effect.sync(() => sessions.size), closeAll, drain, recheckKeys }
       })
     )
 }

@@ -2,22 +2,24 @@
  * Which tools a caller sees on each MCP server, and their `tools/list` entries. The entries are built
  * once per tool (JSON Schema generation is not free) and shared by every session.
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { Tool } from "./wireTypes.ts"
 import type { CallerShape } from "../../services/Caller.ts"
 import { toolJsonSchema } from "./jsonSchema.ts"
 import type { ToolDef } from "./ToolDef.ts"
+import { toolTitle } from "./toolTitles.ts"
 
 export type ServerKind = "agents" | "memory"
 
 const listings = new WeakMap<ToolDef, Tool>()
 const compactListings = new WeakMap<ToolDef, Tool>()
 
-/** The full `tools/list` entry: name, description, input and output JSON Schemas, annotations. */
+/** The full `tools/list` entry: name, title, description, input and output JSON Schemas, annotations. */
 export const toolListing = (tool: ToolDef): Tool => {
   const cached = listings.get(tool)
   if (cached !== undefined) return cached
   const listing: Tool = {
     name: tool.name,
+    title: toolTitle(tool.name),
     description: tool.description,
     inputSchema: toolJsonSchema(tool.input) as Tool["inputSchema"],
     outputSchema: toolJsonSchema(tool.output) as NonNullable<Tool["outputSchema"]>,

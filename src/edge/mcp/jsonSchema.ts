@@ -1,13 +1,19 @@
 /**
  * Tool JSON Schemas come from the same Effect Schemas that decode the arguments. Effect emits
  * refinements (Int, ranges) as `$defs` + `$ref`; MCP clients expect a flat `type: "object"` root, so
- * references are inlined and the draft marker dropped.
+ * references are inlined and the draft marker dropped. Effect also titles each refinement with its
+ * own name (`"between(0, 600)"`, `"int"`, `"greaterThanOrEqualTo(0)"`), which clients hand to the
+ * model as if it were the field's name; the bounds themselves are already there as plain JSON Schema
+ * (`minimum`, `maximum`, `type: "integer"`, `maxLength`, `pattern`), so those titles are dropped.
  */
 import { JSONSchema, SchemaAST, type Schema } from "effect"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json }
 
-const inline = (node: Json, defs: Readonly<Record<string, Json>>, depth: number): Json => {
+/** Keywords whose value maps names to schemas: their keys are field names, not keywords. */
+const NAME_MAPS = new Set(["properties", "patternProperties"])
+
+const inline = (node: Json, defs: Readonly<Record<string, Json>>, depth: number, namesHere = false): Json => {
   if (depth > 64) throw new Error("tool schema nests too deeply to inline")
   if (Array.isArray(node)) return node.map((n) => inline(n, defs, depth + 1))
   if (node === null || typeof node !== "object") return node
@@ -21,9 +27,13 @@ const inline = (node: Json, defs: Readonly<Record<string, Json>>, depth: number)
   }
   const out: Record<string, Json> = {}
   for (const [k, v] of Object.entries(obj)) {
-    // Effect tags built-in schemas with `$id`s that repeat (e.g. "/schemas/unknown"); validators reject duplicates.
-    if (k === "$defs" || k === "$schema" || k === "$id") continue
-    out[k] = inline(v, defs, depth + 1)
+    if (!namesHere) {
+      // Effect tags built-in schemas with `$id`s that repeat (e.g. "/schemas/unknown"); validators reject duplicates.
+      if (k === "$defs" || k === "$schema" || k === "$id") continue
+      // No schema here sets a title of its own: every one is a refinement's or a built-in's name.
+      if (k === "title") continue
+    }
+    out[k] = inline(v, defs, depth + 1, !namesHere && NAME_MAPS.has(k))
   }
   return out
 }

@@ -1,16 +1,15 @@
 /**
- * The live `Progress` for one tool call: `notifications/progress` on the request's own stream when
- * the client sent a `progressToken`. Progress values are kept strictly increasing, as MCP requires.
+ * The live `Progress` for one tool call: `notifications/progress` related to the request (on its own
+ * stream, in both protocol eras) when the client sent a `progressToken`. Progress values are kept
+ * strictly increasing, as MCP requires.
  */
-import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
 import type { ProgressShape } from "../../services/Progress.ts"
+import type { ServerNotification } from "./wireTypes.ts"
 
-interface NotificationSender {
-  readonly sendNotification: (n: ServerNotification) => Promise<void>
-}
+export type NotificationSender = (n: ServerNotification) => Promise<void>
 
-export const progressFor = (token: string | number | undefined, extra: NotificationSender): ProgressShape => {
+export const progressFor = (token: string | number | undefined, send: NotificationSender): ProgressShape => {
   if (token === undefined) return { enabled: false, report: () => Effect.void }
   let last = 0
   return {
@@ -19,7 +18,7 @@ export const progressFor = (token: string | number | undefined, extra: Notificat
       Effect.suspend(() => {
         last = Math.max(last + 1, Math.floor(progress))
         const params = message === undefined ? { progressToken: token, progress: last } : { progressToken: token, progress: last, message }
-        return Effect.promise(() => extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined))
+        return Effect.promise(() => send({ method: "notifications/progress", params }).catch(() => undefined))
       })
   }
 }

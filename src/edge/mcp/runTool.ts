@@ -4,7 +4,7 @@
  * incident id that is the only thing sent back. An error's text goes through the Redactor: it can
  * quote Hermes's own error message (`bridge.agent_refused`), which may hold a provider's key.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "./wireTypes.ts"
 import { Cause, Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { type BridgeError, Internal, isBridgeError } from "../../domain/errors.ts"

@@ -3,7 +3,7 @@
  * (`isError: true`) whose text is `Error executing tool <name>: bridge.<code>: <message>`, with the code
  * and HTTP status also in `_meta`; they never carry `structuredContent` (clients validate it).
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "./wireTypes.ts"
 import { type BridgeError, errorCode, errorStatus, errorText } from "../../domain/errors.ts"
 
 export const ERROR_META_KEY = "agent-bridge/error"

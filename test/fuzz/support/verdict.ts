@@ -10,13 +10,20 @@
  *   fault; arguments it accepts never come back as a success they should not have had.
  * `tool_call` results are judged again, call by call, under the inner tool's name.
  */
-import { CallToolRequestSchema, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import { specTypeSchemas } from "@modelcontextprotocol/client"
 import { Either, ParseResult, Schema } from "effect"
 import { ErrorTable } from "../../../src/domain/errors.ts"
 import { ERROR_META_KEY } from "../../../src/edge/mcp/toolResult.ts"
 import type { ToolDef } from "../../../src/edge/mcp/ToolDef.ts"
 import type { FuzzCase } from "./cases.ts"
 import type { Answer } from "./wire.ts"
+
+/** The SDK's own schema check of one MCP type (synchronous: the schemas have no async parts). */
+const validated = (type: "CallToolResult" | "CallToolRequest", value: unknown): { success: true; value: unknown } | { success: false; message: string } => {
+  const out = specTypeSchemas[type]["~standard"].validate(value)
+  if (out instanceof Promise) throw new Error("the SDK's schema check went asynchronous")
+  return out.issues === undefined ? { success: true, value: out.value } : { success: false, message: out.issues.map((i) => i.message).join("; ") }
+}
 
 const KNOWN_CODES = new Set(Object.values(ErrorTable).map((row) => row.code))
 /** The codes a tool may use for arguments its schema rejects (decodeArgs plus each tool's mapper). */
@@ -62,8 +69,8 @@ export const judgeResult = (
   result: Record<string, unknown>,
   lookup: (name: string) => ToolDef | undefined
 ): Verdict => {
-  const parsed = CallToolResultSchema.safeParse(result)
-  if (!parsed.success) return { outcome: "ok", problem: `not a CallToolResult: ${parsed.error.message.slice(0, 300)}` }
+  const parsed = validated("CallToolResult", result)
+  if (!parsed.success) return { outcome: "ok", problem: `not a CallToolResult: ${parsed.message.slice(0, 300)}` }
   const faulty = faultyFields(tool, args)
   if (result["isError"] !== true) {
     if (faulty !== undefined) return { outcome: "ok", problem: `accepted input its schema rejects (fields ${faulty.join(", ")})` }
@@ -106,8 +113,8 @@ export const judgeResult = (
  * copies `arguments` key by key (an own `__proto__` key sets the copy's prototype and is gone).
  */
 const argumentsSeen = (name: string, args: unknown): unknown => {
-  const parsed = CallToolRequestSchema.safeParse({ method: "tools/call", params: { name, arguments: args } })
-  return parsed.success ? parsed.data.params.arguments : args
+  const parsed = validated("CallToolRequest", { method: "tools/call", params: { name, arguments: args } })
+  return parsed.success ? (parsed.value as { params: { arguments?: unknown } }).params.arguments : args
 }
 
 /** Judges the answer to one case sent to a server where `lookup` finds what this caller may call. */

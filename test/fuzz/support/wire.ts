@@ -39,7 +39,7 @@ export const inProcess = (daemon: FuzzDaemon, client: FuzzClient): Transport => 
       headers: { authorization: `Bearer ${client.key}`, ...init.headers },
       ...(init.body === undefined ? {} : { body: init.body })
     })
-    return toReply(await Effect.runPromise(daemon.sessions.handle(kind, request, client.caller)))
+    return toReply(await Effect.runPromise(daemon.sessions.handle(kind, request, { caller: client.caller, token: client.key })))
   }
 })
 

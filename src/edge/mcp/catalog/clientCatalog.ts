@@ -9,7 +9,7 @@
  * The admin key has no `clients` entry: full catalog, no filter. A client without an entry gets the
  * defaults (full, no filter).
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { Tool } from "../wireTypes.ts"
 import type { ClientSettings } from "../../../config/schema.ts"
 import type { CallerShape } from "../../../services/Caller.ts"
 import { type Catalog, compactToolListing, type ServerKind, toolListing } from "../catalog.ts"

@@ -7,8 +7,9 @@ export const Scope = Schema.Literal("private", "shared", "all").annotations({
   description: '"private": your own notes; "shared": the box\'s shared notes; "all": both (default).'
 })
 
+/** The memory service refuses other limits too; the schema says so, so that clients know the bound. */
 export const Limit = (fallback: number) =>
-  Schema.Int.annotations({ description: `How many notes (1 to 50, default ${fallback}).` })
+  Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: `How many notes (1 to 50, default ${fallback}).` })
 
 /** Every undecodable argument of a memory tool is a malformed note or query. */
 export const memoryRefusal: InvalidInputMapper = (_field, message) => new MemoryInvalid({ message })

@@ -11,7 +11,7 @@ export default defineTool({
   input: Schema.Struct({
     namespace: Schema.optional(Scope),
     limit: Schema.optional(Limit(20)),
-    offset: Schema.optional(Schema.Int.annotations({ description: "Notes to skip (default 0)." }))
+    offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description: "Notes to skip (default 0)." }))
   }),
   output: MemoryList,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -1,4 +1,4 @@
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import { specTypeSchemas } from "@modelcontextprotocol/server"
 import { Effect, Schema } from "effect"
 import { InvalidInput } from "../../../domain/errors.ts"
 import { Caller } from "../../../services/Caller.ts"
@@ -9,12 +9,18 @@ import { type ReachableTools, shownName } from "./reachable.ts"
 
 export const MAX_CALLS = 10
 
+/** The result as the SDK's own schema reads it (defaults filled in); unchanged when it does not read. */
+const normalized = (result: unknown): Record<string, unknown> => {
+  const out = specTypeSchemas.CallToolResult["~standard"].validate(result)
+  return (out instanceof Promise || out.issues !== undefined ? result : out.value) as Record<string, unknown>
+}
+
 /**
  * `tool_call(calls[{name, arguments}])`. Each call runs through `runTool` with this request's caller
  * and progress, which is the whole of a direct `tools/call` once the tool is found: the same decoding,
  * services (auth, limits, redaction), typed errors naming the real tool, and logs and spans under the
  * real tool's name. Nothing else is checked here. The result is then normalized with the SDK's
- * `CallToolResultSchema`, as the SDK server does to a direct call's result before sending it, so each
+ * `CallToolResult` schema, as the SDK server does to a direct call's result before sending it, so each
  * `result` is byte for byte what the direct call would have answered.
  */
 export const toolCall = (reachable: ReachableTools) =>
@@ -57,7 +63,7 @@ export const toolCall = (reachable: ReachableTools) =>
         return {
           results: yield* Effect.forEach(calls, ({ name, arguments: args }) =>
             runTool(byName.get(name)!, args, caller, progress).pipe(
-              Effect.map((result) => ({ name, result: CallToolResultSchema.parse(result) as Record<string, unknown> }))
+              Effect.map((result) => ({ name, result: normalized(result) }))
             ))
         }
       })

@@ -11,7 +11,7 @@ export default defineTool({
   input: Schema.Struct({
     agent: Fields.agent.annotations({ description: 'Whose memory: "hermes", "hermes/<profile>" or "shared".' }),
     query: Schema.String.annotations({ description: "Words to look for; quote a phrase, end a word with * for a prefix." }),
-    limit: Schema.optional(Schema.Int.annotations({ description: "How many results (1 to 50, default 10)." }))
+    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: "How many results (1 to 50, default 10)." }))
   }),
   output: MemoryResults,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -1,0 +1,158 @@
+/**
+ * MCP edge benchmark (`npx tsx scripts/bench-mcp.ts [calls]`): what one tool call costs over MCP,
+ * against a bare `node:http` JSON echo server in the same process and run (the floor of any HTTP
+ * round trip on this machine), in both protocol eras.
+ *
+ * Every arm is driven the same way, one request at a time with `fetch` over a kept-alive loopback
+ * connection, so the ratios are the server's cost and not a client library's:
+ * - echo:    POST a JSON-RPC body, get it back (node:http, JSON.parse, JSON.stringify);
+ * - modern:  a 2026-07-28 `tools/call` (envelope in `_meta`, no session);
+ * - legacy:  a 2025-11-25 `tools/call` on a session opened once with `initialize`.
+ * Tools: `bench_noop` (does nothing: the edge alone) and `agent_run_status` on a finished run with
+ * 20 KB of output (the edge plus a ledger read and redaction). The SDK client's own figures
+ * (@modelcontextprotocol/client, both eras) are printed too, for what a real client adds.
+ */
+import { HttpServer } from "@effect/platform"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { Effect, Either, ManagedRuntime, Schema } from "effect"
+import * as fs from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { loadConfig } from "../src/config/load.ts"
+import { daemonLayer } from "../src/daemon/Daemon.ts"
+import { defineTool } from "../src/edge/mcp/ToolDef.ts"
+import { Auth } from "../src/services/Auth.ts"
+
+const CALLS = Number(process.argv[2] ?? 2000)
+const WARMUP = Math.min(300, CALLS)
+const MODERN = "2026-07-28"
+const LEGACY = "2025-11-25"
+
+/** A tool that does nothing: one MCP round trip through the edge and nothing else. */
+const noopTool = defineTool({
+  name: "bench_noop",
+  description: "Does nothing (benchmark baseline).",
+  input: Schema.Struct({ run_id: Schema.String }),
+  output: Schema.Struct({ ok: Schema.Boolean }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  handler: () => Effect.succeed({ ok: true })
+})
+
+const pct = (xs: ReadonlyArray<number>, p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
+
+/** p50 / p99 of `CALLS` sequential calls after a warm-up. */
+const timed = async (once: () => Promise<void>) => {
+  for (let i = 0; i < WARMUP; i++) await once()
+  const xs: Array<number> = []
+  for (let i = 0; i < CALLS; i++) {
+    const t0 = performance.now()
+    await once()
+    xs.push(performance.now() - t0)
+  }
+  return { p50: pct(xs, 0.5), p99: pct(xs, 0.99) }
+}
+
+const echoServer = async () => {
+  const server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const msg = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: number; params: unknown }
+      const body = JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: JSON.stringify(msg.params) }] } })
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+      res.end(body)
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => new Promise<void>((r) => server.close(() => r())) }
+}
+
+const post = async (url: string, headers: Record<string, string>, body: unknown) => {
+  const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) })
+  const text = await res.text()
+  if (res.status === 202) return
+  // A 2025-era session answers on an SSE stream (so that progress can go first): its last data line.
+  const json = text.startsWith("event:") || text.startsWith("data:") || text.startsWith(":") ? text.split("\n").filter((l) => l.startsWith("data: ")).at(-1)!.slice(6) : text
+  const answer = JSON.parse(json) as { error?: unknown; result?: { isError?: boolean } }
+  if (res.status !== 200 || answer.error !== undefined || answer.result?.isError === true) throw new Error(`${res.status} ${text.slice(0, 300)}`)
+}
+
+const main = async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-mcp-"))
+  const loaded = loadConfig({ env: { AGENT_BRIDGE_BRIDGE_DATA_DIR: path.join(dir, "data"), AGENT_BRIDGE_BRIDGE_PORT: "0" }, cwd: dir })
+  if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
+  const runtime = ManagedRuntime.make(daemonLayer(loaded.right, { extraAgentTools: [noopTool] }))
+  const port = await runtime.runPromise(HttpServer.addressWith((a) => Effect.succeed(a._tag === "TcpAddress" ? a.port : 0)))
+  const auth = await runtime.runPromise(Auth)
+  const key = await Effect.runPromise(Effect.map(auth.addClient("bench", ["agents"]), (r) => r.key))
+  const url = `http://127.0.0.1:${port}/mcp/agents/mcp`
+  const echo = await echoServer()
+
+  const sdk = async (era: "modern" | "legacy") => {
+    const client = new Client({ name: "bench", version: "0" }, era === "modern" ? { versionNegotiation: { mode: { pin: MODERN } } } : {})
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }))
+    return client
+  }
+  const starter = await sdk("modern")
+  const started = await starter.callTool({ name: "agent_run", arguments: { agent: "hermes", input: "[sim:outputBytes=20k] bench", wait_s: 30 } })
+  const runId = (started.structuredContent as { run_id: string }).run_id
+
+  const base = { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" }
+  const modernCall = (name: string) => () =>
+    post(url, { ...base, "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name }, {
+      jsonrpc: "2.0", id: 1, method: "tools/call",
+      params: {
+        name, arguments: { run_id: runId },
+        _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} }
+      }
+    })
+  const init = await fetch(url, { method: "POST", headers: base, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "bench", version: "0" } } }) })
+  const sid = init.headers.get("mcp-session-id")!
+  await init.text()
+  const session = { ...base, "mcp-session-id": sid, "mcp-protocol-version": LEGACY }
+  await post(url, session, { jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => undefined)
+  const legacyCall = (name: string) => () => post(url, session, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { run_id: runId } } })
+
+  const figures = {
+    echo: await timed(() => post(echo.url, { "content-type": "application/json" }, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "bench_noop", arguments: { run_id: runId } } })),
+    modernNoop: await timed(modernCall("bench_noop")),
+    modernStatus: await timed(modernCall("agent_run_status")),
+    legacyNoop: await timed(legacyCall("bench_noop")),
+    legacyStatus: await timed(legacyCall("agent_run_status"))
+  }
+  const sdkModern = await sdk("modern")
+  const sdkLegacy = await sdk("legacy")
+  const sdkFigures = {
+    modernStatus: await timed(async () => void (await sdkModern.callTool({ name: "agent_run_status", arguments: { run_id: runId } }))),
+    legacyStatus: await timed(async () => void (await sdkLegacy.callTool({ name: "agent_run_status", arguments: { run_id: runId } })))
+  }
+  await Promise.all([starter.close(), sdkModern.close(), sdkLegacy.close()])
+  await echo.close()
+  await runtime.dispose()
+
+  const f = (n: number) => n.toFixed(3)
+  const e = figures.echo.p50
+  console.log(`bench-mcp: ${CALLS} sequential calls per arm (node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)})`)
+  console.log(`echo (node:http)            p50 ${f(e)} ms  p99 ${f(figures.echo.p99)} ms`)
+  for (const [name, v] of Object.entries(figures).filter(([k]) => k !== "echo")) {
+    console.log(`${name.padEnd(27)} p50 ${f(v.p50)} ms  p99 ${f(v.p99)} ms  (${(v.p50 / e).toFixed(2)}× echo)`)
+  }
+  for (const [name, v] of Object.entries(sdkFigures)) console.log(`SDK client ${name.padEnd(16)} p50 ${f(v.p50)} ms  p99 ${f(v.p99)} ms  (${(v.p50 / e).toFixed(2)}× echo)`)
+  const row = (metric: string, v: { p50: number }, goal?: string) => ({ metric, value: v.p50, baseline: e, baselineName: "node:http JSON echo, same run", ...(goal === undefined ? {} : { goal }) })
+  console.log(`BENCH_JSON ${JSON.stringify({
+    bench: "mcp",
+    rows: [
+      row("agent_run_status p50, 2026-07-28 (ms)", figures.modernStatus, "≤ 3×"),
+      row("agent_run_status p50, 2025-11-25 session (ms)", figures.legacyStatus, "≤ 3×"),
+      row("no-op tool p50, 2026-07-28 (ms)", figures.modernNoop),
+      row("no-op tool p50, 2025-11-25 session (ms)", figures.legacyNoop)
+    ]
+  })}`)
+}
+
+main().then(() => process.exit(0), (e) => {
+  console.error(e)
+  process.exit(1)
+})

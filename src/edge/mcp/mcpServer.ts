@@ -1,0 +1,75 @@
+/**
+ * One SDK server for one of the two MCP servers (`hal0-agents`, `hal0-memory`), the same for both
+ * protocol eras: `tools/list` and `tools/call` read the per-client catalog with the caller of the
+ * request being served (set by the edge from the request's own key, never from the session), and the
+ * agents server offers the profile's skills through the skills extension as well.
+ */
+import { McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from "@modelcontextprotocol/server"
+import type { Effect } from "effect"
+import type { CallerShape } from "../../services/Caller.ts"
+import type { Catalog, ServerKind } from "./catalog.ts"
+import { SERVER_INSTRUCTIONS } from "./instructions.ts"
+import { progressFor } from "./progress.ts"
+import { runTool } from "./runTool.ts"
+import type { SkillsBridge } from "./skillsExtension.ts"
+import type { ToolDef } from "./ToolDef.ts"
+import type { CallToolResult } from "./wireTypes.ts"
+
+export const SERVER_NAMES: Record<ServerKind, string> = { agents: "hal0-agents", memory: "hal0-memory" }
+export const SERVER_VERSION = "0.1.0"
+
+/** What the edge hands the SDK with each request: the authenticated caller and the key it used. */
+export interface RequestIdentity {
+  readonly caller: CallerShape
+  /** The bearer key of this request: in-flight work is ended when it is revoked or rotated. */
+  readonly token: string
+}
+
+export const authInfoFor = (identity: RequestIdentity) => ({
+  token: identity.token,
+  clientId: identity.caller.client,
+  scopes: [...identity.caller.scopes],
+  extra: { identity }
+})
+
+export const identityOf = (ctx: ServerContext): RequestIdentity => {
+  const identity = ctx.http?.authInfo?.extra?.["identity"] as RequestIdentity | undefined
+  // The edge always sets it; a request without one never reaches a tool.
+  if (identity === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "unauthenticated")
+  return identity
+}
+
+/** Runs a tool call's program for a request: the edge adds the revocation and shutdown guards. */
+export type ToolRunner = (
+  program: Effect.Effect<CallToolResult, never, any>,
+  toolName: string,
+  identity: RequestIdentity,
+  signal: AbortSignal
+) => Promise<CallToolResult>
+
+export interface ServerDeps {
+  readonly catalog: Catalog
+  readonly runCall: ToolRunner
+  readonly skills?: SkillsBridge
+}
+
+export const makeMcpServer = (kind: ServerKind, deps: ServerDeps): McpServer => {
+  const mcp = new McpServer(
+    { name: SERVER_NAMES[kind], version: SERVER_VERSION },
+    { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS[kind] }
+  )
+  mcp.server.setRequestHandler("tools/list", async (_req, ctx) => ({
+    tools: [...deps.catalog.list(kind, identityOf(ctx).caller)] as any
+  }))
+  mcp.server.setRequestHandler("tools/call", async (req, ctx) => {
+    const identity = identityOf(ctx)
+    const tool = deps.catalog.find(kind, identity.caller, req.params.name)
+    // The SDK sends the message as it stands (no code prefix), so clients show it once.
+    if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`)
+    const progress = progressFor(req.params._meta?.progressToken, (n) => ctx.mcpReq.notify(n))
+    const program = runTool(tool as ToolDef<any, any, any>, req.params.arguments, identity.caller, progress)
+    return (await deps.runCall(program, tool.name, identity, ctx.mcpReq.signal)) as any
+  })
+  if (kind === "agents" && deps.skills !== undefined) deps.skills.attach(mcp)
+  return mcp
+}
