@@ -19,7 +19,7 @@ describe("pi, listed but not runnable", () => {
   })
 
   it("agents_list shows pi with runnable: false", async () => {
-    const listed = (await mcp.callTool({ name: "agents_list", arguments: {} })) as { structuredContent: { agents: Array<Record<string, unknown>> } }
+    const listed = (await mcp.callTool({ name: "agents_list", arguments: {} })) as unknown as { structuredContent: { agents: Array<Record<string, unknown>> } }
     expect(listed.structuredContent.agents).toContainEqual({ name: "pi", runnable: false })
   })
 

@@ -9,4 +9,5 @@
 import { makeMethods } from "@effect/vitest"
 import { it } from "vitest"
 
-makeMethods(it)
+// The same call @effect/vitest makes on `it` when it is first imported.
+makeMethods(it as unknown as Parameters<typeof makeMethods>[0])

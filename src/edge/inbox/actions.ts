@@ -15,7 +15,7 @@ import { newToken } from "./sessions.ts"
 import { limitAddress } from "./signInLimit.ts"
 import { signInPage, type SignInNotice } from "./views/signin.ts"
 
-/** Decisions are recorded as the admin, as the CLI records them (BRIDGE.md "Identity"). */
+/** Decisions are recorded as the admin, as the CLI records them (docs/REFERENCE.md). */
 export const DECIDER = "admin"
 const SIGNIN_FORM_TTL = "1 hour"
 

@@ -1,5 +1,5 @@
 /**
- * The operator's inbox page under `/inbox` (BRIDGE.md "Surfaces"): the router.
+ * The operator's inbox page under `/inbox` (docs/REFERENCE.md): the router.
  *
  *   GET  /inbox                 pending rows, newest first          (session)
  *   GET  /inbox/history         decided rows                        (session)

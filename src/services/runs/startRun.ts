@@ -1,5 +1,5 @@
 /**
- * `agent_run`'s start path, in BRIDGE.md's order: agent → keys → idempotency (answered from the
+ * `agent_run`'s start path, in the documented order (docs/REFERENCE.md): agent → keys → idempotency (answered from the
  * ledger, before the cap) → per-client cap → Hermes start → ledger insert. A failed insert after
  * Hermes accepted stops the Hermes run and answers `bridge.store_unavailable`.
  */
