@@ -15,9 +15,9 @@ export const SKIP_ENV = "AGENT_BRIDGE_SKIP_BROWSER_TESTS"
 let binary: ChromiumBinary | undefined
 
 /** True when the browser tests should be skipped (asked for explicitly); otherwise finds or installs Chromium, and throws when there is none. */
-export const skipBrowserTests = (): boolean => {
+export const skipBrowserTests = async (): Promise<boolean> => {
   if (process.env[SKIP_ENV] === "1") return true
-  binary ??= ensureChromium()
+  binary ??= await ensureChromium()
   return false
 }
 
@@ -43,7 +43,7 @@ export interface Browser {
 export const launchChromium = async (): Promise<Browser> => {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "inbox-chromium-"))
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: (binary ??= ensureChromium()).executablePath,
+    executablePath: (binary ??= await ensureChromium()).executablePath,
     env: { ...process.env, ...binary.env } as Record<string, string>,
     headless: true,
     args: ARGS,

@@ -27,8 +27,9 @@ describe("where the browser tests get Chromium", () => {
     expect(() => plan({ forced: "playwright", isRoot: true, hasApt: true })).toThrow(SOURCE_ENV)
   })
 
-  it("does not take a file that is not a Chromium", () => {
-    expect(chromiumVersion("/definitely/not/here/chromium")).toBeUndefined()
-    expect(chromiumVersion("/bin/true")).toBeUndefined()
+  it("does not take a file that is not a Chromium", async () => {
+    expect(await chromiumVersion("/definitely/not/here/chromium")).toBeUndefined()
+    expect(await chromiumVersion("/bin/true")).toBeUndefined()
+    expect(await chromiumVersion("/bin/false")).toBeUndefined()
   })
 })

