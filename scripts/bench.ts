@@ -6,6 +6,7 @@
  * - bench-hermes:    HermesClient vs plain fetch against the simulator (issue 4)
  * - bench-runs:      run tools and streaming through the bridge vs direct (issue 5)
  * - bench-coldstart: process start to /healthz vs a bare `node -e` http server (issue 9)
+ * - bench-sim-memory: the simulator's heap after many runs, bounded vs keeping every run (issue 13)
  *
  * Each script prints its own figures and ends with a `BENCH_JSON {bench, rows[]}` line; a row is
  * `{metric, value, baseline, baselineName, goal?, noRatio?}`, and its ratio is value / baseline
@@ -27,13 +28,16 @@ interface Bench {
   readonly script: string
   readonly args: ReadonlyArray<string>
   readonly quickArgs: ReadonlyArray<string>
+  /** Extra node options (before the script). */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 const BENCHES: ReadonlyArray<Bench> = [
   { name: "redactor", script: "bench-redactor.ts", args: [], quickArgs: ["1", "2"] },
   { name: "hermes", script: "bench-hermes.ts", args: [], quickArgs: ["2000", "20"] },
   { name: "runs", script: "bench-runs.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1"] },
-  { name: "coldstart", script: "bench-coldstart.ts", args: [], quickArgs: ["1"] }
+  { name: "coldstart", script: "bench-coldstart.ts", args: [], quickArgs: ["1"] },
+  { name: "sim-memory", script: "bench-sim-memory.ts", args: [], quickArgs: ["40", "4k"], nodeArgs: ["--expose-gc"] }
 ]
 
 interface Row {
@@ -60,7 +64,7 @@ const run = (b: Bench): Promise<Outcome> =>
     const t0 = performance.now()
     const args = QUICK ? b.quickArgs : b.args
     console.log(`\n== ${b.name}: ${b.script} ${args.join(" ")}`)
-    const child = spawn(process.execPath, [...process.execArgv, path.join(HERE, b.script), ...args], {
+    const child = spawn(process.execPath, [...process.execArgv, ...(b.nodeArgs ?? []), path.join(HERE, b.script), ...args], {
       env: { ...process.env, EFFECT_LOG_LEVEL: process.env["EFFECT_LOG_LEVEL"] ?? "None" },
       stdio: ["ignore", "pipe", "inherit"]
     })
