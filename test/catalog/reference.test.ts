@@ -90,6 +90,20 @@ describe("docs/REFERENCE.md", () => {
     for (const key of keys) expect(table, key).toContain(`\`${key}\``)
   })
 
+  it("is what the repo cites: nothing in it points at files outside the repo", () => {
+    const root = path.resolve(import.meta.dirname, "../..")
+    // Spelled in pieces so this file does not match itself.
+    const outside = new RegExp(["\\.\\./shared", "BRIDGE\\.md", "HERMES-API\\.md", "ENGINEERING" + " §"].join("|"))
+    const files = (dir: string): Array<string> =>
+      fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? (e.name === "node_modules" ? [] : files(path.join(dir, e.name))) : /\.(ts|md|js|sh)$/.test(e.name) ? [path.join(dir, e.name)] : []
+      )
+    const cited = ["README.md", ...files("docs"), ...files("src"), ...files("test"), ...files("scripts"), ...files("bin")].filter((f) =>
+      outside.test(fs.readFileSync(path.join(root, f), "utf8"))
+    )
+    expect(cited).toEqual([])
+  })
+
   it("and the finder of keys finds them (a key added to the schema would be caught)", () => {
     expect([...configKeys(ConfigFile.ast)]).toEqual(
       expect.arrayContaining(["bridge.port", "bridge.admin_key", "hermes.profiles.<name>.key_file", "clients.<name>.tools.exclude", "inbox.history_retention_days"])
