@@ -82,8 +82,12 @@ if [ -z "$url" ]; then
 fi
 echo "   $url/healthz: $(cat "$work/health.json")"
 sed -n '1,12p' "$work/start.log" | sed 's/^/   | /'
-# npm start runs node under npm; SIGTERM to the whole group reaches the daemon.
-kill -TERM "$daemon_pid"
+# npm start runs the daemon as its child (npm → sh → node): SIGTERM goes to the daemon itself, as
+# a service manager would send it; npm then exits with the daemon's exit code, which must be 0.
+leaf="$daemon_pid"
+while child="$(pgrep -P "$leaf" | head -1)" && [ -n "$child" ]; do leaf="$child"; done
+echo "   SIGTERM to the daemon (pid $leaf)"
+kill -TERM "$leaf"
 set +e
 wait "$daemon_pid"
 code=$?
