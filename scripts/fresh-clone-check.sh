@@ -84,8 +84,20 @@ echo "   $url/healthz: $(cat "$work/health.json")"
 sed -n '1,12p' "$work/start.log" | sed 's/^/   | /'
 # npm start runs the daemon as its child (npm → sh → node): SIGTERM goes to the daemon itself, as
 # a service manager would send it; npm then exits with the daemon's exit code, which must be 0.
-leaf="$daemon_pid"
-while child="$(pgrep -P "$leaf" | head -1)" && [ -n "$child" ]; do leaf="$child"; done
+# The daemon is the descendant running `agent-bridge.js serve` (an esbuild helper may run under it).
+leaf=""
+queue="$daemon_pid"
+while [ -n "$queue" ] && [ -z "$leaf" ]; do
+  next=""
+  for pid in $queue; do
+    case "$(ps -o args= -p "$pid" 2>/dev/null)" in
+      node*agent-bridge.js\ serve*) leaf="$pid"; break ;;
+    esac
+    next="$next $(pgrep -P "$pid" | tr '\n' ' ')"
+  done
+  queue="$(echo $next)"
+done
+if [ -z "$leaf" ]; then echo "!! no daemon process under npm start"; exit 1; fi
 echo "   SIGTERM to the daemon (pid $leaf)"
 kill -TERM "$leaf"
 set +e
