@@ -75,14 +75,25 @@ const run = async (cmd: string, args: ReadonlyArray<string>, env: Record<string,
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} exited ${r.status ?? r.signal}: ${r.stderr.trim().split("\n").slice(-3).join(" / ")}`)
 }
 
+/** The chromium* packages dpkg says are installed (chromium, chromium-common, …). */
+const installedChromiumPackages = async (): Promise<ReadonlyArray<string>> => {
+  const r = await runProcess("dpkg-query", ["-W", "-f", "${Package} ${db:Status-Abbrev}\n", "chromium*"], { timeoutMs: 30_000 })
+  return r.stdout.split("\n").flatMap((line) => {
+    const [name, status] = line.trim().split(/\s+/)
+    return name !== undefined && status === "ii" ? [name] : []
+  })
+}
+
 const fromApt = async (): Promise<ChromiumBinary | undefined> => {
-  const dpkgKnows = await runProcess("dpkg", ["-s", "chromium"], { timeoutMs: 30_000 })
-  const installed = dpkgKnows.status === 0 && /Status: install ok installed/.test(dpkgKnows.stdout)
-  log(`installing Debian's chromium with apt-get${installed ? " (--reinstall: its binary does not run)" : ""}; about 80 MB download, 300 MB on disk, once`)
+  // Installed but not running (files removed, or hidden): reinstall every chromium* package, since
+  // the binary's data (ICU tables, resources) comes from chromium-common.
+  const installed = await installedChromiumPackages()
+  const reinstall = installed.length > 0
+  log(`installing Debian's chromium with apt-get${reinstall ? ` (--reinstall ${installed.join(" ")}: its binary does not run)` : ""}; about 80 MB download, 300 MB on disk, once`)
   const env = { DEBIAN_FRONTEND: "noninteractive" }
   const lock = ["-o", "DPkg::Lock::Timeout=600"]
   await run("apt-get", ["update", "-qq"], env)
-  await run("apt-get", ["install", "-y", "-qq", ...lock, ...(installed ? ["--reinstall"] : []), "chromium"], env)
+  await run("apt-get", ["install", "-y", "-qq", ...lock, ...(reinstall ? ["--reinstall", ...installed] : ["chromium"])], env)
   const version = await chromiumVersion(DEBIAN_CHROMIUM)
   return version === undefined ? undefined : { executablePath: DEBIAN_CHROMIUM, env: {}, source: "apt" }
 }
