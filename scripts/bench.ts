@@ -7,6 +7,7 @@
  * - bench-runs:      run tools and streaming through the bridge vs direct (issue 5)
  * - bench-coldstart: process start to /healthz vs a bare `node -e` http server (issue 9)
  * - bench-mcp:       a tool call over MCP in both protocol eras vs a bare node:http JSON echo
+ * - bench-sim-memory: the simulator's heap after many runs, bounded vs keeping every run (issue 13)
  *
  * Each script prints its own figures and ends with a `BENCH_JSON {bench, rows[]}` line; a row is
  * `{metric, value, baseline, baselineName, goal?, noRatio?}`, and its ratio is value / baseline
@@ -28,6 +29,8 @@ interface Bench {
   readonly script: string
   readonly args: ReadonlyArray<string>
   readonly quickArgs: ReadonlyArray<string>
+  /** Extra node options (before the script). */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 const BENCHES: ReadonlyArray<Bench> = [
@@ -35,7 +38,8 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "hermes", script: "bench-hermes.ts", args: [], quickArgs: ["2000", "20"] },
   { name: "runs", script: "bench-runs.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1"] },
   { name: "coldstart", script: "bench-coldstart.ts", args: [], quickArgs: ["1"] },
-  { name: "mcp", script: "bench-mcp.ts", args: [], quickArgs: ["50"] }
+  { name: "mcp", script: "bench-mcp.ts", args: [], quickArgs: ["50"] },
+  { name: "sim-memory", script: "bench-sim-memory.ts", args: [], quickArgs: ["40", "4k"], nodeArgs: ["--expose-gc"] }
 ]
 
 interface Row {
@@ -62,7 +66,7 @@ const run = (b: Bench): Promise<Outcome> =>
     const t0 = performance.now()
     const args = QUICK ? b.quickArgs : b.args
     console.log(`\n== ${b.name}: ${b.script} ${args.join(" ")}`)
-    const child = spawn(process.execPath, [...process.execArgv, path.join(HERE, b.script), ...args], {
+    const child = spawn(process.execPath, [...process.execArgv, ...(b.nodeArgs ?? []), path.join(HERE, b.script), ...args], {
       env: { ...process.env, EFFECT_LOG_LEVEL: process.env["EFFECT_LOG_LEVEL"] ?? "None" },
       stdio: ["ignore", "pipe", "inherit"]
     })

@@ -5,6 +5,7 @@ import { Auth, type ClientRecord } from "../services/Auth.ts"
 import type { Scope } from "../services/Caller.ts"
 import { flag, hasFlag, type ParsedArgs, UsageError } from "./args.ts"
 import { setupText } from "./clientSetup.ts"
+import { cliCommand } from "./invocation.ts"
 import { mcpUrl } from "./runtime.ts"
 
 const table = (rows: ReadonlyArray<ClientRecord>): string => {
@@ -46,7 +47,7 @@ export const clientCommand = (config: ResolvedConfig, args: ParsedArgs) =>
       }
       case "list": {
         const rows = yield* auth.listClients
-        return json ? JSON.stringify({ clients: rows }, null, 2) : rows.length === 0 ? "no clients yet (agent-bridge client add NAME)" : table(rows)
+        return json ? JSON.stringify({ clients: rows }, null, 2) : rows.length === 0 ? `no clients yet (${cliCommand()} client add NAME)` : table(rows)
       }
       case "revoke": {
         if (name === undefined) return yield* usage("usage: agent-bridge client revoke NAME")

@@ -58,7 +58,18 @@ export const claudeCodeCommands = (input: SetupInput): ReadonlyArray<string> =>
 const tomlString = (s: string) => JSON.stringify(s)
 const tomlKey = (s: string) => (/^[A-Za-z0-9_-]+$/.test(s) ? s : tomlString(s))
 
-/** `~/.codex/config.toml` tables. Codex's `tool_timeout_sec` defaults to 60 s, below the bridge's longest wait. */
+/**
+ * Codex's per-server approval mode for MCP tools (`auto`, `prompt` or `approve`). Left at `auto`,
+ * Codex asks before a tool call; `codex exec` runs with the approval policy `never`, so it cannot
+ * ask and refuses the call ("MCP tool call requires approval, but approval policy is never").
+ * `approve` lets the bridge's tools run: the bridge already scopes what a key can do.
+ */
+export const CODEX_APPROVAL_MODE = "approve"
+
+/**
+ * `~/.codex/config.toml` tables. Codex's `tool_timeout_sec` defaults to 60 s, below the bridge's
+ * longest wait; `default_tools_approval_mode` lets non-interactive Codex (`codex exec`) call the tools.
+ */
 export const codexToml = (input: SetupInput): string =>
   serverEntries(input)
     .map(({ name, url }) =>
@@ -67,6 +78,7 @@ export const codexToml = (input: SetupInput): string =>
         `url = ${tomlString(url)}`,
         `http_headers = { "Authorization" = ${tomlString(`Bearer ${input.key}`)} }`,
         `tool_timeout_sec = ${CLIENT_TOOL_TIMEOUT_S}`,
+        `default_tools_approval_mode = ${tomlString(CODEX_APPROVAL_MODE)}`,
         ""
       ].join("\n")
     )
@@ -86,16 +98,18 @@ export const hermesYaml = (input: SetupInput): string =>
     )
   })
 
-const indent = (text: string) => text.trimEnd().split("\n").map((l) => (l === "" ? "" : `  ${l}`))
-
+/**
+ * What `client add` prints: a heading per client, then its snippet exactly as it is pasted (flush
+ * left: an indented YAML or TOML block pasted into a file nests or breaks there).
+ */
 export const setupText = (input: SetupInput): string =>
   [
-    "Claude Code:",
-    ...claudeCodeCommands(input).map((c) => `  ${c}`),
+    "Claude Code (run in a shell):",
+    ...claudeCodeCommands(input),
     "",
-    "Codex (~/.codex/config.toml):",
-    ...indent(codexToml(input)),
+    "Codex (add to ~/.codex/config.toml):",
+    codexToml(input).trimEnd(),
     "",
-    "Hermes (~/.hermes/config.yaml, then /reload-mcp):",
-    ...indent(hermesYaml(input))
+    "Hermes (add to ~/.hermes/config.yaml, then /reload-mcp):",
+    hermesYaml(input).trimEnd()
   ].join("\n")

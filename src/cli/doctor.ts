@@ -13,6 +13,7 @@ import { AppConfig } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { HermesClientForTools } from "../hermes/client/HermesClientLive.ts"
 import { HermesClient, type HermesProfile } from "../hermes/client/HermesClient.ts"
+import { SimulatorInfo } from "../hermes/embedded.ts"
 import { Redactor } from "../services/Redactor.ts"
 import { DbLive } from "../storage/Db.ts"
 import { hasFlag, type ParsedArgs } from "./args.ts"
@@ -43,6 +44,16 @@ const bridgeRow = Effect.gen(function* () {
 
 const profileConfigFile = (config: ResolvedConfig, p: HermesProfile) =>
   p.name === "default" ? path.join(config.hermesHome, "config.yaml") : path.join(config.hermesHome, "profiles", p.name, "config.yaml")
+
+/**
+ * With no Hermes configured the profiles are the built-in simulator, which reads no `config.yaml`:
+ * a real `~/.hermes/config.yaml` on the machine says nothing about it, so it is not checked.
+ */
+const simulatorSkillsRow = (config: ResolvedConfig, p: HermesProfile): DoctorRow => ({
+  check: `${p.agent} skills`,
+  status: "ok",
+  detail: `built-in simulator (no Hermes configured): it reads no config.yaml; approved skills are written to ${config.dropinDir}`
+})
 
 const skillsRow = (config: ResolvedConfig, p: HermesProfile): DoctorRow => {
   const check = `${p.agent} skills`
@@ -80,8 +91,10 @@ export const doctorRows = (config: ResolvedConfig) => {
   const base = Layer.mergeAll(AppConfig.layer(config), Redactor.Default)
   return Effect.gen(function* () {
     const hermes = yield* HermesClient
+    const simulated = Option.isSome((yield* SimulatorInfo).url)
+    const skills = simulated ? simulatorSkillsRow : skillsRow
     const first = yield* bridgeRow
-    const profiles = yield* Effect.forEach(hermes.profiles, (p) => Effect.map(profileRow(p), (r) => [r, skillsRow(config, p)]), { concurrency: 4 })
+    const profiles = yield* Effect.forEach(hermes.profiles, (p) => Effect.map(profileRow(p), (r) => [r, skills(config, p)]), { concurrency: 4 })
     return [first, ...profiles.flat()]
   }).pipe(Effect.provide(Layer.mergeAll(DbLive(config.dataDir), HermesClientForTools).pipe(Layer.provideMerge(base), Layer.provide(cliLoggingLayer))), Effect.scoped)
 }

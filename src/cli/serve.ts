@@ -7,6 +7,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer, Option } from "effect"
 import * as path from "node:path"
 import type { ResolvedConfig } from "../config/load.ts"
+import { cliCommand } from "./invocation.ts"
 import { ADMIN_KEY_FILE } from "../services/Auth.ts"
 import { daemonLayer } from "../daemon/Daemon.ts"
 import { causeLine } from "../daemon/startFailure.ts"
@@ -30,7 +31,7 @@ const banner = (config: ResolvedConfig, simulatorUrl: string | null) =>
         simulatorUrl !== null
           ? `  Hermes:       built-in simulator at ${simulatorUrl} (no Hermes configured; set hermes.url to use a real one)`
           : `  Hermes:       ${config.hermes.url}`,
-        "  add a client: agent-bridge client add NAME"
+        `  add a client: ${cliCommand()} client add NAME`
       ].join("\n")
     )
   )

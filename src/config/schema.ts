@@ -1,5 +1,5 @@
 /**
- * The shape of `agent-bridge.yaml` (BRIDGE.md, "Configuration"). Every key is optional; defaults are
+ * The shape of `agent-bridge.yaml` (docs/REFERENCE.md). Every key is optional; defaults are
  * applied here so the rest of the daemon only ever sees a complete, decoded `BridgeConfig`.
  * Secrets (`key`) decode to `Redacted` so they never print by accident.
  */

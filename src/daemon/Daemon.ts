@@ -35,7 +35,7 @@ import { Redactor } from "../services/Redactor.ts"
 export interface DaemonOptions {
   /** Replaces the Hermes side (tests): provides HermesClient, may require AppConfig and Redactor. */
   readonly hermes?: Layer.Layer<HermesClient, never, AppConfig | Redactor>
-  /** Tools served beside the seed's on /mcp/agents/mcp (benchmarks: a no-op baseline tool). */
+  /** Tools served beside the documented ones on /mcp/agents/mcp (benchmarks: a no-op baseline tool). */
   readonly extraAgentTools?: ReadonlyArray<ToolDef>
 }
 

@@ -1,6 +1,5 @@
 /**
- * The allow-list projection behind `agent_capabilities` (seed "Capabilities", HERMES-API.md "Profile
- * files"). Only named keys are read; a string the redactor would change is dropped, never masked, and
+ * The allow-list projection behind `agent_capabilities` (docs/REFERENCE.md, docs/SIMULATOR.md). Only named keys are read; a string the redactor would change is dropped, never masked, and
  * `${VAR}` references are never expanded, so no secret can be copied out of the file.
  */
 import * as YAML from "yaml"

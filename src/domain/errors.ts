@@ -1,6 +1,6 @@
 /**
- * The bridge's error model: one `Schema.TaggedError` per stable code of the seed's failure table,
- * plus `auth.forbidden`, plus `bridge.invalid_input` (added beside the seed's codes for arguments that
+ * The bridge's error model: one `Schema.TaggedError` per stable code of the failure table of docs/REFERENCE.md,
+ * plus `auth.forbidden`, plus `bridge.invalid_input` (added beside the documented codes for arguments that
  * fail schema decoding where no more specific code exists).
  *
  * `ErrorTable` is the single place that maps each error to its code string and HTTP status. Every

@@ -1,4 +1,4 @@
-/** Wire shapes of the teach tools and `agents_list` (seed "Teach tools", BRIDGE.md). */
+/** Wire shapes of the teach tools and `agents_list` (docs/REFERENCE.md). */
 import { Schema } from "effect"
 
 export const AgentRow = Schema.Union(

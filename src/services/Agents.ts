@@ -4,6 +4,7 @@
  * than 2 s.
  */
 import { Context, Effect, Layer } from "effect"
+import { NOT_RUNNABLE_AGENT } from "../domain/agents.ts"
 import type { AgentsList } from "../domain/teach.ts"
 import { HermesClient } from "../hermes/client/HermesClient.ts"
 import { probeProfiles } from "./agentsProbe.ts"
@@ -16,7 +17,7 @@ export class Agents extends Context.Tag("agent-bridge/Agents")<Agents, { readonl
     Effect.gen(function* () {
       const hermes = yield* HermesClient
       const probe = yield* probeProfiles(hermes)
-      return { list: Effect.map(probe, (agents) => ({ agents: [...agents, { name: "pi" as const, runnable: false as const }] })) }
+      return { list: Effect.map(probe, (agents) => ({ agents: [...agents, { name: NOT_RUNNABLE_AGENT, runnable: false as const }] })) }
     })
   )
 }

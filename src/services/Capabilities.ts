@@ -33,7 +33,7 @@ export class CapabilitiesService extends Context.Tag("agent-bridge/Capabilities"
         forAgent: (agent) =>
           Effect.gen(function* () {
             const p = yield* hermes.profile(agent)
-            // Unreadable is the same as invalid: every file field null, nothing logged (seed).
+            // Unreadable is the same as invalid: every file field null, nothing logged (docs/REFERENCE.md).
             const text = yield* Effect.promise(() => fs.readFile(configFile(p.name), "utf8").catch(() => null))
             // Null when Hermes does not answer, the bridge holds no key for the profile, or it is no version.
             const version = Option.isNone(p.key)

@@ -5,11 +5,12 @@
  * test-artifacts/ inside the repo, so the native SQLite binding resolves from node_modules as it
  * does for dist/.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BUNDLE_NAME, buildBundle, ROOT } from "../../scripts/build.ts"
+import { runProcess } from "../support/runProcess.ts"
 import { connectMcp, tempDir } from "../support/daemon.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
 
@@ -64,8 +65,8 @@ describe("the bundled build", () => {
     await client.close()
   }, 120_000)
 
-  it("runs a lazily loaded CLI verb (client add) against the same data dir", () => {
-    const out = spawnSync(process.execPath, [bundle, "client", "add", "bundled", "--config", config], { encoding: "utf8" })
+  it("runs a lazily loaded CLI verb (client add) against the same data dir", async () => {
+    const out = await runProcess(process.execPath, [bundle, "client", "add", "bundled", "--config", config])
     expect(out.status, out.stderr).toBe(0)
     expect(out.stdout).toMatch(/hal0bk_[0-9A-Za-z]{20,}/)
   }, 60_000)

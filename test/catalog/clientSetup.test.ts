@@ -87,7 +87,9 @@ describe("client setup snippets", () => {
         mcp_servers: Object.fromEntries(servers(input).map((s) => [s.name, {
           url: s.url,
           http_headers: { Authorization: `Bearer ${KEY}` },
-          tool_timeout_sec: CLIENT_TOOL_TIMEOUT_S
+          tool_timeout_sec: CLIENT_TOOL_TIMEOUT_S,
+          // Without it `codex exec` refuses every call: its approval policy is never, so it cannot ask.
+          default_tools_approval_mode: "approve"
         }]))
       })
     })
@@ -120,11 +122,28 @@ describe("client setup snippets", () => {
     expect(CLIENT_TOOL_TIMEOUT_S).toBeGreaterThan(Math.max(maximum("agent_run_wait", "timeout_s"), maximum("agent_run", "wait_s")))
   })
 
-  it("client add prints all three, indented under a heading each", () => {
-    const text = setupText(INPUTS[1]!)
-    expect(text).toContain(`Claude Code:\n  ${claudeCodeCommands(INPUTS[1]!)[0]}\n  ${claudeCodeCommands(INPUTS[1]!)[1]}\n`)
-    expect(text).toContain(`Codex (~/.codex/config.toml):\n  [mcp_servers.agent-bridge]\n`)
-    expect(text).toContain("Hermes (~/.hermes/config.yaml, then /reload-mcp):\n  mcp_servers:\n    agent_bridge:\n")
+  it("client add prints all three under a heading each, every snippet flush left as it is pasted", () => {
+    for (const input of INPUTS) {
+      const text = setupText(input)
+      const headings = ["Claude Code (run in a shell):", "Codex (add to ~/.codex/config.toml):", "Hermes (add to ~/.hermes/config.yaml, then /reload-mcp):"]
+      /** What lies between a heading and the next one (or the end), as an operator copies it. */
+      const block = (heading: string) => {
+        const start = text.indexOf(`${heading}\n`)
+        expect(start, heading).toBeGreaterThanOrEqual(0)
+        const rest = text.slice(start + heading.length + 1)
+        const next = headings.map((h) => rest.indexOf(`\n${h}`)).filter((i) => i >= 0)
+        return (next.length === 0 ? rest : rest.slice(0, Math.min(...next))).trimEnd()
+      }
+      expect(block("Claude Code (run in a shell):")).toBe(claudeCodeCommands(input).join("\n"))
+      expect(block("Codex (add to ~/.codex/config.toml):")).toBe(codexToml(input).trimEnd())
+      expect(block("Hermes (add to ~/.hermes/config.yaml, then /reload-mcp):")).toBe(hermesYaml(input).trimEnd())
+      // Each printed block, cut out of the output as an operator would copy it, reads as its client reads it.
+      expect(parseToml(block("Codex (add to ~/.codex/config.toml):"))).toEqual(parseToml(codexToml(input)))
+      expect(YAML.parse(block("Hermes (add to ~/.hermes/config.yaml, then /reload-mcp):"))).toEqual(YAML.parse(hermesYaml(input)))
+      for (const heading of ["[mcp_servers.", "mcp_servers:"]) {
+        expect(text.split("\n").filter((l) => l.trimStart().startsWith(heading)).every((l) => l.startsWith(heading))).toBe(true)
+      }
+    }
   })
 
   it.each(["docs/CONNECT.md", "README.md"])("%s shows exactly the generated snippets", (file) => {

@@ -1,15 +1,56 @@
-/** `agent-bridge doctor`: the agent-bridge row first, one row per profile check, failure when Hermes is down. */
+/**
+ * `agent-bridge doctor`: the agent-bridge row first, one row per profile check, failure when Hermes
+ * is down; the skills-folder check reads a real Hermes's config.yaml, and is not made against the
+ * built-in simulator (which reads none).
+ */
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { doctorRows } from "../../src/cli/doctor.ts"
+import { type SimulatorAsync, startSimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { testConfig } from "../support/daemon.ts"
+import { tempDir } from "../support/tempDirs.ts"
+
+/** A Hermes home whose config.yaml lists no external skills dir, as on a machine with Hermes installed. */
+const hermesHome = (externalDirs: ReadonlyArray<string>) => {
+  const home = tempDir()
+  fs.writeFileSync(path.join(home, "config.yaml"), `skills:\n  external_dirs: ${JSON.stringify(externalDirs)}\n`)
+  return home
+}
 
 describe("doctor", () => {
-  it("passes against the embedded simulator and warns that the drop-in folder is not in skills.external_dirs", async () => {
-    const rows = await Effect.runPromise(doctorRows(testConfig({})))
+  let sim: SimulatorAsync
+  beforeAll(async () => {
+    sim = await startSimulatorAsync({ profiles: [{ name: "default", key: "doctor-key-0123456789" }] })
+  })
+  afterAll(() => sim?.close())
+
+  it("passes against the embedded simulator without checking a config.yaml the simulator never reads", async () => {
+    const rows = await Effect.runPromise(doctorRows(testConfig({ hermes: { home: hermesHome([]) } })))
     expect(rows[0]).toMatchObject({ check: "agent-bridge", status: "ok" })
     expect(rows.find((r) => r.check === "hermes")).toMatchObject({ status: "ok" })
-    expect(rows.find((r) => r.check === "hermes skills")).toMatchObject({ status: "warn" })
+    const skills = rows.find((r) => r.check === "hermes skills")
+    expect(skills).toMatchObject({ status: "ok" })
+    expect(skills?.detail).toContain("built-in simulator")
+    expect(rows.every((r) => r.status === "ok")).toBe(true)
+  }, 60_000)
+
+  it("warns when a real Hermes's config.yaml does not list the drop-in folder", async () => {
+    const config = testConfig({ hermes: { url: sim.url, key: "doctor-key-0123456789", home: hermesHome(["/elsewhere"]) } })
+    const rows = await Effect.runPromise(doctorRows(config))
+    expect(rows.find((r) => r.check === "hermes")).toMatchObject({ status: "ok" })
+    const skills = rows.find((r) => r.check === "hermes skills")
+    expect(skills).toMatchObject({ status: "warn" })
+    expect(skills?.detail).toContain(`${config.dropinDir} is not in skills.external_dirs`)
+  }, 60_000)
+
+  it("is ok when a real Hermes's config.yaml lists the drop-in folder", async () => {
+    const dir = tempDir()
+    const config = testConfig({ hermes: { url: sim.url, key: "doctor-key-0123456789" }, skills: { dropin_dir: path.join(dir, "skills") } })
+    const home = hermesHome([config.dropinDir])
+    const rows = await Effect.runPromise(doctorRows({ ...config, hermesHome: home }))
+    expect(rows.find((r) => r.check === "hermes skills")).toMatchObject({ status: "ok" })
   }, 60_000)
 
   it("fails the profile row when Hermes does not answer", async () => {

@@ -13,7 +13,7 @@ const write = (text: string) => {
 }
 
 describe("configuration", () => {
-  it("applies BRIDGE.md's defaults when no file exists", () => {
+  it("applies the documented defaults when no file exists", () => {
     const cfg = Either.getOrThrow(loadConfig({ env: {}, cwd: tempDir() }))
     expect(cfg.source).toBeNull()
     expect(cfg.bridge).toMatchObject({ enabled: true, host: "127.0.0.1", port: 8765, allowed_hosts: [], run_retention_days: 7, max_concurrent_runs_per_client: 4 })
@@ -23,7 +23,7 @@ describe("configuration", () => {
     expect(cfg.dropinDir).toBe(path.join(cfg.dataDir, "skills"))
   })
 
-  it("reads the whole example of BRIDGE.md, with secrets as Redacted", () => {
+  it("reads the whole documented example, with secrets as Redacted", () => {
     const { file, dir } = write(`
 bridge: {enabled: true, host: 127.0.0.1, port: 8765, data_dir: ./.agent-bridge, allowed_hosts: [box.lan], run_retention_days: 7, max_concurrent_runs_per_client: 4}
 hermes:

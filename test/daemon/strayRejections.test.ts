@@ -4,17 +4,16 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Scope, Exit } from "effect"
-import { spawnSync } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { logStrayRejection, StrayRejectionsLogged } from "../../src/daemon/strayRejections.ts"
+import { runProcess } from "../support/runProcess.ts"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const child = (...args: Array<string>) =>
-  spawnSync(process.execPath, ["--import", "tsx", path.join(REPO, "test/support/strayRejectionChild.ts"), ...args], {
+  runProcess(process.execPath, ["--import", "tsx", path.join(REPO, "test/support/strayRejectionChild.ts"), ...args], {
     cwd: REPO,
-    encoding: "utf8",
-    timeout: 60_000
+    timeoutMs: 60_000
   })
 
 describe("stray rejections", () => {
@@ -41,12 +40,12 @@ describe("stray rejections", () => {
       expect(process.listenerCount("unhandledRejection")).toBe(before)
     }))
 
-  it("a process with the listener survives a stray rejection; one without it does not", () => {
-    const guarded = child("guarded")
+  it("a process with the listener survives a stray rejection; one without it does not", async () => {
+    const guarded = await child("guarded")
     expect(guarded.stdout).toContain("still running")
     expect(guarded.stdout + guarded.stderr).toContain("nobody is waiting for this")
     expect(guarded.status).toBe(0)
-    const bare = child()
+    const bare = await child()
     expect(bare.stdout).not.toContain("still running")
     expect(bare.status).not.toBe(0)
   }, 90_000)

@@ -20,7 +20,12 @@ for (const generation of ["old", "new"] as const) {
           expect(coder).toMatchObject({ name: "coder", agentId: "hermes__coder", baseUrl: `${sim.url}/p/coder` })
           const unknown = yield* Effect.flip(hermes.profile("hermes/nobody"))
           expect(unknown._tag).toBe("UnknownAgent")
-          expect((yield* Effect.flip(hermes.profile("pi")))._tag).toBe("UnknownAgent")
+          expect(unknown.message).toContain('unknown agent "hermes/nobody"')
+          // Pi is listed by agents_list but not runnable: the message says exactly that.
+          const pi = yield* Effect.flip(hermes.profile("pi"))
+          expect(pi._tag).toBe("UnknownAgent")
+          expect(pi.message).toContain("listed by agents_list but is not runnable")
+          expect(pi.message).not.toContain("unknown agent")
         }))
 
       it.effect("health, models and features", () =>

@@ -1,5 +1,5 @@
 /**
- * The simulator against HERMES-API.md, "Connection" and "Discovery", over real HTTP, both
+ * The simulator against Hermes's protocol (docs/SIMULATOR.md), "Connection" and "Discovery", over real HTTP, both
  * generations: auth and its 401 envelope, the bare 403 for an Origin, multiplexed profiles with
  * their own keys, the live-run cap (429 + Retry-After), draining (503), the 10 MB body limit,
  * `/health`, `/v1/models`, `/v1/capabilities`.

@@ -1,5 +1,5 @@
 /**
- * The simulator against HERMES-API.md, "Control", over real HTTP, both generations: approvals
+ * The simulator against Hermes's protocol (docs/SIMULATOR.md), "Control", over real HTTP, both generations: approvals
  * (choices and aliases, 409/400 codes, Hermes's timeout, a stop denies), steer (only while
  * running, `run.steered`, `pending_steer` after the final answer), stop (stopping then cancelled,
  * terminal runs unchanged, 404), and clarification (opt-in, body shapes, 409, absent route).

@@ -1,5 +1,5 @@
 /**
- * The simulator against HERMES-API.md, "Events", over real HTTP: unnamed ASCII-escaped `data:`
+ * The simulator against Hermes's protocol (docs/SIMULATOR.md), "Events", over real HTTP: unnamed ASCII-escaped `data:`
  * frames, `: keepalive`, `: stream closed` then EOF, the 1 s registration wait, older builds'
  * single consumer (404 for a second subscriber and after a reconnect, no ids), newer builds' ids,
  * Last-Event-ID replay, several subscribers and the cut of a slow subscriber; the stream never

@@ -1,5 +1,5 @@
 /**
- * The simulator against HERMES-API.md, "Runs: start and status", over real HTTP, both generations:
+ * The simulator against Hermes's protocol (docs/SIMULATOR.md), "Runs: start and status", over real HTTP, both generations:
  * the 202 answers, input and history validation, session keys, idempotency (newer builds only),
  * the status object, terminal retention, restarts, and the run-input directives' outcomes.
  */

@@ -22,7 +22,7 @@ const structured = <A>(result: unknown): A => (result as { structuredContent: A 
 
 const skillMd = (name: string, description: string, body: string) => `---\nname: ${name}\ndescription: ${description}\n---\n${body}`
 
-describe.skipIf(skipBrowserTests())("the inbox in Chromium", () => {
+describe.skipIf(await skipBrowserTests())("the inbox in Chromium", () => {
   let daemon: TestDaemon
   let browser: Browser
   let mcp: Client

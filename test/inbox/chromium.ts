@@ -1,24 +1,23 @@
 /**
- * Debian's Chromium driven by playwright-core (which never downloads a browser). CI installs the
- * `chromium` package; on a machine without it the browser tests fail loudly, unless
- * AGENT_BRIDGE_SKIP_BROWSER_TESTS=1 says to skip them.
+ * A Chromium driven by playwright-core (which never downloads a browser): Debian's where it runs,
+ * else one the test run installs itself from a package registry (test/support/chromiumSetup.ts).
+ * When none can be had the browser tests fail loudly, unless AGENT_BRIDGE_SKIP_BROWSER_TESTS=1 says
+ * to skip them.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { type ChromiumBinary, ensureChromium } from "../support/chromiumSetup.ts"
 
-export const CHROMIUM = "/usr/bin/chromium"
 export const SKIP_ENV = "AGENT_BRIDGE_SKIP_BROWSER_TESTS"
 
-/** True when the browser tests should be skipped (asked for explicitly); throws when Chromium is missing otherwise. */
-export const skipBrowserTests = (): boolean => {
+let binary: ChromiumBinary | undefined
+
+/** True when the browser tests should be skipped (asked for explicitly); otherwise finds or installs Chromium, and throws when there is none. */
+export const skipBrowserTests = async (): Promise<boolean> => {
   if (process.env[SKIP_ENV] === "1") return true
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) for the inbox browser tests, or set ${SKIP_ENV}=1 to skip them`
-    )
-  }
+  binary ??= await ensureChromium()
   return false
 }
 
@@ -44,7 +43,8 @@ export interface Browser {
 export const launchChromium = async (): Promise<Browser> => {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "inbox-chromium-"))
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: (binary ??= await ensureChromium()).executablePath,
+    env: { ...process.env, ...binary.env } as Record<string, string>,
     headless: true,
     args: ARGS,
     viewport: { width: 1280, height: 900 }

@@ -1,5 +1,5 @@
 /**
- * `agent_run`'s start path in BRIDGE.md's order, and every `bridge.*` code a run tool can raise:
+ * `agent_run`'s start path in the documented order (docs/REFERENCE.md), and every `bridge.*` code a run tool can raise:
  * unknown agent, unkeyed profile, invalid keys, idempotency replay and conflict, the per-client cap,
  * Hermes's 429, Hermes down, the ledger failing after Hermes accepted, and unavailable phases.
  */

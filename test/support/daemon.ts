@@ -7,7 +7,6 @@ import { HttpServer } from "@effect/platform"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect, Either, type Layer, ManagedRuntime, Redacted } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import * as YAML from "yaml"
 import type { AppConfig } from "../../src/config/AppConfig.ts"
@@ -16,6 +15,7 @@ import { daemonLayer } from "../../src/daemon/Daemon.ts"
 import type { HermesClient } from "../../src/hermes/client/HermesClient.ts"
 import { Auth } from "../../src/services/Auth.ts"
 import type { Scope } from "../../src/services/Caller.ts"
+import { tempDir } from "./tempDirs.ts"
 import type { Redactor } from "../../src/services/Redactor.ts"
 
 export interface TestDaemon {
@@ -29,7 +29,7 @@ export interface TestDaemon {
   readonly close: () => Promise<void>
 }
 
-export const tempDir = (prefix = "agent-bridge-test-") => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+export { tempDir } from "./tempDirs.ts"
 
 export const testConfig = (yaml: Record<string, any> = {}, dir = tempDir()): ResolvedConfig => {
   const file = path.join(dir, "agent-bridge.yaml")

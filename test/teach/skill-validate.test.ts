@@ -1,5 +1,5 @@
 /**
- * Every push rule of the seed's "Skills" section (plus BRIDGE.md's naming and description rules):
+ * Every push rule of the seed's "Skills" section (docs/REFERENCE.md):
  * for each, an input that just passes and one that just fails, and the rule order.
  */
 import { describe, expect, it } from "vitest"

@@ -1,7 +1,7 @@
 /**
  * The teach side composed as the daemon provides it (`TeachServices` over the data directory from
  * the configuration): memory, a skill's whole life (put → approve → list/get → delete → approve →
- * restore), and the on-disk places BRIDGE.md names.
+ * restore), and the on-disk places docs/REFERENCE.md names.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Which names hold secrets (BRIDGE.md "Redactor"): the NAME of `NAME=value`, `NAME: value`,
+ * Which names hold secrets (docs/REFERENCE.md): the NAME of `NAME=value`, `NAME: value`,
  * `--name value` and of a JSON key. The contract's globs are applied to the name split into words
  * (`HF_TOKEN`, `hf-token`, `hfToken` and `config.hfToken` are all the words `hf token`):
  *

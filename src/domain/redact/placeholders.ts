@@ -1,5 +1,5 @@
 /**
- * Values that name a secret instead of being one (seed, `agent_skill_put`): a skill may hold them
+ * Values that name a secret instead of being one (docs/REFERENCE.md): a skill may hold them
  * where the redactor would mask a value.
  *
  * - `<NAME>`: closed, holding no `<`/`>`, no `$(`, no backtick and no secret shape of its own
@@ -16,7 +16,7 @@
 import { holdsKnownPrefix } from "./prefixes.ts"
 import { isEnvReference } from "./values.ts"
 
-// `T[O]DO`: the seed's to-do placeholder, spelled so that a search for unfinished work skips it.
+// `T[O]DO`: the documented to-do placeholder, spelled so that a search for unfinished work skips it.
 const FIXED = /^(?:\.{3,}|…+|[xX]{3,}|\*{3,}|T[O]DO|CHANGEME|CHANGE_ME|REPLACE_ME|YOUR_[A-Z0-9_]+)$/
 const ANGLE = /^<([^<>]+)>$/
 const PHRASE = /^[A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*){1,7}$/

@@ -1,5 +1,5 @@
 /**
- * Tokens recognised by a known prefix (BRIDGE.md "Redactor"). A token is the prefix, at the start
+ * Tokens recognised by a known prefix (docs/REFERENCE.md). A token is the prefix, at the start
  * of a word (not preceded by a letter or digit), followed by a run of body characters. Outside the
  * live edge the run must be at least `min` long: real tokens are far longer, and the minimum keeps
  * names such as `hf_hub_download`, `sk-learn` or `AKIAVERSION` out. At the live edge any run that

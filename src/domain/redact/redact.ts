@@ -1,5 +1,5 @@
 /**
- * The redaction rules as pure functions (BRIDGE.md "Redactor"; seed "Run tools" and "Skills").
+ * The redaction rules as pure functions (docs/REFERENCE.md).
  * A `Redaction` is the rule set plus the exact secrets registered so far; the `Redactor` service
  * holds one. The rules live in their own modules:
  *

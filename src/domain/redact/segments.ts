@@ -1,5 +1,5 @@
 /**
- * Consecutive `message.text` events masked as one text (BRIDGE.md "Redactor"; seed "Run tools").
+ * Consecutive `message.text` events masked as one text (docs/REFERENCE.md).
  *
  * Mapping: the parts are joined, with up to `CONTEXT_CHARS` of the stored text just before them
  * (`before`, its end; further back inside a multi-line block, see `reach.ts`) and just after them (`after`, its start). The joined text is scanned once;

@@ -1,5 +1,5 @@
 /**
- * The `agent_skill_put` secret check (seed "Skills"): where the redactor would mask a value, the
+ * The `agent_skill_put` secret check (docs/REFERENCE.md): where the redactor would mask a value, the
  * value must be a placeholder. It runs the redactor's own scan, so the two can never disagree about
  * what is secret-shaped; a known-prefix token, a JWT or a registered secret is never a placeholder.
  */

@@ -1,5 +1,5 @@
 /**
- * From Hermes's event stream to the ledger (BRIDGE.md, Runs): which events are kept, under which
+ * From Hermes's event stream to the ledger (docs/REFERENCE.md): which events are kept, under which
  * type, with which data, and how each one moves the run's status and pending clarification.
  * `message.delta` chunks are coalesced into `message.text` events here, so a batch of Hermes events
  * becomes one ledger write. Pure: the follower feeds batches in and applies the result.

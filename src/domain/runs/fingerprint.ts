@@ -1,5 +1,5 @@
 /**
- * "Same request" for idempotency (BRIDGE.md, Runs): the SHA-256 of the canonical JSON of the fields
+ * "Same request" for idempotency (docs/REFERENCE.md): the SHA-256 of the canonical JSON of the fields
  * that define a run. `wait_s` is not one of them; an absent field and `null` are the same.
  */
 import { createHash } from "node:crypto"

@@ -1,6 +1,6 @@
 /**
  * A client's `session_key` and `idempotency_key` are private to it: they reach Hermes as
- * `<client>:<key>` (BRIDGE.md, Runs). Validation happens before anything else touches them.
+ * `<client>:<key>` (docs/REFERENCE.md). Validation happens before anything else touches them.
  */
 import { Either } from "effect"
 import { createHash } from "node:crypto"

@@ -1,5 +1,5 @@
 /**
- * The wire shapes of runs as remote agents see them (seed "Run tools", BRIDGE.md "Runs"). These
+ * The wire shapes of runs as remote agents see them (docs/REFERENCE.md). These
  * Schemas are the tools' output schemas and the encoders of their structured results.
  */
 import { Schema } from "effect"

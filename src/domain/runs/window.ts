@@ -1,5 +1,5 @@
 /**
- * Size limits on what a run view carries (seed "Run tools"): `output` in 16 KiB windows of UTF-8
+ * Size limits on what a run view carries (docs/REFERENCE.md): `output` in 16 KiB windows of UTF-8
  * bytes that never split a character, every other text cut at 16 KiB, previews of 200 characters.
  * Pure functions over strings and bytes; the ledger supplies the bytes.
  */

@@ -1,5 +1,5 @@
 /**
- * The inbox card of a skill put: exactly the text approval writes, never cut (seed "Skills"). The
+ * The inbox card of a skill put: exactly the text approval writes, never cut (docs/REFERENCE.md). The
  * digest is the SHA-256 of a `sha256sum`-style manifest (`<sha256>  <file>\n` per file, SKILL.md
  * included, sorted by name), so an operator can check a folder on disk against a card by hand.
  */

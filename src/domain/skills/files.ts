@@ -1,5 +1,5 @@
 /**
- * Supporting file names and the "reviewable text" rule of a push (seed "Skills").
+ * Supporting file names and the "reviewable text" rule of a push (docs/REFERENCE.md).
  */
 import { SKILL_LIMITS, SKILL_MD, utf8Bytes } from "./limits.ts"
 

@@ -1,5 +1,5 @@
 /**
- * Characters an inbox card would not show as Hermes reads them (seed "Skills"): controls other than
+ * Characters an inbox card would not show as Hermes reads them (docs/REFERENCE.md): controls other than
  * tab, newline and carriage return (C0, DEL, C1); format characters (zero-width and joiners, bidi
  * marks, overrides and isolates, tag characters, the soft hyphen, the BOM, ...); private-use and
  * unassigned code points; U+2028 and U+2029; variation selectors; and U+034F. Ordinary emoji are

@@ -1,4 +1,4 @@
-/** The numbers of the seed's skill rules (and BRIDGE.md's additions), in one place. */
+/** The numbers of the skill push rules (docs/REFERENCE.md), in one place. */
 export const SKILL_LIMITS = {
   nameMax: 64,
   descriptionMax: 1024,

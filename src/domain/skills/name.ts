@@ -1,6 +1,6 @@
 /**
- * The skill name grammar: the seed's rule (1 to 64 lowercase letters, digits and hyphens, not
- * starting with a hyphen) plus the Agent Skills naming rule BRIDGE.md adds (no trailing hyphen, no
+ * The skill name grammar: the documented rule (1 to 64 lowercase letters, digits and hyphens, not
+ * starting with a hyphen) plus the Agent Skills naming rule (no trailing hyphen, no
  * `--`). A name that passes is also a safe single path segment.
  */
 import { SKILL_LIMITS } from "./limits.ts"

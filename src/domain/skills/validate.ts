@@ -1,6 +1,5 @@
 /**
- * Every check a skill push passes before anything is queued (seed "Skills", BRIDGE.md "Skills and
- * inbox"). The rules run in the order of `PUSH_RULES` and the first problem is the answer, so a
+ * Every check a skill push passes before anything is queued (docs/REFERENCE.md). The rules run in the order of `PUSH_RULES` and the first problem is the answer, so a
  * client fixes one thing at a time and the same push always gets the same message.
  *
  * The order goes from cheap and structural to expensive: names, then sizes and encoding (so YAML is

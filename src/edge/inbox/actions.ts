@@ -14,7 +14,7 @@ import { cookie, csrfMatches, sameOriginPost, SESSION_COOKIE, SIGNIN_COOKIE, wit
 import { newToken } from "./sessions.ts"
 import { signInPage, type SignInNotice } from "./views/signin.ts"
 
-/** Decisions are recorded as the admin, as the CLI records them (BRIDGE.md "Identity"). */
+/** Decisions are recorded as the admin, as the CLI records them (docs/REFERENCE.md). */
 export const DECIDER = "admin"
 const SIGNIN_FORM_TTL = "1 hour"
 

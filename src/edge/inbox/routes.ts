@@ -1,5 +1,5 @@
 /**
- * The operator's inbox page under `/inbox`: its route table (`INBOX_ROUTES`), behind the edge's
+ * The operator's inbox page under `/inbox` (docs/REFERENCE.md): its route table (`INBOX_ROUTES`), behind the edge's
  * `HttpRouter` (`http/app.ts`, which hands every `/inbox` path here).
  *
  *   GET  /inbox                 pending rows, newest first          (session)

@@ -1,6 +1,6 @@
 /**
  * The bridge's grip on Hermes: one service over every configured profile's API server
- * (HERMES-API.md). Every failure is already one of the bridge's typed errors, as the seed's table
+ * (docs/SIMULATOR.md). Every failure is already one of the bridge's typed errors, as docs/REFERENCE.md's error table
  * says, so callers never see HTTP details.
  *
  * This file is the interface; `HermesClientLive.ts` implements it over @effect/platform's HttpClient.

@@ -8,7 +8,7 @@ import { HttpClient } from "@effect/platform"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Context, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { UnknownAgent } from "../../domain/errors.ts"
+import { unknownAgent } from "../../domain/agents.ts"
 import { Redactor } from "../../services/Redactor.ts"
 import { HermesEmbedded, HermesEmbeddedForTools } from "../embedded.ts"
 import { HermesProfiles } from "../profiles.ts"
@@ -59,7 +59,7 @@ export const makeHermesClient = (
       profile: (agent) => {
         const found = profiles.find((p) => p.agent === agent)
         return found === undefined
-          ? Effect.fail(new UnknownAgent({ message: `unknown agent "${agent}": use "hermes" or "hermes/<profile>" for a configured profile` }))
+          ? Effect.fail(unknownAgent(agent))
           : Effect.succeed(found)
       },
       health: ops.health,

@@ -1,5 +1,5 @@
 /**
- * Hermes failures → the bridge's typed errors, exactly as the seed's failure table says:
+ * Hermes failures → the bridge's typed errors, exactly as the failure table of docs/REFERENCE.md says:
  * - no answer (refused, reset, DNS, timeout) → `bridge.agent_unavailable` (502);
  * - Hermes 401/403 or any 5xx → `bridge.agent_refused`, shown as 502 (`hermesStatus` keeps Hermes's
  *   status so `agents_list` can tell "unauthorized");

@@ -160,7 +160,7 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
         return yield* new HermesStatus({ status: 409, code: "clarify_not_pending", detail: "this Hermes build has no clarification", retryAfter: noRetry })
       }
       const r = body.response
-      // The one place the two clarify body shapes differ (HERMES-API.md: keep it in one place).
+      // The one place the two clarify body shapes differ (docs/SIMULATOR.md).
       const payload = f.clarifyBody === "responses"
         ? { clarify_id: body.clarifyId, responses: r === null ? [] : typeof r === "string" ? [r] : r }
         : { clarify_id: body.clarifyId, response: r === null || typeof r === "string" ? r : r.join(", ") }

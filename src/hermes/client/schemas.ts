@@ -1,5 +1,5 @@
 /**
- * The bodies the bridge reads from Hermes (HERMES-API.md). Lenient where Hermes is: unknown keys
+ * The bodies the bridge reads from Hermes (docs/SIMULATOR.md). Lenient where Hermes is: unknown keys
  * are ignored, optional fields may be absent or null; strict where the bridge depends on a value.
  */
 import { Schema } from "effect"

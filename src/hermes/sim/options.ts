@@ -53,8 +53,12 @@ export interface SimOptions {
   readonly registrationDelayMs?: number | undefined
   /** Frames a subscriber may fall behind before it is disconnected (newer builds). Default 4096. */
   readonly slowSubscriberLimit?: number | undefined
-  /** How long terminal runs are kept before 404. Default one hour. */
+  /** How long terminal runs are kept before 404. Default one hour, as Hermes. */
   readonly terminalRetentionMs?: number | undefined
+  /** At most this many terminal runs are kept; past it the longest-ended go first. Default 500. */
+  readonly maxTerminalRuns?: number | undefined
+  /** An ended run's event buffer that nobody is reading is dropped this long after the end. Default 300 s, as Hermes. */
+  readonly eventBufferTtlMs?: number | undefined
   /** How long the listener stays down during a restart. Default 50 ms. */
   readonly restartDownMs?: number | undefined
   /** Answer a start with the whole status object instead of `{run_id, status}`. Default false. */
@@ -81,6 +85,8 @@ export interface ResolvedSimOptions {
   readonly registrationDelayMs: number
   readonly slowSubscriberLimit: number
   readonly terminalRetentionMs: number
+  readonly maxTerminalRuns: number
+  readonly eventBufferTtlMs: number
   readonly restartDownMs: number
   readonly startReturnsStatus: boolean
   readonly version: string
@@ -98,6 +104,9 @@ export const resolveSimOptions = (o: SimOptions): ResolvedSimOptions => {
   const speed = o.speed ?? 1
   const generation = o.generation ?? "new"
   if (!(speed > 0)) throw new Error("simulator: speed must be positive")
+  if (o.maxTerminalRuns !== undefined && !(Number.isInteger(o.maxTerminalRuns) && o.maxTerminalRuns >= 0)) {
+    throw new Error("simulator: maxTerminalRuns must be a whole number, 0 or more")
+  }
   return {
     port: o.port ?? 0,
     host: o.host ?? "127.0.0.1",
@@ -116,6 +125,8 @@ export const resolveSimOptions = (o: SimOptions): ResolvedSimOptions => {
     registrationDelayMs: o.registrationDelayMs ?? 0,
     slowSubscriberLimit: o.slowSubscriberLimit ?? 4096,
     terminalRetentionMs: o.terminalRetentionMs ?? 3_600_000,
+    maxTerminalRuns: o.maxTerminalRuns ?? 500,
+    eventBufferTtlMs: o.eventBufferTtlMs ?? 300_000,
     restartDownMs: o.restartDownMs ?? 50,
     startReturnsStatus: o.startReturnsStatus ?? false,
     version: o.version ?? (generation === "new" ? "0.20.4" : "0.20.0")

@@ -2,6 +2,13 @@
  * The simulated Hermes process's memory: runs, idempotency records, injected faults, the drain
  * flag and a log of the requests it received (for tests that assert on headers). A restart with
  * lost runs is a `forgetRuns`; a newer build's restart keeps statuses as `interrupted`.
+ *
+ * Bounded, because as the daemon's embedded default it runs for days: `sweep` (at most once a
+ * second, from lookups, starts and each run's end) forgets terminal runs past `terminalRetentionMs`
+ * (3600 s, as Hermes) or beyond the newest `maxTerminalRuns`, drops the event buffer of an ended run
+ * nobody is reading `eventBufferTtlMs` (300 s, as Hermes) after its end, and forgets idempotency
+ * records past their day or beyond the newest `MAX_IDEMPOTENCY_RECORDS`. A run someone is still
+ * reading is never touched.
  */
 import { Effect, SubscriptionRef } from "effect"
 import type { ResolvedSimOptions } from "./options.ts"
@@ -52,6 +59,10 @@ interface IdempotencyRecord {
 
 const IDEMPOTENCY_RETENTION_MS = 86_400_000
 const REQUEST_LOG_LIMIT = 2000
+/** Idempotency records are small (a key, a digest, an id); this many is a few MB at most. */
+export const MAX_IDEMPOTENCY_RECORDS = 10_000
+/** How often a sweep may run (each one walks every run). */
+const SWEEP_INTERVAL_MS = 1000
 
 export class SimState {
   readonly runs = new Map<string, SimRun>()
@@ -59,6 +70,7 @@ export class SimState {
   private faults: Array<{ fault: SimFault; remaining: number }> = []
   readonly requests: Array<RecordedRequest> = []
   draining = false
+  private lastSweep = Number.NEGATIVE_INFINITY
 
   constructor(readonly options: ResolvedSimOptions) {}
 
@@ -68,6 +80,7 @@ export class SimState {
 
   /** A run of this profile, or undefined (unknown, another profile's, or past terminal retention). */
   find(profile: string, runId: string, now = Date.now()): SimRun | undefined {
+    this.sweepSometimes(now)
     const run = this.runs.get(runId)
     if (run === undefined || run.profile !== profile) return undefined
     if (run.endedAt !== null && now - run.endedAt > this.options.terminalRetentionMs) {
@@ -118,6 +131,50 @@ export class SimState {
 
   idempotencyStore(profile: string, key: string, fingerprint: string, runId: string, now = Date.now()): void {
     this.idempotency.set(`${profile}\u0000${key}`, { fingerprint, runId, at: now })
+    this.sweepSometimes(now)
+  }
+
+  /** How many idempotency records are held (for the bound's tests). */
+  get idempotencyRecords(): number {
+    return this.idempotency.size
+  }
+
+  private sweepSometimes(now: number): void {
+    if (now - this.lastSweep >= SWEEP_INTERVAL_MS || now < this.lastSweep) this.sweep(now)
+  }
+
+  /** Forgets what Hermes would have forgotten by `now`, and what is past the count bound. */
+  sweep(now = Date.now()): void {
+    this.lastSweep = now
+    const { terminalRetentionMs, maxTerminalRuns, eventBufferTtlMs } = this.options
+    const ended: Array<SimRun> = []
+    for (const run of this.runs.values()) {
+      if (run.endedAt === null || run.subscribers.size > 0) continue
+      const age = now - run.endedAt
+      if (age > terminalRetentionMs) {
+        this.runs.delete(run.id)
+        continue
+      }
+      ended.push(run)
+      // The buffer nobody read (or, on newer builds, nobody is replaying) expires; the status stays.
+      if (age > eventBufferTtlMs && run.frames.length > 0) {
+        run.frames = []
+        if (this.isNew) run.eventsLost = true
+        else run.bufferDropped = true
+      }
+    }
+    if (ended.length > maxTerminalRuns) {
+      ended.sort((a, b) => a.endedAt! - b.endedAt!)
+      for (const run of ended.slice(0, ended.length - maxTerminalRuns)) this.runs.delete(run.id)
+    }
+    // A day, as Hermes; past the count bound the oldest first (a Map iterates in insertion order).
+    let excess = this.idempotency.size - MAX_IDEMPOTENCY_RECORDS
+    for (const [key, rec] of this.idempotency) {
+      if (excess > 0 || now - rec.at > IDEMPOTENCY_RETENTION_MS) {
+        this.idempotency.delete(key)
+        excess--
+      }
+    }
   }
 
   /** Appends one event to the run (where anyone can still read it) and wakes its subscribers. */
@@ -130,7 +187,10 @@ export class SimState {
       // An older build's buffer is gone once its consumer left: later events reach nobody.
       if (!this.isNew && run.bufferDropped) return Effect.void
       const payload = { event, run_id: run.id, timestamp: unixSeconds(now), ...fields }
-      run.frames.push({ seq, json: asciiJson(payload), terminal: TERMINAL_EVENTS.has(event) })
+      const terminal = TERMINAL_EVENTS.has(event)
+      run.frames.push({ seq, json: asciiJson(payload), terminal })
+      // A run's end is when the count bound can first be passed.
+      if (terminal) this.sweepSometimes(now)
       // Newer builds cut a subscriber whose queue is full, as Hermes does with a slow reader.
       if (this.isNew) {
         for (const s of [...run.subscribers]) if (s.backlog() > this.options.slowSubscriberLimit) s.destroy()

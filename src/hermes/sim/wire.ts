@@ -1,5 +1,5 @@
 /**
- * How the simulator writes Hermes's wire format: ASCII-escaped, Python-spaced JSON, unnamed SSE
+ * How the simulator writes Hermes's wire format (docs/SIMULATOR.md): ASCII-escaped, Python-spaced JSON, unnamed SSE
  * `data:` frames (with `id:` on newer builds), comments, the error envelope, and Hermes-shaped ids.
  * Pure functions only, so the simulator's own tests can check the bytes directly.
  */

@@ -1,5 +1,5 @@
 /**
- * Queues skill changes in the inbox under the seed's rules:
+ * Queues skill changes in the inbox under the documented rules (docs/REFERENCE.md):
  * - a skill has at most one content pending (a put's card digest, or a delete);
  * - the same client pushing the same content again gets the same row back;
  * - another client pushing identical content gets its own row;

@@ -1,5 +1,5 @@
 /**
- * Memory policy, pure (seed "Memory", BRIDGE.md "Memory"): the bridge, never the request, picks the
+ * Memory policy, pure (docs/REFERENCE.md): the bridge, never the request, picks the
  * namespace; every note carries `source:bridge:<client>`; client tags with a reserved prefix are
  * dropped, because the memory layer reads a note's owner and visibility from those tags.
  */

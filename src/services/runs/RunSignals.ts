@@ -1,5 +1,5 @@
 /**
- * Wake-ups for waiters (ENGINEERING §2.4): one `SubscriptionRef` per live run holding the little a
+ * Wake-ups for waiters (docs/ARCHITECTURE.md): one `SubscriptionRef` per live run holding the little a
  * waiter decides on (status, newest seq, whether a clarification is pending). Its `changes` stream
  * starts with the current value, so a waiter that subscribes after a change still sees it.
  *

@@ -1,5 +1,5 @@
 /**
- * Exactly one follower per live run (ENGINEERING §2.3): a `FiberMap` keyed by run id inside the
+ * Exactly one follower per live run (docs/ARCHITECTURE.md): a `FiberMap` keyed by run id inside the
  * service's scope, so closing the scope (shutdown) interrupts every follower while the runs go on in
  * Hermes and stay non-terminal in the ledger, to be re-attached on the next start.
  *

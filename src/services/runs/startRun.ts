@@ -1,5 +1,5 @@
 /**
- * `agent_run`'s start path: agent → keys → idempotency (answered from the ledger, or from the start
+ * `agent_run`'s start path, in the documented order (docs/REFERENCE.md): agent → keys → idempotency (answered from the ledger, or from the start
  * with that key in flight, before the cap) → per-client cap → Hermes start → ledger insert. A failed
  * insert after Hermes accepted stops the Hermes run and answers `bridge.store_unavailable`.
  */

@@ -1,5 +1,5 @@
 /**
- * Finds the skills in one root the way Hermes does (HERMES-API.md "Skills on disk"):
+ * Finds the skills in one root the way Hermes does (docs/SIMULATOR.md):
  * `<root>/<name>/SKILL.md`, or one category level `<root>/<category>/<name>/SKILL.md`. Folders
  * starting with "." (the store's staging area among them) are not skills.
  */

@@ -1,7 +1,7 @@
 /**
  * An in-memory HermesClient for run-service tests: runs are scripted by the test (`emit`), the event
  * log is numbered like a newer Hermes build (Last-Event-ID resumes), and failures can be injected.
- * Control calls behave as HERMES-API.md says (steer only while running, stop → cancelled, clarify
+ * Control calls behave as Hermes does (docs/SIMULATOR.md) (steer only while running, stop → cancelled, clarify
  * only for the pending id).
  */
 import { Deferred, Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"

@@ -1,5 +1,5 @@
 /**
- * The per-client catalog (BRIDGE.md, "Compact catalog"). Each client's `clients.<name>` settings pick
+ * The per-client catalog (docs/REFERENCE.md). Each client's `clients.<name>` settings pick
  * what it lists and what it may call:
  * - `tools: {include, exclude}` (Hermes's semantics, see `filter.ts`) removes tools from both servers;
  *   a removed tool is unknown to that client, whether called directly or through `tool_call`.

@@ -1,6 +1,5 @@
 /**
- * The compact catalog's three meta tools, in Hermes's current shapes (HERMES-API.md, "Hermes's own
- * tool bridge"): `tool_search`, `tool_describe`, `tool_call`. They reach the same tools a direct call
+ * The compact catalog's three meta tools, in the shapes of Hermes's own tool bridge: `tool_search`, `tool_describe`, `tool_call`. They reach the same tools a direct call
  * could, for the same caller, and nothing else.
  */
 import type { ToolDef } from "../ToolDef.ts"

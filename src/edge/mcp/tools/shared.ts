@@ -15,6 +15,6 @@ export const waitView = (w: RunWaitView): RunView => {
   return view
 }
 
-/** A negative or non-integer `offset` is `bridge.invalid_offset`, as the seed's table says. */
+/** A negative or non-integer `offset` is `bridge.invalid_offset`, as docs/REFERENCE.md's error table says. */
 export const offsetRefusal: InvalidInputMapper = (field, message) =>
   field === "offset" ? new InvalidOffset({ message: `offset must be a whole number of bytes ≥ 0 (${message})` }) : undefined
