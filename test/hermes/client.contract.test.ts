@@ -7,7 +7,7 @@ import { Chunk, Effect, Stream } from "effect"
 import { SimulatedHermes, Simulator } from "../../src/hermes/sim/layer.ts"
 import { clientAndSim, collect, defaultProfile, deltasOf, simStatus } from "./support/sim.ts"
 
-const opts = { timeout: "2 seconds", pollInterval: "50 millis", featuresTtl: "200 millis" } as const
+const opts = { timeout: "2 seconds", pollInterval: "50 millis", featuresTtl: "1500 millis" } as const
 
 for (const generation of ["old", "new"] as const) {
   describe(`HermesClient ↔ simulator (${generation} build)`, () => {
@@ -154,13 +154,13 @@ for (const generation of ["old", "new"] as const) {
           const { hermes, sim } = yield* clientAndSim
           const p = yield* hermes.profile("hermes/coder")
           const count = Effect.map(sim.requests, (rs) => rs.filter((r) => r.path === "/p/coder/v1/capabilities").length)
-          yield* Effect.sleep("250 millis")
+          yield* Effect.sleep("1600 millis")
           const before = yield* count
           yield* hermes.start(p, { input: "a" })
           yield* hermes.start(p, { input: "b" })
           yield* hermes.features(p)
           expect((yield* count) - before).toBe(1)
-          yield* Effect.sleep("250 millis")
+          yield* Effect.sleep("1600 millis")
           yield* hermes.features(p)
           expect((yield* count) - before).toBe(2)
         }))
