@@ -141,6 +141,10 @@ describe("Origin guard on the MCP endpoints", () => {
     expect((await noKey.json()).error.message).toMatch(/Origin/)
   })
 
+  it("serves the daemon's own origin (the request's Host), as the conformance suite's localhost check sends it", async () => {
+    expect((await list(new URL(daemon.url).origin)).status).toBe(200)
+  })
+
   it("serves a listed origin (case and a trailing slash aside) and requests without an Origin", async () => {
     for (const origin of [undefined, "http://localhost:6274", "HTTP://LOCALHOST:6274/"]) {
       const res = await list(origin)

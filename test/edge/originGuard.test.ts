@@ -23,4 +23,13 @@ describe("bridge.allowed_origins", () => {
     expect(originAllowed("https://console.example:443", allowed)).toBe(true)
     for (const o of ["null", "", "http://localhost:6275", "https://localhost:6274", "file:///x", "not a url"]) expect(originAllowed(o, allowed)).toBe(false)
   })
+
+  it("lets through the daemon's own origin (the request's Host), and no other origin for that Host", () => {
+    expect(originAllowed("http://127.0.0.1:8765", [], "127.0.0.1:8765")).toBe(true)
+    expect(originAllowed("http://LOCALHOST:8765", [], "localhost:8765")).toBe(true)
+    expect(originAllowed("http://localhost:8766", [], "localhost:8765")).toBe(false)
+    expect(originAllowed("http://evil.example", [], "localhost:8765")).toBe(false)
+    expect(originAllowed("null", [], "localhost:8765")).toBe(false)
+    expect(originAllowed("http://localhost:8765", [], "")).toBe(false)
+  })
 })

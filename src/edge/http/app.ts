@@ -53,7 +53,7 @@ const mcpGate = <E, R>(kind: ServerKind, serve: (caller: CallerShape, token: str
     const req = yield* HttpServerRequest.HttpServerRequest
     const config = yield* AppConfig
     if (kind === "agents" && !config.bridge.enabled) return notFound()
-    if (!originAllowed(req.headers["origin"], config.bridge.allowed_origins)) {
+    if (!originAllowed(req.headers["origin"], config.bridge.allowed_origins, req.headers["host"])) {
       return forbidden("this Origin is not allowed (add it to bridge.allowed_origins)")
     }
     const token = bearerToken(req.headers["authorization"])
