@@ -15,6 +15,7 @@ import { type BridgeError, errorText, isBridgeError } from "../domain/errors.ts"
 import { type ApprovalChoice, Inbox, type InboxState } from "../services/Inbox.ts"
 import { rowDiff } from "../services/inbox/rowDiff.ts"
 import { SkillStore } from "../services/skills/SkillStore.ts"
+import { printedExit } from "./printedExit.ts"
 import { flag, hasFlag, type ParsedArgs, UsageError } from "./args.ts"
 import { parkedTable, rowDetail, rowsTable } from "./inboxFormat.ts"
 
@@ -97,16 +98,4 @@ export const inboxCommand = (args: ParsedArgs): Effect.Effect<string, BridgeErro
   })
 
 /** Runs `inboxCommand`, prints its output or error, and answers the process exit code (0, 1 or 2). */
-export const inboxMain = (args: ParsedArgs): Effect.Effect<number, never, Inbox | SkillStore> =>
-  inboxCommand(args).pipe(
-    Effect.flatMap((out) => Effect.sync(() => {
-      process.stdout.write(`${out}\n`)
-      return 0
-    })),
-    Effect.catchAll((e) =>
-      Effect.sync(() => {
-        process.stderr.write(`${isBridgeError(e) ? errorText(e) : e.message}\n`)
-        return e instanceof UsageError ? 2 : 1
-      })
-    )
-  )
+export const inboxMain = (args: ParsedArgs): Effect.Effect<number, never, Inbox | SkillStore> => printedExit(inboxCommand(args))

@@ -21,6 +21,7 @@ import { Inbox } from "../services/Inbox.ts"
 import { Redactor } from "../services/Redactor.ts"
 import { Ledger } from "../services/runs/Ledger.ts"
 import { makeViews } from "../services/runs/views.ts"
+import { printedExit } from "./printedExit.ts"
 import { flag, hasFlag, type ParsedArgs, UsageError } from "./args.ts"
 import { eventsText, runDetail, runsTable } from "./runsFormat.ts"
 import type { SqlClient } from "@effect/sql"
@@ -106,16 +107,4 @@ export const runsCommand = (args: ParsedArgs): Effect.Effect<string, BridgeError
   })
 
 /** Runs `runsCommand`, prints its output or error, and answers the exit code (0, 1 or 2). */
-export const runsMain = (args: ParsedArgs): Effect.Effect<number, never, RunsCliEnv> =>
-  runsCommand(args).pipe(
-    Effect.flatMap((out) => Effect.sync(() => {
-      process.stdout.write(`${out}\n`)
-      return 0
-    })),
-    Effect.catchAll((e) =>
-      Effect.sync(() => {
-        process.stderr.write(`${isBridgeError(e) ? errorText(e) : e.message}\n`)
-        return e instanceof UsageError ? 2 : 1
-      })
-    )
-  )
+export const runsMain = (args: ParsedArgs): Effect.Effect<number, never, RunsCliEnv> => printedExit(runsCommand(args))
