@@ -21,28 +21,23 @@ const RETRY_MS = 2000
 const frame = (signal: Signal): string =>
   signal._tag === "version" ? `event: inbox\ndata: ${signal.version}\n\n` : "event: signedout\ndata: \n\n"
 
-/** The frames of one page's stream, as text; ends after `signedout`. */
-export const inboxEvents = (token: string): Stream.Stream<string, never, Inbox | InboxWeb> =>
+/**
+ * The frames of one page's stream, as text: `retry`, then an `inbox` event for each new version,
+ * keep-alive comments, and `signedout` (which ends it) once the session is gone. The console's feed
+ * (console/events.ts) is the same stream over its own versions.
+ */
+export const sessionFeed = <R>(token: string, versions: Stream.Stream<string, never, R>): Stream.Stream<string, never, R | InboxWeb> =>
   Stream.unwrap(
-    Effect.gen(function* () {
-      const web = yield* InboxWeb
-      const inbox = yield* Inbox
-      // A failed read (the Inbox logged it) is tried again after `pollInterval`; a change arriving
-      // meanwhile replaces the one being read, so the page still ends up with the newest rows.
-      // (The schedule never ends, so no failure gets past `retry`: `orDie` only drops it from the type.)
-      const readVersion = Effect.map(pendingRows, pendingVersion).pipe(Effect.retry(Schedule.spaced(web.pollInterval)), Effect.orDie)
-      const versions: Stream.Stream<Signal, never, Inbox> = inbox.changes.pipe(
-        Stream.buffer({ capacity: 1, strategy: "sliding" }),
-        Stream.mapEffect(() => readVersion),
-        Stream.changes,
-        Stream.map((version) => ({ _tag: "version", version }) as const)
-      )
+    Effect.map(InboxWeb, (web) => {
       const signedOut: Stream.Stream<Signal> = Stream.repeatEffectWithSchedule(web.sessions.find(token), Schedule.spaced(web.pollInterval)).pipe(
         Stream.filter(Option.isNone),
         Stream.take(1),
         Stream.as({ _tag: "signedout" } as const)
       )
-      const signals = Stream.merge(versions, signedOut).pipe(
+      const signals = Stream.merge(
+        versions.pipe(Stream.changes, Stream.map((version): Signal => ({ _tag: "version", version }))),
+        signedOut
+      ).pipe(
         Stream.takeUntil((s) => s._tag === "signedout"),
         Stream.map(frame)
       )
@@ -54,10 +49,31 @@ export const inboxEvents = (token: string): Stream.Stream<string, never, Inbox |
     })
   )
 
-export const eventsResponse = (token: string) =>
-  Effect.map(Effect.context<Inbox | InboxWeb>(), (context) =>
-    HttpServerResponse.stream(inboxEvents(token).pipe(Stream.encodeText, Stream.provideContext(context)), {
+/** The frames of the inbox page's stream; ends after `signedout`. */
+export const inboxEvents = (token: string): Stream.Stream<string, never, Inbox | InboxWeb> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const web = yield* InboxWeb
+      const inbox = yield* Inbox
+      // A failed read (the Inbox logged it) is tried again after `pollInterval`; a change arriving
+      // meanwhile replaces the one being read, so the page still ends up with the newest rows.
+      // (The schedule never ends, so no failure gets past `retry`: `orDie` only drops it from the type.)
+      const readVersion = Effect.map(pendingRows, pendingVersion).pipe(Effect.retry(Schedule.spaced(web.pollInterval)), Effect.orDie)
+      const versions = inbox.changes.pipe(
+        Stream.buffer({ capacity: 1, strategy: "sliding" }),
+        Stream.mapEffect(() => readVersion)
+      )
+      return sessionFeed(token, versions)
+    })
+  )
+
+/** A feed's frames as the event-stream response (security headers, no proxy buffering). */
+export const feedResponse = <R>(frames: Stream.Stream<string, never, R>) =>
+  Effect.map(Effect.context<R>(), (context) =>
+    HttpServerResponse.stream(frames.pipe(Stream.encodeText, Stream.provideContext(context)), {
       contentType: "text/event-stream; charset=utf-8",
       headers: { ...SECURITY_HEADERS, "x-accel-buffering": "no" }
     })
   )
+
+export const eventsResponse = (token: string) => feedResponse(inboxEvents(token))
