@@ -26,7 +26,7 @@ const shot = async (page: Page, name: string) => {
 
 type Structured = { structuredContent?: { run_id: string; status: string }; isError?: boolean }
 
-describe.skipIf(skipBrowserTests())("the operator's console in Chromium", () => {
+describe.skipIf(await skipBrowserTests())("the operator's console in Chromium", () => {
   let daemon: TestDaemon
   let browser: Browser
   let laptop: Client

@@ -33,3 +33,20 @@ describe("where the browser tests get Chromium", () => {
     expect(await chromiumVersion("/bin/false")).toBeUndefined()
   })
 })
+
+describe("browser test files", () => {
+  // skipBrowserTests() answers a Promise: passed to describe.skipIf without `await` it is truthy,
+  // and the whole file is skipped in silence (the console's browser tests once were).
+  it("await skipBrowserTests() wherever they call it", async () => {
+    const fs = await import("node:fs")
+    const path = await import("node:path")
+    const files = (fs.readdirSync("test", { recursive: true }) as Array<string>).filter((f) => f.endsWith(".test.ts")).map((f) => path.join("test", f))
+    const callers = files.filter((f) => fs.readFileSync(f, "utf8").includes("skipBrowserTests("))
+    expect(callers.length).toBeGreaterThanOrEqual(2)
+    for (const f of callers) {
+      for (const line of fs.readFileSync(f, "utf8").split("\n").filter((l) => l.includes("skipBrowserTests(") && !l.includes("import"))) {
+        expect(line, f).toMatch(/await skipBrowserTests\(/)
+      }
+    }
+  })
+})
