@@ -96,7 +96,7 @@ const main = async () => {
     return client
   }
   const starter = await sdk("modern")
-  const started = await starter.callTool({ name: "agent_run", arguments: { agent: "hermes", input: "[sim:outputBytes=20k] bench", wait_s: 30 } })
+  const started = await starter.callTool({ name: "agent_run", arguments: { agent: "hermes", input: "[sim:output=20k] bench", wait_s: 30 } })
   const runId = (started.structuredContent as { run_id: string }).run_id
 
   const base = { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" }
