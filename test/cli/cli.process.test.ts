@@ -4,12 +4,12 @@
  * stack trace, never exit 0), an unknown flag or a flag without its value is refused before anything
  * happens, and `--json` output on stdout is JSON alone (logs go to stderr).
  */
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runProcess } from "../support/runProcess.ts"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const BIN = path.join(REPO, "bin", "agent-bridge.js")
@@ -33,23 +33,7 @@ const env = (): NodeJS.ProcessEnv => {
 }
 
 const cli = (...args: ReadonlyArray<string>): Promise<Ran> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, ...(args.includes("--config") || args[0] === "hermes-sim" ? [] : ["--config", configFile])], {
-      cwd: dir,
-      env: env(),
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")))
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 50_000)
-    child.once("error", reject)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
+  runProcess(process.execPath, [BIN, ...args, ...(args.includes("--config") || args[0] === "hermes-sim" ? [] : ["--config", configFile])], { cwd: dir, env: env(), timeoutMs: 50_000 }).then((r) => ({ code: r.status, stdout: r.stdout, stderr: r.stderr }))
 
 const noStackTrace = (r: Ran) => {
   expect(r.stderr).not.toContain("FiberFailure")

@@ -6,13 +6,14 @@
  * folder, and a 2 MiB tmpfs filled to the last byte for a full disk. Nothing is mounted outside
  * the child's namespace. A port in use is a listener of the test's own.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runProcess } from "../support/runProcess.ts"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const BIN = path.join(REPO, "bin", "agent-bridge.js")
@@ -26,19 +27,7 @@ const env = (): NodeJS.ProcessEnv => {
 interface Ran { readonly code: number | null; readonly stdout: string; readonly stderr: string }
 
 const run = (command: string, args: ReadonlyArray<string>, cwd: string): Promise<Ran> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: env(), stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")))
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 50_000)
-    child.once("error", reject)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
+  runProcess(command, args, { cwd: cwd, env: env(), timeoutMs: 50_000 }).then((r) => ({ code: r.status, stdout: r.stdout, stderr: r.stderr }))
 
 const oneLine = (r: Ran) => {
   expect(r.code).toBe(1)
