@@ -22,8 +22,7 @@ import { BIN, describeRun, makeHome, requireInstalled, run, toolEnv, VERSIONS } 
 /**
  * `codex exec` runs with approval policy "never", under which Codex refuses any MCP tool call that
  * would need approval ("MCP tool call requires approval, but approval policy is never") unless the
- * server entry pre-approves its tools. Where the printed snippet does not say so yet, the test adds
- * it to the pasted table and says so in the test's output.
+ * server entry pre-approves its tools, which the snippet `client add` prints does.
  */
 const APPROVAL_LINE = `default_tools_approval_mode = "approve"`
 
@@ -87,10 +86,10 @@ it(`is the pinned Codex ${VERSIONS.codex}`, async () => {
 const delegate = async (home: string, snippet: string) => {
   const codexHome = path.join(home, ".codex")
   fs.mkdirSync(codexHome, { recursive: true })
-  const snippetHasApproval = snippet.includes("default_tools_approval_mode")
-  if (!snippetHasApproval) console.warn(`codex test: the printed snippet has no default_tools_approval_mode; the test adds ${APPROVAL_LINE}`)
-  // The snippet's table is the last one in the file, so a line after it belongs to that table.
-  const config = `${baseConfig(model.url)}\n${snippet}${snippetHasApproval ? "" : `${APPROVAL_LINE}\n`}`
+  // Pasted exactly as printed: without its default_tools_approval_mode line, codex exec refuses the
+  // tool calls ("MCP tool call requires approval, but approval policy is never").
+  expect(snippet).toContain(APPROVAL_LINE)
+  const config = `${baseConfig(model.url)}\n${snippet}`
   fs.writeFileSync(path.join(codexHome, "config.toml"), config)
   const runEnv = { ...env, ...toolEnv({ home, proxy: sink.url }), CODEX_HOME: codexHome }
   const work = path.join(home, "work")
