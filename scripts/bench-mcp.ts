@@ -23,7 +23,7 @@ import * as path from "node:path"
 import { loadConfig } from "../src/config/load.ts"
 import { daemonLayer } from "../src/daemon/Daemon.ts"
 import { defineTool } from "../src/edge/mcp/ToolDef.ts"
-import { Auth } from "../src/services/Auth.ts"
+import { Auth } from "../src/services/auth/Auth.ts"
 
 const CALLS = Number(process.argv[2] ?? 2000)
 const WARMUP = Math.min(300, CALLS)

@@ -1,8 +1,8 @@
 /** `agent-bridge client add|list|revoke|rotate`: manage bridge clients (keys are shown once). */
 import { Effect } from "effect"
 import type { ResolvedConfig } from "../config/load.ts"
-import { Auth, type ClientRecord } from "../services/Auth.ts"
-import type { Scope } from "../services/Caller.ts"
+import { Auth, type ClientRecord } from "../services/auth/Auth.ts"
+import type { Scope } from "../request/Caller.ts"
 import { flag, hasFlag, type ParsedArgs, UsageError } from "./args.ts"
 import { setupText } from "./clientSetup.ts"
 import { cliCommand } from "./invocation.ts"

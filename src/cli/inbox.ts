@@ -12,9 +12,9 @@
  */
 import { Effect, Option } from "effect"
 import { type BridgeError, errorText, isBridgeError } from "../domain/errors.ts"
-import { type ApprovalChoice, Inbox, type InboxState } from "../services/Inbox.ts"
+import { type ApprovalChoice, Inbox, type InboxState } from "../services/inbox/Inbox.ts"
 import { rowDiff } from "../services/inbox/rowDiff.ts"
-import { SkillStore } from "../services/skills/SkillStore.ts"
+import { SkillStore } from "../services/skill-store/SkillStore.ts"
 import { printedExit } from "./printedExit.ts"
 import { flag, hasFlag, type ParsedArgs, UsageError } from "./args.ts"
 import { parkedTable, rowDetail, rowsTable } from "./inboxFormat.ts"

@@ -1,8 +1,8 @@
 /** Text rendering of inbox rows for `agent-bridge inbox` (tables, cards, diffs). */
 import type { FileDiff } from "../domain/skills/diff.ts"
 import { showInvisible } from "../domain/skills/invisible.ts"
-import type { InboxRow } from "../services/Inbox.ts"
-import type { ParkedVersion } from "../services/skills/SkillStore.ts"
+import type { InboxRow } from "../services/inbox/Inbox.ts"
+import type { ParkedVersion } from "../services/skill-store/SkillStore.ts"
 
 /** Text from Hermes or a client, made safe for a terminal: no escape sequences, no carriage returns. */
 export const terminalSafe = (s: string): string => showInvisible(s).replace(/\r/g, "\\r")

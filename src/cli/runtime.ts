@@ -4,8 +4,8 @@ import { AppConfig } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { loggingLayer } from "../daemon/logging.ts"
 import { DbLive } from "../storage/Db.ts"
-import { Auth } from "../services/Auth.ts"
-import { Redactor } from "../services/Redactor.ts"
+import { Auth } from "../services/auth/Auth.ts"
+import { Redactor } from "../common/Redactor.ts"
 
 export const storageLayer = (config: ResolvedConfig) =>
   Layer.mergeAll(DbLive(config.dataDir)).pipe(Layer.provideMerge(Layer.mergeAll(AppConfig.layer(config), Redactor.Default)))

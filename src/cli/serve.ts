@@ -8,13 +8,13 @@ import { Cause, Console, Effect, Layer, Option } from "effect"
 import * as path from "node:path"
 import type { ResolvedConfig } from "../config/load.ts"
 import { cliCommand } from "./invocation.ts"
-import { ADMIN_KEY_FILE } from "../services/Auth.ts"
+import { ADMIN_KEY_FILE } from "../services/auth/Auth.ts"
 import { daemonLayer } from "../daemon/Daemon.ts"
 import { causeLine } from "../daemon/startFailure.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
 import { logLevelOf, loggingLayer } from "../daemon/logging.ts"
 import { StrayRejectionsLogged } from "../daemon/strayRejections.ts"
-import { Redactor } from "../services/Redactor.ts"
+import { Redactor } from "../common/Redactor.ts"
 
 const banner = (config: ResolvedConfig, simulatorUrl: string | null) =>
   HttpServer.addressFormattedWith((address) =>

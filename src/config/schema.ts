@@ -4,7 +4,7 @@
  * Secrets (`key`) decode to `Redacted` so they never print by accident.
  */
 import { Schema } from "effect"
-import { proxyEntryProblem } from "../domain/trustedProxies.ts"
+import { proxyEntryProblem } from "../common/trustedProxies.ts"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
 const Port = Schema.Int.pipe(Schema.between(0, 65535))

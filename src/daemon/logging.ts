@@ -4,7 +4,7 @@
  * bridge (a log may be shipped off the box).
  */
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { Redactor } from "../services/Redactor.ts"
+import { Redactor } from "../common/Redactor.ts"
 
 export type LogLevelName = "debug" | "info" | "warn" | "error"
 export type LogFormat = "text" | "json"

@@ -13,8 +13,8 @@ import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import { runTool } from "../../src/edge/mcp/runTool.ts"
 import { defineTool, type ToolDef } from "../../src/edge/mcp/ToolDef.ts"
 import { agentTools } from "../../src/edge/mcp/tools/index.ts"
-import { Caller, type CallerShape } from "../../src/services/Caller.ts"
-import { Progress, type ProgressShape } from "../../src/services/Progress.ts"
+import { Caller, type CallerShape } from "../../src/request/Caller.ts"
+import { Progress, type ProgressShape } from "../../src/request/Progress.ts"
 
 const settings = (catalog: "full" | "compact", include: ReadonlyArray<string> = [], exclude: ReadonlyArray<string> = []): ClientSettings => ({
   catalog,

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import { makeCatalog } from "../../src/edge/mcp/catalog/clientCatalog.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import { agentTools } from "../../src/edge/mcp/tools/index.ts"
-import { Caller } from "../../src/services/Caller.ts"
+import { Caller } from "../../src/request/Caller.ts"
 
 const compact = makeCatalog({ c: { catalog: "compact", tools: { include: [], exclude: [] } } }, [])
 const metaTools = ["tool_search", "tool_describe", "tool_call"].map((n) => compact.find("agents", Caller.client("c"), n)!)

@@ -8,7 +8,7 @@ import { AgentRefused, BridgeError, ErrorTable, errorCode, errorStatus } from ".
 import { runTool } from "../../src/edge/mcp/runTool.ts"
 import { ERROR_META_KEY, toolErrorResult } from "../../src/edge/mcp/toolResult.ts"
 import { defineTool } from "../../src/edge/mcp/ToolDef.ts"
-import { Caller } from "../../src/services/Caller.ts"
+import { Caller } from "../../src/request/Caller.ts"
 
 /** The seed's failure table, written out independently of the implementation. */
 const SEED: Record<string, readonly [string, number | "hermes"]> = {

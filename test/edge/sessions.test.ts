@@ -11,7 +11,7 @@ import { makeCatalog } from "../../src/edge/mcp/catalog/clientCatalog.ts"
 import type { ServerKind } from "../../src/edge/mcp/catalog.ts"
 import { MAX_SESSIONS_PER_CLIENT, McpSessions } from "../../src/edge/mcp/McpSessions.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
-import { Caller, type CallerShape } from "../../src/services/Caller.ts"
+import { Caller, type CallerShape } from "../../src/request/Caller.ts"
 import { MCP_PROTOCOL, mcpHeaders } from "../support/mcpWire.ts"
 
 const sessionsLayer = McpSessions.make<never>(makeCatalog({}, memoryTools))

@@ -13,7 +13,7 @@ import { HermesClientLive } from "../../src/hermes/client/HermesClientLive.ts"
 import { SimulatorInfo } from "../../src/hermes/embedded.ts"
 import { HermesProfiles, profilesFromConfig, type ProfileEnv } from "../../src/hermes/profiles.ts"
 import { startSimulator } from "../../src/hermes/sim/server.ts"
-import { Redactor } from "../../src/services/Redactor.ts"
+import { Redactor } from "../../src/common/Redactor.ts"
 import { tempDir, testConfig } from "../support/daemon.ts"
 
 const penv = (env: Record<string, string>, files: Record<string, string> = {}): ProfileEnv => ({

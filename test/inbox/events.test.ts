@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Ref } from "effect"
-import { Inbox, type InboxShape } from "../../src/services/Inbox.ts"
+import { Inbox, type InboxShape } from "../../src/services/inbox/Inbox.ts"
 import { InboxStore } from "../../src/services/inbox/InboxStore.ts"
 import { skillMd } from "../teach/skillFixtures.ts"
 import { makeBrowser, makeHarness, openApproval, pushSkill } from "./support.ts"

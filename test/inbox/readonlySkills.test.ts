@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Inbox } from "../../src/services/Inbox.ts"
+import { Inbox } from "../../src/services/inbox/Inbox.ts"
 import { makeStack, readFolder, skillMd, writeSkill } from "../teach/skillFixtures.ts"
 import { pushDelete, pushSkill } from "./support.ts"
 

@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { sha256Hex, skillDigest } from "../../src/domain/skills/card.ts"
 import { CONTENT_SECURITY_POLICY } from "../../src/edge/inbox/security.ts"
-import { Auth } from "../../src/services/Auth.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
 import { readFolder, skillMd, writeSkill } from "../teach/skillFixtures.ts"
 import { adminKey, makeBrowser, makeHarness, openApproval, pushDelete, pushSkill, rowState } from "./support.ts"
 

@@ -11,7 +11,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { Inbox } from "../../src/services/Inbox.ts"
+import { Inbox } from "../../src/services/inbox/Inbox.ts"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeStack, readFolder, skillMd } from "../teach/skillFixtures.ts"

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { secretVariants } from "../../src/domain/redact/exact.ts"
 import { makeRedaction, MASK } from "../../src/domain/redact/redact.ts"
-import { Redactor } from "../../src/services/Redactor.ts"
+import { Redactor } from "../../src/common/Redactor.ts"
 import { leakedIn } from "./corpus.ts"
 
 // Fake values with characters that URL-encoding and JSON-escaping change.

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Caller } from "../../src/services/Caller.ts"
+import { Caller } from "../../src/request/Caller.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { as, eventually, harness } from "../runs/support/harness.ts"
 import { leakFinder } from "./corpus.ts"

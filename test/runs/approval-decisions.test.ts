@@ -10,7 +10,7 @@ import { parseArgs } from "../../src/cli/args.ts"
 import { inboxMain } from "../../src/cli/inbox.ts"
 import { approvalOf, reduceBatch } from "../../src/domain/runs/events.ts"
 import { fieldsOf, HermesEventData, makeEvent } from "../../src/domain/runs/hermesEvents.ts"
-import { Inbox, type RunApprovalInput } from "../../src/services/Inbox.ts"
+import { Inbox, type RunApprovalInput } from "../../src/services/inbox/Inbox.ts"
 import { makeStack } from "../teach/skillFixtures.ts"
 
 const RUN = "run_0123456789abcdef0123456789abcdef"

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option, TestClock } from "effect"
-import { Caller } from "../../src/services/Caller.ts"
-import { Progress } from "../../src/services/Progress.ts"
+import { Caller } from "../../src/request/Caller.ts"
+import { Progress } from "../../src/request/Progress.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { as, failure, harness } from "./support/harness.ts"
 

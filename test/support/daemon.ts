@@ -13,10 +13,10 @@ import type { AppConfig } from "../../src/config/AppConfig.ts"
 import { loadConfig, type ResolvedConfig } from "../../src/config/load.ts"
 import { daemonLayer } from "../../src/daemon/Daemon.ts"
 import type { HermesClient } from "../../src/hermes/client/HermesClient.ts"
-import { Auth } from "../../src/services/Auth.ts"
-import type { Scope } from "../../src/services/Caller.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
+import type { Scope } from "../../src/request/Caller.ts"
 import { tempDir } from "./tempDirs.ts"
-import type { Redactor } from "../../src/services/Redactor.ts"
+import type { Redactor } from "../../src/common/Redactor.ts"
 
 export interface TestDaemon {
   readonly url: string

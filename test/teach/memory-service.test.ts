@@ -9,20 +9,20 @@ import { AppConfig } from "../../src/config/AppConfig.ts"
 import { MemoryFailed } from "../../src/domain/errors.ts"
 import agentMemoryAdd from "../../src/edge/mcp/tools/agent_memory_add.ts"
 import agentMemorySearch from "../../src/edge/mcp/tools/agent_memory_search.ts"
-import { Memory } from "../../src/services/Memory.ts"
-import { MemoryLayer, type MemoryLayerShape } from "../../src/services/memory/MemoryLayer.ts"
-import { MemoryLayerSqlite } from "../../src/services/memory/MemoryLayerSqlite.ts"
+import { Memory } from "../../src/services/memory/Memory.ts"
+import { MemoryStore, type MemoryStoreShape } from "../../src/services/memory/MemoryStore.ts"
+import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
 import { MemoryFromConfig, MemoryLive } from "../../src/services/memory/MemoryLive.ts"
 import { as, simpleHermes, testDb, testRedactor } from "./support.ts"
 
-const store = MemoryLayerSqlite.pipe(Layer.provideMerge(testDb))
+const store = MemoryStoreLive.pipe(Layer.provideMerge(testDb))
 const layer = MemoryLive.pipe(Layer.provideMerge(store), Layer.provide(simpleHermes), Layer.provide(testRedactor))
 
 const add = (client: string, agent: string, text: string, tags: ReadonlyArray<string> = []) =>
   Effect.flatMap(Memory, (m) => m.add(agent, text, tags)).pipe(as(client))
 const search = (client: string, agent: string, query: string, limit = 10) =>
   Effect.flatMap(Memory, (m) => m.search(agent, query, limit)).pipe(as(client))
-const stored = (id: string) => Effect.flatMap(MemoryLayer, (m) => m.get(id)).pipe(Effect.map(Option.getOrThrow))
+const stored = (id: string) => Effect.flatMap(MemoryStore, (m) => m.get(id)).pipe(Effect.map(Option.getOrThrow))
 
 describe("namespaces are picked by the bridge", () => {
   it.effect("hermes → private:hermes, hermes/coder → private:hermes__coder, shared → shared", () =>
@@ -59,7 +59,7 @@ describe("search scopes", () => {
     yield* add("alice", "hermes", "fact in hermes private")
     yield* add("alice", "hermes/coder", "fact in coder private")
     yield* add("alice", "shared", "fact in shared")
-    const store = yield* MemoryLayer
+    const store = yield* MemoryStore
     // Notes a client filed in its own private namespace (through the direct memory server).
     yield* store.add({ namespace: "private:alice", text: "fact in alice private", tags: [], client: "alice" })
     yield* store.add({ namespace: "private:bob", text: "fact in bob private", tags: [], client: "bob" })
@@ -221,7 +221,7 @@ describe("memory off and a failing memory layer", () => {
       )
     ))
 
-  const failing: MemoryLayerShape = {
+  const failing: MemoryStoreShape = {
     add: () => Effect.fail(new MemoryFailed({ message: "the memory store could not store the note; see the bridge log" })),
     search: () => Effect.fail(new MemoryFailed({ message: "the memory store could not search; see the bridge log" })),
     list: () => Effect.fail(new MemoryFailed({ message: "x" })),
@@ -236,6 +236,6 @@ describe("memory off and a failing memory layer", () => {
       expect((yield* Effect.flip(add("alice", "pi", "x")))._tag).toBe("UnknownAgent")
       expect((yield* Effect.flip(add("alice", "hermes", "")))._tag).toBe("MemoryInvalid")
     }).pipe(
-      Effect.provide(MemoryLive.pipe(Layer.provide(Layer.succeed(MemoryLayer, failing)), Layer.provide(simpleHermes), Layer.provide(testRedactor)))
+      Effect.provide(MemoryLive.pipe(Layer.provide(Layer.succeed(MemoryStore, failing)), Layer.provide(simpleHermes), Layer.provide(testRedactor)))
     ))
 })

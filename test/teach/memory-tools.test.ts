@@ -10,11 +10,11 @@ import memoryList from "../../src/edge/mcp/memory-tools/memory_list.ts"
 import memorySearch from "../../src/edge/mcp/memory-tools/memory_search.ts"
 import type { ToolDef } from "../../src/edge/mcp/ToolDef.ts"
 import { DirectMemoryFromConfig, DirectMemoryLive } from "../../src/services/memory/DirectMemory.ts"
-import { MemoryLayer } from "../../src/services/memory/MemoryLayer.ts"
-import { MemoryLayerSqlite } from "../../src/services/memory/MemoryLayerSqlite.ts"
+import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
+import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
 import { as, asAdmin, testDb, testRedactor } from "./support.ts"
 
-const store = MemoryLayerSqlite.pipe(Layer.provideMerge(testDb))
+const store = MemoryStoreLive.pipe(Layer.provideMerge(testDb))
 const layer = DirectMemoryLive.pipe(Layer.provideMerge(store), Layer.provide(testRedactor))
 
 /** Decodes like the edge (excess properties refused; a failure mapped by the tool) and runs the handler. */
@@ -37,7 +37,7 @@ describe("direct memory tools", () => {
       const b = yield* call(memoryAdd, { text: "ours", namespace: "shared" }).pipe(as("alice", mem))
       expect(a.namespace).toBe("private:alice")
       expect(b.namespace).toBe("shared")
-      const m = yield* MemoryLayer
+      const m = yield* MemoryStore
       const note = yield* m.get(a.id)
       expect(note._tag === "Some" && note.value.tags).toEqual(["source:bridge:alice"])
     }).pipe(Effect.provide(layer)))
@@ -53,13 +53,13 @@ describe("direct memory tools", () => {
   it.effect("reserved tags are dropped here too", () =>
     Effect.gen(function* () {
       const a = yield* call(memoryAdd, { text: "x", tags: ["Agent:hermes", "keep"] }).pipe(as("alice", mem))
-      const note = yield* Effect.flatMap(MemoryLayer, (m) => m.get(a.id))
+      const note = yield* Effect.flatMap(MemoryStore, (m) => m.get(a.id))
       expect(note._tag === "Some" && note.value.tags).toEqual(["keep", "source:bridge:alice"])
     }).pipe(Effect.provide(layer)))
 
   it.effect("memory_search and memory_list read own private and shared, never another client's or Hermes's", () =>
     Effect.gen(function* () {
-      const m = yield* MemoryLayer
+      const m = yield* MemoryStore
       yield* m.add({ namespace: "private:hermes", text: "topic hermes", tags: [], client: "alice" })
       yield* m.add({ namespace: "private:bob", text: "topic bob", tags: [], client: "bob" })
       yield* call(memoryAdd, { text: "topic alice" }).pipe(as("alice", mem))
@@ -108,7 +108,7 @@ describe("direct memory tools", () => {
   it.effect("another client's note, a Hermes note and an unknown id are refused the same way", () =>
     Effect.gen(function* () {
       const bobs = yield* call(memoryAdd, { text: "bob's shared note", namespace: "shared" }).pipe(as("bob", mem))
-      const m = yield* MemoryLayer
+      const m = yield* MemoryStore
       // alice wrote this one, but into Hermes's private memory (agent_memory_add): not hers to delete here.
       const inHermes = yield* m.add({ namespace: "private:hermes", text: "x", tags: [], client: "alice" })
       const messages: Array<string> = []

@@ -6,8 +6,8 @@ import * as path from "node:path"
 import { skillSecretProblem } from "../../src/domain/redact/skillCheck.ts"
 import { readFrontmatter } from "../../src/domain/skills/frontmatter.ts"
 import { skillPushProblem } from "../../src/domain/skills/validate.ts"
-import { scanRoot } from "../../src/services/skills/scan.ts"
-import { SHIPPED_SKILLS_DIR } from "../../src/services/skills/SkillStore.ts"
+import { scanRoot } from "../../src/services/skill-store/scan.ts"
+import { SHIPPED_SKILLS_DIR } from "../../src/services/skill-store/SkillStore.ts"
 
 describe("shipped skills", () => {
   it("the package's skills/ folder holds at least two skills, none broken", async () => {

@@ -6,10 +6,10 @@ import * as path from "node:path"
 import type { BridgeError } from "../../src/domain/errors.ts"
 import { InboxStack } from "../../src/services/inbox/InboxLive.ts"
 import { SkillsLive } from "../../src/services/skills/SkillsLive.ts"
-import { type SkillDirs, SkillStoreWith } from "../../src/services/skills/SkillStore.ts"
+import { type SkillDirs, SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { type ApprovalCall, hermesDouble } from "./support.ts"
-import { Redactor } from "../../src/services/Redactor.ts"
+import { Redactor } from "../../src/common/Redactor.ts"
 
 export const skillMd = (name: string, description = "Does one useful thing.", body = "# Steps\n\n1. Do it.\n") =>
   `---\nname: ${name}\ndescription: ${description}\n---\n${body}`

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Skills } from "../../src/services/Skills.ts"
+import { Skills } from "../../src/services/skills/Skills.ts"
 import { as } from "./support.ts"
 import { makeStack, skillMd, writeSkill } from "./skillFixtures.ts"
 

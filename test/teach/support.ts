@@ -6,8 +6,8 @@ import { Effect, Layer, Option, Redacted, Ref, Stream } from "effect"
 import type { BridgeError } from "../../src/domain/errors.ts"
 import { UnknownAgent } from "../../src/domain/errors.ts"
 import { HermesClient, type HermesClientShape, type HermesProfile } from "../../src/hermes/client/HermesClient.ts"
-import { Caller } from "../../src/services/Caller.ts"
-import { Redactor } from "../../src/services/Redactor.ts"
+import { Caller } from "../../src/request/Caller.ts"
+import { Redactor } from "../../src/common/Redactor.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 
 export interface ApprovalCall {

@@ -4,9 +4,24 @@
  * included, sorted by name), so an operator can check a folder on disk against a card by hand.
  */
 import { createHash } from "node:crypto"
-import type { SkillCard, SkillFileCard } from "../../services/Inbox.ts"
 import { SKILL_MD, utf8Bytes } from "./limits.ts"
 import type { SkillPush } from "./validate.ts"
+
+export interface SkillFileCard {
+  readonly size: number
+  readonly sha256: string
+  readonly content: string
+}
+
+/** Exactly what approving a skill put writes; shown whole on the card, never cut. */
+export interface SkillCard {
+  readonly name: string
+  readonly preview: string
+  readonly preview_truncated: false
+  readonly files: Readonly<Record<string, SkillFileCard>>
+  readonly bytes: number
+  readonly digest: string
+}
 
 export const sha256Hex = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex")
 

@@ -10,8 +10,8 @@ import * as path from "node:path"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { DB_FILE } from "../../storage/Db.ts"
 import { storageProblems } from "../../storage/probe.ts"
-import { Agents } from "../../services/Agents.ts"
-import { Lifecycle } from "../../services/Lifecycle.ts"
+import { Agents } from "../../services/agents/Agents.ts"
+import { Lifecycle } from "../../common/Lifecycle.ts"
 
 export const healthReport = Effect.gen(function* () {
   const phase = yield* (yield* Lifecycle).phase

@@ -1,5 +1,5 @@
 /**
- * `GET /metrics`: the daemon's metrics in the Prometheus text format (services/Metrics.ts). It needs
+ * `GET /metrics`: the daemon's metrics in the Prometheus text format (common/Metrics.ts). It needs
  * a bearer key: the admin key, or `bridge.metrics_token` when one is configured (so a scraper holds
  * no key that could do anything else). The database's facts (live runs, pending inbox rows, the
  * ledger's size) are read at each scrape, so they are exact whoever wrote them (the CLI included).
@@ -8,9 +8,9 @@ import { SqlClient } from "@effect/sql"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Redacted } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { bearerToken, digestKey, sameDigest } from "../../domain/keys.ts"
-import { Auth } from "../../services/Auth.ts"
-import { Metrics } from "../../services/Metrics.ts"
+import { bearerToken, digestKey, sameDigest } from "../../services/auth/apiKeys.ts"
+import { Auth } from "../../services/auth/Auth.ts"
+import { Metrics } from "../../common/Metrics.ts"
 import { forbidden, jsonError } from "./responses.ts"
 
 export const METRICS_PATH = "/metrics"

@@ -6,10 +6,10 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
-import { digestKey, sameDigest } from "../../domain/keys.ts"
+import { digestKey, sameDigest } from "../../services/auth/apiKeys.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { clientAddress, trustedProxies } from "../../domain/trustedProxies.ts"
-import { Auth } from "../../services/Auth.ts"
+import { clientAddress, trustedProxies } from "../../common/trustedProxies.ts"
+import { Auth } from "../../services/auth/Auth.ts"
 import { type InboxSessionsShape, makeInboxSessions } from "./sessions.ts"
 
 export interface InboxWebOptions {
@@ -36,7 +36,7 @@ export interface InboxWebShape {
   readonly heartbeat: Duration.Duration
   /** By file name under `/inbox/static/`. */
   readonly assets: ReadonlyMap<string, StaticAsset>
-  /** The address a request is counted under by the sign-in limit (see `domain/trustedProxies.ts`). */
+  /** The address a request is counted under by the sign-in limit (see `common/trustedProxies.ts`). */
   readonly clientAddress: (req: HttpServerRequest.HttpServerRequest) => string
 }
 

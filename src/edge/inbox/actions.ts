@@ -6,7 +6,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, Option } from "effect"
 import { errorStatus, errorText } from "../../domain/errors.ts"
-import { type ApprovalChoice, type Decision, Inbox } from "../../services/Inbox.ts"
+import { type ApprovalChoice, type Decision, Inbox } from "../../services/inbox/Inbox.ts"
 import { InboxWeb } from "./InboxWeb.ts"
 import { rowPageResponse } from "./pages.ts"
 import { currentSession, htmlResponse, readForm, seeOther, type SignedIn, textResponse } from "./respond.ts"

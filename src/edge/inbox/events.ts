@@ -8,7 +8,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schedule, Stream } from "effect"
-import { Inbox } from "../../services/Inbox.ts"
+import { Inbox } from "../../services/inbox/Inbox.ts"
 import { InboxWeb } from "./InboxWeb.ts"
 import { pendingRows, pendingVersion } from "./respond.ts"
 import { SECURITY_HEADERS } from "./security.ts"

@@ -5,7 +5,7 @@
 import { HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { HttpIncomingMessage } from "@effect/platform"
 import { Data, Effect, Option } from "effect"
-import { Inbox, type InboxRow } from "../../services/Inbox.ts"
+import { Inbox, type InboxRow } from "../../services/inbox/Inbox.ts"
 import { sha256Hex } from "../../domain/skills/card.ts"
 import { documentText, type Html } from "./html.ts"
 import { InboxWeb } from "./InboxWeb.ts"

@@ -7,7 +7,7 @@
  */
 import { Clock, Duration, Effect, Option, Ref } from "effect"
 import { randomBytes } from "node:crypto"
-import { digestKey, sameDigest } from "../../domain/keys.ts"
+import { digestKey, sameDigest } from "../../services/auth/apiKeys.ts"
 import { DEFAULT_SIGN_IN_LIMIT, makeSignInLimit, type SignInLimitPolicy, type SignInLimitShape } from "./signInLimit.ts"
 
 export interface InboxSession {

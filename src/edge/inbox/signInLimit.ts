@@ -13,7 +13,7 @@
  * limited, so that buys no more guesses than the flood's own addresses already have.
  */
 import { Clock, Duration, Effect, Ref } from "effect"
-import { plainAddress } from "../../domain/trustedProxies.ts"
+import { plainAddress } from "../../common/trustedProxies.ts"
 
 export interface SignInLimitPolicy {
   /** Wrong keys from one address within `window` before its attempts are refused. */
@@ -110,7 +110,7 @@ export const makeSignInLimit = (policy: SignInLimitPolicy = DEFAULT_SIGN_IN_LIMI
 /**
  * The socket peer as the limit names it, IPv4-mapped IPv6 as plain IPv4. Without one (in-process
  * requests) all share a name. Behind a trusted proxy the sign-in counts the forwarded client
- * address instead (`InboxWeb.clientAddress`, `domain/trustedProxies.ts`).
+ * address instead (`InboxWeb.clientAddress`, `common/trustedProxies.ts`).
  */
 export const limitAddress = (remote: string | undefined): string => {
   if (remote === undefined || remote.length === 0) return "unknown"

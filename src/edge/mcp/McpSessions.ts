@@ -18,7 +18,7 @@ import { createMcpHandler, isLegacyRequest, type McpHttpHandler, WebStandardStre
 import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { AuthForbidden } from "../../domain/errors.ts"
-import { Auth } from "../../services/Auth.ts"
+import { Auth } from "../../services/auth/Auth.ts"
 import type { Catalog, ServerKind } from "./catalog.ts"
 import { makeInFlight } from "./inFlight.ts"
 import { authInfoFor, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"

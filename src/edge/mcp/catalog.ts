@@ -3,7 +3,7 @@
  * once per tool (JSON Schema generation is not free) and shared by every session.
  */
 import type { Tool } from "./wireTypes.ts"
-import type { CallerShape } from "../../services/Caller.ts"
+import type { CallerShape } from "../../request/Caller.ts"
 import { toolJsonSchema } from "./jsonSchema.ts"
 import type { ToolDef } from "./ToolDef.ts"
 import { toolTitle } from "./toolTitles.ts"

@@ -6,7 +6,7 @@
  */
 import { McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from "@modelcontextprotocol/server"
 import type { Effect } from "effect"
-import type { CallerShape } from "../../services/Caller.ts"
+import type { CallerShape } from "../../request/Caller.ts"
 import type { Catalog, ServerKind } from "./catalog.ts"
 import { SERVER_INSTRUCTIONS } from "./instructions.ts"
 import { progressFor } from "./progress.ts"

@@ -4,7 +4,7 @@
  * strictly increasing, as MCP requires.
  */
 import { Effect } from "effect"
-import type { ProgressShape } from "../../services/Progress.ts"
+import type { ProgressShape } from "../../request/Progress.ts"
 import type { ServerNotification } from "./wireTypes.ts"
 
 export type NotificationSender = (n: ServerNotification) => Promise<void>

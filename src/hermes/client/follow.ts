@@ -21,7 +21,7 @@ import { isTerminal } from "../../domain/runs/view.ts"
 import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
 import { failureLog, HermesTransport, saysRunUnknown } from "./failure.ts"
-import { withMetrics } from "../../services/Metrics.ts"
+import { withMetrics } from "../../common/Metrics.ts"
 
 /** The one text of a run Hermes no longer knows (its JSON said `run_not_found`). */
 export const GONE_ERROR =

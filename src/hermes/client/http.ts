@@ -20,7 +20,7 @@ import {
 import type { HermesProfile } from "./HermesClient.ts"
 import { ErrorEnvelope } from "./schemas.ts"
 import { hermesRetrySchedule } from "./schedules.ts"
-import { measureHermes } from "../../services/Metrics.ts"
+import { measureHermes } from "../../common/Metrics.ts"
 
 export interface HermesCall {
   readonly profile: HermesProfile

@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option } from "effect"
-import type { StopActor } from "../Runs.ts"
+import type { StopActor } from "../runs/Runs.ts"
 
 export interface StopRequest {
   readonly runId: string

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto"
 import { Internal, StoreUnavailable } from "../../domain/errors.ts"
 import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
-import type { InboxRow, InboxState } from "../Inbox.ts"
+import type { InboxRow, InboxState } from "./Inbox.ts"
 import { InboxChanges } from "./InboxChanges.ts"
 import { type InboxDbRow, toDb, toRow } from "./rows.ts"
 

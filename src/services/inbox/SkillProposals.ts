@@ -15,7 +15,7 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
 import { SkillPendingElsewhere, TooManyPending, Unavailable } from "../../domain/errors.ts"
-import type { SkillCard, SkillDeleteRow, SkillPutRow } from "../Inbox.ts"
+import type { SkillCard, SkillDeleteRow, SkillPutRow } from "./Inbox.ts"
 import { InboxStore } from "./InboxStore.ts"
 import { newInboxId } from "./InboxStore.ts"
 import { contentKeyOf, DELETE_CONTENT_KEY, putContentKey } from "./rows.ts"

@@ -5,8 +5,8 @@
 import { Effect, Option } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
 import { cardContents, cardIsIntact } from "../../domain/skills/card.ts"
-import type { SkillDeleteRow, SkillPutRow } from "../Inbox.ts"
-import type { SkillStoreShape } from "../skills/SkillStore.ts"
+import type { SkillDeleteRow, SkillPutRow } from "./Inbox.ts"
+import type { SkillStoreShape } from "../skill-store/SkillStore.ts"
 
 /**
  * Carries out the row and answers how to take it back (`SkillStore.undo`), for when the row then

@@ -6,7 +6,7 @@
  */
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { keepSweeping, sweepOlderThan } from "../retention.ts"
+import { keepSweeping, sweepOlderThan } from "../../common/retention.ts"
 import { InboxStore, type InboxStoreShape } from "./InboxStore.ts"
 
 const WHAT = "closed inbox rows"

@@ -6,8 +6,8 @@ import { Effect, Option } from "effect"
 import type { Internal, StoreUnavailable } from "../../domain/errors.ts"
 import { cardContents } from "../../domain/skills/card.ts"
 import { type FileDiff, skillDiff } from "../../domain/skills/diff.ts"
-import type { InboxRow } from "../Inbox.ts"
-import { SkillStore } from "../skills/SkillStore.ts"
+import type { InboxRow } from "./Inbox.ts"
+import { SkillStore } from "../skill-store/SkillStore.ts"
 
 /** Null for a run approval (nothing on disk changes). */
 export const rowDiff = (row: InboxRow): Effect.Effect<ReadonlyArray<FileDiff> | null, Internal | StoreUnavailable, SkillStore> =>

@@ -2,7 +2,7 @@
  * Inbox rows as SQLite stores them (migration 0003) and as the `Inbox` interface shows them. The
  * kind-specific fields travel in the `payload` JSON; the columns the rules query are real columns.
  */
-import type { InboxRow, InboxState, RunApprovalInput, RunApprovalRow, SkillCard } from "../Inbox.ts"
+import type { InboxRow, InboxState, RunApprovalInput, RunApprovalRow, SkillCard } from "./Inbox.ts"
 
 export interface InboxDbRow {
   readonly id: string

@@ -8,9 +8,9 @@ import { Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { AuthForbidden, type BridgeError, MemoryDisabled, MemoryInvalid } from "../../domain/errors.ts"
 import type { MemoryDeleted, MemoryList, MemoryResults, MemoryStored } from "../../domain/teach.ts"
-import { Caller, type CallerShape } from "../Caller.ts"
-import { Redactor } from "../Redactor.ts"
-import { MemoryLayer } from "./MemoryLayer.ts"
+import { Caller, type CallerShape } from "../../request/Caller.ts"
+import { Redactor } from "../../common/Redactor.ts"
+import { MemoryStore } from "./MemoryStore.ts"
 import { checkLimit, checkQuery, checkText, hitView, noteView, storeNote } from "./notes.ts"
 import { clientNamespace, SHARED_NAMESPACE } from "./policy.ts"
 
@@ -46,7 +46,7 @@ const memoryCaller: Effect.Effect<CallerShape, AuthForbidden, Caller> = Effect.f
 export const DirectMemoryLive = Layer.effect(
   DirectMemory,
   Effect.gen(function* () {
-    const store = yield* MemoryLayer
+    const store = yield* MemoryStore
     const redactor = yield* Redactor
     return DirectMemory.of({
       add: (text, tags, scope) =>

@@ -1,22 +1,22 @@
 /**
- * `Memory` for the teach tools (`agent_memory_add`, `agent_memory_search`) over `MemoryLayer`.
+ * `Memory` for the teach tools (`agent_memory_add`, `agent_memory_search`) over `MemoryStore`.
  * `hermes` / `hermes/<profile>` write to that agent's private namespace and search it with the
  * shared one; `shared` writes to shared and searches shared with the caller's own private notes.
  */
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
-import { Caller } from "../Caller.ts"
-import { Memory } from "../Memory.ts"
-import { Redactor } from "../Redactor.ts"
-import { MemoryLayer } from "./MemoryLayer.ts"
+import { Caller } from "../../request/Caller.ts"
+import { Memory } from "./Memory.ts"
+import { Redactor } from "../../common/Redactor.ts"
+import { MemoryStore } from "./MemoryStore.ts"
 import { checkLimit, checkQuery, checkText, hitView, storeNote } from "./notes.ts"
 import { clientNamespace, hermesNamespace, SHARED_NAMESPACE } from "./policy.ts"
 
 export const MemoryLive = Layer.effect(
   Memory,
   Effect.gen(function* () {
-    const store = yield* MemoryLayer
+    const store = yield* MemoryStore
     const hermes = yield* HermesClient
     const redactor = yield* Redactor
 

@@ -2,8 +2,8 @@
 import { Effect, Either } from "effect"
 import { MemoryInvalid } from "../../domain/errors.ts"
 import type { MemoryHit, MemoryNoteView } from "../../domain/teach.ts"
-import type { RedactorShape } from "../Redactor.ts"
-import type { MemoryLayerShape, Note, ScoredNote } from "./MemoryLayer.ts"
+import type { RedactorShape } from "../../common/Redactor.ts"
+import type { MemoryStoreShape, Note, ScoredNote } from "./MemoryStore.ts"
 import { limitProblem, noteTags, textProblem } from "./policy.ts"
 
 const check = (problem: string | null) =>
@@ -15,7 +15,7 @@ export const checkLimit = (limit: number) => check(limitProblem(limit))
 
 /** Stores `text` for `client` in `namespace` with the policy's tags. */
 export const storeNote = (
-  store: MemoryLayerShape,
+  store: MemoryStoreShape,
   input: { readonly namespace: string; readonly text: string; readonly tags: ReadonlyArray<string>; readonly client: string }
 ) =>
   Either.match(noteTags(input.client, input.tags), {

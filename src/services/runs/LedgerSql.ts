@@ -5,7 +5,7 @@ import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
 import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
-import { Metrics } from "../Metrics.ts"
+import { Metrics } from "../../common/Metrics.ts"
 import {
   boundaryAtOrBefore,
   CONTEXT_CHARS,

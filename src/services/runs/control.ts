@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { NoPendingRequest, RunNotRunning } from "../../domain/errors.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
-import type { StopActor } from "../Runs.ts"
+import type { StopActor } from "./Runs.ts"
 import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import type { RunSignals } from "./RunSignals.ts"

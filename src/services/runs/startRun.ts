@@ -15,8 +15,8 @@ import type {
   StartRunRequest,
   StartRunResult
 } from "../../hermes/client/HermesClient.ts"
-import type { CallerShape } from "../Caller.ts"
-import type { StartRunInput } from "../Runs.ts"
+import type { CallerShape } from "../../request/Caller.ts"
+import type { StartRunInput } from "./Runs.ts"
 import { ledgerFailureText, type LedgerShape, type RunRecord } from "./Ledger.ts"
 import { makeSingleFlight } from "./singleFlight.ts"
 

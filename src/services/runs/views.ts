@@ -20,8 +20,8 @@ import {
 } from "../../domain/runs/window.ts"
 import type { BridgeError } from "../../domain/errors.ts"
 import { BLOCK_REACH, mayContinueBlock } from "../../domain/redact/reach.ts"
-import type { InboxShape } from "../Inbox.ts"
-import type { RedactorShape } from "../Redactor.ts"
+import type { InboxShape } from "../inbox/Inbox.ts"
+import type { RedactorShape } from "../../common/Redactor.ts"
 import type { LedgerError, LedgerShape, RunRecord, StoredEvent } from "./Ledger.ts"
 
 /** Events in a wait's `events_tail`. */

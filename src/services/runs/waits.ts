@@ -7,11 +7,11 @@
  */
 import { Duration, Effect, Option, Schedule, Stream } from "effect"
 import type { RunWaitView } from "../../domain/runs/view.ts"
-import { Progress } from "../Progress.ts"
+import { Progress } from "../../request/Progress.ts"
 import type { LedgerShape, RunRecord } from "./Ledger.ts"
 import { endsWait, type RunSignal, type RunSignals, signalOf } from "./RunSignals.ts"
 import type { Views } from "./views.ts"
-import { countWait } from "../Metrics.ts"
+import { countWait } from "../../common/Metrics.ts"
 
 export const MAX_WAIT_SECONDS = 600
 export const HEARTBEAT = Duration.seconds(10)

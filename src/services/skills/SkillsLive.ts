@@ -12,11 +12,11 @@ import { cutUtf8, SKILL_LIMITS } from "../../domain/skills/limits.ts"
 import { skillNameProblem } from "../../domain/skills/name.ts"
 import { type SecretCheck, skillPushProblem } from "../../domain/skills/validate.ts"
 import type { SkillSummary } from "../../domain/teach.ts"
-import { Caller } from "../Caller.ts"
+import { Caller } from "../../request/Caller.ts"
 import { SkillProposals } from "../inbox/SkillProposals.ts"
-import { Redactor, type RedactorShape } from "../Redactor.ts"
-import { Skills } from "../Skills.ts"
-import { SkillStore, type StoredSkill } from "./SkillStore.ts"
+import { Redactor, type RedactorShape } from "../../common/Redactor.ts"
+import { Skills } from "./Skills.ts"
+import { SkillStore, type StoredSkill } from "../skill-store/SkillStore.ts"
 
 /** `agent_skill_get` reads this much of SKILL.md, so redaction sees well past the 16 KiB cut. */
 const GET_READ_BYTES = 1024 * 1024

@@ -17,8 +17,8 @@ import type { Catalog, ServerKind } from "../../../src/edge/mcp/catalog.ts"
 import { makeCatalog } from "../../../src/edge/mcp/catalog/clientCatalog.ts"
 import { McpSessions, type McpSessionsShape } from "../../../src/edge/mcp/McpSessions.ts"
 import { memoryTools } from "../../../src/edge/mcp/memory-tools/index.ts"
-import { Auth } from "../../../src/services/Auth.ts"
-import type { CallerShape, Scope } from "../../../src/services/Caller.ts"
+import { Auth } from "../../../src/services/auth/Auth.ts"
+import type { CallerShape, Scope } from "../../../src/request/Caller.ts"
 import { tempDir, testConfig } from "../../support/daemon.ts"
 
 export const FUZZ_CLIENTS = {

@@ -10,8 +10,8 @@ import * as path from "node:path"
 import * as YAML from "yaml"
 import { authLayer } from "../../../src/cli/runtime.ts"
 import { loadConfig, type ResolvedConfig } from "../../../src/config/load.ts"
-import { Auth } from "../../../src/services/Auth.ts"
-import type { Scope } from "../../../src/services/Caller.ts"
+import { Auth } from "../../../src/services/auth/Auth.ts"
+import type { Scope } from "../../../src/request/Caller.ts"
 
 export interface BridgeFiles {
   readonly dir: string

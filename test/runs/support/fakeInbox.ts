@@ -4,7 +4,7 @@
  */
 import { Effect, Layer, Option, Stream } from "effect"
 import type { HermesClientShape } from "../../../src/hermes/client/HermesClient.ts"
-import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "../../../src/services/Inbox.ts"
+import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "../../../src/services/inbox/Inbox.ts"
 import { pendingRunApproval } from "../../../src/services/inbox/rows.ts"
 
 export const makeFakeInbox = (hermes: HermesClientShape) =>

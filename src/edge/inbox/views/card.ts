@@ -7,7 +7,7 @@
 import type { FileDiff } from "../../../domain/skills/diff.ts"
 import { sha256Hex } from "../../../domain/skills/card.ts"
 import { SKILL_MD, utf8Bytes } from "../../../domain/skills/limits.ts"
-import type { InboxRow, RunApprovalRow, SkillDeleteRow, SkillPutRow } from "../../../services/Inbox.ts"
+import type { InboxRow, RunApprovalRow, SkillDeleteRow, SkillPutRow } from "../../../services/inbox/Inbox.ts"
 import { type Html, html } from "../html.ts"
 import { diffSection } from "./diff.ts"
 import { age, bytesText, kindLabel, plural, rowHref, stateLabel, visible, when } from "./format.ts"

@@ -1,6 +1,6 @@
 /** Small pieces the inbox views share: ages, sizes, row subjects, state labels, and text safe to show. */
 import { showInvisible } from "../../../domain/skills/invisible.ts"
-import type { InboxRow, InboxState, RunApprovalRow } from "../../../services/Inbox.ts"
+import type { InboxRow, InboxState, RunApprovalRow } from "../../../services/inbox/Inbox.ts"
 import { type Html, html } from "../html.ts"
 
 /** "42 s ago", "5 min ago", "3 h ago", "2 days ago" (the script keeps these current). */

@@ -1,5 +1,5 @@
 /** The pending list (newest first) and the history of decided rows (most recently decided first). */
-import type { InboxRow } from "../../../services/Inbox.ts"
+import type { InboxRow } from "../../../services/inbox/Inbox.ts"
 import { type Html, html } from "../html.ts"
 import { age, kindLabel, plural, rowHref, stateLabel, subject, when } from "./format.ts"
 import { page, type SignedInChrome } from "./layout.ts"

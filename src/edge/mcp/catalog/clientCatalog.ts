@@ -11,7 +11,7 @@
  */
 import type { Tool } from "../wireTypes.ts"
 import type { ClientSettings } from "../../../config/schema.ts"
-import type { CallerShape } from "../../../services/Caller.ts"
+import type { CallerShape } from "../../../request/Caller.ts"
 import { type Catalog, compactToolListing, type ServerKind, toolListing } from "../catalog.ts"
 import { makeMetaTools } from "../meta/index.ts"
 import { agentTools } from "../tools/index.ts"

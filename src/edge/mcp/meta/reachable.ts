@@ -3,7 +3,7 @@
  * call on the agents server, after their filter, and never the meta tools themselves. Every meta
  * tool asks this one function, so a filtered tool is unknown to all three alike.
  */
-import type { CallerShape } from "../../../services/Caller.ts"
+import type { CallerShape } from "../../../request/Caller.ts"
 import type { ToolDef } from "../ToolDef.ts"
 
 export type ReachableTools = (caller: CallerShape) => ReadonlyArray<ToolDef>

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { Caller } from "../../../services/Caller.ts"
+import { Caller } from "../../../request/Caller.ts"
 import { toolListing } from "../catalog.ts"
 import { defineTool } from "../ToolDef.ts"
 import type { ReachableTools } from "./reachable.ts"

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { Caller } from "../../../services/Caller.ts"
+import { Caller } from "../../../request/Caller.ts"
 import { buildIndex, search } from "../catalog/search.ts"
 import { toolListing } from "../catalog.ts"
 import { defineTool, type ToolDef } from "../ToolDef.ts"

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { Capabilities } from "../../../domain/teach.ts"
-import { CapabilitiesService } from "../../../services/Capabilities.ts"
+import { CapabilitiesService } from "../../../services/capabilities/Capabilities.ts"
 import { defineTool, Fields } from "../ToolDef.ts"
 
 export default defineTool({

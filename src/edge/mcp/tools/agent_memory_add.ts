@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { MemoryInvalid } from "../../../domain/errors.ts"
 import { MemoryAdded } from "../../../domain/teach.ts"
-import { Memory } from "../../../services/Memory.ts"
+import { Memory } from "../../../services/memory/Memory.ts"
 import { defineTool, Fields } from "../ToolDef.ts"
 
 export default defineTool({

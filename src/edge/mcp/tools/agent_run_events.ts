@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { RunEventsPage } from "../../../domain/runs/view.ts"
-import { Runs } from "../../../services/Runs.ts"
+import { Runs } from "../../../services/runs/Runs.ts"
 import { defineTool, Fields } from "../ToolDef.ts"
 
 export default defineTool({

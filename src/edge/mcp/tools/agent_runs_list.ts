@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { RunList } from "../../../domain/runs/view.ts"
-import { Runs } from "../../../services/Runs.ts"
+import { Runs } from "../../../services/runs/Runs.ts"
 import { defineTool } from "../ToolDef.ts"
 import { StatusField } from "./shared.ts"
 

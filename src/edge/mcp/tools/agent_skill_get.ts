@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { SkillDoc } from "../../../domain/teach.ts"
-import { Skills } from "../../../services/Skills.ts"
+import { Skills } from "../../../services/skills/Skills.ts"
 import { defineTool } from "../ToolDef.ts"
 import { SkillName } from "./skillFields.ts"
 

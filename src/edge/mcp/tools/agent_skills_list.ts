@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { SkillsList } from "../../../domain/teach.ts"
-import { Skills } from "../../../services/Skills.ts"
+import { Skills } from "../../../services/skills/Skills.ts"
 import { defineTool } from "../ToolDef.ts"
 
 export default defineTool({

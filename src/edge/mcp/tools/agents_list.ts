@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { AgentsList } from "../../../domain/teach.ts"
-import { Agents } from "../../../services/Agents.ts"
+import { Agents } from "../../../services/agents/Agents.ts"
 import { defineTool } from "../ToolDef.ts"
 
 export default defineTool({

@@ -1,6 +1,6 @@
 /** Client addresses behind trusted reverse proxies (`bridge.trusted_proxies`). */
 import { describe, expect, it } from "vitest"
-import { clientAddress, plainAddress, proxyEntryProblem, trustedProxies } from "../../src/domain/trustedProxies.ts"
+import { clientAddress, plainAddress, proxyEntryProblem, trustedProxies } from "../../src/common/trustedProxies.ts"
 
 const none = trustedProxies([])
 const local = trustedProxies(["127.0.0.1", "::1"])

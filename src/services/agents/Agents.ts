@@ -4,10 +4,10 @@
  * than 2 s.
  */
 import { Context, Effect, Layer } from "effect"
-import { NOT_RUNNABLE_AGENT } from "../domain/agents.ts"
-import type { AgentsList } from "../domain/teach.ts"
-import { HermesClient } from "../hermes/client/HermesClient.ts"
-import { probeProfiles } from "./agentsProbe.ts"
+import { NOT_RUNNABLE_AGENT } from "../../domain/agents.ts"
+import type { AgentsList } from "../../domain/teach.ts"
+import { HermesClient } from "../../hermes/client/HermesClient.ts"
+import { probeProfiles } from "./probe.ts"
 
 export class Agents extends Context.Tag("agent-bridge/Agents")<Agents, { readonly list: Effect.Effect<AgentsList> }>() {
   static readonly list = Effect.flatMap(Agents, (a) => a.list)

@@ -5,12 +5,12 @@
 import { Context, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { AppConfig } from "../config/AppConfig.ts"
-import { projectCapabilities, validVersion } from "../domain/capabilities.ts"
-import type { UnknownAgent } from "../domain/errors.ts"
-import type { Capabilities } from "../domain/teach.ts"
-import { HermesClient } from "../hermes/client/HermesClient.ts"
-import { Redactor } from "./Redactor.ts"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { projectCapabilities, validVersion } from "../../domain/capabilities.ts"
+import type { UnknownAgent } from "../../domain/errors.ts"
+import type { Capabilities } from "../../domain/teach.ts"
+import { HermesClient } from "../../hermes/client/HermesClient.ts"
+import { Redactor } from "../../common/Redactor.ts"
 
 export interface CapabilitiesShape {
   readonly forAgent: (agent: string) => Effect.Effect<Capabilities, UnknownAgent>

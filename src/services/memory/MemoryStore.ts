@@ -41,7 +41,7 @@ export interface ListRequest {
   readonly offset: number
 }
 
-export interface MemoryLayerShape {
+export interface MemoryStoreShape {
   readonly add: (note: NoteInput) => Effect.Effect<Note, MemoryFailed>
   /** Best matches first. */
   readonly search: (request: SearchRequest) => Effect.Effect<ReadonlyArray<ScoredNote>, MemoryInvalid | MemoryFailed>
@@ -52,4 +52,4 @@ export interface MemoryLayerShape {
   readonly remove: (id: string) => Effect.Effect<boolean, MemoryFailed>
 }
 
-export class MemoryLayer extends Context.Tag("agent-bridge/MemoryLayer")<MemoryLayer, MemoryLayerShape>() {}
+export class MemoryStore extends Context.Tag("agent-bridge/MemoryStore")<MemoryStore, MemoryStoreShape>() {}

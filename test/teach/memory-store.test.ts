@@ -3,15 +3,15 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, FastCheck as fc, Layer, Option } from "effect"
 import { ftsMatch, MAX_TERMS, parseTerms } from "../../src/services/memory/ftsQuery.ts"
-import { MemoryLayer } from "../../src/services/memory/MemoryLayer.ts"
-import { MemoryLayerSqlite } from "../../src/services/memory/MemoryLayerSqlite.ts"
+import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
+import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 
-const layer = MemoryLayerSqlite.pipe(Layer.provideMerge(DbMemory))
+const layer = MemoryStoreLive.pipe(Layer.provideMerge(DbMemory))
 const add = (text: string, namespace = "shared", tags: ReadonlyArray<string> = []) =>
-  Effect.flatMap(MemoryLayer, (m) => m.add({ namespace, text, tags, client: "alice" }))
+  Effect.flatMap(MemoryStore, (m) => m.add({ namespace, text, tags, client: "alice" }))
 const search = (query: string, namespaces: ReadonlyArray<string> = ["shared"], limit = 10) =>
-  Effect.flatMap(MemoryLayer, (m) => m.search({ namespaces, query, limit }))
+  Effect.flatMap(MemoryStore, (m) => m.search({ namespaces, query, limit }))
 const texts = (hits: ReadonlyArray<{ readonly text: string }>) => hits.map((h) => h.text)
 
 describe("FTS query building", () => {
@@ -47,13 +47,13 @@ describe("FTS query building", () => {
   })
 })
 
-describe("MemoryLayerSqlite", () => {
+describe("MemoryStoreLive", () => {
   it.effect("stores a note with id, namespace, text, tags, client and created_at", () =>
     Effect.gen(function* () {
       const note = yield* add("the staging database lives on db2", "private:hermes", ["infra"])
       expect(note.id).toMatch(/^mem_[0-9a-f]{24}$/)
       expect(note.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
-      const got = yield* Effect.flatMap(MemoryLayer, (m) => m.get(note.id))
+      const got = yield* Effect.flatMap(MemoryStore, (m) => m.get(note.id))
       expect(Option.getOrThrow(got)).toEqual({
         id: note.id, namespace: "private:hermes", text: "the staging database lives on db2", tags: ["infra"], client: "alice", created_at: note.created_at
       })
@@ -132,7 +132,7 @@ describe("MemoryLayerSqlite", () => {
       expect(texts(yield* search("note", ["private:a", "shared"])).sort()).toEqual(["note one", "note three"])
       expect(yield* search("note", [])).toEqual([])
       expect(texts(yield* search("note", ["private:a", "private:b", "shared"], 2))).toHaveLength(2)
-      const m = yield* MemoryLayer
+      const m = yield* MemoryStore
       expect(texts(yield* m.list({ namespaces: ["private:b", "shared"], limit: 10, offset: 0 }))).toEqual(["note three", "note two"])
       expect(texts(yield* m.list({ namespaces: ["private:b", "shared"], limit: 1, offset: 1 }))).toEqual(["note two"])
     }).pipe(Effect.provide(layer)))
@@ -141,12 +141,12 @@ describe("MemoryLayerSqlite", () => {
     Effect.gen(function* () {
       const n = yield* add("before\u0000after tab\there")
       expect(texts(yield* search("after"))).toEqual(["before\u0000after tab\there"])
-      expect(Option.getOrThrow(yield* Effect.flatMap(MemoryLayer, (m) => m.get(n.id))).text).toBe("before\u0000after tab\there")
+      expect(Option.getOrThrow(yield* Effect.flatMap(MemoryStore, (m) => m.get(n.id))).text).toBe("before\u0000after tab\there")
     }).pipe(Effect.provide(layer)))
 
   it.effect("remove deletes the note and its index entry", () =>
     Effect.gen(function* () {
-      const m = yield* MemoryLayer
+      const m = yield* MemoryStore
       const n = yield* add("ephemeral fact")
       expect(yield* m.remove(n.id)).toBe(true)
       expect(yield* m.remove(n.id)).toBe(false)

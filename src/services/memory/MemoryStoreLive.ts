@@ -1,5 +1,5 @@
 /**
- * `MemoryLayer` over the bridge's SQLite database: notes in `memory_notes`, an FTS5 index in
+ * `MemoryStore` over the bridge's SQLite database: notes in `memory_notes`, an FTS5 index in
  * `memory_fts` (migration 0004), bm25 ranking with the text weighted above the tags.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto"
 import { MemoryFailed, MemoryInvalid } from "../../domain/errors.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { ftsMatch } from "./ftsQuery.ts"
-import { MemoryLayer, type Note, type NoteInput, type ScoredNote } from "./MemoryLayer.ts"
+import { MemoryStore, type Note, type NoteInput, type ScoredNote } from "./MemoryStore.ts"
 import { SOURCE_TAG_PREFIX } from "./policy.ts"
 
 interface NoteRow {
@@ -40,8 +40,8 @@ const failed = (operation: string) => (cause: SqlError.SqlError) =>
 
 export const newNoteId = () => `mem_${randomBytes(12).toString("hex")}`
 
-export const MemoryLayerSqlite = Layer.effect(
-  MemoryLayer,
+export const MemoryStoreLive = Layer.effect(
+  MemoryStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const inTransaction = transactionKeepingCause(sql)
@@ -110,6 +110,6 @@ export const MemoryLayerSqlite = Layer.effect(
           })
         ).pipe(Effect.catchTag("SqlError", failed("delete the note")))
 
-    return MemoryLayer.of({ add, search, list, get, remove })
+    return MemoryStore.of({ add, search, list, get, remove })
   })
 )

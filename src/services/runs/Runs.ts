@@ -3,12 +3,12 @@
  * (used while the daemon starts or drains, or when tests leave runs out); `RunsLive` implements it.
  */
 import { Context, Effect, Layer } from "effect"
-import type { BridgeError } from "../domain/errors.ts"
-import { Unavailable } from "../domain/errors.ts"
-import type { RunEventsPage, RunList, RunStatus, RunView, RunWaitView } from "../domain/runs/view.ts"
-import type { ReasoningEffort } from "../hermes/client/HermesClient.ts"
-import type { Caller } from "./Caller.ts"
-import type { Progress } from "./Progress.ts"
+import type { BridgeError } from "../../domain/errors.ts"
+import { Unavailable } from "../../domain/errors.ts"
+import type { RunEventsPage, RunList, RunStatus, RunView, RunWaitView } from "../../domain/runs/view.ts"
+import type { ReasoningEffort } from "../../hermes/client/HermesClient.ts"
+import type { Caller } from "../../request/Caller.ts"
+import type { Progress } from "../../request/Progress.ts"
 
 export interface StartRunInput {
   readonly agent: string

@@ -3,7 +3,7 @@
  * costs one round of requests, and bounded so a dead Hermes never holds a list for more than 2 s.
  */
 import { Duration, Effect, Option } from "effect"
-import type { HermesClientShape, HermesProfile } from "../hermes/client/HermesClient.ts"
+import type { HermesClientShape, HermesProfile } from "../../hermes/client/HermesClient.ts"
 
 export type AgentHealth = "ok" | "down" | "unauthorized"
 

@@ -5,26 +5,13 @@
  */
 import type { Effect, Option, Stream } from "effect"
 import { Context } from "effect"
-import type { BridgeError } from "../domain/errors.ts"
+import type { BridgeError } from "../../domain/errors.ts"
+import type { SkillCard } from "../../domain/skills/card.ts"
+
+export type { SkillCard, SkillFileCard } from "../../domain/skills/card.ts"
 
 export type InboxState = "pending" | "approved" | "denied" | "expired" | "withdrawn"
 export type ApprovalChoice = "once" | "session" | "always"
-
-export interface SkillFileCard {
-  readonly size: number
-  readonly sha256: string
-  readonly content: string
-}
-
-/** Exactly what approving a skill put writes; shown whole on the card, never cut. */
-export interface SkillCard {
-  readonly name: string
-  readonly preview: string
-  readonly preview_truncated: false
-  readonly files: Readonly<Record<string, SkillFileCard>>
-  readonly bytes: number
-  readonly digest: string
-}
 
 interface RowBase {
   readonly id: string

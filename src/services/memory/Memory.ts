@@ -1,12 +1,12 @@
 /**
  * The teach tools' memory policy: which namespace an agent id writes to and searches, which tags are
- * kept. This file is the interface and the "memory off" layer; the live one sits over `MemoryLayer`.
+ * kept. This file is the interface and the "memory off" layer; the live one sits over `MemoryStore`.
  */
 import { Context, Effect, Layer } from "effect"
-import type { BridgeError } from "../domain/errors.ts"
-import { MemoryDisabled } from "../domain/errors.ts"
-import type { MemoryAdded, MemoryResults } from "../domain/teach.ts"
-import type { Caller } from "./Caller.ts"
+import type { BridgeError } from "../../domain/errors.ts"
+import { MemoryDisabled } from "../../domain/errors.ts"
+import type { MemoryAdded, MemoryResults } from "../../domain/teach.ts"
+import type { Caller } from "../../request/Caller.ts"
 
 export interface MemoryShape {
   readonly add: (agent: string, text: string, tags: ReadonlyArray<string>) => Effect.Effect<MemoryAdded, BridgeError, Caller>

@@ -3,10 +3,10 @@
  * inbox. This file is the interface and the "no inbox" layer; `SkillsLive` implements it.
  */
 import { Context, Effect, Layer } from "effect"
-import type { BridgeError } from "../domain/errors.ts"
-import { Unavailable } from "../domain/errors.ts"
-import type { SkillChangeQueued, SkillDoc, SkillsList } from "../domain/teach.ts"
-import type { Caller } from "./Caller.ts"
+import type { BridgeError } from "../../domain/errors.ts"
+import { Unavailable } from "../../domain/errors.ts"
+import type { SkillChangeQueued, SkillDoc, SkillsList } from "../../domain/teach.ts"
+import type { Caller } from "../../request/Caller.ts"
 
 type Op<A> = Effect.Effect<A, BridgeError, Caller>
 

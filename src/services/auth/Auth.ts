@@ -6,12 +6,12 @@ import { SqlClient } from "@effect/sql"
 import { Context, type Duration, Effect, Layer, Option, Redacted, Schedule, Stream, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { AppConfig } from "../config/AppConfig.ts"
-import { ClientName } from "../config/schema.ts"
-import { digestKey, newKey, sameDigest } from "../domain/keys.ts"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { ClientName } from "../../config/schema.ts"
+import { digestKey, newKey, sameDigest } from "./apiKeys.ts"
 import { Schema } from "effect"
-import type { CallerShape, Scope } from "./Caller.ts"
-import { Redactor } from "./Redactor.ts"
+import type { CallerShape, Scope } from "../../request/Caller.ts"
+import { Redactor } from "../../common/Redactor.ts"
 
 export interface ClientRecord {
   readonly name: string
