@@ -33,6 +33,7 @@ const LEGACY = "2025-11-25"
 /** A tool that does nothing: one MCP round trip through the edge and nothing else. */
 const noopTool = defineTool({
   name: "bench_noop",
+  title: "Do nothing",
   description: "Does nothing (benchmark baseline).",
   input: Schema.Struct({ run_id: Schema.String }),
   output: Schema.Struct({ ok: Schema.Boolean }),

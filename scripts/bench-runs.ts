@@ -202,6 +202,7 @@ const idle = (through: "bridge" | "direct") =>
 /** A tool that does nothing: the baseline for one MCP round trip through the same edge. */
 const noopTool = defineTool({
   name: "bench_noop",
+  title: "Do nothing",
   description: "Does nothing (benchmark baseline).",
   input: Schema.Struct({ run_id: Schema.String }),
   output: Schema.Struct({ ok: Schema.Boolean }),

@@ -11,7 +11,7 @@
  * Whoever runs this on the box holds the data directory, so decisions are recorded as `admin`.
  */
 import { Effect, Option } from "effect"
-import { type BridgeError, errorText, isBridgeError } from "../domain/errors.ts"
+import type { BridgeError } from "../domain/errors.ts"
 import { type ApprovalChoice, Inbox, type InboxState } from "../services/inbox/Inbox.ts"
 import { rowDiff } from "../services/inbox/rowDiff.ts"
 import { SkillStore } from "../services/skill-store/SkillStore.ts"

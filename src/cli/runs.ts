@@ -11,7 +11,7 @@
  * else when it next starts.
  */
 import { Clock, Duration, Effect, Option, Schedule } from "effect"
-import { type BridgeError, errorText, isBridgeError, RunNotFound } from "../domain/errors.ts"
+import { type BridgeError, RunNotFound } from "../domain/errors.ts"
 import { RunStatus } from "../domain/runs/view.ts"
 import { Schema } from "effect"
 import { OperatorStops } from "../services/console/OperatorStops.ts"

@@ -12,7 +12,7 @@ import { stem, termsOf } from "../../src/edge/mcp/catalog/search.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import { runTool } from "../../src/edge/mcp/runTool.ts"
 import { defineTool, type ToolDef } from "../../src/edge/mcp/ToolDef.ts"
-import { agentTools } from "../../src/edge/mcp/tools/index.ts"
+import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 import { Caller, type CallerShape } from "../../src/request/Caller.ts"
 import { Progress, type ProgressShape } from "../../src/request/Progress.ts"
 
@@ -113,6 +113,7 @@ describe("search stems and ranking", () => {
 describe("tool_call's path", () => {
   const boom = defineTool({
     name: "boom",
+    title: "Boom",
     description: "Always fails with a defect.",
     input: Schema.Struct({}),
     output: Schema.Struct({}),
@@ -121,6 +122,7 @@ describe("tool_call's path", () => {
   })
   const ticking = defineTool({
     name: "ticking",
+    title: "Ticking",
     description: "Reports progress twice.",
     input: Schema.Struct({}),
     output: Schema.Struct({ ticks: Schema.Number }),

@@ -13,10 +13,10 @@ import * as YAML from "yaml"
 import {
   CLIENT_TOOL_TIMEOUT_S, claudeCodeCommands, codexToml, DOC_EXAMPLE, hermesServerName, hermesYaml, type SetupInput, setupText
 } from "../../src/cli/clientSetup.ts"
-import { toolListing } from "../../src/edge/mcp/catalog.ts"
-import { META_TOOL_NAMES } from "../../src/edge/mcp/meta/index.ts"
+import { toolListing } from "../../src/edge/mcp/catalog/listing.ts"
+import { META_TOOL_NAMES } from "../../src/edge/mcp/meta-tools/index.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
-import { agentTools } from "../../src/edge/mcp/tools/index.ts"
+import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 
 const KEY = "hal0bk_3xAmPlEkEy0123456789abcdefGHIJKLmnopqrstu"
 const INPUTS: ReadonlyArray<SetupInput> = [

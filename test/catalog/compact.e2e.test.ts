@@ -4,8 +4,8 @@
  */
 import { type CallToolResult, type Client, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { toolListing } from "../../src/edge/mcp/catalog.ts"
-import { agentTools } from "../../src/edge/mcp/tools/index.ts"
+import { toolListing } from "../../src/edge/mcp/catalog/listing.ts"
+import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 import { connectMcp, errorTextOf } from "../support/daemon.ts"
 import { type CatalogFixture, type ClientName, startCatalogDaemon } from "./support/fixture.ts"
 

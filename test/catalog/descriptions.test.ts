@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest"
 import { makeCatalog } from "../../src/edge/mcp/catalog/clientCatalog.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
-import { agentTools } from "../../src/edge/mcp/tools/index.ts"
+import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 import { Caller } from "../../src/request/Caller.ts"
 
 const compact = makeCatalog({ c: { catalog: "compact", tools: { include: [], exclude: [] } } }, [])

@@ -6,8 +6,8 @@
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CORE_TOOL_NAMES } from "../../src/edge/mcp/catalog/clientCatalog.ts"
-import { META_TOOL_NAMES } from "../../src/edge/mcp/meta/index.ts"
-import { agentTools } from "../../src/edge/mcp/tools/index.ts"
+import { META_TOOL_NAMES } from "../../src/edge/mcp/meta-tools/index.ts"
+import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 import { type CatalogFixture, startCatalogDaemon } from "./support/fixture.ts"
 import { GOLDEN, type Listing, renderGolden, wireBytes, wireListing } from "./support/golden.ts"
 

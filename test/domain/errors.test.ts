@@ -80,6 +80,7 @@ describe("error table", () => {
         const marker = `CAUSE<${secret}>`
         const tool = defineTool({
           name: "boom",
+          title: "Boom",
           description: "fails",
           input: Schema.Struct({}),
           output: Schema.Struct({}),

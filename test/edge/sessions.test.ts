@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeCatalog } from "../../src/edge/mcp/catalog/clientCatalog.ts"
-import type { ServerKind } from "../../src/edge/mcp/catalog.ts"
+import type { ServerKind } from "../../src/edge/mcp/catalog/listing.ts"
 import { MAX_SESSIONS_PER_CLIENT, McpSessions } from "../../src/edge/mcp/McpSessions.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import { Caller, type CallerShape } from "../../src/request/Caller.ts"

@@ -22,6 +22,7 @@ const noProgress: ProgressShape = { enabled: false, report: () => Effect.void }
 const failing = (error: AgentRefused | InvalidInput) =>
   defineTool({
     name: "failing",
+    title: "Failing",
     description: "Always fails with a typed error.",
     input: Schema.Struct({}),
     output: Schema.Struct({}),

@@ -6,13 +6,12 @@
  */
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { toolListing } from "../../src/edge/mcp/catalog.ts"
+import { toolListing } from "../../src/edge/mcp/catalog/listing.ts"
 import { decodeArgs } from "../../src/edge/mcp/decodeArgs.ts"
-import { makeMetaTools } from "../../src/edge/mcp/meta/index.ts"
+import { makeMetaTools } from "../../src/edge/mcp/meta-tools/index.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import type { ToolDef } from "../../src/edge/mcp/ToolDef.ts"
-import { agentTools } from "../../src/edge/mcp/tools/index.ts"
-import { TOOL_TITLES } from "../../src/edge/mcp/toolTitles.ts"
+import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 
 const all: ReadonlyArray<ToolDef> = [...agentTools, ...memoryTools, ...makeMetaTools(agentTools, () => agentTools)]
 const tool = (name: string) => all.find((t) => t.name === name)!
@@ -75,9 +74,13 @@ describe("published schemas", () => {
   })
 
   it("give every tool a title of its own", () => {
+    const titles = new Set<string>()
     for (const t of all) {
-      expect(TOOL_TITLES[t.name], t.name).toBeDefined()
-      expect(toolListing(t).title).toBe(TOOL_TITLES[t.name])
+      expect(toolListing(t).title, t.name).toBe(t.title)
+      // A title in words, not the name again: a capital, a space, no underscore.
+      expect(t.title, t.name).toMatch(/^[A-Z][^_]* [^_]*$/)
+      titles.add(t.title)
     }
+    expect(titles.size).toBe(all.length)
   })
 })

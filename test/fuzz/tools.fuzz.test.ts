@@ -9,16 +9,16 @@
  * `FUZZ_SEED` replays a run; `FUZZ_SCALE` multiplies the number of cases (default 1: about 11,000).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { META_TOOL_NAMES } from "../../src/edge/mcp/meta/index.ts"
+import { META_TOOL_NAMES } from "../../src/edge/mcp/meta-tools/index.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
-import { agentTools } from "../../src/edge/mcp/tools/index.ts"
+import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 import type { ToolDef } from "../../src/edge/mcp/ToolDef.ts"
 import { type CaseCounts, caseSource, type Hot } from "./support/cases.ts"
 import { type FuzzClient, type FuzzDaemon, startFuzzDaemon } from "./support/fuzzDaemon.ts"
 import { runCases, seedHot, unknownToolCases } from "./support/run.ts"
 import { Tally } from "./support/tally.ts"
 import { inProcess, openSession } from "./support/wire.ts"
-import type { ServerKind } from "../../src/edge/mcp/catalog.ts"
+import type { ServerKind } from "../../src/edge/mcp/catalog/listing.ts"
 
 const SEED = Number(process.env["FUZZ_SEED"] ?? 20261130)
 const SCALE = Number(process.env["FUZZ_SCALE"] ?? 1)

@@ -6,10 +6,10 @@
  */
 import { type Client, ProtocolError } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { ServerKind } from "../../src/edge/mcp/catalog.ts"
-import { META_TOOL_NAMES } from "../../src/edge/mcp/meta/index.ts"
+import type { ServerKind } from "../../src/edge/mcp/catalog/listing.ts"
+import { META_TOOL_NAMES } from "../../src/edge/mcp/meta-tools/index.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
-import { agentTools } from "../../src/edge/mcp/tools/index.ts"
+import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 import type { ToolDef } from "../../src/edge/mcp/ToolDef.ts"
 import { connectMcp } from "../support/daemon.ts"
 import { type CaseCounts, caseSource, type FuzzCase, type Hot } from "./support/cases.ts"

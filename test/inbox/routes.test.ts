@@ -5,14 +5,13 @@
  * decisions through the Inbox service, static assets, security headers, and HTML escaping.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Ref, TestClock } from "effect"
+import { Effect, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { sha256Hex, skillDigest } from "../../src/domain/skills/card.ts"
 import { CONTENT_SECURITY_POLICY } from "../../src/edge/inbox/security.ts"
 import { Auth } from "../../src/services/auth/Auth.ts"
-import { readFolder, skillMd, writeSkill } from "../teach/skillFixtures.ts"
-import { adminKey, makeBrowser, makeHarness, openApproval, pushDelete, pushSkill, rowState } from "./support.ts"
+import { skillMd } from "../teach/skillFixtures.ts"
+import { adminKey, makeBrowser, makeHarness, pushSkill, rowState } from "./support.ts"
 
 const expectSecurityHeaders = (headers: Headers) => {
   expect(headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY)

@@ -32,8 +32,6 @@ export const findInvisible = (text: string): InvisibleHit | null => {
   }
 }
 
-export const hasInvisible = (text: string): boolean => INVISIBLE.test(text)
-
 export const codePointLabel = (cp: number): string => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`
 
 /** `s` with every invisible character spelled as `\u{…}`, so a message can quote a name safely. */

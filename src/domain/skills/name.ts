@@ -18,5 +18,3 @@ export const skillNameProblem = (name: string): string | null => {
   if (name.includes("--")) return "the skill name must not hold two hyphens in a row"
   return null
 }
-
-export const isSkillName = (name: string): boolean => skillNameProblem(name) === null

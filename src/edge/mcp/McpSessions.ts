@@ -19,7 +19,7 @@ import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, Stream } f
 import { randomUUID } from "node:crypto"
 import { AuthForbidden } from "../../domain/errors.ts"
 import { Auth } from "../../services/auth/Auth.ts"
-import type { Catalog, ServerKind } from "./catalog.ts"
+import type { Catalog, ServerKind } from "./catalog/listing.ts"
 import { makeInFlight } from "./inFlight.ts"
 import { authInfoFor, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"
 import { makeSkillsBridge } from "./skillsExtension.ts"

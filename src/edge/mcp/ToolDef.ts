@@ -18,6 +18,8 @@ export type InvalidInputMapper = (field: string | undefined, message: string) =>
 
 export interface ToolDef<I = any, O = any, R = any> {
   readonly name: string
+  /** The human title (`tools/list` `title`): what a client shows in its tool list and approval prompts. */
+  readonly title: string
   /** One or two sentences an LLM can act on: when to use it, what it returns, how to follow up. */
   readonly description: string
   readonly input: Schema.Schema<I, any, never>

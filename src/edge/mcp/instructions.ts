@@ -2,7 +2,7 @@
  * The `instructions` each MCP server sends its clients (clients put them in the model's context):
  * how to delegate to Hermes in a few steps, in the tools' own names.
  */
-import type { ServerKind } from "./catalog.ts"
+import type { ServerKind } from "./catalog/listing.ts"
 
 const AGENTS = [
   "Delegate tasks to a Hermes agent and follow them to the end:",

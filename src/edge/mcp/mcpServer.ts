@@ -7,7 +7,7 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from "@modelcontextprotocol/server"
 import type { Effect } from "effect"
 import type { CallerShape } from "../../request/Caller.ts"
-import type { Catalog, ServerKind } from "./catalog.ts"
+import type { Catalog, ServerKind } from "./catalog/listing.ts"
 import { SERVER_INSTRUCTIONS } from "./instructions.ts"
 import { progressFor } from "./progress.ts"
 import { runTool } from "./runTool.ts"

@@ -7,7 +7,7 @@
  * (`-0`, `1e999`, duplicate keys) and whole bodies can be malformed.
  */
 import { Effect } from "effect"
-import type { ServerKind } from "../../../src/edge/mcp/catalog.ts"
+import type { ServerKind } from "../../../src/edge/mcp/catalog/listing.ts"
 import { type FuzzClient, type FuzzDaemon, mcpPath } from "./fuzzDaemon.ts"
 
 const PROTOCOL = "2025-11-25"

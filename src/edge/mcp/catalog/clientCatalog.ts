@@ -12,9 +12,9 @@
 import type { Tool } from "../wireTypes.ts"
 import type { ClientSettings } from "../../../config/schema.ts"
 import type { CallerShape } from "../../../request/Caller.ts"
-import { type Catalog, compactToolListing, type ServerKind, toolListing } from "../catalog.ts"
-import { makeMetaTools } from "../meta/index.ts"
-import { agentTools } from "../tools/index.ts"
+import { type Catalog, compactToolListing, type ServerKind, toolListing } from "./listing.ts"
+import { makeMetaTools } from "../meta-tools/index.ts"
+import { agentTools } from "../agent-tools/index.ts"
 import type { ToolDef } from "../ToolDef.ts"
 import { NO_FILTER, type ToolFilterSettings, toolPredicate } from "./filter.ts"
 

@@ -6,6 +6,7 @@ import { memoryRefusal } from "./fields.ts"
 
 export default defineTool({
   name: "memory_add",
+  title: "Add a memory note",
   description:
     'Remember a note in your own private memory (default) or, with namespace "shared", in the box\'s shared memory that Hermes and other clients read. Returns the note id, timestamp and namespace.',
   input: Schema.Struct({

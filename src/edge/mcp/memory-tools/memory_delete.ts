@@ -6,6 +6,7 @@ import { memoryRefusal } from "./fields.ts"
 
 export default defineTool({
   name: "memory_delete",
+  title: "Delete a memory note",
   description:
     "Delete one note you wrote (in your private memory or the shared one). A note of another client's cannot be deleted and is reported like one that does not exist.",
   input: Schema.Struct({ id: Schema.String.annotations({ description: "The note id (mem_…) from memory_add, memory_search or memory_list." }) }),

@@ -6,6 +6,7 @@ import { Limit, memoryRefusal, Scope } from "./fields.ts"
 
 export default defineTool({
   name: "memory_list",
+  title: "List memory notes",
   description:
     "List your private notes and the shared notes, newest first. Call again with offset=next_offset for the next page (next_offset is null after the last).",
   input: Schema.Struct({

@@ -6,6 +6,7 @@ import { Limit, memoryRefusal, Scope } from "./fields.ts"
 
 export default defineTool({
   name: "memory_search",
+  title: "Search memory notes",
   description:
     "Search your private notes and the shared notes, best matches first. Words match any of them; quote a phrase; end a word with * for a prefix.",
   input: Schema.Struct({

@@ -5,6 +5,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 
 export default defineTool({
   name: "agent_run_stop",
+  title: "Stop a run",
   description:
     "Stop a run you no longer need; returns the run view, `stopping` until the run ends (then `cancelled`, or `completed` if it finished first). A finished run is returned unchanged.",
   input: Schema.Struct({ run_id: Fields.runId }),

@@ -6,6 +6,7 @@ import { ReasoningEffortField, waitView } from "./shared.ts"
 
 export default defineTool({
   name: "agent_run",
+  title: "Delegate a task to Hermes",
   description:
     "Delegate a task to a Hermes agent; returns the run view (run_id, status, output so far) at once, or after up to wait_s seconds (keep wait_s under your client's tool timeout, often 60 s). Follow the run with agent_run_wait, and reuse idempotency_key to retry a start safely.",
   input: Schema.Struct({

@@ -5,6 +5,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 
 export default defineTool({
   name: "agent_run_steer",
+  title: "Steer a running run",
   description:
     "Add guidance (a correction or a new constraint) to a run while its status is `running`; returns the run view. Follow up with agent_run_wait.",
   input: Schema.Struct({

@@ -6,6 +6,7 @@ import { SkillName, skillRefusal } from "./skillFields.ts"
 
 export default defineTool({
   name: "agent_skill_put",
+  title: "Propose a skill change",
   description:
     "Propose creating or replacing the drop-in skill `name`, which replaces the whole skill (put every supporting file in `files`); returns the pending approval id. Nothing is written until the operator approves it in the inbox.",
   input: Schema.Struct({

@@ -5,6 +5,7 @@ import { defineTool } from "../ToolDef.ts"
 
 export default defineTool({
   name: "agents_list",
+  title: "List Hermes agents",
   description:
     "List the Hermes agents this bridge can delegate to, each with its health, whether the bridge holds its key, and its model id. Call it first to pick the `agent` for agent_run.",
   input: Schema.Struct({}),

@@ -6,6 +6,7 @@ import { SkillName, skillRefusal } from "./skillFields.ts"
 
 export default defineTool({
   name: "agent_skill_delete",
+  title: "Propose deleting a skill",
   description:
     "Propose removing the drop-in skill `name`; returns the pending approval id. Nothing is deleted until the operator approves it in the inbox.",
   input: Schema.Struct({ name: SkillName }),

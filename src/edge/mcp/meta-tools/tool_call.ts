@@ -26,6 +26,7 @@ const normalized = (result: unknown): Record<string, unknown> => {
 export const toolCall = (reachable: ReachableTools) =>
   defineTool({
     name: "tool_call",
+    title: "Call tools",
     description:
       "Call tools found with tool_search, in order, each exactly as if called directly (same checks, limits and errors). Returns {results: [{name, result}]}, where result is that tool's own MCP result: when its isError is true, its text reads 'Error executing tool <name>: bridge.<code>: …'.",
     input: Schema.Struct({

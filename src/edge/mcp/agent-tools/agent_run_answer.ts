@@ -5,6 +5,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 
 export default defineTool({
   name: "agent_run_answer",
+  title: "Answer a run's question",
   description:
     "Answer the clarifying question in a run's `pending` field (pass its request_id); returns the run view, and the run resumes. Follow up with agent_run_wait.",
   input: Schema.Struct({

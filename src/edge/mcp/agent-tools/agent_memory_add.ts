@@ -6,6 +6,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 
 export default defineTool({
   name: "agent_memory_add",
+  title: "Add to an agent's memory",
   description:
     'Save a note for later runs in an agent\'s private memory ("hermes" or "hermes/<profile>") or in the shared memory ("shared"); returns the note id and timestamp. It does not start a run.',
   input: Schema.Struct({

@@ -6,6 +6,7 @@ import { SkillName } from "./skillFields.ts"
 
 export default defineTool({
   name: "agent_skill_get",
+  title: "Read a Hermes skill",
   description:
     "Read one skill's SKILL.md (redacted, cut at 16 KiB) and the names of its supporting files. It is not an exact copy: do not build a replacement from it as it stands.",
   input: Schema.Struct({ name: SkillName }),

@@ -6,6 +6,7 @@ import { StatusField } from "./shared.ts"
 
 export default defineTool({
   name: "agent_runs_list",
+  title: "List your runs",
   description:
     "List your runs, newest first, each with the first 200 characters of its output (output_preview); use it to find a run_id again. Filter by status; limit is 1 to 200 (default 20).",
   input: Schema.Struct({

@@ -2,11 +2,10 @@
  * Which tools a caller sees on each MCP server, and their `tools/list` entries. The entries are built
  * once per tool (JSON Schema generation is not free) and shared by every session.
  */
-import type { Tool } from "./wireTypes.ts"
-import type { CallerShape } from "../../request/Caller.ts"
-import { toolJsonSchema } from "./jsonSchema.ts"
-import type { ToolDef } from "./ToolDef.ts"
-import { toolTitle } from "./toolTitles.ts"
+import type { Tool } from "../wireTypes.ts"
+import type { CallerShape } from "../../../request/Caller.ts"
+import { toolJsonSchema } from "../jsonSchema.ts"
+import type { ToolDef } from "../ToolDef.ts"
 
 export type ServerKind = "agents" | "memory"
 
@@ -19,7 +18,7 @@ export const toolListing = (tool: ToolDef): Tool => {
   if (cached !== undefined) return cached
   const listing: Tool = {
     name: tool.name,
-    title: toolTitle(tool.name),
+    title: tool.title,
     description: tool.description,
     inputSchema: toolJsonSchema(tool.input) as Tool["inputSchema"],
     outputSchema: toolJsonSchema(tool.output) as NonNullable<Tool["outputSchema"]>,

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { Caller } from "../../../request/Caller.ts"
-import { toolListing } from "../catalog.ts"
+import { toolListing } from "../catalog/listing.ts"
 import { defineTool } from "../ToolDef.ts"
 import type { ReachableTools } from "./reachable.ts"
 
@@ -10,6 +10,7 @@ export const MAX_NAMES = 16
 export const toolDescribe = (reachable: ReachableTools) =>
   defineTool({
     name: "tool_describe",
+    title: "Describe tools",
     description:
       "Get the full argument schema of tools found with tool_search, before calling them with tool_call. Returns {tools: {name: {parameters}}, not_found: [names you cannot call]}.",
     input: Schema.Struct({

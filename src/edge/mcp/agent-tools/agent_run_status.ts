@@ -6,6 +6,7 @@ import { offsetRefusal } from "./shared.ts"
 
 export default defineTool({
   name: "agent_run_status",
+  title: "Read a run's status and output",
   description:
     "Get a run's current view (status, output, pending question) without waiting. Output comes in 16 KiB windows: when truncated is true, call again with offset=next_offset (the `more` field spells the call).",
   input: Schema.Struct({

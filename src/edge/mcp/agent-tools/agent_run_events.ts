@@ -5,6 +5,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 
 export default defineTool({
   name: "agent_run_events",
+  title: "Read a run's events",
   description:
     "Read a run's stored events after since_seq, oldest first (limit default 100, at most 500); returns {run_id, events, last_seq}. Call again with since_seq=last_seq to follow the run, or since_seq=0 to replay it (only the newest 500 events are kept).",
   input: Schema.Struct({

@@ -6,6 +6,7 @@ import { defineTool, Fields } from "../ToolDef.ts"
 
 export default defineTool({
   name: "agent_memory_search",
+  title: "Search an agent's memory",
   description:
     'Search notes, for example before delegating: "hermes" or "hermes/<profile>" reads that agent\'s private notes and the shared ones, "shared" reads the shared notes and your own. Returns the best matches first.',
   input: Schema.Struct({

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { Caller } from "../../../request/Caller.ts"
 import { buildIndex, search } from "../catalog/search.ts"
-import { toolListing } from "../catalog.ts"
+import { toolListing } from "../catalog/listing.ts"
 import { defineTool, type ToolDef } from "../ToolDef.ts"
 import type { ReachableTools } from "./reachable.ts"
 
@@ -28,6 +28,7 @@ export const toolSearch = (all: ReadonlyArray<ToolDef>, reachable: ReachableTool
   const index = buildIndex(all.map((t) => ({ name: t.name, description: t.description, fields: argNames(t) })))
   return defineTool({
     name: "tool_search",
+    title: "Find tools",
     description:
       "Find the tools not listed here (run events, answering, steering and stopping runs, listing runs, memory, skills, capabilities) by what you want to do, one short query per task. Returns the matching tool names per query plus each match's description and required arguments; a query that matches nothing gets every tool name in `available`.",
     input: Schema.Struct({
