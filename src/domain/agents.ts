@@ -4,6 +4,7 @@
  * Hermes only, so naming it is `bridge.unknown_agent` (404, not worth retrying) with a message that
  * says so rather than calling it unknown.
  */
+import { Schema } from "effect"
 import { UnknownAgent } from "./errors.ts"
 
 /** Listed by `agents_list`, never runnable. */
@@ -17,3 +18,17 @@ export const unknownAgent = (agent: string): UnknownAgent =>
         ? `agent "pi" is listed by agents_list but is not runnable (runnable: false): the bridge runs and teaches Hermes only; use "hermes" or "hermes/<profile>"`
         : `unknown agent "${agent}": use "hermes" or "hermes/<profile>" for a configured profile`
   })
+
+/** `agents_list`: one row per configured profile, then `pi` (listed, never runnable). */
+export const AgentRow = Schema.Union(
+  Schema.Struct({
+    name: Schema.String,
+    agent_id: Schema.String,
+    health: Schema.Literal("ok", "down", "unauthorized"),
+    keyed: Schema.Boolean,
+    model_id: Schema.NullOr(Schema.String)
+  }),
+  Schema.Struct({ name: Schema.Literal("pi"), runnable: Schema.Literal(false) })
+)
+export const AgentsList = Schema.Struct({ agents: Schema.Array(AgentRow) })
+export type AgentsList = typeof AgentsList.Type

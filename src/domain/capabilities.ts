@@ -3,7 +3,25 @@
  * `${VAR}` references are never expanded, so no secret can be copied out of the file.
  */
 import * as YAML from "yaml"
-import type { Capabilities } from "./teach.ts"
+import { Schema } from "effect"
+
+/** `agent_capabilities`: the allow-listed projection of a profile. */
+const NullStrings = Schema.NullOr(Schema.Array(Schema.String))
+export const AgentCapabilities = Schema.Struct({
+  agent: Schema.String,
+  profile: Schema.String,
+  api_server_version: Schema.NullOr(Schema.String),
+  model_aliases: Schema.NullOr(
+    Schema.Record({ key: Schema.String, value: Schema.Struct({ model: Schema.NullOr(Schema.String), provider: Schema.NullOr(Schema.String) }) })
+  ),
+  toolsets_enabled: NullStrings,
+  toolsets_disabled: NullStrings,
+  mcp_servers: NullStrings,
+  skills_dirs: NullStrings,
+  platforms_enabled: NullStrings,
+  approvals_mode: Schema.NullOr(Schema.String)
+})
+export type AgentCapabilities = typeof AgentCapabilities.Type
 
 const VERSION = /^\d+(\.\d+){1,3}([-+.][0-9A-Za-z.-]{1,20})?$/
 
@@ -37,7 +55,7 @@ const parse = (text: string | null): Tree | null => {
   }
 }
 
-export const projectCapabilities = (input: ProjectionInput): Capabilities => {
+export const projectCapabilities = (input: ProjectionInput): AgentCapabilities => {
   const { keep } = input
   const str = (u: unknown): string | null => (typeof u === "string" && keep(u) ? u : null)
   const strings = (u: unknown): ReadonlyArray<string> | null =>

@@ -11,7 +11,7 @@ import { SkillsExtension, type SkillSource } from "@modelcontextprotocol/server/
 import { Effect, Either } from "effect"
 import { createHash } from "node:crypto"
 import type { BridgeError } from "../../domain/errors.ts"
-import type { SkillDoc, SkillSummary } from "../../domain/teach.ts"
+import type { SkillDoc, SkillSummary } from "../../domain/skills/wire.ts"
 import { Caller } from "../../request/Caller.ts"
 import { Skills } from "../../services/skills/Skills.ts"
 import { identityOf } from "./mcpServer.ts"

@@ -5,7 +5,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { NOT_RUNNABLE_AGENT } from "../../domain/agents.ts"
-import type { AgentsList } from "../../domain/teach.ts"
+import type { AgentsList } from "../../domain/agents.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { probeProfiles } from "./probe.ts"
 

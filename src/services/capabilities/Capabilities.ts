@@ -8,12 +8,12 @@ import * as path from "node:path"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { projectCapabilities, validVersion } from "../../domain/capabilities.ts"
 import type { UnknownAgent } from "../../domain/errors.ts"
-import type { Capabilities } from "../../domain/teach.ts"
+import type { AgentCapabilities } from "../../domain/capabilities.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { Redactor } from "../../common/Redactor.ts"
 
 export interface CapabilitiesShape {
-  readonly forAgent: (agent: string) => Effect.Effect<Capabilities, UnknownAgent>
+  readonly forAgent: (agent: string) => Effect.Effect<AgentCapabilities, UnknownAgent>
 }
 
 export class CapabilitiesService extends Context.Tag("agent-bridge/Capabilities")<CapabilitiesService, CapabilitiesShape>() {

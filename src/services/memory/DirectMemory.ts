@@ -7,7 +7,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { AuthForbidden, type BridgeError, MemoryDisabled, MemoryInvalid } from "../../domain/errors.ts"
-import type { MemoryDeleted, MemoryList, MemoryResults, MemoryStored } from "../../domain/teach.ts"
+import type { MemoryDeleted, MemoryList, MemoryResults, MemoryStored } from "../../domain/memory.ts"
 import { Caller, type CallerShape } from "../../request/Caller.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { MemoryStore } from "./MemoryStore.ts"

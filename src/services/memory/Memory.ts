@@ -5,7 +5,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
 import { MemoryDisabled } from "../../domain/errors.ts"
-import type { MemoryAdded, MemoryResults } from "../../domain/teach.ts"
+import type { MemoryAdded, MemoryResults } from "../../domain/memory.ts"
 import type { Caller } from "../../request/Caller.ts"
 
 export interface MemoryShape {

@@ -1,7 +1,7 @@
 /** Shared steps of both memory surfaces: input checks, storing a client's note, redacted views. */
 import { Effect, Either } from "effect"
 import { MemoryInvalid } from "../../domain/errors.ts"
-import type { MemoryHit, MemoryNoteView } from "../../domain/teach.ts"
+import type { MemoryHit, MemoryNoteView } from "../../domain/memory.ts"
 import type { RedactorShape } from "../../common/Redactor.ts"
 import type { MemoryStoreShape, Note, ScoredNote } from "./MemoryStore.ts"
 import { limitProblem, noteTags, textProblem } from "./policy.ts"

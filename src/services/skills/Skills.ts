@@ -5,7 +5,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
 import { Unavailable } from "../../domain/errors.ts"
-import type { SkillChangeQueued, SkillDoc, SkillsList } from "../../domain/teach.ts"
+import type { SkillChangeQueued, SkillDoc, SkillsList } from "../../domain/skills/wire.ts"
 import type { Caller } from "../../request/Caller.ts"
 
 type Op<A> = Effect.Effect<A, BridgeError, Caller>

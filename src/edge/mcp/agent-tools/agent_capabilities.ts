@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Capabilities } from "../../../domain/teach.ts"
+import { AgentCapabilities } from "../../../domain/capabilities.ts"
 import { CapabilitiesService } from "../../../services/capabilities/Capabilities.ts"
 import { defineTool, Fields } from "../ToolDef.ts"
 
@@ -9,7 +9,7 @@ export default defineTool({
   description:
     "Describe what a Hermes profile can do now (version, model aliases, toolsets, MCP server names, skill dirs, platforms, approvals mode), every secret left out; use it to check an agent fits a task. A null field means the profile's config does not set it or could not be read.",
   input: Schema.Struct({ agent: Fields.agent }),
-  output: Capabilities,
+  output: AgentCapabilities,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   handler: ({ agent }) => CapabilitiesService.forAgent(agent)
 })

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { MemoryInvalid } from "../../../domain/errors.ts"
-import { MemoryResults } from "../../../domain/teach.ts"
+import { MemoryResults } from "../../../domain/memory.ts"
 import { Memory } from "../../../services/memory/Memory.ts"
 import { defineTool, Fields } from "../ToolDef.ts"
 

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { SkillChangeQueued } from "../../../domain/teach.ts"
+import { SkillChangeQueued } from "../../../domain/skills/wire.ts"
 import { Skills } from "../../../services/skills/Skills.ts"
 import { defineTool } from "../ToolDef.ts"
 import { SkillName, skillRefusal } from "./skillFields.ts"

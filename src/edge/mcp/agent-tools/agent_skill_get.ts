@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { SkillDoc } from "../../../domain/teach.ts"
+import { SkillDoc } from "../../../domain/skills/wire.ts"
 import { Skills } from "../../../services/skills/Skills.ts"
 import { defineTool } from "../ToolDef.ts"
 import { SkillName } from "./skillFields.ts"

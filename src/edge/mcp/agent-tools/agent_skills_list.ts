@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { SkillsList } from "../../../domain/teach.ts"
+import { SkillsList } from "../../../domain/skills/wire.ts"
 import { Skills } from "../../../services/skills/Skills.ts"
 import { defineTool } from "../ToolDef.ts"
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AgentsList } from "../../../domain/teach.ts"
+import { AgentsList } from "../../../domain/agents.ts"
 import { Agents } from "../../../services/agents/Agents.ts"
 import { defineTool } from "../ToolDef.ts"
 

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { MemoryDeleted } from "../../../domain/teach.ts"
+import { MemoryDeleted } from "../../../domain/memory.ts"
 import { DirectMemory } from "../../../services/memory/DirectMemory.ts"
 import { defineTool } from "../ToolDef.ts"
 import { memoryRefusal } from "./fields.ts"

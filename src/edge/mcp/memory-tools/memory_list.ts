@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { MemoryList } from "../../../domain/teach.ts"
+import { MemoryList } from "../../../domain/memory.ts"
 import { DirectMemory } from "../../../services/memory/DirectMemory.ts"
 import { defineTool } from "../ToolDef.ts"
 import { Limit, memoryRefusal, Scope } from "./fields.ts"

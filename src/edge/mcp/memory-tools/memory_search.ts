@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { MemoryResults } from "../../../domain/teach.ts"
+import { MemoryResults } from "../../../domain/memory.ts"
 import { DirectMemory } from "../../../services/memory/DirectMemory.ts"
 import { defineTool } from "../ToolDef.ts"
 import { Limit, memoryRefusal, Scope } from "./fields.ts"
