@@ -12,6 +12,7 @@ import { makeMetaTools } from "../../src/edge/mcp/meta-tools/index.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import type { ToolDef } from "../../src/edge/mcp/ToolDef.ts"
 import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
+import { MEMORY_LIMITS, WAIT_MAX_SECONDS } from "../../src/domain/limits.ts"
 
 const all: ReadonlyArray<ToolDef> = [...agentTools, ...memoryTools, ...makeMetaTools(agentTools, () => agentTools)]
 const tool = (name: string) => all.find((t) => t.name === name)!
@@ -22,13 +23,13 @@ const refusal = async (name: string, args: unknown) => {
 
 describe("argument refusals", () => {
   it.each([
-    ["agent_run", { agent: "hermes", input: "x", wait_s: 601 }, "invalid arguments: wait_s must be at most 600 (got 601)"],
+    ["agent_run", { agent: "hermes", input: "x", wait_s: WAIT_MAX_SECONDS + 1 }, `invalid arguments: wait_s must be at most ${WAIT_MAX_SECONDS} (got ${WAIT_MAX_SECONDS + 1})`],
     ["agent_run", { agent: "hermes", input: "x", wait_s: -1 }, "invalid arguments: wait_s must be at least 0 (got -1)"],
     ["agent_run", { agent: "hermes", input: "x", wait_s: "soon" }, 'invalid arguments: wait_s must be a number (got "soon")'],
     ["agent_run", { input: "x" }, "invalid arguments: agent is missing"],
     ["agent_run", { agent: "hermes", input: "x", bogus: 1 }, "invalid arguments: bogus is not an argument of this tool"],
     ["agent_run_events", { run_id: "r", limit: 0 }, "invalid arguments: limit must be at least 1 (got 0)"],
-    ["memory_search", { query: "x", limit: 51 }, "invalid arguments: limit must be at most 50 (got 51)"],
+    ["memory_search", { query: "x", limit: MEMORY_LIMITS.limitMax + 1 }, `invalid arguments: limit must be at most ${MEMORY_LIMITS.limitMax} (got ${MEMORY_LIMITS.limitMax + 1})`],
     ["memory_search", { query: "x", limit: 2.5 }, "invalid arguments: limit must be a whole number (got 2.5)"],
     ["memory_list", { namespace: "bogus" }, 'invalid arguments: namespace must be one of "private", "shared", "all" (got "bogus")'],
     ["agent_skill_put", { name: "x", skill_md: 5 }, "invalid arguments: skill_md must be a string (got 5)"]
@@ -37,8 +38,8 @@ describe("argument refusals", () => {
   })
 
   it("says each field once, in the words of the bound it broke", async () => {
-    const message = await refusal("agent_run", { agent: 1, input: 2, wait_s: 601 })
-    expect(message).toBe("invalid arguments: agent must be a string (got 1); input must be a string (got 2); wait_s must be at most 600 (got 601)")
+    const message = await refusal("agent_run", { agent: 1, input: 2, wait_s: WAIT_MAX_SECONDS + 1 })
+    expect(message).toBe(`invalid arguments: agent must be a string (got 1); input must be a string (got 2); wait_s must be at most ${WAIT_MAX_SECONDS} (got ${WAIT_MAX_SECONDS + 1})`)
     expect(message).not.toMatch(/Expected|undefined|actual/)
   })
 })
@@ -66,9 +67,9 @@ describe("published schemas", () => {
 
   it("declare the bounds the server enforces, memory limits included", () => {
     const props = (name: string) => (toolListing(tool(name)).inputSchema as { properties: Record<string, Record<string, unknown>> }).properties
-    expect(props("agent_run")["wait_s"]).toMatchObject({ type: "number", minimum: 0, maximum: 600 })
+    expect(props("agent_run")["wait_s"]).toMatchObject({ type: "number", minimum: 0, maximum: WAIT_MAX_SECONDS })
     for (const name of ["memory_search", "memory_list", "agent_memory_search"]) {
-      expect(props(name)["limit"], name).toMatchObject({ type: "integer", minimum: 1, maximum: 50 })
+      expect(props(name)["limit"], name).toMatchObject({ type: "integer", minimum: 1, maximum: MEMORY_LIMITS.limitMax })
     }
     expect(props("memory_list")["offset"]).toMatchObject({ type: "integer", minimum: 0 })
   })

@@ -4,15 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import {
-  cutJsonStrings,
-  cutUtf8,
-  firstChars,
-  lastChars,
-  outputWindow,
-  utf8,
-  WINDOW_BYTES
-} from "../../src/domain/runs/window.ts"
+import { cutJsonStrings, cutUtf8, firstChars, lastChars, outputWindow, utf8 } from "../../src/domain/runs/window.ts"
+import { WINDOW_BYTES } from "../../src/domain/limits.ts"
 
 const whole = (text: string) => ({ base: 0, bytes: utf8(text), total: utf8(text).length })
 

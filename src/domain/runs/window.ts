@@ -1,14 +1,10 @@
+import { TEXT_LIMIT_BYTES, WINDOW_BYTES } from "../limits.ts"
 /**
  * Size limits on what a run view carries (docs/REFERENCE.md): `output` in 16 KiB windows of UTF-8
  * bytes that never split a character, every other text cut at 16 KiB, previews of 200 characters.
  * Pure functions over strings and bytes; the ledger supplies the bytes.
  */
 
-/** One `output` window, and the cut for any other text. */
-export const WINDOW_BYTES = 16 * 1024
-export const TEXT_LIMIT_BYTES = 16 * 1024
-/** `input_preview` and `output_preview` length, in characters. */
-export const PREVIEW_CHARS = 200
 /** Stored text on each side of a window or page that the redactor sees as context. */
 export const CONTEXT_CHARS = 8192
 /** Bytes that surely hold CONTEXT_CHARS characters of UTF-8. */

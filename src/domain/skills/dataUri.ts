@@ -1,8 +1,8 @@
+import { SKILL_LIMITS } from "../limits.ts"
 /**
  * `data:` URIs in SKILL.md: an image pasted into a file Hermes reads on every load. The URI runs from
  * the scheme to the first whitespace, quote, bracket or parenthesis, and its length counts the scheme.
  */
-import { SKILL_LIMITS } from "./limits.ts"
 
 // The lookbehind keeps "metadata:" (a frontmatter key) from reading as a URI.
 const DATA_URI = /(?<![A-Za-z0-9+.-])data:[^\s"'`<>()[\]{}]*/gi

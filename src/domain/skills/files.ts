@@ -1,7 +1,8 @@
 /**
  * Supporting file names and the "reviewable text" rule of a push (docs/REFERENCE.md).
  */
-import { SKILL_LIMITS, SKILL_MD, utf8Bytes } from "./limits.ts"
+import { SKILL_MD, utf8Bytes } from "./limits.ts"
+import { SKILL_LIMITS } from "../limits.ts"
 
 /** A plain file name: no `/`, `\`, `..` or NUL, not starting with `.`, not empty, not SKILL.md, ≤ 200 bytes. */
 export const fileNameProblem = (name: string): string | null => {

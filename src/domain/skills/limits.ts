@@ -1,13 +1,3 @@
-/** The numbers of the skill push rules (docs/REFERENCE.md), in one place. */
-export const SKILL_LIMITS = {
-  nameMax: 64,
-  descriptionMax: 1024,
-  dataUriMax: 1024,
-  filesMax: 16,
-  fileNameBytesMax: 200,
-  skillMdBytesMax: 16 * 1024,
-  totalBytesMax: 48 * 1024
-} as const
 
 export const SKILL_MD = "SKILL.md"
 

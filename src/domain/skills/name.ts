@@ -1,9 +1,9 @@
+import { SKILL_LIMITS } from "../limits.ts"
 /**
  * The skill name grammar: the documented rule (1 to 64 lowercase letters, digits and hyphens, not
  * starting with a hyphen) plus the Agent Skills naming rule (no trailing hyphen, no
  * `--`). A name that passes is also a safe single path segment.
  */
-import { SKILL_LIMITS } from "./limits.ts"
 
 const GRAMMAR = /^[a-z0-9-]+$/
 

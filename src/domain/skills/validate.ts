@@ -11,8 +11,9 @@ import { dataUriProblem } from "./dataUri.ts"
 import { fileNameProblem, reviewableTextProblem } from "./files.ts"
 import { readFrontmatter } from "./frontmatter.ts"
 import { codePointLabel, findInvisible, showInvisible } from "./invisible.ts"
-import { SKILL_LIMITS, SKILL_MD } from "./limits.ts"
+import { SKILL_MD } from "./limits.ts"
 import { skillNameProblem } from "./name.ts"
+import { SKILL_LIMITS } from "../limits.ts"
 
 export interface SkillPush {
   readonly name: string

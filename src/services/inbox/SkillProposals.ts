@@ -19,8 +19,8 @@ import type { SkillCard, SkillDeleteRow, SkillPutRow } from "./Inbox.ts"
 import { InboxStore } from "./InboxStore.ts"
 import { newInboxId } from "./InboxStore.ts"
 import { contentKeyOf, DELETE_CONTENT_KEY, putContentKey } from "./rows.ts"
+import { PENDING_SKILL_CHANGES_MAX } from "../../domain/limits.ts"
 
-export const MAX_PENDING_PER_CLIENT = 8
 
 export interface SkillProposalsShape {
   readonly put: (client: string, card: SkillCard) => Effect.Effect<SkillPutRow, BridgeError>
@@ -63,9 +63,9 @@ export const SkillProposalsLive = Layer.effect(
               })
             }
             const held = (yield* store.pendingCountFor(client)) - mine.length
-            if (held >= MAX_PENDING_PER_CLIENT) {
+            if (held >= PENDING_SKILL_CHANGES_MAX) {
               return yield* new TooManyPending({
-                message: `you already hold ${MAX_PENDING_PER_CLIENT} pending skill changes; wait until the operator decides some of them`
+                message: `you already hold ${PENDING_SKILL_CHANGES_MAX} pending skill changes; wait until the operator decides some of them`
               })
             }
             const now = new Date(yield* Clock.currentTimeMillis).toISOString()

@@ -4,20 +4,13 @@
  * dropped, because the memory layer reads a note's owner and visibility from those tags.
  */
 import { Either } from "effect"
+import { MEMORY_LIMITS } from "../../domain/limits.ts"
 
 export const SHARED_NAMESPACE = "shared"
 export const SOURCE_TAG_PREFIX = "source:bridge:"
 /** Compared against each client tag after `foldTag`. */
 export const RESERVED_TAG_PREFIXES: ReadonlyArray<string> = ["agent:", "visibility:", "project:", SOURCE_TAG_PREFIX]
 
-export const MEMORY_LIMITS = {
-  textBytesMax: 16 * 1024,
-  limitMin: 1,
-  limitMax: 50,
-  limitDefault: 10,
-  tagsMax: 32,
-  tagCharsMax: 128
-} as const
 
 /** `hermes` (profile "default") → `private:hermes`; `hermes/<p>` → `private:hermes__<p>`. */
 export const hermesNamespace = (profile: string): string =>

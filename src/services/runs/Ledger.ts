@@ -85,8 +85,6 @@ export class IdempotencyTaken extends Data.TaggedError("IdempotencyTaken")<{ rea
 /** `modify` of a run that is not in the ledger (deleted by retention, or never there). */
 export class LedgerRunMissing extends Data.TaggedError("LedgerRunMissing")<{ readonly runId: string }> {}
 
-/** Only the newest events of a run are kept. */
-export const EVENTS_KEPT = 500
 
 export interface ListFilter {
   /** Only this client's runs; null for every client's (the admin). */

@@ -6,28 +6,9 @@ import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { Metrics } from "../../common/Metrics.ts"
-import {
-  boundaryAtOrBefore,
-  CONTEXT_CHARS,
-  firstChars,
-  fromUtf8,
-  PREVIEW_CHARS,
-  utf8,
-  utf8Length,
-  WINDOW_BYTES
-} from "../../domain/runs/window.ts"
-import {
-  EVENTS_KEPT,
-  IdempotencyTaken,
-  Ledger,
-  LedgerError,
-  LedgerRunMissing,
-  type LedgerShape,
-  type Modified,
-  type RunChange,
-  type RunRecord,
-  type StoredEvent
-} from "./Ledger.ts"
+import { boundaryAtOrBefore, CONTEXT_CHARS, firstChars, fromUtf8, utf8, utf8Length } from "../../domain/runs/window.ts"
+import { IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
+import { EVENTS_KEPT, PREVIEW_CHARS, WINDOW_BYTES } from "../../domain/limits.ts"
 
 /** Characters of output kept on the run row for list previews (preview plus redaction context). */
 export const OUTPUT_HEAD_CHARS = PREVIEW_CHARS + CONTEXT_CHARS

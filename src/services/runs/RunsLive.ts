@@ -25,9 +25,9 @@ import { makeRunSupervisor } from "./RunSupervisor.ts"
 import { makeStart } from "./startRun.ts"
 import { makeViews } from "./views.ts"
 import { makeWaits } from "./waits.ts"
+import { EVENTS_PAGE_MAX } from "../../domain/limits.ts"
 
 export const MAX_LIST = 200
-export const MAX_EVENTS_PAGE = 500
 
 const clamp = (n: number, lo: number, hi: number) => Math.min(Math.max(Math.trunc(n), lo), hi)
 
@@ -96,7 +96,7 @@ export const makeRuns = Effect.gen(function* () {
         : Effect.flatMap(own(runId), (run) => orDie(views.runView(run, offset))),
 
     events: (runId, sinceSeq, limit) =>
-      Effect.flatMap(own(runId), (run) => orDie(views.eventsPage(run, Math.max(0, Math.trunc(sinceSeq)), clamp(limit, 1, MAX_EVENTS_PAGE)))),
+      Effect.flatMap(own(runId), (run) => orDie(views.eventsPage(run, Math.max(0, Math.trunc(sinceSeq)), clamp(limit, 1, EVENTS_PAGE_MAX)))),
 
     answer: (runId, requestId, answer) =>
       Effect.flatMap(own(runId), (run) => orDie(Effect.flatMap(control.answer(run, requestId, answer), (r) => views.runView(r, 0)))),

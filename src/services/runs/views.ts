@@ -7,25 +7,14 @@
 import { DateTime, Effect, Option } from "effect"
 import type { PendingApproval, PendingClarification, RunEvent, RunEventsPage, RunListItem, RunView } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
-import {
-  CONTEXT_BYTES,
-  CONTEXT_CHARS,
-  cutJsonStrings,
-  cutUtf8,
-  firstChars,
-  lastChars,
-  outputWindow,
-  PREVIEW_CHARS,
-  WINDOW_BYTES
-} from "../../domain/runs/window.ts"
+import { CONTEXT_BYTES, CONTEXT_CHARS, cutJsonStrings, cutUtf8, firstChars, lastChars, outputWindow } from "../../domain/runs/window.ts"
 import type { BridgeError } from "../../domain/errors.ts"
 import { BLOCK_REACH, mayContinueBlock } from "../../domain/redact/reach.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
 import type { RedactorShape } from "../../common/Redactor.ts"
 import type { LedgerError, LedgerShape, RunRecord, StoredEvent } from "./Ledger.ts"
+import { PREVIEW_CHARS, TAIL_EVENTS, WINDOW_BYTES } from "../../domain/limits.ts"
 
-/** Events in a wait's `events_tail`. */
-export const TAIL_EVENTS = 20
 const TEXT = "message.text"
 /** Rows fetched per step while collecting text context around a page. */
 const CONTEXT_STEP = 32

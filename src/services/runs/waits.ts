@@ -12,8 +12,8 @@ import type { LedgerShape, RunRecord } from "./Ledger.ts"
 import { endsWait, type RunSignal, type RunSignals, signalOf } from "./RunSignals.ts"
 import type { Views } from "./views.ts"
 import { countWait } from "../../common/Metrics.ts"
+import { WAIT_MAX_SECONDS } from "../../domain/limits.ts"
 
-export const MAX_WAIT_SECONDS = 600
 export const HEARTBEAT = Duration.seconds(10)
 
 export interface WaitDeps {
@@ -59,7 +59,7 @@ export const makeWaits = ({ ledger, signals, views }: WaitDeps) => {
   /** The wait view once the run ends, asks, or `timeoutSeconds` pass. */
   const wait = (run: RunRecord, timeoutSeconds: number) =>
     Effect.gen(function* () {
-      const seconds = Math.min(Math.max(timeoutSeconds, 0), MAX_WAIT_SECONDS)
+      const seconds = Math.min(Math.max(timeoutSeconds, 0), WAIT_MAX_SECONDS)
       const endedEarly = endsWait(signalOf(run)) || (seconds > 0 && (yield* countWait(awaitEnd(run, Duration.seconds(seconds)))))
       const latest = Option.getOrElse(yield* ledger.get(run.runId), () => run)
       const view = yield* views.runView(latest, 0)

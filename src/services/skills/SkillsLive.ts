@@ -8,7 +8,7 @@
 import { Effect, Layer, Option } from "effect"
 import { SkillInvalid, SkillNotFound, SkillReadonly } from "../../domain/errors.ts"
 import { makeSkillCard } from "../../domain/skills/card.ts"
-import { cutUtf8, SKILL_LIMITS } from "../../domain/skills/limits.ts"
+import { cutUtf8 } from "../../domain/skills/limits.ts"
 import { skillNameProblem } from "../../domain/skills/name.ts"
 import { type SecretCheck, skillPushProblem } from "../../domain/skills/validate.ts"
 import type { SkillSummary } from "../../domain/skills/wire.ts"
@@ -17,6 +17,7 @@ import { SkillProposals } from "../inbox/SkillProposals.ts"
 import { Redactor, type RedactorShape } from "../../common/Redactor.ts"
 import { Skills } from "./Skills.ts"
 import { SkillStore, type StoredSkill } from "../skill-store/SkillStore.ts"
+import { SKILL_LIMITS } from "../../domain/limits.ts"
 
 /** `agent_skill_get` reads this much of SKILL.md, so redaction sees well past the 16 KiB cut. */
 const GET_READ_BYTES = 1024 * 1024

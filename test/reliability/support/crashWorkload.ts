@@ -7,6 +7,7 @@
  */
 import { type ResilientMcp } from "./mcpClient.ts"
 import { TERMINAL_STATUSES } from "./runChecks.ts"
+import { EVENTS_PAGE_MAX } from "../../../src/domain/limits.ts"
 
 /**
  * `clarify`: asks a question and waits for the answer (live until the kills are over); `stream`:
@@ -84,7 +85,7 @@ export const startAll = async (mcp: ResilientMcp, w: Workload, deadline: number)
 
 /** Reads the events after what this client saw last and checks they continue it exactly. */
 const follow = async (mcp: ResilientMcp, w: Workload, r: TrackedRun, deadline: number) => {
-  const out = await mcp.call("agent_run_events", { run_id: r.runId, since_seq: r.lastSeen, limit: 500 }, { deadline })
+  const out = await mcp.call("agent_run_events", { run_id: r.runId, since_seq: r.lastSeen, limit: EVENTS_PAGE_MAX }, { deadline })
   w.counts.follows++
   if (!out.ok) return void w.problems.push(`${r.client}/${r.key}: events refused: ${out.text}`)
   const events = out.value.events as ReadonlyArray<{ seq: number; type: string }>

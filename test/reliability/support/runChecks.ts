@@ -4,6 +4,7 @@
  * when more were written; contiguous; one start; at most one terminal event).
  */
 import type { ResilientMcp, ToolOutcome } from "./mcpClient.ts"
+import { EVENTS_KEPT, EVENTS_PAGE_MAX } from "../../../src/domain/limits.ts"
 
 /** One tool call, however the test makes it (MCP over HTTP, or the edge's runTool in-process). */
 export type CallTool = (tool: string, args: Record<string, unknown>) => Promise<ToolOutcome>
@@ -11,7 +12,7 @@ export type CallTool = (tool: string, args: Record<string, unknown>) => Promise<
 /** A ResilientMcp as a CallTool that keeps retrying lost calls until `deadline`. */
 export const viaMcp = (mcp: ResilientMcp, deadline: number): CallTool => (tool, args) => mcp.call(tool, args, { deadline })
 
-export const EVENTS_KEPT = 500
+export { EVENTS_KEPT }
 
 export interface EventView {
   readonly seq: number
@@ -32,7 +33,7 @@ export const readAllEvents = async (call: CallTool, runId: string): Promise<Read
   const all: Array<EventView> = []
   let since = 0
   for (;;) {
-    const page = expectOk("agent_run_events", await call("agent_run_events", { run_id: runId, since_seq: since, limit: 500 }))
+    const page = expectOk("agent_run_events", await call("agent_run_events", { run_id: runId, since_seq: since, limit: EVENTS_PAGE_MAX }))
     const events = page.events as ReadonlyArray<EventView>
     if (events.length === 0) return all
     all.push(...events)

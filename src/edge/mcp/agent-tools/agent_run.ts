@@ -3,6 +3,7 @@ import { RunView } from "../../../domain/runs/view.ts"
 import { Runs } from "../../../services/runs/Runs.ts"
 import { defineTool, Fields } from "../ToolDef.ts"
 import { ReasoningEffortField, waitView } from "./shared.ts"
+import { WAIT_MAX_SECONDS } from "../../../domain/limits.ts"
 
 export default defineTool({
   name: "agent_run",
@@ -20,7 +21,10 @@ export default defineTool({
     idempotency_key: Schema.optional(Schema.String.annotations({
       description: "Makes the start safe to retry: the same key and request return the same run. Visible ASCII, no spaces."
     })),
-    wait_s: Schema.optional(Fields.seconds(600, "Seconds to wait for the run to end or ask a question (0 = return at once, the default; at most 600)."))
+    wait_s: Schema.optional(Fields.seconds(
+      WAIT_MAX_SECONDS,
+      `Seconds to wait for the run to end or ask a question (0 = return at once, the default; at most ${WAIT_MAX_SECONDS}).`
+    ))
   }),
   output: RunView,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

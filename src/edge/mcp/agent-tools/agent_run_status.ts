@@ -3,12 +3,13 @@ import { RunView } from "../../../domain/runs/view.ts"
 import { Runs } from "../../../services/runs/Runs.ts"
 import { defineTool, Fields } from "../ToolDef.ts"
 import { offsetRefusal } from "./shared.ts"
+import { WINDOW_BYTES, kib } from "../../../domain/limits.ts"
 
 export default defineTool({
   name: "agent_run_status",
   title: "Read a run's status and output",
   description:
-    "Get a run's current view (status, output, pending question) without waiting. Output comes in 16 KiB windows: when truncated is true, call again with offset=next_offset (the `more` field spells the call).",
+    `Get a run's current view (status, output, pending question) without waiting. Output comes in ${kib(WINDOW_BYTES)} windows: when truncated is true, call again with offset=next_offset (the \`more\` field spells the call).`,
   input: Schema.Struct({
     run_id: Fields.runId,
     offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({

@@ -3,6 +3,7 @@ import { SkillChangeQueued } from "../../../domain/skills/wire.ts"
 import { Skills } from "../../../services/skills/Skills.ts"
 import { defineTool } from "../ToolDef.ts"
 import { SkillName, skillRefusal } from "./skillFields.ts"
+import { SKILL_LIMITS, kib } from "../../../domain/limits.ts"
 
 export default defineTool({
   name: "agent_skill_put",
@@ -12,7 +13,7 @@ export default defineTool({
   input: Schema.Struct({
     name: SkillName,
     skill_md: Schema.String.annotations({
-      description: "The whole SKILL.md: YAML frontmatter with the same name and a description, then the body (at most 16 KiB)."
+      description: `The whole SKILL.md: YAML frontmatter with the same name and a description, then the body (at most ${kib(SKILL_LIMITS.skillMdBytesMax)}).`
     }),
     files: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
       description: "Supporting files: plain file name to text (at most 16; whole push at most 48 KiB)."

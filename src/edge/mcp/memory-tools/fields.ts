@@ -2,6 +2,7 @@
 import { Schema } from "effect"
 import { MemoryInvalid } from "../../../domain/errors.ts"
 import type { InvalidInputMapper } from "../ToolDef.ts"
+import { MEMORY_LIMITS } from "../../../domain/limits.ts"
 
 export const Scope = Schema.Literal("private", "shared", "all").annotations({
   description: '"private": your own notes; "shared": the box\'s shared notes; "all": both (default).'
@@ -9,7 +10,9 @@ export const Scope = Schema.Literal("private", "shared", "all").annotations({
 
 /** The memory service refuses other limits too; the schema says so, so that clients know the bound. */
 export const Limit = (fallback: number) =>
-  Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: `How many notes (1 to 50, default ${fallback}).` })
+  Schema.Int.pipe(Schema.between(MEMORY_LIMITS.limitMin, MEMORY_LIMITS.limitMax)).annotations({
+    description: `How many notes (${MEMORY_LIMITS.limitMin} to ${MEMORY_LIMITS.limitMax}, default ${fallback}).`
+  })
 
 /** Every undecodable argument of a memory tool is a malformed note or query. */
 export const memoryRefusal: InvalidInputMapper = (_field, message) => new MemoryInvalid({ message })

@@ -3,6 +3,7 @@ import { MemoryResults } from "../../../domain/memory.ts"
 import { DirectMemory } from "../../../services/memory/DirectMemory.ts"
 import { defineTool } from "../ToolDef.ts"
 import { Limit, memoryRefusal, Scope } from "./fields.ts"
+import { MEMORY_LIMITS, kib } from "../../../domain/limits.ts"
 
 export default defineTool({
   name: "memory_search",
@@ -10,12 +11,12 @@ export default defineTool({
   description:
     "Search your private notes and the shared notes, best matches first. Words match any of them; quote a phrase; end a word with * for a prefix.",
   input: Schema.Struct({
-    query: Schema.String.annotations({ description: "Words to look for (at most 16 KiB)." }),
-    limit: Schema.optional(Limit(10)),
+    query: Schema.String.annotations({ description: `Words to look for (at most ${kib(MEMORY_LIMITS.textBytesMax)}).` }),
+    limit: Schema.optional(Limit(MEMORY_LIMITS.limitDefault)),
     namespace: Schema.optional(Scope)
   }),
   output: MemoryResults,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   invalidInput: memoryRefusal,
-  handler: ({ query, limit, namespace }) => Effect.flatMap(DirectMemory, (m) => m.search(query, limit ?? 10, namespace ?? "all"))
+  handler: ({ query, limit, namespace }) => Effect.flatMap(DirectMemory, (m) => m.search(query, limit ?? MEMORY_LIMITS.limitDefault, namespace ?? "all"))
 })

@@ -1,0 +1,59 @@
+/**
+ * Every limit a client can see, in one place. The tools' Schemas and descriptions are built from
+ * these numbers, the services enforce them, the tests import them, and docs/REFERENCE.md states them
+ * (the reference test checks that it names each tool; the goldens pin the published schemas). To
+ * change a limit, change it here and run `npm run golden:update`.
+ */
+
+/** Sizes are bytes of UTF-8; `kib(16384)` is "16 KiB", how descriptions spell them. */
+export const kib = (bytes: number): string => `${bytes / 1024} KiB`
+
+// Runs
+
+/** The newest events a run keeps; older ones are dropped as new ones arrive. */
+export const EVENTS_KEPT = 500
+/** `agent_run_events` `limit`: the largest page and the default. */
+export const EVENTS_PAGE_MAX = 500
+export const EVENTS_PAGE_DEFAULT = 100
+/** The longest wait of `agent_run` `wait_s` and `agent_run_wait` `timeout_s`, in seconds. */
+export const WAIT_MAX_SECONDS = 600
+/** `agent_run_wait` without `timeout_s`. */
+export const WAIT_DEFAULT_SECONDS = 120
+/** A wait's `events_tail`: the newest events it carries. */
+export const TAIL_EVENTS = 20
+/** One `output` window. */
+export const WINDOW_BYTES = 16 * 1024
+/** Any other text a view carries (`error`, `pending`, an event) is cut here. */
+export const TEXT_LIMIT_BYTES = 16 * 1024
+/** `input_preview` and `output_preview` length, in characters. */
+export const PREVIEW_CHARS = 200
+/** `agent_runs_list` `limit`: the largest list and the default. */
+export const RUNS_LIST_MAX = 200
+export const RUNS_LIST_DEFAULT = 20
+
+// Teach
+
+/** Pending skill changes (puts and deletes) one client may hold. */
+export const PENDING_SKILL_CHANGES_MAX = 8
+
+/** The numbers of the skill push rules. */
+export const SKILL_LIMITS = {
+  nameMax: 64,
+  descriptionMax: 1024,
+  dataUriMax: 1024,
+  filesMax: 16,
+  fileNameBytesMax: 200,
+  skillMdBytesMax: 16 * 1024,
+  totalBytesMax: 48 * 1024
+} as const
+
+/** Notes and searches of both memory servers. */
+export const MEMORY_LIMITS = {
+  textBytesMax: 16 * 1024,
+  limitMin: 1,
+  limitMax: 50,
+  limitDefault: 10,
+  listDefault: 20,
+  tagsMax: 32,
+  tagCharsMax: 128
+} as const
