@@ -5,11 +5,12 @@
  * tool naming rule for Hermes).
  *
  * Long tool calls: Codex and Hermes take a per-server tool timeout, which each snippet raises above
- * the bridge's longest wait (600 s); Claude Code has no per-server setting (its timeout comes from
+ * the bridge's longest wait (`WAIT_MAX_SECONDS`); Claude Code has no per-server setting (its timeout comes from
  * the environment). The bridge does not rely on either: runs start at once, waits are bounded and
  * can be repeated, and waits send progress notifications (see docs/CONNECT.md).
  */
 import * as YAML from "yaml"
+import { WAIT_MAX_SECONDS } from "../domain/limits.ts"
 
 export interface SetupInput {
   /** The agents MCP endpoint, e.g. http://127.0.0.1:8765/mcp/agents/mcp */
@@ -22,8 +23,8 @@ export interface SetupInput {
 }
 
 export const DEFAULT_SERVER_NAME = "agent-bridge"
-/** Seconds: above the longest `agent_run_wait` / `agent_run(wait_s)` (600 s), plus slack. */
-export const CLIENT_TOOL_TIMEOUT_S = 660
+/** Seconds: above the longest `agent_run_wait` / `agent_run(wait_s)`, plus a minute of slack. */
+export const CLIENT_TOOL_TIMEOUT_S = WAIT_MAX_SECONDS + 60
 
 /** What docs/CONNECT.md shows: the default listener and a key placeholder in the key's own alphabet. */
 export const DOC_EXAMPLE: SetupInput = { url: "http://127.0.0.1:8765/mcp/agents/mcp", key: "hal0bk_YOUR_KEY" }

@@ -12,6 +12,7 @@ import { startSimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { connectMcp, tempDir } from "../support/daemon.ts"
 import { spawnDaemon } from "../support/daemonProcess.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
+import { EVENTS_PAGE_MAX } from "../../src/domain/limits.ts"
 
 describe("SIGKILL mid-run", () => {
   const cleanups: Array<() => Promise<unknown>> = []
@@ -53,7 +54,7 @@ describe("SIGKILL mid-run", () => {
       arguments: { agent: "hermes", input: "[sim:deltas=60,slow=8s] count slowly", idempotency_key: "sigkill-1" }
     })).structuredContent as { run_id: string }
     expect(replay.run_id).toBe(started.run_id)
-    const page = (await again.callTool({ name: "agent_run_events", arguments: { run_id: started.run_id, limit: 500 } }))
+    const page = (await again.callTool({ name: "agent_run_events", arguments: { run_id: started.run_id, limit: EVENTS_PAGE_MAX } }))
       .structuredContent as { events: ReadonlyArray<{ seq: number; type: string; data: { text?: string } }> }
     expect(page.events.map((e) => e.seq)).toEqual(page.events.map((_, i) => i + 1))
     expect(page.events.filter((e) => e.type === "run.completed")).toHaveLength(1)

@@ -1,5 +1,5 @@
 /**
- * Time, on the TestClock: waits time out (at most 600 s), report progress at least every 10 s and on
+ * Time, on the TestClock: waits time out (at most WAIT_MAX_SECONDS), report progress at least every 10 s and on
  * each new event, return at once for a pending clarification; retention deletes ended runs (and
  * frees their idempotency keys) after run_retention_days, never a live one.
  */
@@ -9,6 +9,7 @@ import { Caller } from "../../src/request/Caller.ts"
 import { Progress } from "../../src/request/Progress.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { as, failure, harness } from "./support/harness.ts"
+import { WAIT_MAX_SECONDS } from "../../src/domain/limits.ts"
 
 const alice = as("alice")
 
@@ -54,7 +55,7 @@ describe("waits on the clock", () => {
       expect(rec.reports.length).toBeGreaterThanOrEqual(12)
     }).pipe(Effect.provide(DbMemory)))
 
-  it.scoped("waits at most 600 s; 0 returns at once; a pending clarification returns at once, not timed out", () =>
+  it.scoped(`waits at most ${WAIT_MAX_SECONDS} s; 0 returns at once; a pending clarification returns at once, not timed out`, () =>
     Effect.gen(function* () {
       const h = yield* harness()
       const view = yield* alice(h.runs.start({ agent: "hermes", input: "x" }))
@@ -63,7 +64,7 @@ describe("waits on the clock", () => {
       expect(immediate.timed_out).toBe(true)
 
       const long = yield* Effect.fork(alice(h.runs.wait(view.run_id, 10_000)))
-      yield* advance(599_000, 10_000)
+      yield* advance((WAIT_MAX_SECONDS - 1) * 1000, 10_000)
       expect(Option.isNone(yield* Fiber.poll(long))).toBe(true)
       yield* advance(2_000, 500)
       expect((yield* Fiber.join(long)).timed_out).toBe(true)

@@ -1,6 +1,6 @@
 /**
  * What leaves the bridge, through the service: 16 KiB output windows over stored chunks with
- * multi-byte text at the edges, the newest-500 events cap, since_seq replay, list previews, and
+ * multi-byte text at the edges, the newest-EVENTS_KEPT events cap, since_seq replay, list previews, and
  * redaction with cross-event context and live-edge masking.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -12,6 +12,7 @@ import { Caller } from "../../src/request/Caller.ts"
 import type { RunsShape } from "../../src/services/runs/Runs.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { as, eventually, harness } from "./support/harness.ts"
+import { EVENTS_KEPT, EVENTS_PAGE_MAX, TAIL_EVENTS } from "../../src/domain/limits.ts"
 
 const alice = as("alice")
 
@@ -73,19 +74,23 @@ describe("run views", () => {
       expect(inside.output_offset).toBe(3)
     }).pipe(Effect.provide(DbMemory), Effect.scoped))
 
-  it.live("keeps the newest 500 events; since_seq pages replay and follow them", () =>
+  it.live(`keeps the newest ${EVENTS_KEPT} events; since_seq pages replay and follow them`, () =>
     Effect.gen(function* () {
       const h = yield* harness()
       const view = yield* alice(h.runs.start({ agent: "hermes", input: "busy" }))
       const hid = [...h.hermes.runs.keys()][0]!
-      for (let i = 0; i < 700; i++) yield* h.hermes.emit(hid, "tool.started", { tool: `t${i}`, preview: null })
-      const status = yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => v.last_seq === 701, "700 events")
-      expect(status.last_seq).toBe(701)
+      // run.started is seq 1; then EVENTS_KEPT + 200 tool events, so the first 201 seqs are dropped.
+      const emitted = EVENTS_KEPT + 200
+      for (let i = 0; i < emitted; i++) yield* h.hermes.emit(hid, "tool.started", { tool: `t${i}`, preview: null })
+      const lastSeq = emitted + 1
+      const oldest = lastSeq - EVENTS_KEPT + 1
+      const status = yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => v.last_seq === lastSeq, `${emitted} events`)
+      expect(status.last_seq).toBe(lastSeq)
 
-      const first = yield* alice(h.runs.events(view.run_id, 0, 500))
-      expect(first.events.length).toBe(500)
-      expect(first.events[0]!.seq).toBe(202)
-      expect(first.last_seq).toBe(701)
+      const first = yield* alice(h.runs.events(view.run_id, 0, EVENTS_PAGE_MAX))
+      expect(first.events.length).toBe(Math.min(EVENTS_KEPT, EVENTS_PAGE_MAX))
+      expect(first.events[0]!.seq).toBe(oldest)
+      expect(first.last_seq).toBe(oldest + first.events.length - 1)
 
       const followed: Array<number> = []
       let since = 0
@@ -98,14 +103,14 @@ describe("run views", () => {
         followed.push(...page.events.map((e) => e.seq))
         since = page.last_seq
       }
-      expect(followed).toEqual(Array.from({ length: 500 }, (_, i) => 202 + i))
+      expect(followed).toEqual(Array.from({ length: EVENTS_KEPT }, (_, i) => oldest + i))
       const replay = yield* alice(h.runs.events(view.run_id, 0, 3))
-      expect(replay.events.map((e) => e.seq)).toEqual([202, 203, 204])
-      expect(replay.events[0]).toMatchObject({ type: "tool.started", data: { tool: "t200", preview: null } })
+      expect(replay.events.map((e) => e.seq)).toEqual([oldest, oldest + 1, oldest + 2])
+      expect(replay.events[0]).toMatchObject({ type: "tool.started", data: { tool: `t${oldest - 2}`, preview: null } })
       expect(replay.events[0]!.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
       const tail = yield* alice(h.runs.wait(view.run_id, 0))
       expect(tail.timed_out).toBe(true)
-      expect(tail.events_tail.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => 682 + i))
+      expect(tail.events_tail.map((e) => e.seq)).toEqual(Array.from({ length: TAIL_EVENTS }, (_, i) => lastSeq - TAIL_EVENTS + 1 + i))
     }).pipe(Effect.provide(DbMemory), Effect.scoped))
 
   it.live("a secret split across message.text events is masked in every page that holds a piece of it", () =>
