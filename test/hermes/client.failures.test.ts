@@ -1,13 +1,17 @@
 /**
  * Every failure mapping of the seed's table, produced by a real simulator over real HTTP and
- * seen through the HermesClient, in both generations; and the retry policy (reads and keyed
+ * seen through the HermesClient and the services' mapping of its errors, in both generations; and the retry policy (reads and keyed
  * starts are repeated, anything else is not).
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { errorCode, errorStatus } from "../../src/domain/errors.ts"
 import { SimulatedHermes } from "../../src/hermes/sim/layer.ts"
-import { clientAndSim, defaultProfile, simStatus, withKey } from "./support/sim.ts"
+import { servicesView } from "./support/servicesView.ts"
+import { clientAndSim as clientAndSimRaw, defaultProfile, simStatus, withKey } from "./support/sim.ts"
+
+/** The client as the services see it: its failures mapped to the bridge's errors. */
+const clientAndSim = Effect.map(clientAndSimRaw, ({ hermes, sim }) => ({ hermes: servicesView(hermes), sim }))
 
 const seen = (e: Parameters<typeof errorCode>[0]) => ({ code: errorCode(e), status: errorStatus(e) })
 const UNKNOWN = "run_0123456789abcdef0123456789abcdef"

@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { Caller } from "../Caller.ts"
+import { unknownProfile } from "../hermesErrors.ts"
 import { Memory } from "../Memory.ts"
 import { Redactor } from "../Redactor.ts"
 import { MemoryLayer } from "./MemoryLayer.ts"
@@ -24,7 +25,7 @@ export const MemoryLive = Layer.effect(
     const scope = (agent: string, client: string) =>
       agent === "shared"
         ? Effect.succeed({ write: SHARED_NAMESPACE, read: [SHARED_NAMESPACE, clientNamespace(client)] })
-        : Effect.map(hermes.profile(agent), (p) => {
+        : Effect.map(hermes.profile(agent).pipe(Effect.mapError(unknownProfile)), (p) => {
             const own = hermesNamespace(p.name)
             return { write: own, read: [own, SHARED_NAMESPACE] }
           })
