@@ -118,6 +118,22 @@ for (const generation of ["old", "new"] as const) {
           expect((yield* hermes.health(p)).status).toBe("ok")
         }))
 
+      it.effect("the client's own errors are Hermes's terms: status, code, route template and agent, never a bridge code", () =>
+        Effect.gen(function* () {
+          const { hermes } = yield* clientAndSimRaw
+          const p = yield* defaultProfile
+          const unknown = yield* Effect.flip(hermes.stop(p, UNKNOWN))
+          expect(unknown).toMatchObject({ _tag: "HermesStatus", status: 404, code: "run_not_found", agent: "hermes", route: "POST /v1/runs/{id}/stop" })
+          expect(yield* Effect.flip(hermes.status(p, UNKNOWN))).toMatchObject({ _tag: "HermesStatus", route: "GET /v1/runs/{id}", code: "run_not_found" })
+          const unkeyed = yield* Effect.flip(hermes.models(withKey(p, null)))
+          expect(unkeyed).toMatchObject({ _tag: "HermesNoKey", agent: "hermes", route: "GET /v1/models" })
+          expect(yield* Effect.flip(hermes.profile("hermes/nobody"))).toMatchObject({ _tag: "HermesNoProfile", agent: "hermes/nobody" })
+          // What the error carries names no bridge code, no URL and no run id.
+          const carried = (e: object) => Object.values({ ...e }).map(String).join(" ")
+          expect(carried(unknown)).toContain("run_not_found")
+          for (const e of [unknown, unkeyed]) expect(carried(e)).not.toMatch(/bridge\.|https?:|run_0123/)
+        }))
+
       it.effect("reads are repeated on transient failures", () =>
         Effect.gen(function* () {
           const { hermes, sim } = yield* clientAndSim
