@@ -6,6 +6,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { errorCode, errorStatus } from "../../src/domain/errors.ts"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { makeHermesClient } from "../../src/hermes/client/HermesClientLive.ts"
 import { SimulatedHermes } from "../../src/hermes/sim/layer.ts"
 import { servicesView } from "./support/servicesView.ts"
 import { clientAndSim as clientAndSimRaw, defaultProfile, simStatus, withKey } from "./support/sim.ts"
@@ -18,7 +20,7 @@ const UNKNOWN = "run_0123456789abcdef0123456789abcdef"
 
 for (const generation of ["old", "new"] as const) {
   describe(`HermesClient failure mappings (${generation} build)`, () => {
-    layer(SimulatedHermes({ generation, maxConcurrentRuns: 1, steer: true }, { timeout: "300 millis" }), { excludeTestServices: true })((it) => {
+    layer(SimulatedHermes({ generation, maxConcurrentRuns: 1, steer: true }, { timeout: "5 seconds" }), { excludeTestServices: true })((it) => {
       it.effect("connection refused → agent_unavailable 502", () =>
         Effect.gen(function* () {
           const { hermes, sim } = yield* clientAndSim
@@ -31,13 +33,16 @@ for (const generation of ["old", "new"] as const) {
 
       it.effect("no answer within the timeout → agent_unavailable 502", () =>
         Effect.gen(function* () {
-          const { hermes, sim } = yield* clientAndSim
+          const { sim } = yield* clientAndSim
           const p = yield* defaultProfile
+          // A client of its own with a short timeout: the shared one waits long enough that a loaded
+          // machine never turns another test's refusal into "no answer".
+          const hermes = servicesView(yield* makeHermesClient([p], { timeout: "300 millis" }))
           yield* sim.injectFault({ route: "steer", delayMs: 1500 })
           const e = yield* Effect.flip(hermes.steer(p, UNKNOWN, "x"))
           expect(seen(e)).toEqual({ code: "bridge.agent_unavailable", status: 502 })
           expect(e.message).toContain("300 ms")
-        }))
+        }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
 
       it.effect("a refused key (401) → agent_refused 502 carrying Hermes's 401", () =>
         Effect.gen(function* () {
