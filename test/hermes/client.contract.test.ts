@@ -1,11 +1,15 @@
 /**
  * The HermesClient against the simulator over real HTTP, in both generations: every operation,
- * what it sends (and never sends), and what it answers.
+ * what it sends (and never sends), and what it answers (its failures as the services map them).
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
 import { SimulatedHermes, Simulator } from "../../src/hermes/sim/layer.ts"
-import { clientAndSim, collect, defaultProfile, deltasOf, simStatus } from "./support/sim.ts"
+import { servicesView } from "./support/servicesView.ts"
+import { clientAndSim as clientAndSimRaw, collect, defaultProfile, deltasOf, simStatus } from "./support/sim.ts"
+
+/** The client as the services see it: its failures mapped to the bridge's errors. */
+const clientAndSim = Effect.map(clientAndSimRaw, ({ hermes, sim }) => ({ hermes: servicesView(hermes), sim }))
 
 const opts = { timeout: "2 seconds", pollInterval: "50 millis", featuresTtl: "1500 millis" } as const
 

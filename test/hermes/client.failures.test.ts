@@ -1,20 +1,26 @@
 /**
  * Every failure mapping of the seed's table, produced by a real simulator over real HTTP and
- * seen through the HermesClient, in both generations; and the retry policy (reads and keyed
+ * seen through the HermesClient and the services' mapping of its errors, in both generations; and the retry policy (reads and keyed
  * starts are repeated, anything else is not).
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { errorCode, errorStatus } from "../../src/domain/errors.ts"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { makeHermesClient } from "../../src/hermes/client/HermesClientLive.ts"
 import { SimulatedHermes } from "../../src/hermes/sim/layer.ts"
-import { clientAndSim, defaultProfile, simStatus, withKey } from "./support/sim.ts"
+import { servicesView } from "./support/servicesView.ts"
+import { clientAndSim as clientAndSimRaw, defaultProfile, simStatus, withKey } from "./support/sim.ts"
+
+/** The client as the services see it: its failures mapped to the bridge's errors. */
+const clientAndSim = Effect.map(clientAndSimRaw, ({ hermes, sim }) => ({ hermes: servicesView(hermes), sim }))
 
 const seen = (e: Parameters<typeof errorCode>[0]) => ({ code: errorCode(e), status: errorStatus(e) })
 const UNKNOWN = "run_0123456789abcdef0123456789abcdef"
 
 for (const generation of ["old", "new"] as const) {
   describe(`HermesClient failure mappings (${generation} build)`, () => {
-    layer(SimulatedHermes({ generation, maxConcurrentRuns: 1, steer: true }, { timeout: "300 millis" }), { excludeTestServices: true })((it) => {
+    layer(SimulatedHermes({ generation, maxConcurrentRuns: 1, steer: true }, { timeout: "5 seconds" }), { excludeTestServices: true })((it) => {
       it.effect("connection refused → agent_unavailable 502", () =>
         Effect.gen(function* () {
           const { hermes, sim } = yield* clientAndSim
@@ -27,13 +33,16 @@ for (const generation of ["old", "new"] as const) {
 
       it.effect("no answer within the timeout → agent_unavailable 502", () =>
         Effect.gen(function* () {
-          const { hermes, sim } = yield* clientAndSim
+          const { sim } = yield* clientAndSim
           const p = yield* defaultProfile
+          // A client of its own with a short timeout: the shared one waits long enough that a loaded
+          // machine never turns another test's refusal into "no answer".
+          const hermes = servicesView(yield* makeHermesClient([p], { timeout: "300 millis" }))
           yield* sim.injectFault({ route: "steer", delayMs: 1500 })
           const e = yield* Effect.flip(hermes.steer(p, UNKNOWN, "x"))
           expect(seen(e)).toEqual({ code: "bridge.agent_unavailable", status: 502 })
           expect(e.message).toContain("300 ms")
-        }))
+        }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
 
       it.effect("a refused key (401) → agent_refused 502 carrying Hermes's 401", () =>
         Effect.gen(function* () {
@@ -112,6 +121,22 @@ for (const generation of ["old", "new"] as const) {
           expect(seen(yield* Effect.flip(hermes.models(p)))).toEqual({ code: "bridge.agent_unkeyed", status: 503 })
           expect((yield* sim.requests).length).toBe(before)
           expect((yield* hermes.health(p)).status).toBe("ok")
+        }))
+
+      it.effect("the client's own errors are Hermes's terms: status, code, route template and agent, never a bridge code", () =>
+        Effect.gen(function* () {
+          const { hermes } = yield* clientAndSimRaw
+          const p = yield* defaultProfile
+          const unknown = yield* Effect.flip(hermes.stop(p, UNKNOWN))
+          expect(unknown).toMatchObject({ _tag: "HermesStatus", status: 404, code: "run_not_found", agent: "hermes", route: "POST /v1/runs/{id}/stop" })
+          expect(yield* Effect.flip(hermes.status(p, UNKNOWN))).toMatchObject({ _tag: "HermesStatus", route: "GET /v1/runs/{id}", code: "run_not_found" })
+          const unkeyed = yield* Effect.flip(hermes.models(withKey(p, null)))
+          expect(unkeyed).toMatchObject({ _tag: "HermesNoKey", agent: "hermes", route: "GET /v1/models" })
+          expect(yield* Effect.flip(hermes.profile("hermes/nobody"))).toMatchObject({ _tag: "HermesNoProfile", agent: "hermes/nobody" })
+          // What the error carries names no bridge code, no URL and no run id.
+          const carried = (e: object) => Object.values({ ...e }).map(String).join(" ")
+          expect(carried(unknown)).toContain("run_not_found")
+          for (const e of [unknown, unkeyed]) expect(carried(e)).not.toMatch(/bridge\.|https?:|run_0123/)
         }))
 
       it.effect("reads are repeated on transient failures", () =>

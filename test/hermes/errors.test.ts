@@ -1,12 +1,17 @@
-/** The failure table: Hermes failures → the bridge's errors, codes and statuses (the seed's table). */
+/**
+ * The one mapping of the Hermes adapter's errors to the bridge's (`services/hermesErrors.ts`):
+ * every adapter error → its bridge error, code and status (the seed's table), the per-operation
+ * lists of specific errors, and the failure details the adapter reads off Hermes's answers.
+ */
 import { Duration, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { errorCode, errorStatus } from "../../src/domain/errors.ts"
-import { toBridgeError } from "../../src/hermes/client/errors.ts"
 import {
   HermesBadAnswer,
+  type HermesFailure,
   HermesLacks,
   HermesNoKey,
+  HermesNoProfile,
   HermesStatus,
   HermesTimeout,
   HermesTransport,
@@ -15,31 +20,51 @@ import {
   saysRunUnknown,
   transportDetail
 } from "../../src/hermes/client/failure.ts"
+import { HERMES_RAISES, hermesError, type SpecificTag, toBridgeError, unknownProfile } from "../../src/services/hermesErrors.ts"
 
-const status = (s: number, code: string | null = null) =>
-  new HermesStatus({ status: s, code, detail: null, retryAfter: Option.none() })
-const ctx = { agent: "hermes/coder" }
+const site = { agent: "hermes/coder", route: "POST /v1/runs/{id}/stop" }
+const status = (s: number, code: string | null = null, detail: string | null = null) =>
+  new HermesStatus({ ...site, status: s, code, detail, retryAfter: Option.none() })
 const all = ["RunNotFound", "RunNotRunning", "NoPendingRequest", "IdempotencyConflict", "InvalidIdempotencyKey"] as const
-const seen = (f: Parameters<typeof toBridgeError>[0], allowed: ReadonlyArray<(typeof all)[number]> = all) => {
-  const e = toBridgeError(f, ctx, allowed)
-  return { code: errorCode(e), status: errorStatus(e), message: e.message }
+const seen = (f: HermesFailure, allowed: ReadonlyArray<SpecificTag> = all) => {
+  const e = toBridgeError(f, allowed)
+  return { tag: e._tag, code: errorCode(e), status: errorStatus(e), message: e.message }
 }
 
-describe("Hermes failures → bridge errors", () => {
-  it("no answer (refused, DNS, reset, timeout) is agent_unavailable 502", () => {
-    for (const f of [new HermesTransport({ detail: "ECONNREFUSED" }), new HermesTransport({ detail: "ENOTFOUND" }), new HermesTimeout({ afterMs: 100 })]) {
-      expect(seen(f)).toMatchObject({ code: "bridge.agent_unavailable", status: 502 })
+describe("Hermes adapter errors → bridge errors", () => {
+  it("each adapter error has its bridge error, code, status and message", () => {
+    const cases: ReadonlyArray<readonly [HermesFailure, string, string, number, string]> = [
+      [new HermesTransport({ ...site, detail: "ECONNREFUSED" }), "AgentUnavailable", "bridge.agent_unavailable", 502, "hermes/coder does not answer (ECONNREFUSED)"],
+      [new HermesTimeout({ ...site, afterMs: 300 }), "AgentUnavailable", "bridge.agent_unavailable", 502, "hermes/coder did not answer within 300 ms"],
+      [new HermesNoKey(site), "AgentUnkeyed", "bridge.agent_unkeyed", 503, "the bridge holds no API key for hermes/coder"],
+      [new HermesBadAnswer({ ...site, detail: "unexpected body from POST /v1/runs" }), "AgentRefused", "bridge.agent_refused", 502,
+        "hermes/coder sent an answer the bridge cannot read (unexpected body from POST /v1/runs)"],
+      [new HermesLacks({ ...site, feature: "run_steer", action: "steer a running run" }), "AgentRefused", "bridge.agent_refused", 502,
+        "hermes/coder cannot steer a running run: this Hermes build does not offer run_steer (its capabilities lack it)"],
+      [status(500, "upstream_error", "provider said no"), "AgentRefused", "bridge.agent_refused", 502, "hermes/coder refused the request (500 upstream_error): provider said no"],
+      [status(401, "invalid_api_key"), "AgentRefused", "bridge.agent_refused", 502, "hermes/coder refused the bridge's key (401 invalid_api_key)"]
+    ]
+    for (const [failure, tag, code, httpStatus, message] of cases) {
+      expect(seen(failure), failure._tag).toEqual({ tag, code, status: httpStatus, message })
     }
+  })
+
+  it("an agent no profile answers to is unknown_agent 404, and pi is named as not runnable", () => {
+    const unknown = unknownProfile(new HermesNoProfile({ agent: "hermes/nobody" }))
+    expect([unknown._tag, errorCode(unknown), errorStatus(unknown)]).toEqual(["UnknownAgent", "bridge.unknown_agent", 404])
+    expect(unknown.message).toContain('unknown agent "hermes/nobody"')
+    const pi = toBridgeError(new HermesNoProfile({ agent: "pi" }))
+    expect(pi.message).toContain("listed by agents_list but is not runnable")
+    expect(pi.message).not.toContain("unknown agent")
   })
 
   it("Hermes 401/403 and every 5xx are agent_refused shown as 502, keeping Hermes's status", () => {
     for (const s of [401, 403, 500, 502, 503, 504]) {
-      const e = toBridgeError(status(s, s === 401 ? "gateway_auth_failed" : null), ctx, all)
+      const e = toBridgeError(status(s, s === 401 ? "gateway_auth_failed" : null), all)
       expect(e._tag).toBe("AgentRefused")
       expect(errorStatus(e)).toBe(502)
       expect(e._tag === "AgentRefused" && e.hermesStatus).toBe(s)
     }
-    expect(seen(status(401, "invalid_api_key")).message).toContain("refused the bridge's key")
   })
 
   it("any other 4xx is agent_refused with Hermes's own status (429 stays 429)", () => {
@@ -61,38 +86,54 @@ describe("Hermes failures → bridge errors", () => {
       [400, "invalid_idempotency_key", "bridge.invalid_idempotency_key", 422]
     ]
     for (const [s, code, bridge, bridgeStatus] of cases) expect(seen(status(s, code))).toMatchObject({ code: bridge, status: bridgeStatus })
+    expect(seen(status(409, "run_not_accepting_steer", "finalising")).message).toBe(
+      "hermes/coder does not accept this now: the run is not running (finalising)"
+    )
   })
 
-  it("a run is unknown only when Hermes's JSON says run_not_found; a bare 404 (a route the build lacks) is a refusal", () => {
-    expect(seen(status(404, "run_not_found"))).toMatchObject({ code: "bridge.run_not_found" })
+  it("a run is unknown only when Hermes's JSON says run_not_found; a bare 404 (a route the build lacks) is a refusal carrying 404", () => {
+    expect(seen(status(404, "run_not_found"))).toMatchObject({ code: "bridge.run_not_found", message: "hermes/coder does not know this run" })
     const bare = seen(status(404))
     expect(bare).toMatchObject({ code: "bridge.agent_refused", status: 404 })
-    expect(bare.message).toContain("no such route")
+    expect(bare.message).toBe("hermes/coder refused the request (404): this Hermes build has no such route")
+    // Another code on a 404 says nothing about the run either.
+    expect(seen(status(404, "not_found"))).toMatchObject({ code: "bridge.agent_refused", status: 404 })
     expect(saysRunUnknown(status(404, "run_not_found"))).toBe(true)
     expect(saysRunUnknown(status(404))).toBe(false)
     expect(saysRunUnknown(status(404, "not_found"))).toBe(false)
   })
 
-  it("a feature the build lacks is agent_refused 502 naming the capability", () => {
-    const e = seen(new HermesLacks({ feature: "run_steer", action: "steer a running run" }))
-    expect(e).toMatchObject({ code: "bridge.agent_refused", status: 502 })
-    expect(e.message).toContain("run_steer")
-    expect(e.message).toContain("steer a running run")
-  })
-
   it("a specific code the operation cannot raise falls back to agent_refused with Hermes's status", () => {
     expect(seen(status(409, "clarify_not_pending"), ["RunNotFound"])).toMatchObject({ code: "bridge.agent_refused", status: 409 })
+    // With no list at all (health, models, features, follow), even run_not_found is a refusal.
+    expect(seen(status(404, "run_not_found"), [])).toMatchObject({ code: "bridge.agent_refused", status: 404 })
+    expect(errorCode(hermesError()(status(404, "run_not_found")))).toBe("bridge.agent_refused")
   })
 
-  it("no key is agent_unkeyed 503; an unreadable answer is agent_refused 502", () => {
-    expect(seen(new HermesNoKey())).toMatchObject({ code: "bridge.agent_unkeyed", status: 503 })
-    expect(seen(new HermesBadAnswer({ detail: "x" }))).toMatchObject({ code: "bridge.agent_refused", status: 502 })
+  it("each operation's list: what its route may answer, and nothing else", () => {
+    const raises = (op: keyof typeof HERMES_RAISES, f: HermesFailure) => errorCode(hermesError(HERMES_RAISES[op])(f))
+    expect(raises("start", status(409, "idempotency_key_conflict"))).toBe("bridge.idempotency_conflict")
+    expect(raises("start", status(400, "invalid_idempotency_key"))).toBe("bridge.invalid_idempotency_key")
+    expect(raises("start", status(404, "run_not_found"))).toBe("bridge.agent_refused")
+    for (const op of ["status", "events", "approval", "steer", "stop", "clarify"] as const) {
+      expect(raises(op, status(404, "run_not_found")), op).toBe("bridge.run_not_found")
+    }
+    expect(raises("status", status(409, "run_not_active"))).toBe("bridge.agent_refused")
+    expect(raises("stop", status(409, "approval_not_pending"))).toBe("bridge.agent_refused")
+    expect(raises("steer", status(409, "run_not_accepting_steer"))).toBe("bridge.run_not_running")
+    expect(raises("steer", status(409, "approval_not_pending"))).toBe("bridge.agent_refused")
+    expect(raises("approval", status(409, "approval_not_pending"))).toBe("bridge.no_pending_request")
+    expect(raises("approval", status(409, "run_not_active"))).toBe("bridge.run_not_running")
+    expect(raises("clarify", status(409, "clarify_not_pending"))).toBe("bridge.no_pending_request")
+    expect(raises("clarify", status(409, "idempotency_key_conflict"))).toBe("bridge.agent_refused")
+    expect(HERMES_RAISES.generic).toEqual([])
   })
 
-  it("messages name the agent and never a URL", () => {
-    const m = seen(new HermesTransport({ detail: "ECONNREFUSED" })).message
+  it("messages name the agent and never a URL or the route", () => {
+    const m = seen(new HermesTransport({ ...site, detail: "ECONNREFUSED" })).message
     expect(m).toContain("hermes/coder")
     expect(m).not.toMatch(/https?:/)
+    expect(m).not.toContain("/v1/")
   })
 })
 
@@ -113,12 +154,12 @@ describe("failure details", () => {
   })
 
   it("only no-answer, 429 and 5xx are worth repeating", () => {
-    expect(isTransient(new HermesTransport({ detail: "x" }))).toBe(true)
-    expect(isTransient(new HermesTimeout({ afterMs: 1 }))).toBe(true)
+    expect(isTransient(new HermesTransport({ ...site, detail: "x" }))).toBe(true)
+    expect(isTransient(new HermesTimeout({ ...site, afterMs: 1 }))).toBe(true)
     expect(isTransient(status(429))).toBe(true)
     expect(isTransient(status(503))).toBe(true)
     expect(isTransient(status(401))).toBe(false)
     expect(isTransient(status(404))).toBe(false)
-    expect(isTransient(new HermesNoKey())).toBe(false)
+    expect(isTransient(new HermesNoKey(site))).toBe(false)
   })
 })

@@ -4,10 +4,11 @@ import { Duration, Effect, Fiber, Option, Schedule, TestClock } from "effect"
 import { HermesStatus, HermesTransport } from "../../src/hermes/client/failure.ts"
 import { followReconnectSchedule, hermesRetrySchedule } from "../../src/hermes/client/schedules.ts"
 
-const busy = (seconds: number) => new HermesStatus({ status: 429, code: "rate_limit_exceeded", detail: null, retryAfter: Option.some(Duration.seconds(seconds)) })
+const site = { agent: "hermes", route: "GET /v1/models" }
+const busy = (seconds: number) => new HermesStatus({ ...site, status: 429, code: "rate_limit_exceeded", detail: null, retryAfter: Option.some(Duration.seconds(seconds)) })
 
 describe("hermesRetrySchedule", () => {
-  const busy = (seconds: number) => new HermesStatus({ status: 429, code: "rate_limit_exceeded", detail: null, retryAfter: Option.some(Duration.seconds(seconds)) })
+  const busy = (seconds: number) => new HermesStatus({ ...site, status: 429, code: "rate_limit_exceeded", detail: null, retryAfter: Option.some(Duration.seconds(seconds)) })
 
   it.effect("waits at least Retry-After before repeating", () =>
     Effect.gen(function* () {
@@ -30,7 +31,7 @@ describe("hermesRetrySchedule", () => {
       expect((yield* Fiber.await(fiber))._tag).toBe("Failure")
       expect(attempts).toBe(4)
       let refused = 0
-      const permanent = Effect.suspend(() => { refused++; return Effect.fail(new HermesStatus({ status: 401, code: null, detail: null, retryAfter: Option.none() })) })
+      const permanent = Effect.suspend(() => { refused++; return Effect.fail(new HermesStatus({ ...site, status: 401, code: null, detail: null, retryAfter: Option.none() })) })
       yield* Effect.flip(Effect.retry(permanent, hermesRetrySchedule))
       expect(refused).toBe(1)
     }))
@@ -39,7 +40,7 @@ describe("hermesRetrySchedule", () => {
 describe("followReconnectSchedule", () => {
   it.effect("backs off exponentially from ~100 ms up to ~5 s between attempts, and never gives up by itself", () =>
     Effect.gen(function* () {
-      const failure = new HermesTransport({ detail: "ECONNREFUSED" })
+      const failure = new HermesTransport({ ...site, detail: "ECONNREFUSED" })
       const delays = yield* Schedule.run(Schedule.delays(followReconnectSchedule), 0, Array.from({ length: 30 }, () => failure))
       const ms = Array.from(delays, Duration.toMillis)
       expect(ms).toHaveLength(30)

@@ -9,7 +9,7 @@ import { Effect, Layer, Option, Queue, Stream, TestClock } from "effect"
 import { parseArgs } from "../../src/cli/args.ts"
 import { inboxCommand } from "../../src/cli/inbox.ts"
 import { AppConfig } from "../../src/config/AppConfig.ts"
-import { Internal } from "../../src/domain/errors.ts"
+import { HermesStatus } from "../../src/hermes/client/failure.ts"
 import { Inbox } from "../../src/services/inbox/Inbox.ts"
 import { makeOtherConnectionsCheck, watchOtherConnections } from "../../src/services/inbox/InboxChanges.ts"
 import { InboxStore } from "../../src/services/inbox/InboxStore.ts"
@@ -73,10 +73,12 @@ describe("the inbox change feed", () => {
     Effect.gen(function* () {
       const row = yield* openApproval()
       const failed = yield* moves(Effect.flip(decide(row.id, true)))
-      expect(failed.value._tag).toBe("Internal")
+      expect(failed.value._tag).toBe("AgentRefused")
       expect((yield* moves(Effect.flip(decide(row.id, false)))).by).toBe(0) // Hermes still refuses: still pending
       expect(Option.map(yield* Effect.flatMap(Inbox, (i) => i.get(row.id)), (r) => r.state)).toEqual(Option.some("pending"))
-    }).pipe(Effect.provide(makeStack(() => Effect.fail(new Internal({ incident: "inc_test" }))).layer))
+    }).pipe(Effect.provide(makeStack(() =>
+      Effect.fail(new HermesStatus({ agent: "hermes", route: "POST /v1/runs/{id}/approval", status: 500, code: null, detail: null, retryAfter: Option.none() }))
+    ).layer))
   )
 
   it.scoped("wakes a subscriber with each new version, the current one first", () =>

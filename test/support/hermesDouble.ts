@@ -1,9 +1,11 @@
 /**
  * A scripted `HermesClient` for edge tests that do not need a real Hermes: fixed profiles, health and
- * model answers. Run tests use the simulator instead.
+ * model answers, failing as the real client does (with the adapter's errors). Run tests use the
+ * simulator instead.
  */
 import { Effect, Layer, Option, Redacted, Stream } from "effect"
-import { AgentUnavailable, UnknownAgent, Unavailable } from "../../src/domain/errors.ts"
+import { Unavailable } from "../../src/domain/errors.ts"
+import { HermesNoProfile, HermesTransport } from "../../src/hermes/client/failure.ts"
 import { HermesClient, type HermesClientShape, type HermesProfile } from "../../src/hermes/client/HermesClient.ts"
 
 export interface DoubleOptions {
@@ -20,16 +22,16 @@ export const hermesDouble = (options: DoubleOptions = {}) => {
     key: s.keyed === false ? Option.none() : Option.some(Redacted.make(`double-key-${s.name}`))
   }))
   const spec = (p: HermesProfile) => specs.find((s) => s.name === p.name)!
-  const down = () => new AgentUnavailable({ message: "Hermes does not answer" })
+  const down = (p: HermesProfile, route: string) => new HermesTransport({ agent: p.agent, route, detail: "ECONNREFUSED" })
   const unused = () => Effect.die(new Unavailable({ message: "not scripted in this double" }))
   const shape: HermesClientShape = {
     profiles,
     profile: (agent) => {
       const p = profiles.find((x) => x.agent === agent)
-      return p === undefined ? Effect.fail(new UnknownAgent({ message: `no agent '${agent}'` })) : Effect.succeed(p)
+      return p === undefined ? Effect.fail(new HermesNoProfile({ agent })) : Effect.succeed(p)
     },
-    health: (p) => (spec(p).up === false ? Effect.fail(down()) : Effect.succeed({ status: "ok", version: spec(p).version ?? "0.20.4" })),
-    models: (p) => (spec(p).up === false ? Effect.fail(down()) : Effect.succeed([p.name === "default" ? "hermes-agent" : p.name])),
+    health: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /health")) : Effect.succeed({ status: "ok", version: spec(p).version ?? "0.20.4" })),
+    models: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /v1/models")) : Effect.succeed([p.name === "default" ? "hermes-agent" : p.name])),
     features: unused,
     start: unused,
     status: unused,

@@ -7,7 +7,7 @@ import { Effect, Layer, ManagedRuntime, Option, Ref } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { AgentUnavailable, NoPendingRequest, RunNotFound } from "../../src/domain/errors.ts"
+import { HermesStatus, HermesTransport } from "../../src/hermes/client/failure.ts"
 import { Inbox, type RunApprovalInput } from "../../src/services/inbox/Inbox.ts"
 import { InboxStack } from "../../src/services/inbox/InboxLive.ts"
 import { SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
@@ -82,9 +82,12 @@ describe("run approvals", () => {
     }).pipe(Effect.provide(stack.layer))
   })
 
-  it.effect("Hermes no longer waiting (not pending, run gone) closes the row as expired", () =>
+  it.effect("Hermes no longer waiting (not pending, not running, run gone) closes the row as expired", () =>
     Effect.gen(function* () {
-      for (const answer of [new NoPendingRequest({ message: "x" }), new RunNotFound({ message: "x" })]) {
+      const route = "POST /v1/runs/{id}/approval"
+      const refusal = (status: number, code: string) =>
+        new HermesStatus({ agent: "hermes/coder", route, status, code, detail: null, retryAfter: Option.none() })
+      for (const answer of [refusal(409, "approval_not_pending"), refusal(409, "run_not_active"), refusal(404, "run_not_found")]) {
         const stack = makeStack(() => Effect.fail(answer))
         const row = yield* Effect.gen(function* () {
           const i = yield* inbox
@@ -97,11 +100,23 @@ describe("run approvals", () => {
     }))
 
   it.effect("Hermes not answering fails the decision and leaves the row pending", () => {
-    const stack = makeStack(() => Effect.fail(new AgentUnavailable({ message: "down" })))
+    const stack = makeStack(() => Effect.fail(new HermesTransport({ agent: "hermes/coder", route: "POST /v1/runs/{id}/approval", detail: "ECONNREFUSED" })))
     return Effect.gen(function* () {
       const i = yield* inbox
       const a = yield* i.openRunApproval(request())
       expect((yield* Effect.flip(i.decide(a.id, { approve: true, by: "admin" })))._tag).toBe("AgentUnavailable")
+      expect(Option.getOrThrow(yield* i.get(a.id)).state).toBe("pending")
+    }).pipe(Effect.provide(stack.layer))
+  })
+
+  it.effect("a bare 404 (no JSON saying run_not_found) is a refusal, not a gone run: the row stays pending", () => {
+    const bare = new HermesStatus({ agent: "hermes/coder", route: "POST /v1/runs/{id}/approval", status: 404, code: null, detail: null, retryAfter: Option.none() })
+    const stack = makeStack(() => Effect.fail(bare))
+    return Effect.gen(function* () {
+      const i = yield* inbox
+      const a = yield* i.openRunApproval(request())
+      const e = yield* Effect.flip(i.decide(a.id, { approve: true, by: "admin" }))
+      expect(e).toMatchObject({ _tag: "AgentRefused", hermesStatus: 404 })
       expect(Option.getOrThrow(yield* i.get(a.id)).state).toBe("pending")
     }).pipe(Effect.provide(stack.layer))
   })

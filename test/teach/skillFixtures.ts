@@ -3,7 +3,7 @@ import { Effect, Layer, Ref } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { BridgeError } from "../../src/domain/errors.ts"
+import type { HermesFailure } from "../../src/hermes/client/failure.ts"
 import { InboxStack } from "../../src/services/inbox/InboxLive.ts"
 import { SkillsLive } from "../../src/services/skills/SkillsLive.ts"
 import { type SkillDirs, SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
@@ -44,7 +44,7 @@ export interface Stack {
 }
 
 /** Skills + Inbox + SkillProposals + SkillStore over an in-memory database and the Hermes double. */
-export const makeStack = (approvalAnswer?: () => Effect.Effect<void, BridgeError>, dirs: SkillDirs = makeDirs()): Stack => {
+export const makeStack = (approvalAnswer?: () => Effect.Effect<void, HermesFailure>, dirs: SkillDirs = makeDirs()): Stack => {
   const calls = Effect.runSync(Ref.make<ReadonlyArray<ApprovalCall>>([]))
   const layer = SkillsLive.pipe(
     Layer.provideMerge(InboxStack),

@@ -1,10 +1,10 @@
 /**
  * Test doubles and layers for the teach area: a `HermesClient` with fixed profiles that records
- * approval answers, and the memory stack over an in-memory database.
+ * approval answers (failing, as the real client does, with the adapter's errors), and the memory
+ * stack over an in-memory database.
  */
 import { Effect, Layer, Option, Redacted, Ref, Stream } from "effect"
-import type { BridgeError } from "../../src/domain/errors.ts"
-import { UnknownAgent } from "../../src/domain/errors.ts"
+import { type HermesFailure, HermesNoProfile } from "../../src/hermes/client/failure.ts"
 import { HermesClient, type HermesClientShape, type HermesProfile } from "../../src/hermes/client/HermesClient.ts"
 import { Caller } from "../../src/request/Caller.ts"
 import { Redactor } from "../../src/common/Redactor.ts"
@@ -31,7 +31,7 @@ export const makeProfile = (name: string): HermesProfile => ({
  */
 export const hermesDouble = (
   calls: Ref.Ref<ReadonlyArray<ApprovalCall>>,
-  approvalAnswer: () => Effect.Effect<void, BridgeError> = () => Effect.void
+  approvalAnswer: () => Effect.Effect<void, HermesFailure> = () => Effect.void
 ): Layer.Layer<HermesClient> => {
   const profiles = [makeProfile("default"), makeProfile("coder")]
   const unused = () => Effect.die("not scripted in the teach double")
@@ -39,7 +39,7 @@ export const hermesDouble = (
     profiles,
     profile: (agent) => {
       const p = profiles.find((x) => x.agent === agent)
-      return p === undefined ? Effect.fail(new UnknownAgent({ message: `no agent '${agent}'` })) : Effect.succeed(p)
+      return p === undefined ? Effect.fail(new HermesNoProfile({ agent })) : Effect.succeed(p)
     },
     health: unused,
     models: unused,
@@ -50,7 +50,7 @@ export const hermesDouble = (
     follow: () => Stream.die("not scripted"),
     approval: (p, hermesRunId, body) =>
       Ref.update(calls, (xs) => [...xs, { profile: p.name, hermesRunId, choice: body.choice, requestId: body.requestId }]).pipe(
-        Effect.zipRight(approvalAnswer() as Effect.Effect<void, never>)
+        Effect.zipRight(approvalAnswer())
       ),
     steer: unused,
     stop: unused,

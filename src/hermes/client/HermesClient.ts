@@ -1,25 +1,17 @@
 /**
  * The bridge's grip on Hermes: one service over every configured profile's API server
- * (docs/SIMULATOR.md). Every failure is already one of the bridge's typed errors, as docs/REFERENCE.md's error table
- * says, so callers never see HTTP details.
+ * (docs/SIMULATOR.md). It fails with the adapter's own errors (`failure.ts`: status, Hermes's code
+ * and message, route and agent), never with the bridge's; the services that call it map those to
+ * `bridge.*` in one place (`services/hermesErrors.ts`), with the specific errors their operation
+ * may raise.
  *
  * This file is the interface; `HermesClientLive.ts` implements it over @effect/platform's HttpClient.
  */
 import type { Duration, Effect, Option, Redacted, Stream } from "effect"
 import { Context } from "effect"
-import type {
-  AgentRefused,
-  AgentUnavailable,
-  AgentUnkeyed,
-  IdempotencyConflict,
-  InvalidIdempotencyKey,
-  NoPendingRequest,
-  RunNotFound,
-  RunNotRunning,
-  UnknownAgent
-} from "../../domain/errors.ts"
 import type { HermesEvent } from "../../domain/runs/hermesEvents.ts"
 import type { RunStatus } from "../../domain/runs/view.ts"
+import type { HermesFailure, HermesNoProfile } from "./failure.ts"
 
 /** One configured Hermes profile as the bridge addresses it. */
 export interface HermesProfile {
@@ -31,7 +23,7 @@ export interface HermesProfile {
   readonly agentId: string
   /** Base URL of this profile's API server (already `<url>/p/<profile>` when multiplexed). */
   readonly baseUrl: string
-  /** The key the bridge presents; none means `keyed: false` and `bridge.agent_unkeyed` on use. */
+  /** The key the bridge presents; none means `keyed: false` and `HermesNoKey` on use. */
   readonly key: Option.Option<Redacted.Redacted<string>>
 }
 
@@ -112,8 +104,6 @@ export interface HermesClarifyRequest {
 
 export type { HermesEvent } from "../../domain/runs/hermesEvents.ts"
 
-export type HermesCallError = AgentUnavailable | AgentRefused | AgentUnkeyed
-
 export interface FollowOptions {
   /** Resume after this frame id (newer builds), e.g. after a daemon restart. */
   readonly lastEventId?: number | undefined
@@ -132,28 +122,26 @@ export interface FollowOptions {
   readonly giveUpAfter?: Duration.DurationInput
 }
 
+/**
+ * Every method fails with a `HermesFailure` (a control route's refusal is a `HermesStatus` carrying
+ * Hermes's code, e.g. `run_not_found`, `approval_not_pending`), except `profile`.
+ */
 export interface HermesClientShape {
   readonly profiles: ReadonlyArray<HermesProfile>
-  /** Resolves `hermes` / `hermes/<profile>`; anything else is `bridge.unknown_agent`. */
-  readonly profile: (agent: string) => Effect.Effect<HermesProfile, UnknownAgent>
-  readonly health: (p: HermesProfile) => Effect.Effect<HermesHealth, AgentUnavailable | AgentRefused>
-  readonly models: (p: HermesProfile) => Effect.Effect<ReadonlyArray<string>, HermesCallError>
-  readonly features: (p: HermesProfile) => Effect.Effect<HermesFeatures, HermesCallError>
+  /** Resolves `hermes` / `hermes/<profile>`; anything else is `HermesNoProfile`. */
+  readonly profile: (agent: string) => Effect.Effect<HermesProfile, HermesNoProfile>
+  /** Health needs no key, so it never fails with `HermesNoKey`. */
+  readonly health: (p: HermesProfile) => Effect.Effect<HermesHealth, HermesFailure>
+  readonly models: (p: HermesProfile) => Effect.Effect<ReadonlyArray<string>, HermesFailure>
+  readonly features: (p: HermesProfile) => Effect.Effect<HermesFeatures, HermesFailure>
   /**
-   * Starts a run. Hermes's `idempotency_key_conflict` / `invalid_idempotency_key` come back as the
-   * bridge's own errors (the ledger normally answers those before Hermes is asked).
+   * Starts a run. Hermes's `idempotency_key_conflict` / `invalid_idempotency_key` come back as its
+   * `HermesStatus` (the ledger normally answers those before Hermes is asked).
    */
-  readonly start: (
-    p: HermesProfile,
-    req: StartRunRequest
-  ) => Effect.Effect<StartRunResult, HermesCallError | IdempotencyConflict | InvalidIdempotencyKey>
-  readonly status: (p: HermesProfile, hermesRunId: string) => Effect.Effect<HermesRunStatus, HermesCallError | RunNotFound>
+  readonly start: (p: HermesProfile, req: StartRunRequest) => Effect.Effect<StartRunResult, HermesFailure>
+  readonly status: (p: HermesProfile, hermesRunId: string) => Effect.Effect<HermesRunStatus, HermesFailure>
   /** One SSE connection to the run's events (no reconnect). */
-  readonly events: (
-    p: HermesProfile,
-    hermesRunId: string,
-    lastEventId?: number
-  ) => Stream.Stream<HermesEvent, HermesCallError | RunNotFound>
+  readonly events: (p: HermesProfile, hermesRunId: string, lastEventId?: number) => Stream.Stream<HermesEvent, HermesFailure>
   /**
    * The run's events until it ends, across dropped connections: reconnects with backoff, resumes with
    * Last-Event-ID where frames are numbered, else falls back to polling status and synthesises the
@@ -161,19 +149,22 @@ export interface HermesClientShape {
    * `run.interrupted`) and pending approval/clarification requests from it. A run Hermes no longer
    * knows ends with a synthesised `run.interrupted` whose `error` says so. Ends after a terminal event.
    */
-  readonly follow: (p: HermesProfile, hermesRunId: string, options?: FollowOptions) => Stream.Stream<HermesEvent, HermesCallError>
+  readonly follow: (p: HermesProfile, hermesRunId: string, options?: FollowOptions) => Stream.Stream<HermesEvent, HermesFailure>
   readonly approval: (
     p: HermesProfile,
     hermesRunId: string,
     body: { readonly choice: "once" | "session" | "always" | "deny"; readonly requestId?: string }
-  ) => Effect.Effect<void, HermesCallError | RunNotFound | NoPendingRequest | RunNotRunning>
-  readonly steer: (p: HermesProfile, hermesRunId: string, input: string) => Effect.Effect<void, HermesCallError | RunNotFound | RunNotRunning>
-  readonly stop: (p: HermesProfile, hermesRunId: string) => Effect.Effect<void, HermesCallError | RunNotFound>
+  ) => Effect.Effect<void, HermesFailure>
+  /** A build whose capabilities lack `run_steer` is not asked: `HermesLacks`. */
+  readonly steer: (p: HermesProfile, hermesRunId: string, input: string) => Effect.Effect<void, HermesFailure>
+  /** No live task for the run (404, or newer builds' 409 `run_not_active`) is a 404 `run_not_found`. */
+  readonly stop: (p: HermesProfile, hermesRunId: string) => Effect.Effect<void, HermesFailure>
+  /** A build without clarifications answers as Hermes would for no pending one: 409 `clarify_not_pending`. */
   readonly clarify: (
     p: HermesProfile,
     hermesRunId: string,
     body: { readonly clarifyId: string; readonly response: string | ReadonlyArray<string> | null }
-  ) => Effect.Effect<void, HermesCallError | RunNotFound | NoPendingRequest | RunNotRunning>
+  ) => Effect.Effect<void, HermesFailure>
 }
 
 export class HermesClient extends Context.Tag("agent-bridge/HermesClient")<HermesClient, HermesClientShape>() {}

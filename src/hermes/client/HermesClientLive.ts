@@ -8,16 +8,15 @@ import { HttpClient } from "@effect/platform"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Context, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { unknownAgent } from "../../domain/agents.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { HermesEmbedded, HermesEmbeddedForTools } from "../embedded.ts"
 import { HermesProfiles } from "../profiles.ts"
-import type { HermesFailure } from "./failure.ts"
+import { type HermesFailure, HermesNoProfile } from "./failure.ts"
 import { makeFeatureCache } from "./features.ts"
 import { followRun } from "./follow.ts"
 import { HermesClient, type HermesClientShape, type HermesFeatures, type HermesProfile } from "./HermesClient.ts"
 import { makeHermesHttp } from "./http.ts"
-import { fetchFeatures, makeOperations, mapFailure } from "./operations.ts"
+import { fetchFeatures, makeOperations } from "./operations.ts"
 import { followReconnectSchedule } from "./schedules.ts"
 
 export interface HermesClientOptions {
@@ -59,22 +58,23 @@ export const makeHermesClient = (
       profile: (agent) => {
         const found = profiles.find((p) => p.agent === agent)
         return found === undefined
-          ? Effect.fail(unknownAgent(agent))
+          ? Effect.fail(new HermesNoProfile({ agent }))
           : Effect.succeed(found)
       },
       health: ops.health,
       models: ops.models,
-      features: (p) => features(p).pipe(Effect.mapError(mapFailure(p, []))),
+      features,
       start: ops.start,
       status: ops.status,
-      events: ops.events,
+      events: (p, runId, lastEventId) => ops.events(p, runId, lastEventId ?? null),
       follow: (p, runId, o) =>
         followRun(
           {
             runId,
-            openEvents: (lastId) => ops.eventsRaw(p, runId, lastId),
-            status: ops.statusRaw(p, runId),
+            openEvents: (lastId) => ops.events(p, runId, lastId),
+            status: ops.status(p, runId),
             profile: p.name,
+            agent: p.agent,
             schedule: o?.giveUpAfter === undefined ? reconnect : reconnect.pipe(Schedule.upTo(o.giveUpAfter))
           },
           {
@@ -82,7 +82,7 @@ export const makeHermesClient = (
             receivedText: o?.receivedText ?? "",
             pollInterval: o?.pollInterval === undefined ? defaultPoll : Duration.decode(o.pollInterval)
           }
-        ).pipe(Stream.mapError(mapFailure(p, []))),
+        ),
       approval: ops.approval,
       steer: ops.steer,
       stop: ops.stop,

@@ -1,41 +1,58 @@
 /**
- * What went wrong talking to Hermes, before it becomes one of the bridge's errors. Kept separate so
- * the retry policy can look at HTTP details (status, `Retry-After`) that the bridge's errors
- * deliberately do not carry, and so the mapping to bridge errors sits in one table (`errors.ts`).
+ * The Hermes adapter's own errors: what went wrong talking to Hermes, in Hermes's terms. The client
+ * fails with these and never with the bridge's errors; the services turn them into `bridge.*` in one
+ * table (`services/hermesErrors.ts`). Kept in Hermes's terms so the retry policy can look at HTTP
+ * details (status, `Retry-After`) that the bridge's errors deliberately do not carry.
+ *
+ * Every failure says where it happened: `agent` (`hermes` or `hermes/<profile>`, what the bridge's
+ * messages name) and `route` (`POST /v1/runs/{id}/steer`: the method and the route's template, never
+ * a URL or a run id).
  */
 import { Data, Duration, Option } from "effect"
 
+/** Where a failure happened. */
+export interface HermesCallSite {
+  /** The public agent id of the profile: `hermes` or `hermes/<profile>`. */
+  readonly agent: string
+  /** The method and route template, e.g. `GET /v1/runs/{id}/events`. */
+  readonly route: string
+}
+
 /** No answer at all: connection refused or reset, DNS failure, the stream broke. */
-export class HermesTransport extends Data.TaggedError("HermesTransport")<{ readonly detail: string }> {}
+export class HermesTransport extends Data.TaggedError("HermesTransport")<HermesCallSite & { readonly detail: string }> {}
 
 /** No answer within the profile's timeout. */
-export class HermesTimeout extends Data.TaggedError("HermesTimeout")<{ readonly afterMs: number }> {}
+export class HermesTimeout extends Data.TaggedError("HermesTimeout")<HermesCallSite & { readonly afterMs: number }> {}
 
 /** Hermes answered with a non-2xx status. `code` is the error envelope's `code`, when there is one. */
-export class HermesStatus extends Data.TaggedError("HermesStatus")<{
+export class HermesStatus extends Data.TaggedError("HermesStatus")<HermesCallSite & {
   readonly status: number
   readonly code: string | null
+  /** The error envelope's `message`, when there is one. */
   readonly detail: string | null
   readonly retryAfter: Option.Option<Duration.Duration>
 }> {}
 
 /** Hermes answered 2xx with a body the bridge cannot read. */
-export class HermesBadAnswer extends Data.TaggedError("HermesBadAnswer")<{ readonly detail: string }> {}
+export class HermesBadAnswer extends Data.TaggedError("HermesBadAnswer")<HermesCallSite & { readonly detail: string }> {}
 
 /** The bridge holds no key for the profile, so it does not call. */
-export class HermesNoKey extends Data.TaggedError("HermesNoKey")<{}> {}
+export class HermesNoKey extends Data.TaggedError("HermesNoKey")<HermesCallSite> {}
 
 /**
  * This Hermes build does not offer what the call needs (its capabilities lack `feature`), so the
  * bridge does not call: a build without the route answers a plain-text 404 that says nothing about
  * the run.
  */
-export class HermesLacks extends Data.TaggedError("HermesLacks")<{
+export class HermesLacks extends Data.TaggedError("HermesLacks")<HermesCallSite & {
   /** The capability flag, e.g. `run_steer`. */
   readonly feature: string
   /** What the caller wanted, in words: "steer a running run". */
   readonly action: string
 }> {}
+
+/** No configured profile answers to this agent id (nothing was called). */
+export class HermesNoProfile extends Data.TaggedError("HermesNoProfile")<{ readonly agent: string }> {}
 
 export type HermesFailure = HermesTransport | HermesTimeout | HermesStatus | HermesBadAnswer | HermesNoKey | HermesLacks
 

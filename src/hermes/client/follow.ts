@@ -200,6 +200,8 @@ export interface FollowDeps {
   readonly schedule: Schedule.Schedule<HermesFailure, HermesFailure>
   /** The profile's name, for the reconnect and polling counters. */
   readonly profile?: string | undefined
+  /** The profile's agent id (`hermes`, `hermes/<profile>`), for the follow's own failures. */
+  readonly agent: string
 }
 
 export interface FollowSettings {
@@ -218,7 +220,8 @@ const isPermanent = (f: HermesFailure) =>
 const EVENTS_ROUTE = "GET /v1/runs/{id}/events"
 const STATUS_ROUTE = "GET /v1/runs/{id}"
 
-const streamEndedEarly = new HermesTransport({ detail: "the event stream ended before the run did" })
+const streamEndedEarly = (agent: string) =>
+  new HermesTransport({ agent, route: EVENTS_ROUTE, detail: "the event stream ended before the run did" })
 
 /** One warn line per Hermes trouble: what failed, on which route, and what the follow does next. */
 const trouble = (route: string, failure: HermesFailure, next: string) =>
@@ -243,7 +246,7 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
           Effect.either
         )
         if (tracker.done) break
-        const failure = Either.isLeft(ended) ? ended.left : streamEndedEarly
+        const failure = Either.isLeft(ended) ? ended.left : streamEndedEarly(deps.agent)
         if (isNotFound(failure)) {
           polling = true
           yield* trouble(EVENTS_ROUTE, failure, "polling the run's status instead of its event stream")

@@ -9,6 +9,7 @@ import type { HttpClientError } from "@effect/platform"
 import { Duration, Effect, Either, Option, Schema } from "effect"
 import {
   HermesBadAnswer,
+  type HermesCallSite,
   type HermesFailure,
   HermesNoKey,
   HermesStatus,
@@ -27,6 +28,11 @@ export interface HermesCall {
   readonly method: "GET" | "POST"
   /** Path below the profile's base URL, e.g. `/v1/runs`. */
   readonly path: string
+  /**
+   * The route's template for failures and logs, e.g. `POST /v1/runs/{id}/steer` (no run id).
+   * Default: the method and `path`, for routes without a parameter.
+   */
+  readonly route?: string | undefined
   /** Whether the route needs the key (every route but health). */
   readonly auth: boolean
   readonly headers?: Readonly<Record<string, string>> | undefined
@@ -53,18 +59,25 @@ export interface JsonAnswer<A> {
 
 const joinUrl = (base: string, path: string) => `${base.replace(/\/+$/, "")}${path}`
 
-const fromClientError = (e: HttpClientError.HttpClientError): HermesFailure =>
+/** Where a call's failures happened: the profile's agent id and the route's template. */
+export const callSite = (call: HermesCall): HermesCallSite => ({
+  agent: call.profile.agent,
+  route: call.route ?? `${call.method} ${call.path}`
+})
+
+const fromClientError = (site: HermesCallSite) => (e: HttpClientError.HttpClientError): HermesFailure =>
   e._tag === "RequestError" && e.reason === "InvalidUrl"
-    ? new HermesTransport({ detail: "invalid Hermes URL" })
-    : new HermesTransport({ detail: transportDetail(e.cause) })
+    ? new HermesTransport({ ...site, detail: "invalid Hermes URL" })
+    : new HermesTransport({ ...site, detail: transportDetail(e.cause) })
 
 /** A non-2xx answer as a failure, with the envelope's code and message when Hermes sent one. */
-const statusFailure = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<HermesFailure> =>
+const statusFailure = (site: HermesCallSite, response: HttpClientResponse.HttpClientResponse): Effect.Effect<HermesFailure> =>
   response.text.pipe(
     Effect.orElseSucceed(() => ""),
     Effect.map((text) => {
       const envelope = Either.getOrUndefined(Schema.decodeUnknownEither(Schema.parseJson(ErrorEnvelope))(text))
       return new HermesStatus({
+        ...site,
         status: response.status,
         code: envelope?.error.code ?? null,
         detail: envelope?.error.message ?? null,
@@ -75,8 +88,8 @@ const statusFailure = (response: HttpClientResponse.HttpClientResponse): Effect.
 
 export const makeHermesHttp = (base: HttpClient.HttpClient, timeout: Duration.Duration): HermesHttp => {
   const client = base.pipe(HttpClient.withTracerPropagation(false))
-  const timed = <A>(eff: Effect.Effect<A, HermesFailure>, limit: Duration.Duration = timeout) =>
-    Effect.timeoutFail(eff, { duration: limit, onTimeout: () => new HermesTimeout({ afterMs: Duration.toMillis(limit) }) })
+  const timed = <A>(call: HermesCall, eff: Effect.Effect<A, HermesFailure>, limit: Duration.Duration = timeout) =>
+    Effect.timeoutFail(eff, { duration: limit, onTimeout: () => new HermesTimeout({ ...callSite(call), afterMs: Duration.toMillis(limit) }) })
   // Hermes's events route may itself wait up to 1 s for a just-started run before answering.
   const openTimeout = Duration.sum(timeout, Duration.seconds(1))
 
@@ -87,7 +100,7 @@ export const makeHermesHttp = (base: HttpClient.HttpClient, timeout: Duration.Du
         HttpClientRequest.setHeaders(call.headers ?? {})
       )
       if (call.auth) {
-        if (Option.isNone(call.profile.key)) return yield* new HermesNoKey()
+        if (Option.isNone(call.profile.key)) return yield* new HermesNoKey(callSite(call))
         req = HttpClientRequest.bearerToken(req, call.profile.key.value)
       }
       if (call.body !== undefined) req = HttpClientRequest.bodyUnsafeJson(req, call.body)
@@ -97,9 +110,9 @@ export const makeHermesHttp = (base: HttpClient.HttpClient, timeout: Duration.Du
   const send = (call: HermesCall) =>
     Effect.gen(function* () {
       const req = yield* request(call)
-      const response = yield* client.execute(req).pipe(Effect.mapError(fromClientError))
+      const response = yield* client.execute(req).pipe(Effect.mapError(fromClientError(callSite(call))))
       if (response.status >= 200 && response.status < 300) return response
-      return yield* Effect.flip(statusFailure(response))
+      return yield* Effect.flip(statusFailure(callSite(call), response))
     })
 
   const retried = <A>(call: HermesCall, eff: Effect.Effect<A, HermesFailure>) =>
@@ -107,13 +120,13 @@ export const makeHermesHttp = (base: HttpClient.HttpClient, timeout: Duration.Du
 
   return {
     timeout,
-    open: (call) => retried(call, measureHermes(call.profile.name)(timed(send(call), openTimeout))),
+    open: (call) => retried(call, measureHermes(call.profile.name)(timed(call, send(call), openTimeout))),
     json: (call, schema) =>
-      retried(call, measureHermes(call.profile.name)(timed(Effect.gen(function* () {
+      retried(call, measureHermes(call.profile.name)(timed(call, Effect.gen(function* () {
         const response = yield* send(call)
-        const text = yield* response.text.pipe(Effect.mapError(fromClientError))
+        const text = yield* response.text.pipe(Effect.mapError(fromClientError(callSite(call))))
         const body = yield* Schema.decodeUnknown(Schema.parseJson(schema))(text).pipe(
-          Effect.mapError(() => new HermesBadAnswer({ detail: `unexpected body from ${call.method} ${call.path}` }))
+          Effect.mapError(() => new HermesBadAnswer({ ...callSite(call), detail: `unexpected body from ${call.method} ${call.path}` }))
         )
         return { body, headers: response.headers }
       }))))

@@ -28,8 +28,9 @@ const probeOne = (hermes: HermesClientShape, p: HermesProfile): Effect.Effect<Pr
   const model = keyed
     ? hermes.models(p).pipe(
         Effect.map((ids) => ({ model: ids[0] ?? null, unauthorized: false })),
-        Effect.catchTag("AgentRefused", (e) =>
-          Effect.succeed({ model: null, unauthorized: e.hermesStatus === 401 || e.hermesStatus === 403 })
+        // Hermes's own status: a refused key is "unauthorized", not "down".
+        Effect.catchTag("HermesStatus", (f) =>
+          Effect.succeed({ model: null, unauthorized: f.status === 401 || f.status === 403 })
         ),
         Effect.catchAll(() => Effect.succeed({ model: null, unauthorized: false }))
       )

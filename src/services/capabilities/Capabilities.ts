@@ -11,6 +11,7 @@ import type { UnknownAgent } from "../../domain/errors.ts"
 import type { AgentCapabilities } from "../../domain/capabilities.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { Redactor } from "../../common/Redactor.ts"
+import { unknownProfile } from "../hermesErrors.ts"
 
 export interface CapabilitiesShape {
   readonly forAgent: (agent: string) => Effect.Effect<AgentCapabilities, UnknownAgent>
@@ -32,7 +33,7 @@ export class CapabilitiesService extends Context.Tag("agent-bridge/Capabilities"
       return {
         forAgent: (agent) =>
           Effect.gen(function* () {
-            const p = yield* hermes.profile(agent)
+            const p = yield* hermes.profile(agent).pipe(Effect.mapError(unknownProfile))
             // Unreadable is the same as invalid: every file field null, nothing logged (docs/REFERENCE.md).
             const text = yield* Effect.promise(() => fs.readFile(configFile(p.name), "utf8").catch(() => null))
             // Null when Hermes does not answer, the bridge holds no key for the profile, or it is no version.

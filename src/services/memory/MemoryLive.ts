@@ -10,6 +10,7 @@ import { Caller } from "../../request/Caller.ts"
 import { Memory } from "./Memory.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { MemoryStore } from "./MemoryStore.ts"
+import { unknownProfile } from "../hermesErrors.ts"
 import { checkLimit, checkQuery, checkText, hitView, storeNote } from "./notes.ts"
 import { clientNamespace, hermesNamespace, SHARED_NAMESPACE } from "./policy.ts"
 
@@ -24,7 +25,7 @@ export const MemoryLive = Layer.effect(
     const scope = (agent: string, client: string) =>
       agent === "shared"
         ? Effect.succeed({ write: SHARED_NAMESPACE, read: [SHARED_NAMESPACE, clientNamespace(client)] })
-        : Effect.map(hermes.profile(agent), (p) => {
+        : Effect.map(hermes.profile(agent).pipe(Effect.mapError(unknownProfile)), (p) => {
             const own = hermesNamespace(p.name)
             return { write: own, read: [own, SHARED_NAMESPACE] }
           })

@@ -1,13 +1,15 @@
 /**
  * `agent_run_answer`, `agent_run_steer` and `agent_run_stop`: checked against the ledger, forwarded
- * to Hermes, and recorded. Hermes's own refusals arrive as the bridge's errors already; a run Hermes
- * no longer has a live task for is answered in the caller's terms (nothing pending, not running).
+ * to Hermes, and recorded. Hermes's refusals are mapped to the bridge's errors (`hermesErrors.ts`); a
+ * run Hermes no longer has a live task for is answered in the caller's terms (nothing pending, not
+ * running).
  */
 import { Effect } from "effect"
 import { NoPendingRequest, RunNotRunning } from "../../domain/errors.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { StopActor } from "./Runs.ts"
 import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
+import { HERMES_RAISES, hermesError, unknownProfile } from "../hermesErrors.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import type { RunSignals } from "./RunSignals.ts"
 
@@ -38,8 +40,9 @@ export const makeControl = ({ ledger, hermes, signals }: ControlDeps) => {
         })
       }
       if (run.pending === null || run.pending.request_id !== requestId) return yield* notPending(requestId)
-      const profile = yield* hermes.profile(run.agent)
+      const profile = yield* hermes.profile(run.agent).pipe(Effect.mapError(unknownProfile))
       yield* hermes.clarify(profile, run.hermesRunId, { clarifyId: requestId, response }).pipe(
+        Effect.mapError(hermesError(HERMES_RAISES.clarify)),
         Effect.catchTag("RunNotFound", () => Effect.fail(notPending(requestId))),
         Effect.catchTag("RunNotRunning", () => Effect.fail(notPending(requestId)))
       )
@@ -57,8 +60,9 @@ export const makeControl = ({ ledger, hermes, signals }: ControlDeps) => {
   const steer = (run: RunRecord, input: string) =>
     Effect.gen(function* () {
       if (run.status !== "running") return yield* notRunning(run.status)
-      const profile = yield* hermes.profile(run.agent)
+      const profile = yield* hermes.profile(run.agent).pipe(Effect.mapError(unknownProfile))
       yield* hermes.steer(profile, run.hermesRunId, input).pipe(
+        Effect.mapError(hermesError(HERMES_RAISES.steer)),
         Effect.catchTag("RunNotFound", () => Effect.fail(notRunning("no longer running")))
       )
       // Hermes confirms with a `run.steered` event, which the follower records.
@@ -68,9 +72,10 @@ export const makeControl = ({ ledger, hermes, signals }: ControlDeps) => {
   const stop = (run: RunRecord, actor?: StopActor) =>
     Effect.gen(function* () {
       if (isTerminal(run.status) || run.status === "stopping") return run
-      const profile = yield* hermes.profile(run.agent)
+      const profile = yield* hermes.profile(run.agent).pipe(Effect.mapError(unknownProfile))
       const accepted = yield* hermes.stop(profile, run.hermesRunId).pipe(
         Effect.as(true),
+        Effect.mapError(hermesError(HERMES_RAISES.stop)),
         // No live task: the run just ended in Hermes; the follower records how.
         Effect.catchTag("RunNotFound", () => Effect.succeed(false))
       )

@@ -6,12 +6,13 @@
  *
  * `followOnce` returns when the run is terminal and fails on anything else; the supervisor restarts it.
  */
-import { Data, Duration, Effect, Option, Schedule } from "effect"
+import { Data, Duration, Effect, Option, Schedule, Stream } from "effect"
 import { fieldsOf, type HermesEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 import { approvalOf, reduceBatch } from "../../domain/runs/events.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { FollowTracker } from "../../hermes/client/follow.ts"
 import type { HermesClientShape, HermesProfile, HermesRunStatus } from "../../hermes/client/HermesClient.ts"
+import { HERMES_RAISES, hermesError } from "../hermesErrors.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import { consumeInBatches } from "./batches.ts"
@@ -96,6 +97,7 @@ export const makeFollower = (deps: FollowerDeps) => {
   const statusInHermes = (run: RunRecord, profile: HermesProfile) =>
     hermes.status(profile, run.hermesRunId).pipe(
       Effect.map(Option.some),
+      Effect.mapError(hermesError(HERMES_RAISES.status)),
       Effect.catchTag("RunNotFound", () => Effect.succeed(Option.none<HermesRunStatus>()))
     )
 
@@ -168,7 +170,9 @@ export const makeFollower = (deps: FollowerDeps) => {
       const lastEventId = run.hermesEventId ?? undefined
       const receivedText = run.outputBytes > 0 ? yield* ledger.output(runId) : undefined
       yield* consumeInBatches(
-        hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText }),
+        hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText }).pipe(
+          Stream.mapError(hermesError(HERMES_RAISES.generic))
+        ),
         { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, urgent: (e) => !STREAMED.has(e.event) },
         (batch) =>
           commit(run, batch).pipe(

@@ -9,13 +9,13 @@ import { AgentUnkeyed, IdempotencyConflict, type Internal, type InvalidIdempoten
 import { fingerprint } from "../../domain/runs/fingerprint.ts"
 import { hermesIdempotencyKey, validateKey } from "../../domain/runs/keys.ts"
 import type {
-  HermesCallError,
   HermesClientShape,
   HermesProfile,
   StartRunRequest,
   StartRunResult
 } from "../../hermes/client/HermesClient.ts"
 import type { CallerShape } from "../../request/Caller.ts"
+import { HERMES_RAISES, type HermesCallError, hermesError, unknownProfile } from "../hermesErrors.ts"
 import type { StartRunInput } from "./Runs.ts"
 import { ledgerFailureText, type LedgerShape, type RunRecord } from "./Ledger.ts"
 import { makeSingleFlight } from "./singleFlight.ts"
@@ -61,6 +61,7 @@ export const makeStart = (deps: StartDeps) => {
 
   const stopQuietly = (profile: HermesProfile, hermesRunId: string) =>
     hermes.stop(profile, hermesRunId).pipe(
+      Effect.mapError(hermesError(HERMES_RAISES.stop)),
       Effect.catchAll((e) => Effect.logError("could not stop a Hermes run the ledger failed to record", e)),
       Effect.annotateLogs({ hermesRunId })
     )
@@ -78,7 +79,7 @@ export const makeStart = (deps: StartDeps) => {
     const attempt = (n: number): Effect.Effect<StartRunResult, HermesCallError | IdempotencyConflict | InvalidIdempotencyKey> =>
       Effect.gen(function* () {
         const key = request.idempotencyKey === undefined ? undefined : hermesIdempotencyKey(attemptKey(request.idempotencyKey, n))
-        const started = yield* hermes.start(profile, { ...request, idempotencyKey: key })
+        const started = yield* hermes.start(profile, { ...request, idempotencyKey: key }).pipe(Effect.mapError(hermesError(HERMES_RAISES.start)))
         if (!started.replayed || key === undefined || n >= MAX_START_ATTEMPTS) return started
         const stoppedByUs = yield* hermes.status(profile, started.hermesRunId).pipe(
           Effect.map((s) => s.status === "cancelled" || s.status === "stopping"),
@@ -176,7 +177,7 @@ export const makeStart = (deps: StartDeps) => {
 
   return (caller: CallerShape, input: StartRunInput) =>
     Effect.gen(function* () {
-      const profile = yield* hermes.profile(input.agent)
+      const profile = yield* hermes.profile(input.agent).pipe(Effect.mapError(unknownProfile))
       if (Option.isNone(profile.key)) {
         return yield* new AgentUnkeyed({ message: `the bridge holds no API key for ${profile.agent}` })
       }

@@ -12,6 +12,7 @@ import { HermesClient, type HermesClientShape, type HermesEvent, type HermesProf
 import { hermesClientLayer } from "../../../src/hermes/client/HermesClientLive.ts"
 import { eventually, rawClient, type RawClient, sleep } from "../support/raw.ts"
 import { type Relay, startRelay } from "./relay.ts"
+import { servicesView } from "../support/servicesView.ts"
 
 export type Generation = "old" | "new"
 
@@ -80,8 +81,9 @@ export const contractSuite = (spec: ContractSpec): void => {
 
     const run = <A, E>(f: (h: HermesClientShape) => Effect.Effect<A, E>): Promise<A> =>
       runtime.runPromise(Effect.flatMap(HermesClient, f))
-    const flip = <A, E>(f: (h: HermesClientShape) => Effect.Effect<A, E>): Promise<E> =>
-      runtime.runPromise(Effect.flatMap(HermesClient, (h) => Effect.flip(f(h))))
+    /** A failing call's error as the services see it (mapped to the bridge's errors). */
+    const flip = <A, E>(f: (h: ReturnType<typeof servicesView>) => Effect.Effect<A, E>): Promise<E> =>
+      runtime.runPromise(Effect.flatMap(HermesClient, (h) => Effect.flip(f(servicesView(h)))))
     const start = (input: string) => run((h) => h.start(p, { input })).then((r) => r.hermesRunId)
     /** One events connection until the terminal event, collected. */
     const events = (id: string, client: HermesClientShape | null = null) =>
@@ -202,7 +204,7 @@ export const contractSuite = (spec: ContractSpec): void => {
     it("stop a finished run: newer builds keep its status, older ones have no live task (run_not_found)", async () => {
       const id = await start(target.inputs.plain)
       await statusOf(id, ["completed"])
-      const again = await runtime.runPromise(Effect.either(Effect.flatMap(HermesClient, (h) => h.stop(p, id))))
+      const again = await runtime.runPromise(Effect.either(Effect.flatMap(HermesClient, (h) => servicesView(h).stop(p, id))))
       expect(Either.isLeft(again) ? again.left._tag : "ok").toBe(newer ? "ok" : "RunNotFound")
       expect((await run((h) => h.status(p, id))).status).toBe("completed")
     }, 60_000)
@@ -329,7 +331,7 @@ export const contractSuite = (spec: ContractSpec): void => {
       // 0.19 says invalid_api_key, 0.20 gateway_auth_failed: the code is not tied to the generation.
       expect(r.json.error).toMatchObject({ message: expect.any(String), type: expect.any(String) })
       expect(["invalid_api_key", "gateway_auth_failed"]).toContain(r.json.error.code)
-      const e = await runtime.runPromise(Effect.flip(Effect.flatMap(HermesClient, (h) => h.status(profileOf(target.url, "wrong-key-0123456789"), UNKNOWN))))
+      const e = await flip((h) => h.status(profileOf(target.url, "wrong-key-0123456789"), UNKNOWN))
       expect(e._tag).toBe("AgentRefused")
     })
 

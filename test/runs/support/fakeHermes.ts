@@ -2,19 +2,13 @@
  * An in-memory HermesClient for run-service tests: runs are scripted by the test (`emit`), the event
  * log is numbered like a newer Hermes build (Last-Event-ID resumes), and failures can be injected.
  * Control calls behave as Hermes does (docs/SIMULATOR.md) (steer only while running, stop → cancelled, clarify
- * only for the pending id).
+ * only for the pending id), and fail as the real client does: with the adapter's own errors
+ * (`HermesStatus` with Hermes's code, `HermesTransport`, `HermesNoProfile`), which the services map.
  */
 import { Deferred, Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"
+import { HermesNoProfile, HermesStatus, HermesTransport } from "../../../src/hermes/client/failure.ts"
 import { HermesEventData, makeEvent, TERMINAL_EVENTS } from "../../../src/domain/runs/hermesEvents.ts"
 import { TERMINAL_STATUSES as TERMINAL_RUN_STATUSES } from "../../../src/domain/runs/view.ts"
-import {
-  AgentRefused,
-  AgentUnavailable,
-  NoPendingRequest,
-  RunNotFound,
-  RunNotRunning,
-  UnknownAgent
-} from "../../../src/domain/errors.ts"
 import {
   HermesClient,
   type HermesClientShape,
@@ -61,13 +55,16 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
     let cut = Effect.runSync(Deferred.make<void>())
 
     const live = () => [...runs.values()].filter((r) => !TERMINAL_STATUSES.has(r.status)).length
-    const unavailable = () => new AgentUnavailable({ message: "Hermes does not answer" })
-    const get = (id: string) => {
+    const unavailable = (p: HermesProfile, route: string) => new HermesTransport({ agent: p.agent, route, detail: "ECONNREFUSED" })
+    /** Hermes's JSON refusal on a route: its status and error code. */
+    const refusal = (p: HermesProfile, route: string, status: number, code: string) =>
+      new HermesStatus({ agent: p.agent, route, status, code, detail: null, retryAfter: Option.none() })
+    const get = (p: HermesProfile, route: string, id: string) => {
       const r = runs.get(id)
-      return r === undefined ? Effect.fail(new RunNotFound({ message: `Hermes has no run ${id}` })) : Effect.succeed(r)
+      return r === undefined ? Effect.fail(refusal(p, route, 404, "run_not_found")) : Effect.succeed(r)
     }
-    const guard = <A, E>(e: Effect.Effect<A, E>): Effect.Effect<A, E | AgentUnavailable> =>
-      Effect.suspend((): Effect.Effect<A, E | AgentUnavailable> => (faults.down ? Effect.fail(unavailable()) : e))
+    const guard = <A, E>(p: HermesProfile, route: string, e: Effect.Effect<A, E>): Effect.Effect<A, E | HermesTransport> =>
+      Effect.suspend((): Effect.Effect<A, E | HermesTransport> => (faults.down ? Effect.fail(unavailable(p, route)) : e))
 
     /** Appends one event to the run's log (and applies its effect on the fake's status). */
     const emit = (id: string, event: string, fields: Record<string, unknown> = {}) =>
@@ -97,19 +94,19 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
       profiles,
       profile: (agent) => {
         const p = profiles.find((x) => x.agent === agent)
-        return p === undefined ? Effect.fail(new UnknownAgent({ message: `no agent ${JSON.stringify(agent)}` })) : Effect.succeed(p)
+        return p === undefined ? Effect.fail(new HermesNoProfile({ agent })) : Effect.succeed(p)
       },
-      health: () => guard(Effect.succeed({ status: "ok", version: "0.20.4" })),
-      models: (p) => guard(Effect.succeed([p.name])),
+      health: (p) => guard(p, "GET /health", Effect.succeed({ status: "ok", version: "0.20.4" })),
+      models: (p) => guard(p, "GET /v1/models", Effect.succeed([p.name])),
       features: () => Effect.die("features are not used by the run service"),
       start: (p, req) =>
-        guard(Effect.gen(function* () {
+        guard(p, "POST /v1/runs", Effect.gen(function* () {
           calls.start.push(req)
           const key = req.idempotencyKey === undefined ? undefined : `${p.name}|${req.idempotencyKey}`
           const replay = key === undefined ? undefined : idempotency.get(key)
           if (replay !== undefined) return { hermesRunId: replay, replayed: true }
           if (live() >= (options.maxConcurrent ?? 10)) {
-            return yield* new AgentRefused({ message: "Hermes refused: rate_limit_exceeded", hermesStatus: 429 })
+            return yield* refusal(p, "POST /v1/runs", 429, "rate_limit_exceeded")
           }
           counter += 1
           const id = `run_${counter.toString(16).padStart(32, "0")}`
@@ -120,8 +117,8 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
           if (key !== undefined) idempotency.set(key, id)
           return { hermesRunId: id, replayed: false }
         })),
-      status: (_p, id) =>
-        guard(Effect.map(get(id), (r) => ({
+      status: (p, id) =>
+        guard(p, "GET /v1/runs/{id}", Effect.map(get(p, "GET /v1/runs/{id}", id), (r) => ({
           runId: r.id,
           status: r.status,
           output: r.status === "completed" ? r.output : null,
@@ -131,12 +128,13 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
           clarification: null
         }))),
       events: (p, id, lastEventId) => shape.follow(p, id, { lastEventId }),
-      follow: (_p, id, opts) =>
+      follow: (p, id, opts) =>
         Stream.unwrap(Effect.suspend(() => {
           calls.follow += 1
-          if (faults.followFailures > 0) { faults.followFailures -= 1; return Effect.fail(unavailable()) }
+          const route = "GET /v1/runs/{id}/events"
+          if (faults.followFailures > 0) { faults.followFailures -= 1; return Effect.fail(unavailable(p, route)) }
           if (faults.followDefects > 0) { faults.followDefects -= 1; return Effect.die("follower test defect") }
-          if (faults.down) return Effect.fail(unavailable())
+          if (faults.down) return Effect.fail(unavailable(p, route))
           if (faults.followEnds > 0) { faults.followEnds -= 1; return Effect.succeed(Stream.empty) }
           const run = runs.get(id)
           if (run === undefined) {
@@ -154,22 +152,22 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
             Stream.interruptWhen(Deferred.await(cut))
           ))
         })),
-      approval: (_p, id, body) =>
-        guard(Effect.gen(function* () {
-          const r = yield* get(id)
-          if (r.pendingApproval === null) return yield* new NoPendingRequest({ message: "approval_not_pending" })
+      approval: (p, id, body) =>
+        guard(p, "POST /v1/runs/{id}/approval", Effect.gen(function* () {
+          const r = yield* get(p, "POST /v1/runs/{id}/approval", id)
+          if (r.pendingApproval === null) return yield* refusal(p, "POST /v1/runs/{id}/approval", 409, "approval_not_pending")
           yield* emit(id, "approval.responded", { choice: body.choice, resolved: 1, request_id: r.pendingApproval })
         })),
-      steer: (_p, id, input) =>
-        guard(Effect.gen(function* () {
-          const r = yield* get(id)
-          if (r.status !== "running") return yield* new RunNotRunning({ message: "run_not_accepting_steer" })
+      steer: (p, id, input) =>
+        guard(p, "POST /v1/runs/{id}/steer", Effect.gen(function* () {
+          const r = yield* get(p, "POST /v1/runs/{id}/steer", id)
+          if (r.status !== "running") return yield* refusal(p, "POST /v1/runs/{id}/steer", 409, "run_not_accepting_steer")
           calls.steer.push(input)
           yield* emit(id, "run.steered", { accepted: true })
         })),
-      stop: (_p, id) =>
-        guard(Effect.gen(function* () {
-          const r = yield* get(id)
+      stop: (p, id) =>
+        guard(p, "POST /v1/runs/{id}/stop", Effect.gen(function* () {
+          const r = yield* get(p, "POST /v1/runs/{id}/stop", id)
           calls.stop.push(id)
           if (TERMINAL_STATUSES.has(r.status)) return
           const approval = r.pendingApproval
@@ -177,10 +175,10 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
           if (approval !== null) yield* emit(id, "approval.responded", { choice: "deny", resolved: 1, request_id: approval })
           if (options.stopEnds ?? true) yield* emit(id, "run.cancelled")
         })),
-      clarify: (_p, id, body) =>
-        guard(Effect.gen(function* () {
-          const r = yield* get(id)
-          if (r.pendingClarify !== body.clarifyId) return yield* new NoPendingRequest({ message: "clarify_not_pending" })
+      clarify: (p, id, body) =>
+        guard(p, "POST /v1/runs/{id}/clarify", Effect.gen(function* () {
+          const r = yield* get(p, "POST /v1/runs/{id}/clarify", id)
+          if (r.pendingClarify !== body.clarifyId) return yield* refusal(p, "POST /v1/runs/{id}/clarify", 409, "clarify_not_pending")
           calls.clarify.push(body.response)
           yield* emit(id, "clarify.responded", { clarify_id: body.clarifyId, outcome: "answered" })
         }))

@@ -1,5 +1,7 @@
 /**
- * Hermes failures → the bridge's typed errors, exactly as the failure table of docs/REFERENCE.md says:
+ * The one mapping of the Hermes adapter's errors (`hermes/client/failure.ts`) to the bridge's typed
+ * errors, as the failure table of docs/REFERENCE.md says. The Hermes client speaks only Hermes's
+ * terms; every service that calls it maps here, with the specific errors its operation may raise:
  * - no answer (refused, reset, DNS, timeout) → `bridge.agent_unavailable` (502);
  * - Hermes 401/403 or any 5xx → `bridge.agent_refused`, shown as 502 (`hermesStatus` keeps Hermes's
  *   status so `agents_list` can tell "unauthorized");
@@ -8,8 +10,10 @@
  *   a run is "not found" only when Hermes's JSON envelope says `run_not_found`: a bare 404 is the
  *   answer of a build without the route, and stays a refusal carrying 404;
  * - a feature this Hermes build lacks (the bridge did not call) → `bridge.agent_refused` (502)
- *   naming the missing capability.
+ *   naming the missing capability;
+ * - an agent id no profile answers to → `bridge.unknown_agent`.
  */
+import { unknownAgent } from "../domain/agents.ts"
 import {
   AgentRefused,
   AgentUnavailable,
@@ -18,10 +22,13 @@ import {
   InvalidIdempotencyKey,
   NoPendingRequest,
   RunNotFound,
-  RunNotRunning
-} from "../../domain/errors.ts"
-import type { HermesCallError } from "./HermesClient.ts"
-import type { HermesFailure } from "./failure.ts"
+  RunNotRunning,
+  type UnknownAgent
+} from "../domain/errors.ts"
+import type { HermesFailure, HermesNoProfile } from "../hermes/client/failure.ts"
+
+/** What any call to Hermes may end in. */
+export type HermesCallError = AgentUnavailable | AgentRefused | AgentUnkeyed
 
 export type SpecificError = RunNotFound | RunNotRunning | NoPendingRequest | IdempotencyConflict | InvalidIdempotencyKey
 export type SpecificTag = SpecificError["_tag"]
@@ -47,22 +54,44 @@ const MESSAGES: { readonly [T in SpecificTag]: (agent: string, detail: string | 
   InvalidIdempotencyKey: (agent) => new InvalidIdempotencyKey({ message: `${agent} refused the idempotency key as invalid` })
 }
 
-export interface MapContext {
-  /** `hermes` or `hermes/<profile>`, for the message. */
-  readonly agent: string
-}
+/**
+ * The specific errors each Hermes operation may raise, beyond the generic ones: the lists the
+ * services map with. A specific code outside an operation's list is a generic refusal.
+ */
+export const HERMES_RAISES = {
+  start: ["IdempotencyConflict", "InvalidIdempotencyKey"],
+  status: ["RunNotFound"],
+  events: ["RunNotFound"],
+  approval: ["RunNotFound", "NoPendingRequest", "RunNotRunning"],
+  steer: ["RunNotFound", "RunNotRunning"],
+  stop: ["RunNotFound"],
+  clarify: ["RunNotFound", "NoPendingRequest", "RunNotRunning"],
+  /** `health`, `models`, `features` and `follow` (which ends a run Hermes forgot itself). */
+  generic: []
+} as const satisfies Readonly<Record<string, ReadonlyArray<SpecificTag>>>
 
 /**
- * The bridge error for a failure. `allowed` lists the specific errors this operation may raise; a
- * specific code outside it falls back to the generic `agent_refused` with Hermes's status.
+ * The bridge error for an adapter error. `allowed` lists the specific errors this operation may
+ * raise (`HERMES_RAISES`); a specific code outside it falls back to the generic `agent_refused`
+ * with Hermes's status.
  */
-export const toBridgeError = <T extends SpecificTag>(
+export function toBridgeError(failure: HermesNoProfile): UnknownAgent
+export function toBridgeError<T extends SpecificTag = never>(
   failure: HermesFailure,
-  ctx: MapContext,
-  allowed: ReadonlyArray<T>
-): HermesCallError | Extract<SpecificError, { _tag: T }> => {
-  const { agent } = ctx
+  allowed?: ReadonlyArray<T>
+): HermesCallError | Extract<SpecificError, { _tag: T }>
+export function toBridgeError<T extends SpecificTag = never>(
+  failure: HermesFailure | HermesNoProfile,
+  allowed?: ReadonlyArray<T>
+): HermesCallError | UnknownAgent | Extract<SpecificError, { _tag: T }>
+export function toBridgeError<T extends SpecificTag>(
+  failure: HermesFailure | HermesNoProfile,
+  allowed: ReadonlyArray<T> = []
+): HermesCallError | UnknownAgent | Extract<SpecificError, { _tag: T }> {
+  const { agent } = failure
   switch (failure._tag) {
+    case "HermesNoProfile":
+      return unknownAgent(agent)
     case "HermesNoKey":
       return new AgentUnkeyed({ message: `the bridge holds no API key for ${agent}` })
     case "HermesTransport":
@@ -89,3 +118,10 @@ export const toBridgeError = <T extends SpecificTag>(
     }
   }
 }
+
+/** `toBridgeError` for a pipe: `hermes.stop(p, id).pipe(Effect.mapError(hermesError(HERMES_RAISES.stop)))`. */
+export const hermesError = <T extends SpecificTag = never>(allowed: ReadonlyArray<T> = []) =>
+  (failure: HermesFailure): HermesCallError | Extract<SpecificError, { _tag: T }> => toBridgeError(failure, allowed)
+
+/** `toBridgeError` for a profile lookup: `hermes.profile(agent).pipe(Effect.mapError(unknownProfile))`. */
+export const unknownProfile = (failure: HermesNoProfile): UnknownAgent => toBridgeError(failure)
