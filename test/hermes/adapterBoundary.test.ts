@@ -1,7 +1,7 @@
 /**
  * The Hermes adapter speaks only Hermes's terms: nothing under src/hermes/client imports the
  * bridge's error classes (`domain/errors.ts`, or `domain/agents.ts`, which builds one) or the
- * services' mapping of its errors (`services/hermesErrors.ts`). The mapping to `bridge.*` happens in
+ * services' mapping of its errors (`services/hermes-failures/hermesErrors.ts`). The mapping to `bridge.*` happens in
  * the services, once.
  */
 import * as fs from "node:fs"
@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 const CLIENT_DIR = path.join(ROOT, "src/hermes/client")
-const FORBIDDEN = ["src/domain/errors.ts", "src/domain/agents.ts", "src/services/hermesErrors.ts"].map((f) => path.join(ROOT, f))
+const FORBIDDEN = ["src/domain/errors.ts", "src/domain/agents.ts", "src/services/hermes-failures/hermesErrors.ts"].map((f) => path.join(ROOT, f))
 
 /** Every module a file names: static imports and re-exports (`import type` too) and dynamic `import()`. */
 export const importedModules = (file: string, text = fs.readFileSync(file, "utf8")): ReadonlyArray<string> => {
@@ -35,15 +35,15 @@ describe("the Hermes adapter's error boundary", () => {
       `import {`,
       `  unknownAgent`,
       `} from "../../domain/agents.ts"`,
-      `export { toBridgeError } from '../../services/hermesErrors.ts'`,
+      `export { toBridgeError } from '../../services/hermes-failures/hermesErrors.ts'`,
       `const later = () => import("../../domain/errors.ts")`,
       `import { Effect } from "effect"`
     ].join("\n")
     expect(importedModules(file, text).map((m) => path.relative(ROOT, m))).toEqual([
-      "src/domain/errors.ts", "src/domain/agents.ts", "src/services/hermesErrors.ts", "src/domain/errors.ts"
+      "src/domain/errors.ts", "src/domain/agents.ts", "src/services/hermes-failures/hermesErrors.ts", "src/domain/errors.ts"
     ])
     // And on a real file that does import them: the services' mapping.
-    const mapping = importedModules(path.join(ROOT, "src/services/hermesErrors.ts"))
+    const mapping = importedModules(path.join(ROOT, "src/services/hermes-failures/hermesErrors.ts"))
     expect(mapping).toEqual(expect.arrayContaining([FORBIDDEN[0], FORBIDDEN[1]]))
   })
 

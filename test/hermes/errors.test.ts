@@ -1,5 +1,5 @@
 /**
- * The one mapping of the Hermes adapter's errors to the bridge's (`services/hermesErrors.ts`):
+ * The one mapping of the Hermes adapter's errors to the bridge's (`services/hermes-failures/hermesErrors.ts`):
  * every adapter error → its bridge error, code and status (the seed's table), the per-operation
  * lists of specific errors, and the failure details the adapter reads off Hermes's answers.
  */
@@ -20,7 +20,7 @@ import {
   saysRunUnknown,
   transportDetail
 } from "../../src/hermes/client/failure.ts"
-import { HERMES_RAISES, hermesError, type SpecificTag, toBridgeError, unknownProfile } from "../../src/services/hermesErrors.ts"
+import { HERMES_RAISES, hermesError, type SpecificTag, toBridgeError, unknownProfile } from "../../src/services/hermes-failures/hermesErrors.ts"
 
 const site = { agent: "hermes/coder", route: "POST /v1/runs/{id}/stop" }
 const status = (s: number, code: string | null = null, detail: string | null = null) =>

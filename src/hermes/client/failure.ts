@@ -1,7 +1,7 @@
 /**
  * The Hermes adapter's own errors: what went wrong talking to Hermes, in Hermes's terms. The client
  * fails with these and never with the bridge's errors; the services turn them into `bridge.*` in one
- * table (`services/hermesErrors.ts`). Kept in Hermes's terms so the retry policy can look at HTTP
+ * table (`services/hermes-failures/hermesErrors.ts`). Kept in Hermes's terms so the retry policy can look at HTTP
  * details (status, `Retry-After`) that the bridge's errors deliberately do not carry.
  *
  * Every failure says where it happened: `agent` (`hermes` or `hermes/<profile>`, what the bridge's

@@ -1,7 +1,7 @@
 /**
  * The Hermes operations of one client, over `HermesHttp`: discovery, start, status, a single event
  * stream, and the run controls. They fail with the adapter's own errors (`failure.ts`), in Hermes's
- * terms; the services map those to the bridge's (`services/hermesErrors.ts`).
+ * terms; the services map those to the bridge's (`services/hermes-failures/hermesErrors.ts`).
  */
 import { Duration, Effect, Option, Schema, Stream } from "effect"
 import { type HermesFailure, HermesLacks, HermesStatus, HermesTimeout, HermesTransport } from "./failure.ts"

@@ -11,7 +11,7 @@ import type { UnknownAgent } from "../../domain/errors.ts"
 import type { AgentCapabilities } from "../../domain/capabilities.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { Redactor } from "../../common/Redactor.ts"
-import { unknownProfile } from "../hermesErrors.ts"
+import { unknownProfile } from "../hermes-failures/hermesErrors.ts"
 
 export interface CapabilitiesShape {
   readonly forAgent: (agent: string) => Effect.Effect<AgentCapabilities, UnknownAgent>

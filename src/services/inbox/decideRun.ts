@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { type BridgeError, InvalidInput } from "../../domain/errors.ts"
 import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
-import { HERMES_RAISES, hermesError, unknownProfile } from "../hermesErrors.ts"
+import { HERMES_RAISES, hermesError, unknownProfile } from "../hermes-failures/hermesErrors.ts"
 import type { Decision, RunApprovalRow } from "./Inbox.ts"
 
 export type RunAnswer = { readonly outcome: "answered"; readonly choice: "once" | "session" | "always" | "deny" } | { readonly outcome: "gone" }

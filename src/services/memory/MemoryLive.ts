@@ -10,7 +10,7 @@ import { Caller } from "../../request/Caller.ts"
 import { Memory } from "./Memory.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { MemoryStore } from "./MemoryStore.ts"
-import { unknownProfile } from "../hermesErrors.ts"
+import { unknownProfile } from "../hermes-failures/hermesErrors.ts"
 import { checkLimit, checkQuery, checkText, hitView, storeNote } from "./notes.ts"
 import { clientNamespace, hermesNamespace, SHARED_NAMESPACE } from "./policy.ts"
 

@@ -9,7 +9,7 @@ import { NoPendingRequest, RunNotRunning } from "../../domain/errors.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { StopActor } from "./Runs.ts"
 import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
-import { HERMES_RAISES, hermesError, unknownProfile } from "../hermesErrors.ts"
+import { HERMES_RAISES, hermesError, unknownProfile } from "../hermes-failures/hermesErrors.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import type { RunSignals } from "./RunSignals.ts"
 

@@ -15,7 +15,7 @@ import type {
   StartRunResult
 } from "../../hermes/client/HermesClient.ts"
 import type { CallerShape } from "../../request/Caller.ts"
-import { HERMES_RAISES, type HermesCallError, hermesError, unknownProfile } from "../hermesErrors.ts"
+import { HERMES_RAISES, type HermesCallError, hermesError, unknownProfile } from "../hermes-failures/hermesErrors.ts"
 import type { StartRunInput } from "./Runs.ts"
 import { ledgerFailureText, type LedgerShape, type RunRecord } from "./Ledger.ts"
 import { makeSingleFlight } from "./singleFlight.ts"

@@ -1,12 +1,12 @@
 /**
  * The HermesClient as the services see it: every adapter error mapped to the bridge's, through the
- * one mapping (`services/hermesErrors.ts`) with each operation's list of specific errors. Client
+ * one mapping (`services/hermes-failures/hermesErrors.ts`) with each operation's list of specific errors. Client
  * tests that check the bridge's codes, statuses and messages go through this, so they check the
  * client and the mapping together, exactly as a service call does.
  */
 import { Effect, Stream } from "effect"
 import type { HermesClientShape } from "../../../src/hermes/client/HermesClient.ts"
-import { HERMES_RAISES, hermesError, unknownProfile } from "../../../src/services/hermesErrors.ts"
+import { HERMES_RAISES, hermesError, unknownProfile } from "../../../src/services/hermes-failures/hermesErrors.ts"
 
 export const servicesView = (h: HermesClientShape) => ({
   profiles: h.profiles,

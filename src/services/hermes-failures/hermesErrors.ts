@@ -13,7 +13,7 @@
  *   naming the missing capability;
  * - an agent id no profile answers to → `bridge.unknown_agent`.
  */
-import { unknownAgent } from "../domain/agents.ts"
+import { unknownAgent } from "../../domain/agents.ts"
 import {
   AgentRefused,
   AgentUnavailable,
@@ -24,8 +24,8 @@ import {
   RunNotFound,
   RunNotRunning,
   type UnknownAgent
-} from "../domain/errors.ts"
-import type { HermesFailure, HermesNoProfile } from "../hermes/client/failure.ts"
+} from "../../domain/errors.ts"
+import type { HermesFailure, HermesNoProfile } from "../../hermes/client/failure.ts"
 
 /** What any call to Hermes may end in. */
 export type HermesCallError = AgentUnavailable | AgentRefused | AgentUnkeyed
