@@ -9,6 +9,7 @@ export interface ProgressShape {
   readonly report: (progress: number, message?: string) => Effect.Effect<void>
 }
 
-export class Progress extends Context.Tag("agent-bridge/Progress")<Progress, ProgressShape>() {
-  static None = Layer.succeed(Progress, { enabled: false, report: () => Effect.void })
-}
+export class Progress extends Context.Tag("agent-bridge/Progress")<Progress, ProgressShape>() {}
+
+/** No `progressToken` on the request: reports go nowhere. */
+export const ProgressNone = Layer.succeed(Progress, { enabled: false, report: () => Effect.void })

@@ -12,7 +12,7 @@ import type { RunView } from "../../src/domain/runs/view.ts"
 import { OperatorStops } from "../../src/services/console/OperatorStops.ts"
 import { makeStopRequests } from "../../src/services/console/stopRequests.ts"
 import { InboxChanges, InboxChangesLive } from "../../src/services/inbox/InboxChanges.ts"
-import { Lifecycle } from "../../src/common/Lifecycle.ts"
+import { LifecycleReady } from "../../src/common/Lifecycle.ts"
 import { Runs, type StopActor } from "../../src/services/runs/Runs.ts"
 import { Ledger, type NewRun } from "../../src/services/runs/Ledger.ts"
 import { LedgerSqlLive } from "../../src/services/runs/LedgerSql.ts"
@@ -45,7 +45,7 @@ const runsDouble = (answers: Ref.Ref<Record<string, Answer>>, calls: Ref.Ref<Rea
 const settled = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
   read.pipe(Effect.filterOrFail(done, () => "not yet" as const), Effect.retry(Schedule.spaced("20 millis")), Effect.timeout("5 seconds"))
 
-const base = Layer.mergeAll(LedgerSqlLive, InboxChangesLive, Lifecycle.Ready).pipe(Layer.provideMerge(DbMemory))
+const base = Layer.mergeAll(LedgerSqlLive, InboxChangesLive, LifecycleReady).pipe(Layer.provideMerge(DbMemory))
 
 describe("OperatorStops", () => {
   it.effect("Recording: unknown run is run_not_found, an ended run is answered without a row, a live one is recorded", () =>

@@ -11,7 +11,7 @@ import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseArgs } from "../../src/cli/args.ts"
 import { inboxCommand } from "../../src/cli/inbox.ts"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { InboxServices } from "../../src/daemon/teachServices.ts"
 import { DbLive } from "../../src/storage/Db.ts"
 import { simpleHermes } from "../teach/support.ts"
@@ -110,7 +110,7 @@ describe("the inbox page in the daemon", () => {
     const cli = InboxServices.pipe(
       Layer.provideMerge(DbLive(daemon.config.dataDir)),
       Layer.provideMerge(simpleHermes),
-      Layer.provideMerge(AppConfig.layer(daemon.config))
+      Layer.provideMerge(AppConfigLive(daemon.config))
     )
     const out = await Effect.runPromise(inboxCommand(parseArgs(["inbox", "deny", id])).pipe(Effect.provide(cli), Effect.scoped))
     expect(out).toBe(`${id}: denied.`)

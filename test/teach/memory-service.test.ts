@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as os from "node:os"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigTest } from "../../src/config/AppConfig.ts"
 import { MemoryFailed } from "../../src/domain/errors.ts"
 import agentMemoryAdd from "../../src/edge/mcp/tools/agent_memory_add.ts"
 import agentMemorySearch from "../../src/edge/mcp/tools/agent_memory_search.ts"
@@ -199,7 +199,7 @@ describe("memory off and a failing memory layer", () => {
     }).pipe(
       Effect.provide(
         MemoryFromConfig.pipe(
-          Layer.provide(AppConfig.fromOptions({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
+          Layer.provide(AppConfigTest({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
           Layer.provide(store),
           Layer.provide(simpleHermes),
           Layer.provide(testRedactor)
@@ -213,7 +213,7 @@ describe("memory off and a failing memory layer", () => {
     }).pipe(
       Effect.provide(
         MemoryFromConfig.pipe(
-          Layer.provide(AppConfig.fromOptions({ env: {}, cwd: os.tmpdir() })),
+          Layer.provide(AppConfigTest({ env: {}, cwd: os.tmpdir() })),
           Layer.provide(store),
           Layer.provide(simpleHermes),
           Layer.provide(testRedactor)

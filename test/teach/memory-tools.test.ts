@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Schema } from "effect"
 import * as os from "node:os"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigTest } from "../../src/config/AppConfig.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import memoryAdd from "../../src/edge/mcp/memory-tools/memory_add.ts"
 import memoryDelete from "../../src/edge/mcp/memory-tools/memory_delete.ts"
@@ -147,7 +147,7 @@ describe("direct memory tools", () => {
     }).pipe(
       Effect.provide(
         DirectMemoryFromConfig.pipe(
-          Layer.provide(AppConfig.fromOptions({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
+          Layer.provide(AppConfigTest({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
           Layer.provide(store),
           Layer.provide(testRedactor)
         )

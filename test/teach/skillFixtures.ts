@@ -9,7 +9,7 @@ import { SkillsLive } from "../../src/services/skills/SkillsLive.ts"
 import { type SkillDirs, SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { type ApprovalCall, hermesDouble } from "./support.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { RedactorLive } from "../../src/common/Redactor.ts"
 
 export const skillMd = (name: string, description = "Does one useful thing.", body = "# Steps\n\n1. Do it.\n") =>
   `---\nname: ${name}\ndescription: ${description}\n---\n${body}`
@@ -51,7 +51,7 @@ export const makeStack = (approvalAnswer?: () => Effect.Effect<void, BridgeError
     Layer.provideMerge(SkillStoreWith(dirs)),
     Layer.provideMerge(DbMemory),
     Layer.provideMerge(hermesDouble(calls, approvalAnswer)),
-    Layer.provideMerge(Redactor.Default)
+    Layer.provideMerge(RedactorLive)
   )
   return { dirs, calls, layer }
 }

@@ -7,7 +7,7 @@ import type { BridgeError } from "../../src/domain/errors.ts"
 import { UnknownAgent } from "../../src/domain/errors.ts"
 import { HermesClient, type HermesClientShape, type HermesProfile } from "../../src/hermes/client/HermesClient.ts"
 import { Caller } from "../../src/request/Caller.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { RedactorLive } from "../../src/common/Redactor.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 
 export interface ApprovalCall {
@@ -65,5 +65,5 @@ export const as = (client: string, scopes: ReadonlyArray<"agents" | "memory"> = 
   Effect.provideService(Caller, Caller.client(client, scopes))
 export const asAdmin = Effect.provideService(Caller, Caller.admin)
 
-export const testRedactor = Redactor.Default
+export const testRedactor = RedactorLive
 export const testDb = DbMemory

@@ -7,7 +7,7 @@ import { Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { simulatorProfiles } from "../embedded.ts"
 import { HermesClient } from "../client/HermesClient.ts"
 import { hermesClientLayer, type HermesClientOptions } from "../client/HermesClientLive.ts"
-import { HermesProfiles } from "../profiles.ts"
+import { HermesProfiles, HermesProfilesWith } from "../profiles.ts"
 import type { SimOptions } from "./options.ts"
 import type { SimRun } from "./run.ts"
 import { type SimServeError, type SimulatorHandle, startSimulator } from "./server.ts"
@@ -31,7 +31,7 @@ export const SimulatedHermes = (
   Layer.unwrapEffect(
     Effect.map(Simulator, (sim) => {
       const profiles = simulatorProfiles(sim)
-      return Layer.merge(HermesProfiles.layer(profiles), hermesClientLayer(profiles, client))
+      return Layer.merge(HermesProfilesWith(profiles), hermesClientLayer(profiles, client))
     })
   ).pipe(Layer.provideMerge(SimulatorLayer(options)))
 

@@ -26,12 +26,13 @@ export interface DirectMemoryShape {
   readonly remove: (id: string) => Op<MemoryDeleted>
 }
 
-export class DirectMemory extends Context.Tag("agent-bridge/DirectMemory")<DirectMemory, DirectMemoryShape>() {
-  static Disabled = Layer.succeed(DirectMemory, (() => {
-    const no = () => Effect.fail(new MemoryDisabled({ message: "this box runs no memory" }))
-    return { add: no, search: no, list: no, remove: no }
-  })())
-}
+export class DirectMemory extends Context.Tag("agent-bridge/DirectMemory")<DirectMemory, DirectMemoryShape>() {}
+
+/** `memory.enabled: false`: every call is `bridge.memory_disabled`. */
+export const DirectMemoryOff = Layer.succeed(DirectMemory, (() => {
+  const no = () => Effect.fail(new MemoryDisabled({ message: "this box runs no memory" }))
+  return { add: no, search: no, list: no, remove: no }
+})())
 
 export const namespacesFor = (client: string, scope: DirectScope): ReadonlyArray<string> =>
   scope === "private" ? [clientNamespace(client)] : scope === "shared" ? [SHARED_NAMESPACE] : [clientNamespace(client), SHARED_NAMESPACE]
@@ -97,5 +98,5 @@ export const DirectMemoryLive = Layer.effect(
 
 /** `memory.enabled: false` → every call is `bridge.memory_disabled`; else `DirectMemoryLive`. */
 export const DirectMemoryFromConfig = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.memory.enabled ? DirectMemoryLive : DirectMemory.Disabled))
+  Effect.map(AppConfig, (config) => (config.memory.enabled ? DirectMemoryLive : DirectMemoryOff))
 )

@@ -7,7 +7,7 @@ import { Effect, Layer } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { Caller } from "../../request/Caller.ts"
-import { Memory } from "./Memory.ts"
+import { Memory, MemoryOff } from "./Memory.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { checkLimit, checkQuery, checkText, hitView, storeNote } from "./notes.ts"
@@ -53,5 +53,5 @@ export const MemoryLive = Layer.effect(
 
 /** `memory.enabled: false` → every call is `bridge.memory_disabled`; else `MemoryLive`. */
 export const MemoryFromConfig = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.memory.enabled ? MemoryLive : Memory.Disabled))
+  Effect.map(AppConfig, (config) => (config.memory.enabled ? MemoryLive : MemoryOff))
 )

@@ -6,14 +6,14 @@
 import type { SqlClient } from "@effect/sql"
 import { Context, Effect, Either, Exit, Layer, Scope } from "effect"
 import * as os from "node:os"
-import { AppConfig } from "../../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../../src/config/AppConfig.ts"
 import { loadConfig, type ResolvedConfig } from "../../../src/config/load.ts"
 import type { BridgeError } from "../../../src/domain/errors.ts"
 import type { RunStatus } from "../../../src/domain/runs/view.ts"
 import { Caller, type CallerShape } from "../../../src/request/Caller.ts"
-import { Lifecycle, type Phase } from "../../../src/common/Lifecycle.ts"
+import { Lifecycle, type Phase, LifecycleAt } from "../../../src/common/Lifecycle.ts"
 import { Progress } from "../../../src/request/Progress.ts"
-import { Redactor } from "../../../src/common/Redactor.ts"
+import { Redactor, RedactorLive } from "../../../src/common/Redactor.ts"
 import type { RunsShape } from "../../../src/services/runs/Runs.ts"
 import type { Ledger } from "../../../src/services/runs/Ledger.ts"
 import { LedgerSqlLive } from "../../../src/services/runs/LedgerSql.ts"
@@ -54,9 +54,9 @@ export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<Retur
     const deps = Layer.mergeAll(
       hermes.layer,
       inbox.layer,
-      Redactor.Default,
-      AppConfig.layer(testRunsConfig(options.maxRuns, options.retentionDays)),
-      Lifecycle.make(options.phase ?? "ready"),
+      RedactorLive,
+      AppConfigLive(testRunsConfig(options.maxRuns, options.retentionDays)),
+      LifecycleAt(options.phase ?? "ready"),
       options.ledger ?? LedgerSqlLive
     )
     const context = yield* Layer.buildWithScope(deps, scope)
