@@ -35,7 +35,7 @@ import { InboxServices } from "../src/daemon/teachServices.ts"
 import { LifecycleReady } from "../src/common/Lifecycle.ts"
 import { Progress } from "../src/request/Progress.ts"
 import { RedactorLive } from "../src/common/Redactor.ts"
-import { LedgerSqlLive } from "../src/services/runs/LedgerSql.ts"
+import { LedgerLive } from "../src/services/runs/LedgerSql.ts"
 import { makeRuns } from "../src/services/runs/RunsLive.ts"
 import { DbLive } from "../src/storage/Db.ts"
 
@@ -95,7 +95,7 @@ const bridgeServices = (config: ResolvedConfig) =>
     const scope = yield* Effect.scope
     const hermesContext = yield* Layer.buildWithScope(SimulatedHermes(simOptions), scope)
     const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleReady, Layer.succeed(HermesClient, Context.get(hermesContext, HermesClient)))
-    const deps = Layer.mergeAll(LedgerSqlLive, InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbLive(config.dataDir)))
+    const deps = Layer.mergeAll(LedgerLive, InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbLive(config.dataDir)))
     const context = yield* Layer.buildWithScope(deps, scope)
     const made = yield* makeRuns.pipe(Effect.provide(context))
     return { ...made, sim: Context.get(hermesContext, Simulator) }

@@ -23,8 +23,8 @@ import type { ToolDef } from "../edge/mcp/ToolDef.ts"
 import { agentTools } from "../edge/mcp/tools/index.ts"
 import { TeachServices } from "./teachServices.ts"
 import { RunsLive } from "../services/runs/RunsLive.ts"
-import { LedgerSqlLive } from "../services/runs/LedgerSql.ts"
-import { OperatorStops } from "../services/console/OperatorStops.ts"
+import { LedgerLive } from "../services/runs/LedgerSql.ts"
+import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
 import { DbLive } from "../storage/Db.ts"
 import { AgentsLive } from "../services/agents/Agents.ts"
 import { Auth, AuthLive } from "../services/auth/Auth.ts"
@@ -97,7 +97,7 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     Layer.provideMerge(InboxWebLive()),
     Layer.provideMerge(listener(config)),
     // The operator's console: stops asked from the page or the CLI (src/services/console).
-    Layer.provideMerge(OperatorStops.Live.pipe(Layer.provide(LedgerSqlLive))),
+    Layer.provideMerge(OperatorStopsLive.pipe(Layer.provide(LedgerLive))),
     Layer.provideMerge(servicesLayer(config, options))
   )
   return markReady.pipe(Layer.provideMerge(serving))

@@ -7,7 +7,6 @@
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
-import { AppConfig } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import type { HermesProfile } from "./client/HermesClient.ts"
 
@@ -78,6 +77,3 @@ export const profilesFromConfig = (config: ResolvedConfig, penv: ProfileEnv = no
     }
     return profiles
   })
-
-/** `HermesProfiles` straight from the configuration (no simulator). */
-export const HermesProfilesFromConfig = Layer.effect(HermesProfiles, Effect.flatMap(AppConfig, (c) => profilesFromConfig(c)))

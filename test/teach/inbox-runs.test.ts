@@ -9,7 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { AgentUnavailable, NoPendingRequest, RunNotFound } from "../../src/domain/errors.ts"
 import { Inbox, type RunApprovalInput } from "../../src/services/inbox/Inbox.ts"
-import { InboxStack } from "../../src/services/inbox/InboxLive.ts"
+import { InboxLive } from "../../src/services/inbox/InboxLive.ts"
 import { SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { DbLive } from "../../src/storage/Db.ts"
 import { makeDirs, makeStack } from "./skillFixtures.ts"
@@ -132,7 +132,7 @@ describe("persistence", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "teach-inbox-db-"))
     const dirs = makeDirs()
     const layer = () =>
-      InboxStack.pipe(
+      InboxLive.pipe(
         Layer.provideMerge(SkillStoreWith(dirs)),
         Layer.provideMerge(DbLive(dataDir)),
         Layer.provide(hermesDouble(Effect.runSync(Ref.make<ReadonlyArray<ApprovalCall>>([]))))

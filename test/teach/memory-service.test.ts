@@ -12,11 +12,11 @@ import agentMemorySearch from "../../src/edge/mcp/tools/agent_memory_search.ts"
 import { Memory } from "../../src/services/memory/Memory.ts"
 import { MemoryStore, type MemoryStoreShape } from "../../src/services/memory/MemoryStore.ts"
 import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
-import { MemoryFromConfig, MemoryLive } from "../../src/services/memory/MemoryLive.ts"
+import { MemoryLive, MemoryOn } from "../../src/services/memory/MemoryLive.ts"
 import { as, simpleHermes, testDb, testRedactor } from "./support.ts"
 
 const store = MemoryStoreLive.pipe(Layer.provideMerge(testDb))
-const layer = MemoryLive.pipe(Layer.provideMerge(store), Layer.provide(simpleHermes), Layer.provide(testRedactor))
+const layer = MemoryOn.pipe(Layer.provideMerge(store), Layer.provide(simpleHermes), Layer.provide(testRedactor))
 
 const add = (client: string, agent: string, text: string, tags: ReadonlyArray<string> = []) =>
   Effect.flatMap(Memory, (m) => m.add(agent, text, tags)).pipe(as(client))
@@ -198,7 +198,7 @@ describe("memory off and a failing memory layer", () => {
       expect((yield* Effect.flip(search("alice", "shared", "x")))._tag).toBe("MemoryDisabled")
     }).pipe(
       Effect.provide(
-        MemoryFromConfig.pipe(
+        MemoryLive.pipe(
           Layer.provide(AppConfigTest({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
           Layer.provide(store),
           Layer.provide(simpleHermes),
@@ -212,7 +212,7 @@ describe("memory off and a failing memory layer", () => {
       expect((yield* add("alice", "hermes", "x")).status).toBe("ok")
     }).pipe(
       Effect.provide(
-        MemoryFromConfig.pipe(
+        MemoryLive.pipe(
           Layer.provide(AppConfigTest({ env: {}, cwd: os.tmpdir() })),
           Layer.provide(store),
           Layer.provide(simpleHermes),
@@ -236,6 +236,6 @@ describe("memory off and a failing memory layer", () => {
       expect((yield* Effect.flip(add("alice", "pi", "x")))._tag).toBe("UnknownAgent")
       expect((yield* Effect.flip(add("alice", "hermes", "")))._tag).toBe("MemoryInvalid")
     }).pipe(
-      Effect.provide(MemoryLive.pipe(Layer.provide(Layer.succeed(MemoryStore, failing)), Layer.provide(simpleHermes), Layer.provide(testRedactor)))
+      Effect.provide(MemoryOn.pipe(Layer.provide(Layer.succeed(MemoryStore, failing)), Layer.provide(simpleHermes), Layer.provide(testRedactor)))
     ))
 })

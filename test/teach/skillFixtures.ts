@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { BridgeError } from "../../src/domain/errors.ts"
-import { InboxStack } from "../../src/services/inbox/InboxLive.ts"
+import { InboxLive } from "../../src/services/inbox/InboxLive.ts"
 import { SkillsLive } from "../../src/services/skills/SkillsLive.ts"
 import { type SkillDirs, SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
@@ -47,7 +47,7 @@ export interface Stack {
 export const makeStack = (approvalAnswer?: () => Effect.Effect<void, BridgeError>, dirs: SkillDirs = makeDirs()): Stack => {
   const calls = Effect.runSync(Ref.make<ReadonlyArray<ApprovalCall>>([]))
   const layer = SkillsLive.pipe(
-    Layer.provideMerge(InboxStack),
+    Layer.provideMerge(InboxLive),
     Layer.provideMerge(SkillStoreWith(dirs)),
     Layer.provideMerge(DbMemory),
     Layer.provideMerge(hermesDouble(calls, approvalAnswer)),

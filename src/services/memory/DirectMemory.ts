@@ -44,7 +44,8 @@ const memoryCaller: Effect.Effect<CallerShape, AuthForbidden, Caller> = Effect.f
     : Effect.fail(new AuthForbidden({ message: "this key has no memory scope" }))
 )
 
-export const DirectMemoryLive = Layer.effect(
+/** Direct memory on: the memory tools over `MemoryStore`, whatever the configuration says. */
+export const DirectMemoryOn = Layer.effect(
   DirectMemory,
   Effect.gen(function* () {
     const store = yield* MemoryStore
@@ -96,7 +97,7 @@ export const DirectMemoryLive = Layer.effect(
   })
 )
 
-/** `memory.enabled: false` → every call is `bridge.memory_disabled`; else `DirectMemoryLive`. */
-export const DirectMemoryFromConfig = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.memory.enabled ? DirectMemoryLive : DirectMemoryOff))
+/** `memory.enabled: false` → every call is `bridge.memory_disabled`; else `DirectMemoryOn`. */
+export const DirectMemoryLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => (config.memory.enabled ? DirectMemoryOn : DirectMemoryOff))
 )

@@ -13,7 +13,8 @@ import { MemoryStore } from "./MemoryStore.ts"
 import { checkLimit, checkQuery, checkText, hitView, storeNote } from "./notes.ts"
 import { clientNamespace, hermesNamespace, SHARED_NAMESPACE } from "./policy.ts"
 
-export const MemoryLive = Layer.effect(
+/** Memory on, whatever the configuration says. */
+export const MemoryOn = Layer.effect(
   Memory,
   Effect.gen(function* () {
     const store = yield* MemoryStore
@@ -51,7 +52,7 @@ export const MemoryLive = Layer.effect(
   })
 )
 
-/** `memory.enabled: false` → every call is `bridge.memory_disabled`; else `MemoryLive`. */
-export const MemoryFromConfig = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.memory.enabled ? MemoryLive : MemoryOff))
+/** `memory.enabled: false` → every call is `bridge.memory_disabled`; else `MemoryOn`. */
+export const MemoryLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => (config.memory.enabled ? MemoryOn : MemoryOff))
 )

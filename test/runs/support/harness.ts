@@ -16,7 +16,7 @@ import { Progress } from "../../../src/request/Progress.ts"
 import { Redactor, RedactorLive } from "../../../src/common/Redactor.ts"
 import type { RunsShape } from "../../../src/services/runs/Runs.ts"
 import type { Ledger } from "../../../src/services/runs/Ledger.ts"
-import { LedgerSqlLive } from "../../../src/services/runs/LedgerSql.ts"
+import { LedgerLive } from "../../../src/services/runs/LedgerSql.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
 import { type FakeHermes, makeFakeHermes, type FakeOptions } from "./fakeHermes.ts"
 import { makeFakeInbox } from "./fakeInbox.ts"
@@ -57,7 +57,7 @@ export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<Retur
       RedactorLive,
       AppConfigLive(testRunsConfig(options.maxRuns, options.retentionDays)),
       LifecycleAt(options.phase ?? "ready"),
-      options.ledger ?? LedgerSqlLive
+      options.ledger ?? LedgerLive
     )
     const context = yield* Layer.buildWithScope(deps, scope)
     const made = yield* makeRuns.pipe(Effect.provide(context), Scope.extend(scope))

@@ -17,7 +17,7 @@ import { Inbox } from "../../../src/services/inbox/Inbox.ts"
 import { InboxServices } from "../../../src/daemon/teachServices.ts"
 import { LifecycleReady } from "../../../src/common/Lifecycle.ts"
 import { Redactor, RedactorLive } from "../../../src/common/Redactor.ts"
-import { LedgerSqlLive } from "../../../src/services/runs/LedgerSql.ts"
+import { LedgerLive } from "../../../src/services/runs/LedgerSql.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
 
 export interface SimHarnessOptions {
@@ -52,7 +52,7 @@ export const simHarness = (options: SimHarnessOptions = {}) =>
     const build = (scope: Scope.Scope) =>
       Effect.gen(function* () {
         const base = Layer.mergeAll(config, RedactorLive, LifecycleReady, Layer.succeed(HermesClient, hermes))
-        const deps = Layer.mergeAll(LedgerSqlLive, InboxServices).pipe(Layer.provideMerge(base))
+        const deps = Layer.mergeAll(LedgerLive, InboxServices).pipe(Layer.provideMerge(base))
         const context = yield* Layer.buildWithScope(deps, scope)
         const made = yield* makeRuns.pipe(Effect.provide(context), Scope.extend(scope))
         return { ...made, inbox: Context.get(context, Inbox) }
