@@ -9,7 +9,7 @@ import * as net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { answerClientErrorsWithJson, clientErrorReply, clientErrorResponse } from "../../src/edge/http/clientError.ts"
 import { startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../support/hermesDouble.ts"
+import { hermesDouble } from "../../src/hermes/client/HermesClientTest.ts"
 
 interface RawReply {
   readonly statusLine: string

@@ -8,7 +8,7 @@ import * as http from "node:http"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bridgeMeta, connectMcp, errorTextOf, startDaemon, tempDir, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../support/hermesDouble.ts"
+import { hermesDouble } from "../../src/hermes/client/HermesClientTest.ts"
 
 /** A raw request, so the Host header can be set (fetch forbids it). */
 const rawPost = (url: string, headers: Record<string, string>, body = "{}") =>

@@ -14,7 +14,7 @@ import { afterAll, beforeAll } from "vitest"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { databaseRoom, folderState } from "../../src/storage/probe.ts"
 import { startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../support/hermesDouble.ts"
+import { hermesDouble } from "../../src/hermes/client/HermesClientTest.ts"
 
 const chattr = (flag: "+i" | "-i", target: string) => execFileSync("chattr", [flag, target], { stdio: "ignore" })
 const immutableWorks = (() => {

@@ -16,7 +16,7 @@ import { InboxServices } from "../../src/daemon/teachServices.ts"
 import { DbLive } from "../../src/storage/Db.ts"
 import { simpleHermes } from "../teach/support.ts"
 import { connectMcp, startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../support/hermesDouble.ts"
+import { hermesDouble } from "../../src/hermes/client/HermesClientTest.ts"
 import { makeClient } from "./fetchClient.ts"
 
 /** A raw GET, so the Host header can be set (fetch forbids it). */

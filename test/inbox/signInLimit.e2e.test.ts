@@ -6,7 +6,7 @@
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../support/hermesDouble.ts"
+import { hermesDouble } from "../../src/hermes/client/HermesClientTest.ts"
 
 interface Reply {
   readonly status: number

@@ -9,8 +9,8 @@ import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { HermesClient } from "../../src/hermes/client/HermesClient.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { as, buildRuns, eventually } from "./support/harness.ts"
-import { makeFakeHermes } from "./support/fakeHermes.ts"
-import { makeFakeInbox } from "./support/fakeInbox.ts"
+import { makeFakeHermes } from "../../src/hermes/client/fakeHermes.ts"
+import { makeFakeInbox } from "../../src/services/inbox/InboxTest.ts"
 
 const alice = as("alice")
 

@@ -5,7 +5,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { startDaemon, tempDir, testConfig, type TestDaemon } from "../../support/daemon.ts"
-import { hermesDouble } from "../../support/hermesDouble.ts"
+import { hermesDouble } from "../../../src/hermes/client/HermesClientTest.ts"
 
 export const CLIENTS = {
   /** Compact catalog, no filter. */

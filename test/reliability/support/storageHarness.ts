@@ -24,7 +24,7 @@ import { Redactor, RedactorLive } from "../../../src/common/Redactor.ts"
 import { Runs } from "../../../src/services/runs/Runs.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
 import { DB_FILE, DbLive } from "../../../src/storage/Db.ts"
-import { faultyLedger, makeFaultControl } from "./faultyLedger.ts"
+import { faultyLedger, makeFaultControl } from "../../../src/services/runs/LedgerFaulty.ts"
 import type { ToolOutcome } from "./mcpClient.ts"
 
 const ERROR_META_KEY = "agent-bridge/error"

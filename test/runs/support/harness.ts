@@ -18,8 +18,8 @@ import type { RunsShape } from "../../../src/services/runs/Runs.ts"
 import type { Ledger } from "../../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../../src/services/runs/LedgerSql.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
-import { type FakeHermes, makeFakeHermes, type FakeOptions } from "./fakeHermes.ts"
-import { makeFakeInbox } from "./fakeInbox.ts"
+import { type FakeHermes, makeFakeHermes, type FakeOptions } from "../../../src/hermes/client/fakeHermes.ts"
+import { makeFakeInbox } from "../../../src/services/inbox/InboxTest.ts"
 
 export const testRunsConfig = (maxRuns = 3, retentionDays = 7): ResolvedConfig => {
   const loaded = loadConfig({

@@ -7,8 +7,8 @@
 import { SqlError } from "@effect/sql/SqlError"
 import Database from "better-sqlite3"
 import { Effect, Layer } from "effect"
-import { Ledger, LedgerError, type LedgerShape } from "../../../src/services/runs/Ledger.ts"
-import { makeLedgerSql } from "../../../src/services/runs/LedgerSql.ts"
+import { Ledger, LedgerError, type LedgerShape } from "./Ledger.ts"
+import { makeLedgerSql } from "./LedgerSql.ts"
 
 export type LedgerOp = keyof LedgerShape
 

@@ -3,9 +3,9 @@
  * `decide` that answers Hermes like the real one). The skill half is not used by runs.
  */
 import { Effect, Layer, Option, Stream } from "effect"
-import type { HermesClientShape } from "../../../src/hermes/client/HermesClient.ts"
-import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "../../../src/services/inbox/Inbox.ts"
-import { pendingRunApproval } from "../../../src/services/inbox/rows.ts"
+import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
+import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "./Inbox.ts"
+import { pendingRunApproval } from "./rows.ts"
 
 export const makeFakeInbox = (hermes: HermesClientShape) =>
   Effect.sync(() => {

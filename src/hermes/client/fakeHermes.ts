@@ -5,8 +5,8 @@
  * only for the pending id).
  */
 import { Deferred, Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"
-import { HermesEventData, makeEvent, TERMINAL_EVENTS } from "../../../src/domain/runs/hermesEvents.ts"
-import { TERMINAL_STATUSES as TERMINAL_RUN_STATUSES } from "../../../src/domain/runs/view.ts"
+import { HermesEventData, makeEvent, TERMINAL_EVENTS } from "../../domain/runs/hermesEvents.ts"
+import { TERMINAL_STATUSES as TERMINAL_RUN_STATUSES } from "../../domain/runs/view.ts"
 import {
   AgentRefused,
   AgentUnavailable,
@@ -14,7 +14,7 @@ import {
   RunNotFound,
   RunNotRunning,
   UnknownAgent
-} from "../../../src/domain/errors.ts"
+} from "../../domain/errors.ts"
 import {
   HermesClient,
   type HermesClientShape,
@@ -22,7 +22,7 @@ import {
   type HermesProfile,
   type HermesRunStatusName,
   type StartRunRequest
-} from "../../../src/hermes/client/HermesClient.ts"
+} from "./HermesClient.ts"
 
 const TERMINAL_STATUSES = TERMINAL_RUN_STATUSES
 

@@ -3,8 +3,8 @@
  * model answers. Run tests use the simulator instead.
  */
 import { Effect, Layer, Option, Redacted, Stream } from "effect"
-import { AgentUnavailable, UnknownAgent, Unavailable } from "../../src/domain/errors.ts"
-import { HermesClient, type HermesClientShape, type HermesProfile } from "../../src/hermes/client/HermesClient.ts"
+import { AgentUnavailable, UnknownAgent, Unavailable } from "../../domain/errors.ts"
+import { HermesClient, type HermesClientShape, type HermesProfile } from "./HermesClient.ts"
 
 export interface DoubleOptions {
   readonly profiles?: ReadonlyArray<{ readonly name: string; readonly keyed?: boolean; readonly up?: boolean; readonly version?: string | null }>
