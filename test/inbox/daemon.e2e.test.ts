@@ -16,7 +16,7 @@ import { InboxServices } from "../../src/daemon/teachServices.ts"
 import { DbLive } from "../../src/storage/Db.ts"
 import { simpleHermes } from "../teach/support.ts"
 import { connectMcp, startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../../src/hermes/client/HermesClientTest.ts"
+import { HermesClientTest } from "../../src/hermes/client/HermesClientTest.ts"
 import { makeClient } from "./fetchClient.ts"
 
 /** A raw GET, so the Host header can be set (fetch forbids it). */
@@ -35,7 +35,7 @@ const rawGet = (url: string, host: string) =>
 describe("the inbox page in the daemon", () => {
   let daemon: TestDaemon
   beforeAll(async () => {
-    daemon = await startDaemon(testConfig(), hermesDouble())
+    daemon = await startDaemon(testConfig(), HermesClientTest())
   })
   afterAll(async () => daemon.close())
 

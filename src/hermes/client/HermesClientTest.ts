@@ -1,6 +1,7 @@
 /**
- * A scripted `HermesClient` for edge tests that do not need a real Hermes: fixed profiles, health and
- * model answers. Run tests use the simulator instead.
+ * `HermesClientTest`: a scripted `HermesClient` for edge tests that do not need a real Hermes: fixed
+ * profiles, health and model answers; it records nothing, and any other call is a defect. Run tests
+ * use `fakeHermes.ts` (scripted runs, records calls) or the simulator instead.
  */
 import { Effect, Layer, Option, Redacted, Stream } from "effect"
 import { AgentUnavailable, UnknownAgent, Unavailable } from "../../domain/errors.ts"
@@ -10,7 +11,7 @@ export interface DoubleOptions {
   readonly profiles?: ReadonlyArray<{ readonly name: string; readonly keyed?: boolean; readonly up?: boolean; readonly version?: string | null }>
 }
 
-export const hermesDouble = (options: DoubleOptions = {}) => {
+export const HermesClientTest = (options: DoubleOptions = {}) => {
   const specs = options.profiles ?? [{ name: "default" }]
   const profiles: ReadonlyArray<HermesProfile> = specs.map((s) => ({
     name: s.name,

@@ -6,7 +6,7 @@
  */
 import { Deferred, Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"
 import { HermesEventData, makeEvent, TERMINAL_EVENTS } from "../../domain/runs/hermesEvents.ts"
-import { TERMINAL_STATUSES as TERMINAL_RUN_STATUSES } from "../../domain/runs/view.ts"
+import { TERMINAL_STATUSES } from "../../domain/runs/view.ts"
 import {
   AgentRefused,
   AgentUnavailable,
@@ -23,8 +23,6 @@ import {
   type HermesRunStatusName,
   type StartRunRequest
 } from "./HermesClient.ts"
-
-const TERMINAL_STATUSES = TERMINAL_RUN_STATUSES
 
 export interface FakeRun {
   readonly id: string

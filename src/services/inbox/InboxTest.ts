@@ -7,7 +7,7 @@ import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
 import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "./Inbox.ts"
 import { pendingRunApproval } from "./rows.ts"
 
-export const makeFakeInbox = (hermes: HermesClientShape) =>
+export const InboxTest = (hermes: HermesClientShape) =>
   Effect.sync(() => {
     const rows = new Map<string, RunApprovalRow>()
     // A request without id is the run's pending one without id (one approval at a time per run).

@@ -80,7 +80,7 @@ const guard = <A, E>(op: LedgerOp, take: (op: LedgerOp) => Fault | undefined, re
  * The SQLite ledger behind the fault proxy. Every operation is wrapped, whatever the interface
  * holds: functions per call, and plain effects (`active`) per run.
  */
-export const faultyLedger = (faults: ReturnType<typeof makeFaultControl>) =>
+export const LedgerFaulty = (faults: ReturnType<typeof makeFaultControl>) =>
   Layer.effect(
     Ledger,
     Effect.map(makeLedgerSql, (real): LedgerShape => {

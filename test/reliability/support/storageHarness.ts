@@ -1,5 +1,5 @@
 /**
- * The run service over a fault-injecting ledger (faultyLedger.ts) on a real SQLite file, the real
+ * The run service over a fault-injecting ledger (LedgerFaulty.ts) on a real SQLite file, the real
  * inbox, the default Redactor and the live HermesClient talking to the simulator over loopback.
  * Tool calls go through the edge's own `runTool`, so the answers are exactly the `CallToolResult`s
  * a client would get (`bridge.*` codes, incidents for internal failures).
@@ -24,7 +24,7 @@ import { Redactor, RedactorLive } from "../../../src/common/Redactor.ts"
 import { Runs } from "../../../src/services/runs/Runs.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
 import { DB_FILE, DbLive } from "../../../src/storage/Db.ts"
-import { faultyLedger, makeFaultControl } from "../../../src/services/runs/LedgerFaulty.ts"
+import { LedgerFaulty, makeFaultControl } from "../../../src/services/runs/LedgerFaulty.ts"
 import type { ToolOutcome } from "./mcpClient.ts"
 
 const ERROR_META_KEY = "agent-bridge/error"
@@ -46,7 +46,7 @@ export const storageHarness = (sim: SimOptions = {}) =>
 
     const faults = makeFaultControl()
     const base = Layer.mergeAll(AppConfigLive(loaded.right), RedactorLive, LifecycleReady, Layer.succeed(HermesClient, hermes))
-    const deps = Layer.mergeAll(faultyLedger(faults), InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbLive(dataDir)))
+    const deps = Layer.mergeAll(LedgerFaulty(faults), InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbLive(dataDir)))
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const context = yield* Layer.buildWithScope(deps, scope)

@@ -19,7 +19,7 @@ import type { Ledger } from "../../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../../src/services/runs/LedgerSql.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
 import { type FakeHermes, makeFakeHermes, type FakeOptions } from "../../../src/hermes/client/fakeHermes.ts"
-import { makeFakeInbox } from "../../../src/services/inbox/InboxTest.ts"
+import { InboxTest } from "../../../src/services/inbox/InboxTest.ts"
 
 export const testRunsConfig = (maxRuns = 3, retentionDays = 7): ResolvedConfig => {
   const loaded = loadConfig({
@@ -49,7 +49,7 @@ export interface Built {
 }
 
 /** Builds the service in `scope`; closing the scope is a daemon shutdown. */
-export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<ReturnType<typeof makeFakeInbox>>, options: HarnessOptions, scope: Scope.Scope) =>
+export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<ReturnType<typeof InboxTest>>, options: HarnessOptions, scope: Scope.Scope) =>
   Effect.gen(function* () {
     const deps = Layer.mergeAll(
       hermes.layer,
@@ -67,7 +67,7 @@ export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<Retur
 export const harness = (options: HarnessOptions = {}) =>
   Effect.gen(function* () {
     const hermes = yield* makeFakeHermes(options)
-    const inbox = yield* makeFakeInbox(hermes.shape)
+    const inbox = yield* InboxTest(hermes.shape)
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const built = yield* buildRuns(hermes, inbox, options, scope)
