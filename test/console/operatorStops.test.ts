@@ -13,9 +13,10 @@ import { OperatorStops, OperatorStopsLive, OperatorStopsRecording } from "../../
 import { makeStopRequests } from "../../src/services/console/stopRequests.ts"
 import { InboxChanges, InboxChangesLive } from "../../src/services/inbox/InboxChanges.ts"
 import { LifecycleReady } from "../../src/common/Lifecycle.ts"
-import { Runs, type StopActor } from "../../src/services/runs/Runs.ts"
+import type { StopActor } from "../../src/services/runs/Runs.ts"
+import { RunsTest } from "../../src/services/runs/RunsTest.ts"
 import { Ledger, type NewRun } from "../../src/services/runs/Ledger.ts"
-import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
+import { LedgerTest } from "../../src/services/runs/LedgerTest.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 
 const newRun = (runId: string, status: NewRun["status"] = "running"): NewRun => ({
@@ -28,8 +29,7 @@ type Answer = "ok" | "not_found" | "hermes_down" | "unavailable"
 
 /** A run service whose stop answers as `answers` says per run, and records who asked. */
 const runsDouble = (answers: Ref.Ref<Record<string, Answer>>, calls: Ref.Ref<ReadonlyArray<[string, StopActor | undefined]>>) =>
-  Layer.succeed(Runs, {
-    ...(undefined as never as Runs["Type"]),
+  RunsTest({
     stop: (runId: string, actor?: StopActor) =>
       Effect.gen(function* () {
         yield* Ref.update(calls, (c) => [...c, [runId, actor] as [string, StopActor | undefined]])
@@ -39,13 +39,13 @@ const runsDouble = (answers: Ref.Ref<Record<string, Answer>>, calls: Ref.Ref<Rea
         if (answer === "unavailable") return yield* new Unavailable({ message: "the bridge is shutting down" })
         return { status: "stopping" } as RunView
       })
-  } as Runs["Type"])
+  })
 
 /** `read` again every 20 ms until `done` holds (at most 5 s). */
 const settled = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
   read.pipe(Effect.filterOrFail(done, () => "not yet" as const), Effect.retry(Schedule.spaced("20 millis")), Effect.timeout("5 seconds"))
 
-const base = Layer.mergeAll(LedgerLive, InboxChangesLive, LifecycleReady).pipe(Layer.provideMerge(DbMemory))
+const base = Layer.mergeAll(LedgerTest, InboxChangesLive, LifecycleReady)
 
 describe("OperatorStops", () => {
   it.effect("Recording: unknown run is run_not_found, an ended run is answered without a row, a live one is recorded", () =>

@@ -11,12 +11,12 @@ import agentMemoryAdd from "../../src/edge/mcp/tools/agent_memory_add.ts"
 import agentMemorySearch from "../../src/edge/mcp/tools/agent_memory_search.ts"
 import { Memory } from "../../src/services/memory/Memory.ts"
 import { MemoryStore, type MemoryStoreShape } from "../../src/services/memory/MemoryStore.ts"
-import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
 import { MemoryLive, MemoryOn } from "../../src/services/memory/MemoryLive.ts"
-import { as, simpleHermes, testDb, testRedactor } from "./support.ts"
+import { MemoryTest } from "../../src/services/memory/MemoryTest.ts"
+import { MemoryStoreTest } from "../../src/services/memory/MemoryStoreTest.ts"
+import { as, simpleHermes, testRedactor } from "./support.ts"
 
-const store = MemoryStoreLive.pipe(Layer.provideMerge(testDb))
-const layer = MemoryOn.pipe(Layer.provideMerge(store), Layer.provide(simpleHermes), Layer.provide(testRedactor))
+const layer = MemoryTest.pipe(Layer.provide(simpleHermes), Layer.provide(testRedactor))
 
 const add = (client: string, agent: string, text: string, tags: ReadonlyArray<string> = []) =>
   Effect.flatMap(Memory, (m) => m.add(agent, text, tags)).pipe(as(client))
@@ -200,7 +200,7 @@ describe("memory off and a failing memory layer", () => {
       Effect.provide(
         MemoryLive.pipe(
           Layer.provide(AppConfigTest({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
-          Layer.provide(store),
+          Layer.provide(MemoryStoreTest),
           Layer.provide(simpleHermes),
           Layer.provide(testRedactor)
         )
@@ -214,7 +214,7 @@ describe("memory off and a failing memory layer", () => {
       Effect.provide(
         MemoryLive.pipe(
           Layer.provide(AppConfigTest({ env: {}, cwd: os.tmpdir() })),
-          Layer.provide(store),
+          Layer.provide(MemoryStoreTest),
           Layer.provide(simpleHermes),
           Layer.provide(testRedactor)
         )
