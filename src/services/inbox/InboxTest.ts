@@ -1,6 +1,7 @@
 /**
- * An in-memory Inbox for run-service tests: only the run-approval half (open, expire, pending, and a
- * `decide` that answers Hermes like the real one). The skill half is not used by runs.
+ * `InboxTest`: an in-memory Inbox for run-service tests: only the run-approval half (open, expire,
+ * pending, and a `decide` that answers Hermes like the real one); it records its rows in `rows`.
+ * The skill half is not used by runs (the real inbox over `InboxStoreTest` has it).
  */
 import { Effect, Layer, Option, Stream } from "effect"
 import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
