@@ -13,7 +13,7 @@ import { InboxLive } from "../../src/services/inbox/InboxLive.ts"
 import { SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { DbLive } from "../../src/storage/Db.ts"
 import { makeDirs, makeStack } from "./skillFixtures.ts"
-import { type ApprovalCall, hermesDouble } from "./support.ts"
+import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
 
 const request = (over: Partial<RunApprovalInput> = {}): RunApprovalInput => ({
   run_id: "run_0123456789abcdef0123456789abcdef",
@@ -135,7 +135,7 @@ describe("persistence", () => {
       InboxLive.pipe(
         Layer.provideMerge(SkillStoreWith(dirs)),
         Layer.provideMerge(DbLive(dataDir)),
-        Layer.provide(hermesDouble(Effect.runSync(Ref.make<ReadonlyArray<ApprovalCall>>([]))))
+        Layer.provide(HermesClientApprovals(Effect.runSync(Ref.make<ReadonlyArray<ApprovalCall>>([]))))
       )
     const first = ManagedRuntime.make(layer())
     const id = await first.runPromise(Effect.map(Effect.flatMap(Inbox, (i) => i.openRunApproval(request())), (r) => r.id))

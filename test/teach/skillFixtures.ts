@@ -8,7 +8,7 @@ import { InboxLive } from "../../src/services/inbox/InboxLive.ts"
 import { SkillsLive } from "../../src/services/skills/SkillsLive.ts"
 import { type SkillDirs, SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
-import { type ApprovalCall, hermesDouble } from "./support.ts"
+import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
 import { RedactorLive } from "../../src/common/Redactor.ts"
 
 export const skillMd = (name: string, description = "Does one useful thing.", body = "# Steps\n\n1. Do it.\n") =>
@@ -50,7 +50,7 @@ export const makeStack = (approvalAnswer?: () => Effect.Effect<void, BridgeError
     Layer.provideMerge(InboxLive),
     Layer.provideMerge(SkillStoreWith(dirs)),
     Layer.provideMerge(DbMemory),
-    Layer.provideMerge(hermesDouble(calls, approvalAnswer)),
+    Layer.provideMerge(HermesClientApprovals(calls, approvalAnswer)),
     Layer.provideMerge(RedactorLive)
   )
   return { dirs, calls, layer }
