@@ -23,7 +23,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
-import { AppConfig } from "../src/config/AppConfig.ts"
+import { AppConfigLive } from "../src/config/AppConfig.ts"
 import { loadConfig, type ResolvedConfig } from "../src/config/load.ts"
 import { daemonLayer } from "../src/daemon/Daemon.ts"
 import { defineTool } from "../src/edge/mcp/ToolDef.ts"
@@ -32,10 +32,10 @@ import { SimulatedHermes, Simulator } from "../src/hermes/sim/layer.ts"
 import { Auth } from "../src/services/auth/Auth.ts"
 import { Caller } from "../src/request/Caller.ts"
 import { InboxServices } from "../src/daemon/teachServices.ts"
-import { Lifecycle } from "../src/common/Lifecycle.ts"
+import { LifecycleReady } from "../src/common/Lifecycle.ts"
 import { Progress } from "../src/request/Progress.ts"
-import { Redactor } from "../src/common/Redactor.ts"
-import { LedgerSqlLive } from "../src/services/runs/LedgerSql.ts"
+import { RedactorLive } from "../src/common/Redactor.ts"
+import { LedgerLive } from "../src/services/runs/LedgerSql.ts"
 import { makeRuns } from "../src/services/runs/RunsLive.ts"
 import { DbLive } from "../src/storage/Db.ts"
 
@@ -94,8 +94,8 @@ const bridgeServices = (config: ResolvedConfig) =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
     const hermesContext = yield* Layer.buildWithScope(SimulatedHermes(simOptions), scope)
-    const base = Layer.mergeAll(AppConfig.layer(config), Redactor.Default, Lifecycle.Ready, Layer.succeed(HermesClient, Context.get(hermesContext, HermesClient)))
-    const deps = Layer.mergeAll(LedgerSqlLive, InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbLive(config.dataDir)))
+    const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleReady, Layer.succeed(HermesClient, Context.get(hermesContext, HermesClient)))
+    const deps = Layer.mergeAll(LedgerLive, InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbLive(config.dataDir)))
     const context = yield* Layer.buildWithScope(deps, scope)
     const made = yield* makeRuns.pipe(Effect.provide(context))
     return { ...made, sim: Context.get(hermesContext, Simulator) }

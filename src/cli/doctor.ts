@@ -9,12 +9,12 @@ import { Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as YAML from "yaml"
-import { AppConfig } from "../config/AppConfig.ts"
+import { AppConfig, AppConfigLive } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { HermesClientForTools } from "../hermes/client/HermesClientLive.ts"
 import { HermesClient, type HermesProfile } from "../hermes/client/HermesClient.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
-import { Redactor } from "../common/Redactor.ts"
+import { RedactorLive } from "../common/Redactor.ts"
 import { DbLive } from "../storage/Db.ts"
 import { hasFlag, type ParsedArgs } from "./args.ts"
 import { cliLoggingLayer } from "./runtime.ts"
@@ -88,7 +88,7 @@ const render = (rows: ReadonlyArray<DoctorRow>) => {
 }
 
 export const doctorRows = (config: ResolvedConfig) => {
-  const base = Layer.mergeAll(AppConfig.layer(config), Redactor.Default)
+  const base = Layer.mergeAll(AppConfigLive(config), RedactorLive)
   return Effect.gen(function* () {
     const hermes = yield* HermesClient
     const simulated = Option.isSome((yield* SimulatorInfo).url)

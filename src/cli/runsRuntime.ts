@@ -2,9 +2,9 @@
 import { Effect, Layer } from "effect"
 import type { ResolvedConfig } from "../config/load.ts"
 import { HermesClientForTools } from "../hermes/client/HermesClientLive.ts"
-import { OperatorStops } from "../services/console/OperatorStops.ts"
+import { OperatorStopsRecording } from "../services/console/OperatorStops.ts"
 import { InboxServices } from "../daemon/teachServices.ts"
-import { LedgerSqlLive } from "../services/runs/LedgerSql.ts"
+import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import type { ParsedArgs } from "./args.ts"
 import { runsMain } from "./runs.ts"
 import { cliLoggingLayer, storageLayer } from "./runtime.ts"
@@ -13,8 +13,8 @@ export const runsCommandLine = (config: ResolvedConfig, args: ParsedArgs): Promi
   Effect.runPromise(
     runsMain(args).pipe(
       Effect.provide(
-        OperatorStops.Recording.pipe(
-          Layer.provideMerge(LedgerSqlLive),
+        OperatorStopsRecording.pipe(
+          Layer.provideMerge(LedgerLive),
           Layer.provideMerge(InboxServices),
           Layer.provideMerge(HermesClientForTools),
           Layer.provideMerge(storageLayer(config)),

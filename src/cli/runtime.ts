@@ -1,23 +1,23 @@
 /** Layers the CLI verbs use: configuration and storage, without the HTTP listener or Hermes. */
 import { Layer, LogLevel } from "effect"
-import { AppConfig } from "../config/AppConfig.ts"
+import { AppConfigLive } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { loggingLayer } from "../daemon/logging.ts"
 import { DbLive } from "../storage/Db.ts"
-import { Auth } from "../services/auth/Auth.ts"
-import { Redactor } from "../common/Redactor.ts"
+import { AuthLive } from "../services/auth/Auth.ts"
+import { RedactorLive } from "../common/Redactor.ts"
 
 export const storageLayer = (config: ResolvedConfig) =>
-  Layer.mergeAll(DbLive(config.dataDir)).pipe(Layer.provideMerge(Layer.mergeAll(AppConfig.layer(config), Redactor.Default)))
+  Layer.mergeAll(DbLive(config.dataDir)).pipe(Layer.provideMerge(Layer.mergeAll(AppConfigLive(config), RedactorLive)))
 
 /**
  * The CLI's logger: stderr (stdout carries the verb's output, e.g. `--json`, which a log line there
  * would make unparseable), redacted, warnings and errors only (the services' start-up notes are
  * the daemon's business). Provided into the verb's layer so it shares that layer's Redactor.
  */
-export const cliLoggingLayer = loggingLayer(LogLevel.Warning).pipe(Layer.provide(Redactor.Default))
+export const cliLoggingLayer = loggingLayer(LogLevel.Warning).pipe(Layer.provide(RedactorLive))
 
-export const authLayer = (config: ResolvedConfig) => Auth.Live.pipe(Layer.provideMerge(storageLayer(config)))
+export const authLayer = (config: ResolvedConfig) => AuthLive.pipe(Layer.provideMerge(storageLayer(config)))
 
 /** The MCP URL a client on another machine should use (loopback when bound to loopback). */
 export const mcpUrl = (config: ResolvedConfig, server: "agents" | "memory" = "agents") => {

@@ -14,7 +14,7 @@ import { causeLine } from "../daemon/startFailure.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
 import { logLevelOf, loggingLayer } from "../daemon/logging.ts"
 import { StrayRejectionsLogged } from "../daemon/strayRejections.ts"
-import { Redactor } from "../common/Redactor.ts"
+import { RedactorLive } from "../common/Redactor.ts"
 
 const banner = (config: ResolvedConfig, simulatorUrl: string | null) =>
   HttpServer.addressFormattedWith((address) =>
@@ -39,8 +39,8 @@ const banner = (config: ResolvedConfig, simulatorUrl: string | null) =>
 export const serve = (config: ResolvedConfig) => {
   const announce = Layer.effectDiscard(Effect.flatMap(SimulatorInfo, (info) => banner(config, Option.getOrNull(info.url))))
   const app = Layer.merge(announce, StrayRejectionsLogged).pipe(Layer.provideMerge(daemonLayer(config)))
-    // Redactor.Default is the same layer value the daemon uses, so logs share its registered secrets.
-  const logging = loggingLayer(logLevelOf(config.bridge.log_level), config.bridge.log_format).pipe(Layer.provide(Redactor.Default))
+    // RedactorLive is the same layer value the daemon uses, so logs share its registered secrets.
+  const logging = loggingLayer(logLevelOf(config.bridge.log_level), config.bridge.log_format).pipe(Layer.provide(RedactorLive))
   // A start that fails (port in use, data folder not writable) ends in one line and exit 1, not a trace.
   const place = { what: "agent-bridge serve", dataDir: config.dataDir, host: config.bridge.host, port: config.bridge.port }
   return Layer.launch(app.pipe(Layer.provide(logging))).pipe(

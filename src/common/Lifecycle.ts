@@ -14,20 +14,25 @@ export interface LifecycleShape {
   readonly requireReady: Effect.Effect<void, Unavailable>
 }
 
-export class Lifecycle extends Context.Tag("agent-bridge/Lifecycle")<Lifecycle, LifecycleShape>() {
-  static make = (initial: Phase) =>
-    Layer.effect(
-      Lifecycle,
-      Effect.map(Ref.make<Phase>(initial), (ref) => ({
-        phase: Ref.get(ref),
-        set: (phase) => Ref.set(ref, phase),
-        requireReady: Effect.flatMap(Ref.get(ref), (p) =>
-          p === "ready"
-            ? Effect.void
-            : Effect.fail(new Unavailable({ message: p === "starting" ? "the bridge is starting; retry shortly" : "the bridge is shutting down" }))
-        )
-      }))
-    )
-  static Starting = Lifecycle.make("starting")
-  static Ready = Lifecycle.make("ready")
-}
+export class Lifecycle extends Context.Tag("agent-bridge/Lifecycle")<Lifecycle, LifecycleShape>() {}
+
+/** A Lifecycle in `initial`; the phase lives in a Ref. */
+export const LifecycleAt = (initial: Phase) =>
+  Layer.effect(
+    Lifecycle,
+    Effect.map(Ref.make<Phase>(initial), (ref) => ({
+      phase: Ref.get(ref),
+      set: (phase) => Ref.set(ref, phase),
+      requireReady: Effect.flatMap(Ref.get(ref), (p) =>
+        p === "ready"
+          ? Effect.void
+          : Effect.fail(new Unavailable({ message: p === "starting" ? "the bridge is starting; retry shortly" : "the bridge is shutting down" }))
+      )
+    }))
+  )
+
+/** The daemon's: `starting` until `markReady`. */
+export const LifecycleStarting = LifecycleAt("starting")
+
+/** Ready from the start (tests). */
+export const LifecycleReady = LifecycleAt("ready")

@@ -39,35 +39,36 @@ export interface RedactorShape {
   readonly registerSecret: (value: string) => Effect.Effect<void>
 }
 
-export class Redactor extends Context.Tag("agent-bridge/Redactor")<Redactor, RedactorShape>() {
-  /** The production Redactor; `secrets` are registered up front (more can be added later). */
-  static layerWith = (secrets: ReadonlyArray<string> = []) =>
-    Layer.effect(
-      Redactor,
-      Effect.gen(function* () {
-        const current = yield* Ref.make<Redaction>(makeRedaction(secrets))
-        const metrics = yield* Metrics
-        const counted = (before: string, after: string) => {
-          if (after !== before) metrics.redactionApplied()
-          return after
-        }
-        // Reads go through a plain variable so the hot path stays synchronous.
-        let r = yield* Ref.get(current)
-        const shape: RedactorShape = {
-          text: (s, o) => counted(s, r.text(s, o?.liveEdge ?? false)),
-          json: (v) => r.json(v),
-          segments: (parts, o) => r.segments(parts, o ?? {}).map((out, i) => counted(parts[i] ?? "", out)),
-          wouldChange: (s) => r.wouldChange(s),
-          skillProblem: (fileName, s) => r.skillProblem(fileName, s),
-          registerSecret: (value) =>
-            Ref.updateAndGet(current, (old) => old.withSecret(value)).pipe(
-              Effect.tap((next) => Effect.sync(() => { r = next })),
-              Effect.asVoid
-            )
-        }
-        return shape
-      })
-    )
+export class Redactor extends Context.Tag("agent-bridge/Redactor")<Redactor, RedactorShape>() {}
 
-  static Default = Redactor.layerWith()
-}
+/** The production Redactor; `secrets` are registered up front (more can be added later). */
+export const RedactorWith = (secrets: ReadonlyArray<string> = []) =>
+  Layer.effect(
+    Redactor,
+    Effect.gen(function* () {
+      const current = yield* Ref.make<Redaction>(makeRedaction(secrets))
+      const metrics = yield* Metrics
+      const counted = (before: string, after: string) => {
+        if (after !== before) metrics.redactionApplied()
+        return after
+      }
+      // Reads go through a plain variable so the hot path stays synchronous.
+      let r = yield* Ref.get(current)
+      const shape: RedactorShape = {
+        text: (s, o) => counted(s, r.text(s, o?.liveEdge ?? false)),
+        json: (v) => r.json(v),
+        segments: (parts, o) => r.segments(parts, o ?? {}).map((out, i) => counted(parts[i] ?? "", out)),
+        wouldChange: (s) => r.wouldChange(s),
+        skillProblem: (fileName, s) => r.skillProblem(fileName, s),
+        registerSecret: (value) =>
+          Ref.updateAndGet(current, (old) => old.withSecret(value)).pipe(
+            Effect.tap((next) => Effect.sync(() => { r = next })),
+            Effect.asVoid
+          )
+      }
+      return shape
+    })
+  )
+
+/** The production Redactor with no secret registered up front. */
+export const RedactorLive = RedactorWith()

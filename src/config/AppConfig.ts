@@ -2,10 +2,11 @@
 import { Context, Layer } from "effect"
 import { loadConfig, type LoadOptions, type ResolvedConfig } from "./load.ts"
 
-export class AppConfig extends Context.Tag("agent-bridge/AppConfig")<AppConfig, ResolvedConfig>() {
-  static layer = (cfg: ResolvedConfig) => Layer.succeed(AppConfig, cfg)
+export class AppConfig extends Context.Tag("agent-bridge/AppConfig")<AppConfig, ResolvedConfig>() {}
 
-  /** A config built from an in-memory YAML tree (tests): same decoding and defaults as a file. */
-  static fromOptions = (options: LoadOptions) =>
-    Layer.effect(AppConfig, loadConfig(options))
-}
+/** The resolved configuration the daemon or the CLI loaded. */
+export const AppConfigLive = (cfg: ResolvedConfig) => Layer.succeed(AppConfig, cfg)
+
+/** A config built from an in-memory YAML tree (tests): same decoding and defaults as a file. */
+export const AppConfigTest = (options: LoadOptions) =>
+  Layer.effect(AppConfig, loadConfig(options))

@@ -7,30 +7,30 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
-import { AppConfig } from "../config/AppConfig.ts"
+import { AppConfig, AppConfigLive } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { httpApp } from "../edge/http/app.ts"
 import { answerClientErrorsWithJson } from "../edge/http/clientError.ts"
 import { InboxWebLive } from "../edge/inbox/InboxWeb.ts"
 import { makeCatalog } from "../edge/mcp/catalog/clientCatalog.ts"
-import { McpSessions } from "../edge/mcp/McpSessions.ts"
+import { McpSessions, McpSessionsLive } from "../edge/mcp/McpSessions.ts"
 import type { HermesClient } from "../hermes/client/HermesClient.ts"
 import { HermesClientLive } from "../hermes/client/HermesClientLive.ts"
 import type { SimServeError } from "../hermes/sim/server.ts"
-import { SimulatorInfo } from "../hermes/embedded.ts"
+import { SimulatorInfo, SimulatorInfoNone } from "../hermes/embedded.ts"
 import { memoryTools } from "../edge/mcp/memory-tools/index.ts"
 import type { ToolDef } from "../edge/mcp/ToolDef.ts"
 import { agentTools } from "../edge/mcp/agent-tools/index.ts"
 import { TeachServices } from "./teachServices.ts"
 import { RunsLive } from "../services/runs/RunsLive.ts"
-import { LedgerSqlLive } from "../services/runs/LedgerSql.ts"
-import { OperatorStops } from "../services/console/OperatorStops.ts"
+import { LedgerLive } from "../services/runs/LedgerSql.ts"
+import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
 import { DbLive } from "../storage/Db.ts"
-import { Agents } from "../services/agents/Agents.ts"
-import { Auth } from "../services/auth/Auth.ts"
-import { CapabilitiesService } from "../services/capabilities/Capabilities.ts"
-import { Lifecycle } from "../common/Lifecycle.ts"
-import { Redactor } from "../common/Redactor.ts"
+import { AgentsLive } from "../services/agents/Agents.ts"
+import { AuthLive } from "../services/auth/Auth.ts"
+import { CapabilitiesLive } from "../services/capabilities/Capabilities.ts"
+import { Lifecycle, LifecycleStarting } from "../common/Lifecycle.ts"
+import { Redactor, RedactorLive } from "../common/Redactor.ts"
 
 export interface DaemonOptions {
   /** Replaces the Hermes side (tests): provides HermesClient, may require AppConfig and Redactor. */
@@ -41,12 +41,12 @@ export interface DaemonOptions {
 
 /** Everything but the HTTP listener: what the tools need. */
 export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {}) => {
-  const base = Layer.mergeAll(AppConfig.layer(config), Redactor.Default, Lifecycle.Starting)
+  const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleStarting)
   const storage = DbLive(config.dataDir)
   const hermes: Layer.Layer<HermesClient | SimulatorInfo, SimServeError, AppConfig | Redactor> =
-    options.hermes === undefined ? HermesClientLive : Layer.merge(options.hermes, SimulatorInfo.none)
+    options.hermes === undefined ? HermesClientLive : Layer.merge(options.hermes, SimulatorInfoNone)
   // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).
-  const services = Layer.mergeAll(Agents.Live, CapabilitiesService.Live, Auth.Live, RunsLive).pipe(
+  const services = Layer.mergeAll(AgentsLive, CapabilitiesLive, AuthLive, RunsLive).pipe(
     Layer.provideMerge(TeachServices),
     Layer.provideMerge(hermes)
   )
@@ -92,12 +92,12 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     })
   )
   const serving = HttpServer.serve(httpApp).pipe(
-    Layer.provideMerge(McpSessions.make<ToolEnv>(catalog)),
+    Layer.provideMerge(McpSessionsLive<ToolEnv>(catalog)),
     // The inbox page's sessions and admin-key check (needs Auth from the services).
     Layer.provideMerge(InboxWebLive()),
     Layer.provideMerge(listener(config)),
     // The operator's console: stops asked from the page or the CLI (src/services/console).
-    Layer.provideMerge(OperatorStops.Live.pipe(Layer.provide(LedgerSqlLive))),
+    Layer.provideMerge(OperatorStopsLive.pipe(Layer.provide(LedgerLive))),
     Layer.provideMerge(servicesLayer(config, options))
   )
   return markReady.pipe(Layer.provideMerge(serving))

@@ -8,18 +8,18 @@
  * Both need `SqlClient` (migrated), `AppConfig` and `HermesClient`; `TeachServices` also `Redactor`.
  */
 import { Layer } from "effect"
-import { DirectMemoryFromConfig } from "../services/memory/DirectMemory.ts"
+import { DirectMemoryLive } from "../services/memory/DirectMemory.ts"
 import { MemoryStoreLive } from "../services/memory/MemoryStoreLive.ts"
-import { MemoryFromConfig } from "../services/memory/MemoryLive.ts"
+import { MemoryLive } from "../services/memory/MemoryLive.ts"
 import { SkillsLive } from "../services/skills/SkillsLive.ts"
 import { SkillStoreLive } from "../services/skill-store/SkillStore.ts"
 import { watchOtherConnections } from "../services/inbox/InboxChanges.ts"
-import { InboxStack } from "../services/inbox/InboxLive.ts"
+import { InboxLive } from "../services/inbox/InboxLive.ts"
 import { InboxRetentionLive } from "../services/inbox/retention.ts"
 
-export const InboxServices = InboxStack.pipe(Layer.provideMerge(SkillStoreLive))
+export const InboxServices = InboxLive.pipe(Layer.provideMerge(SkillStoreLive))
 
-export const TeachServices = Layer.mergeAll(MemoryFromConfig, DirectMemoryFromConfig, SkillsLive, InboxRetentionLive, watchOtherConnections()).pipe(
+export const TeachServices = Layer.mergeAll(MemoryLive, DirectMemoryLive, SkillsLive, InboxRetentionLive, watchOtherConnections()).pipe(
   Layer.provideMerge(InboxServices),
   Layer.provideMerge(MemoryStoreLive)
 )

@@ -18,9 +18,10 @@ export interface SimulatorInfoShape {
   readonly handle: Option.Option<SimulatorHandle>
 }
 
-export class SimulatorInfo extends Context.Tag("agent-bridge/SimulatorInfo")<SimulatorInfo, SimulatorInfoShape>() {
-  static none = Layer.succeed(SimulatorInfo, { url: Option.none(), handle: Option.none() })
-}
+export class SimulatorInfo extends Context.Tag("agent-bridge/SimulatorInfo")<SimulatorInfo, SimulatorInfoShape>() {}
+
+/** No simulator: a real Hermes is configured. */
+export const SimulatorInfoNone = Layer.succeed(SimulatorInfo, { url: Option.none(), handle: Option.none() })
 
 /** The daemon's profiles as served by a running simulator. */
 export const simulatorProfiles = (sim: { readonly profiles: ReadonlyArray<SimProfileInfo> }): ReadonlyArray<HermesProfile> =>

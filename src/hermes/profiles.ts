@@ -11,9 +11,10 @@ import type { ResolvedConfig } from "../config/load.ts"
 import type { HermesProfile } from "./client/HermesClient.ts"
 
 /** The profiles the daemon talks to; provided by `HermesEmbedded` (config or simulator). */
-export class HermesProfiles extends Context.Tag("agent-bridge/HermesProfiles")<HermesProfiles, ReadonlyArray<HermesProfile>>() {
-  static layer = (profiles: ReadonlyArray<HermesProfile>) => Layer.succeed(HermesProfiles, profiles)
-}
+export class HermesProfiles extends Context.Tag("agent-bridge/HermesProfiles")<HermesProfiles, ReadonlyArray<HermesProfile>>() {}
+
+/** These profiles, as they are. */
+export const HermesProfilesWith = (profiles: ReadonlyArray<HermesProfile>) => Layer.succeed(HermesProfiles, profiles)
 
 /** Hermes's default listen address, used when no URL is configured for a profile. */
 export const HERMES_DEFAULT_URL = "http://127.0.0.1:8642"

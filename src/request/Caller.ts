@@ -2,7 +2,7 @@
  * Who is calling: set by the edge from the authenticated key for each request, never from anything
  * the client sends in arguments or headers of its choosing.
  */
-import { Context } from "effect"
+import { Context, Layer } from "effect"
 
 export type Scope = "agents" | "memory"
 
@@ -22,3 +22,6 @@ export class Caller extends Context.Tag("agent-bridge/Caller")<Caller, CallerSha
     scopes
   })
 }
+
+/** `CallerTest`: fakes the authenticated key of a request as `caller` (the admin unless told); records nothing. */
+export const CallerTest = (caller: CallerShape = Caller.admin) => Layer.succeed(Caller, caller)

@@ -9,6 +9,14 @@ export interface ProgressShape {
   readonly report: (progress: number, message?: string) => Effect.Effect<void>
 }
 
-export class Progress extends Context.Tag("agent-bridge/Progress")<Progress, ProgressShape>() {
-  static None = Layer.succeed(Progress, { enabled: false, report: () => Effect.void })
-}
+export class Progress extends Context.Tag("agent-bridge/Progress")<Progress, ProgressShape>() {}
+
+/** No `progressToken` on the request: reports go nowhere. */
+export const ProgressNone = Layer.succeed(Progress, { enabled: false, report: () => Effect.void })
+
+/**
+ * `ProgressTest`: a request that carried a `progressToken`; it records each report in `reports`,
+ * in order, for the test to read.
+ */
+export const ProgressTest = (reports: Array<{ readonly progress: number; readonly message: string | undefined }>) =>
+  Layer.succeed(Progress, { enabled: true, report: (progress, message) => Effect.sync(() => { reports.push({ progress, message }) }) })

@@ -9,13 +9,14 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Ref, Schedule } from "effect"
 import { AgentUnavailable, RunNotFound, Unavailable } from "../../src/domain/errors.ts"
 import type { RunView } from "../../src/domain/runs/view.ts"
-import { OperatorStops } from "../../src/services/console/OperatorStops.ts"
+import { OperatorStops, OperatorStopsLive, OperatorStopsRecording } from "../../src/services/console/OperatorStops.ts"
 import { makeStopRequests } from "../../src/services/console/stopRequests.ts"
 import { InboxChanges, InboxChangesLive } from "../../src/services/inbox/InboxChanges.ts"
-import { Lifecycle } from "../../src/common/Lifecycle.ts"
-import { Runs, type StopActor } from "../../src/services/runs/Runs.ts"
+import { LifecycleReady } from "../../src/common/Lifecycle.ts"
+import type { StopActor } from "../../src/services/runs/Runs.ts"
+import { RunsTest } from "../../src/services/runs/RunsTest.ts"
 import { Ledger, type NewRun } from "../../src/services/runs/Ledger.ts"
-import { LedgerSqlLive } from "../../src/services/runs/LedgerSql.ts"
+import { LedgerTest } from "../../src/services/runs/LedgerTest.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 
 const newRun = (runId: string, status: NewRun["status"] = "running"): NewRun => ({
@@ -28,8 +29,7 @@ type Answer = "ok" | "not_found" | "hermes_down" | "unavailable"
 
 /** A run service whose stop answers as `answers` says per run, and records who asked. */
 const runsDouble = (answers: Ref.Ref<Record<string, Answer>>, calls: Ref.Ref<ReadonlyArray<[string, StopActor | undefined]>>) =>
-  Layer.succeed(Runs, {
-    ...(undefined as never as Runs["Type"]),
+  RunsTest({
     stop: (runId: string, actor?: StopActor) =>
       Effect.gen(function* () {
         yield* Ref.update(calls, (c) => [...c, [runId, actor] as [string, StopActor | undefined]])
@@ -39,13 +39,13 @@ const runsDouble = (answers: Ref.Ref<Record<string, Answer>>, calls: Ref.Ref<Rea
         if (answer === "unavailable") return yield* new Unavailable({ message: "the bridge is shutting down" })
         return { status: "stopping" } as RunView
       })
-  } as Runs["Type"])
+  })
 
 /** `read` again every 20 ms until `done` holds (at most 5 s). */
 const settled = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
   read.pipe(Effect.filterOrFail(done, () => "not yet" as const), Effect.retry(Schedule.spaced("20 millis")), Effect.timeout("5 seconds"))
 
-const base = Layer.mergeAll(LedgerSqlLive, InboxChangesLive, Lifecycle.Ready).pipe(Layer.provideMerge(DbMemory))
+const base = Layer.mergeAll(LedgerTest, InboxChangesLive, LifecycleReady)
 
 describe("OperatorStops", () => {
   it.effect("Recording: unknown run is run_not_found, an ended run is answered without a row, a live one is recorded", () =>
@@ -64,7 +64,7 @@ describe("OperatorStops", () => {
       // Asked again while pending: still the one request, not carried out (the CLI never does).
       yield* stops.request("live", "page")
       expect((yield* store.pending).map((r) => [r.runId, r.via])).toEqual([["live", "cli"]])
-    }).pipe(Effect.provide(OperatorStops.Recording.pipe(Layer.provideMerge(base)))))
+    }).pipe(Effect.provide(OperatorStopsRecording.pipe(Layer.provideMerge(base)))))
 
   it.live("Live: carries out what was pending at start, records each outcome, keeps one pending while unavailable", () =>
     Effect.gen(function* () {
@@ -90,7 +90,7 @@ describe("OperatorStops", () => {
         yield* changes.bump
         const after = yield* settled(outcomes, (o) => o[3] !== null)
         expect(after[3]).toBe("stopping")
-      }).pipe(Effect.provide(OperatorStops.Live.pipe(Layer.provide(runsDouble(answers, calls)))), Effect.scoped)
+      }).pipe(Effect.provide(OperatorStopsLive.pipe(Layer.provide(runsDouble(answers, calls)))), Effect.scoped)
     }).pipe(Effect.provide(base)))
 
   it.effect("a finished request is re-opened when asked again", () =>

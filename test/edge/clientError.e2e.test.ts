@@ -9,7 +9,7 @@ import * as net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { answerClientErrorsWithJson, clientErrorReply, clientErrorResponse } from "../../src/edge/http/clientError.ts"
 import { startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../support/hermesDouble.ts"
+import { HermesClientTest } from "../../src/hermes/client/HermesClientTest.ts"
 
 interface RawReply {
   readonly statusLine: string
@@ -61,7 +61,7 @@ describe("bytes that are not HTTP, at the daemon", () => {
   let daemon: TestDaemon
   let port: number
   beforeAll(async () => {
-    daemon = await startDaemon(testConfig(), hermesDouble())
+    daemon = await startDaemon(testConfig(), HermesClientTest())
     port = portOf(daemon.url)
   })
   afterAll(async () => daemon?.close())

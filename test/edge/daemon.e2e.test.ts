@@ -8,7 +8,7 @@ import * as http from "node:http"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bridgeMeta, connectMcp, errorTextOf, startDaemon, tempDir, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../support/hermesDouble.ts"
+import { HermesClientTest } from "../../src/hermes/client/HermesClientTest.ts"
 import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 
 /** A raw request, so the Host header can be set (fetch forbids it). */
@@ -49,7 +49,7 @@ describe("daemon over HTTP", () => {
     ].join("\n"))
     fs.writeFileSync(path.join(home, "profiles", "coder", "config.yaml"), "model: [unclosed")
     const config = testConfig({ hermes: { home, url: "http://127.0.0.1:9", profiles: { coder: {}, nokey: {} } } }, dir)
-    daemon = await startDaemon(config, hermesDouble({ profiles: [{ name: "default" }, { name: "coder", up: false }, { name: "nokey", keyed: false }] }))
+    daemon = await startDaemon(config, HermesClientTest({ profiles: [{ name: "default" }, { name: "coder", up: false }, { name: "nokey", keyed: false }] }))
   })
   afterAll(async () => daemon.close())
 
@@ -164,7 +164,7 @@ describe("daemon over HTTP", () => {
 
 describe("bridge disabled", () => {
   it("answers 404 on /mcp/agents/* and still serves memory", async () => {
-    const daemon = await startDaemon(testConfig({ bridge: { enabled: false } }), hermesDouble())
+    const daemon = await startDaemon(testConfig({ bridge: { enabled: false } }), HermesClientTest())
     try {
       const res = await rawPost(`${daemon.url}/mcp/agents/mcp`, { host: "localhost", authorization: `Bearer ${daemon.adminKey}` }, initBody)
       expect(res.status).toBe(404)

@@ -14,7 +14,7 @@ import { afterAll, beforeAll } from "vitest"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { databaseRoom, folderState } from "../../src/storage/probe.ts"
 import { startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../support/hermesDouble.ts"
+import { HermesClientTest } from "../../src/hermes/client/HermesClientTest.ts"
 
 const chattr = (flag: "+i" | "-i", target: string) => execFileSync("chattr", [flag, target], { stdio: "ignore" })
 const immutableWorks = (() => {
@@ -52,7 +52,7 @@ describe("storage probe", () => {
 describe.skipIf(!immutableWorks)("/healthz over a data folder the bridge cannot write", () => {
   let daemon: TestDaemon
   beforeAll(async () => {
-    daemon = await startDaemon(testConfig(), hermesDouble())
+    daemon = await startDaemon(testConfig(), HermesClientTest())
   })
   afterAll(async () => daemon?.close())
 

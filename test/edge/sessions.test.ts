@@ -9,12 +9,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeCatalog } from "../../src/edge/mcp/catalog/clientCatalog.ts"
 import type { ServerKind } from "../../src/edge/mcp/catalog/listing.ts"
-import { MAX_SESSIONS_PER_CLIENT, McpSessions } from "../../src/edge/mcp/McpSessions.ts"
+import { MAX_SESSIONS_PER_CLIENT, McpSessions, McpSessionsLive } from "../../src/edge/mcp/McpSessions.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import { Caller, type CallerShape } from "../../src/request/Caller.ts"
 import { MCP_PROTOCOL, mcpHeaders } from "../support/mcpWire.ts"
 
-const sessionsLayer = McpSessions.make<never>(makeCatalog({}, memoryTools))
+const sessionsLayer = McpSessionsLive<never>(makeCatalog({}, memoryTools))
 
 const send = (kind: ServerKind, caller: CallerShape, method: string, sessionId: string | undefined, body?: unknown) =>
   Effect.flatMap(McpSessions, (sessions) =>

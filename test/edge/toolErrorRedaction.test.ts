@@ -13,7 +13,7 @@ import { ERROR_META_KEY } from "../../src/edge/mcp/toolResult.ts"
 import { defineTool } from "../../src/edge/mcp/ToolDef.ts"
 import { Caller } from "../../src/request/Caller.ts"
 import type { ProgressShape } from "../../src/request/Progress.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { RedactorWith } from "../../src/common/Redactor.ts"
 
 const HELD = "hermes-key-Zq81xLmP0aRt"
 const TOKEN = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
@@ -49,14 +49,14 @@ describe("tool error results", () => {
           "provider said: invalid key ***REDACTED***; sent Authorization: Bearer ***REDACTED***"
       )
       expect(result._meta?.[ERROR_META_KEY]).toEqual({ code: "bridge.agent_refused", status: 502 })
-    }).pipe(Effect.provide(Redactor.layerWith([HELD]))))
+    }).pipe(Effect.provide(RedactorWith([HELD]))))
 
   it.effect("mask a secret the bridge holds even where no rule would see it", () =>
     Effect.gen(function* () {
       const error = new InvalidInput({ message: `no such thing: ${HELD}` })
       const result = yield* runTool(failing(error), {}, Caller.client("c"), noProgress)
       expect(textOf(result)).toBe("Error executing tool failing: bridge.invalid_input: no such thing: ***REDACTED***")
-    }).pipe(Effect.provide(Redactor.layerWith([HELD]))))
+    }).pipe(Effect.provide(RedactorWith([HELD]))))
 
   it.effect("leave a message with nothing secret unchanged", () =>
     Effect.gen(function* () {
@@ -65,5 +65,5 @@ describe("tool error results", () => {
       expect(textOf(result)).toBe(
         "Error executing tool failing: bridge.invalid_input: max_tokens must be at most 4096 (token_count: 5000, passed: 3)"
       )
-    }).pipe(Effect.provide(Redactor.layerWith([HELD]))))
+    }).pipe(Effect.provide(RedactorWith([HELD]))))
 })

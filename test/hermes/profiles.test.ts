@@ -7,13 +7,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { HermesClient } from "../../src/hermes/client/HermesClient.ts"
 import { HermesClientLive } from "../../src/hermes/client/HermesClientLive.ts"
 import { SimulatorInfo } from "../../src/hermes/embedded.ts"
 import { HermesProfiles, profilesFromConfig, type ProfileEnv } from "../../src/hermes/profiles.ts"
 import { startSimulator } from "../../src/hermes/sim/server.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { Redactor, RedactorLive } from "../../src/common/Redactor.ts"
 import { tempDir, testConfig } from "../support/daemon.ts"
 
 const penv = (env: Record<string, string>, files: Record<string, string> = {}): ProfileEnv => ({
@@ -71,7 +71,7 @@ describe("profilesFromConfig", () => {
 
 const daemonHermes = (yaml: Record<string, unknown>) => {
   const cfg = testConfig(yaml)
-  return HermesClientLive.pipe(Layer.provideMerge(Layer.merge(AppConfig.layer(cfg), Redactor.Default)))
+  return HermesClientLive.pipe(Layer.provideMerge(Layer.merge(AppConfigLive(cfg), RedactorLive)))
 }
 
 describe("HermesClientLive", () => {

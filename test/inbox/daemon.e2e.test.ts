@@ -11,12 +11,12 @@ import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseArgs } from "../../src/cli/args.ts"
 import { inboxCommand } from "../../src/cli/inbox.ts"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { InboxServices } from "../../src/daemon/teachServices.ts"
 import { DbLive } from "../../src/storage/Db.ts"
 import { simpleHermes } from "../teach/support.ts"
 import { connectMcp, startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../support/hermesDouble.ts"
+import { HermesClientTest } from "../../src/hermes/client/HermesClientTest.ts"
 import { makeClient } from "./fetchClient.ts"
 
 /** A raw GET, so the Host header can be set (fetch forbids it). */
@@ -35,7 +35,7 @@ const rawGet = (url: string, host: string) =>
 describe("the inbox page in the daemon", () => {
   let daemon: TestDaemon
   beforeAll(async () => {
-    daemon = await startDaemon(testConfig(), hermesDouble())
+    daemon = await startDaemon(testConfig(), HermesClientTest())
   })
   afterAll(async () => daemon.close())
 
@@ -110,7 +110,7 @@ describe("the inbox page in the daemon", () => {
     const cli = InboxServices.pipe(
       Layer.provideMerge(DbLive(daemon.config.dataDir)),
       Layer.provideMerge(simpleHermes),
-      Layer.provideMerge(AppConfig.layer(daemon.config))
+      Layer.provideMerge(AppConfigLive(daemon.config))
     )
     const out = await Effect.runPromise(inboxCommand(parseArgs(["inbox", "deny", id])).pipe(Effect.provide(cli), Effect.scoped))
     expect(out).toBe(`${id}: denied.`)

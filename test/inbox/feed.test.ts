@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Queue, Stream, TestClock } from "effect"
 import { parseArgs } from "../../src/cli/args.ts"
 import { inboxCommand } from "../../src/cli/inbox.ts"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { HermesStatus } from "../../src/hermes/client/failure.ts"
 import { Inbox } from "../../src/services/inbox/Inbox.ts"
 import { makeOtherConnectionsCheck, watchOtherConnections } from "../../src/services/inbox/InboxChanges.ts"
@@ -103,7 +103,7 @@ describe("changes another connection commits (agent-bridge inbox)", () => {
       layer.pipe(
         Layer.provideMerge(DbLive(config.dataDir)),
         Layer.provideMerge(simpleHermes),
-        Layer.provideMerge(AppConfig.layer(config))
+        Layer.provideMerge(AppConfigLive(config))
       ) as Layer.Layer<any, any, never>
     const cli = (line: string) =>
       inboxCommand(parseArgs(["inbox", ...line.split(" ")])).pipe(Effect.provide(over(InboxServices)), Effect.scoped)

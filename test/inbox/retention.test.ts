@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Option, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { loadConfig } from "../../src/config/load.ts"
 import { Inbox } from "../../src/services/inbox/Inbox.ts"
 import { InboxStore } from "../../src/services/inbox/InboxStore.ts"
@@ -37,7 +37,7 @@ const advance = (duration: Parameters<typeof TestClock.adjust>[0]) =>
 const retentionStack = (days: number) => {
   const stack = makeStack()
   writeSkill(stack.dirs.dropinDir, "kept", skillMd("kept", "The installed version."))
-  const config = AppConfig.layer(testConfig({ inbox: { history_retention_days: days } }))
+  const config = AppConfigLive(testConfig({ inbox: { history_retention_days: days } }))
   return { stack, layer: InboxRetentionLive.pipe(Layer.provideMerge(stack.layer), Layer.provideMerge(config)) }
 }
 

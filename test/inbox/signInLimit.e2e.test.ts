@@ -6,7 +6,7 @@
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { hermesDouble } from "../support/hermesDouble.ts"
+import { HermesClientTest } from "../../src/hermes/client/HermesClientTest.ts"
 
 interface Reply {
   readonly status: number
@@ -57,7 +57,7 @@ const clientFrom = (base: string, localAddress: string) => {
 describe("the sign-in limit in the daemon", () => {
   let daemon: TestDaemon
   beforeAll(async () => {
-    daemon = await startDaemon(testConfig(), hermesDouble())
+    daemon = await startDaemon(testConfig(), HermesClientTest())
   })
   afterAll(async () => daemon?.close())
 
@@ -84,7 +84,7 @@ describe("the sign-in limit in the daemon", () => {
 describe("the sign-in limit behind a trusted proxy (bridge.trusted_proxies)", () => {
   let daemon: TestDaemon
   beforeAll(async () => {
-    daemon = await startDaemon(testConfig({ bridge: { trusted_proxies: ["127.0.0.1"] } }), hermesDouble())
+    daemon = await startDaemon(testConfig({ bridge: { trusted_proxies: ["127.0.0.1"] } }), HermesClientTest())
   })
   afterAll(async () => daemon?.close())
 

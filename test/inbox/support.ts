@@ -5,10 +5,10 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, Layer, Redacted, Ref } from "effect"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { InboxWeb, type InboxWebOptions, InboxWebLive } from "../../src/edge/inbox/InboxWeb.ts"
 import { inboxApp } from "../../src/edge/inbox/routes.ts"
-import { Auth } from "../../src/services/auth/Auth.ts"
+import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
 import { Inbox, type RunApprovalInput } from "../../src/services/inbox/Inbox.ts"
 import { Skills } from "../../src/services/skills/Skills.ts"
 import { testConfig } from "../support/daemon.ts"
@@ -28,8 +28,8 @@ export const makeHarness = (options: InboxWebOptions = {}): Harness => {
   const stack = makeStack()
   const config = testConfig()
   const layer = InboxWebLive({ pollInterval: Duration.millis(20), ...options }).pipe(
-    Layer.provideMerge(Auth.Live),
-    Layer.provideMerge(AppConfig.layer(config)),
+    Layer.provideMerge(AuthLive),
+    Layer.provideMerge(AppConfigLive(config)),
     Layer.provideMerge(stack.layer)
   )
   return { stack, layer }

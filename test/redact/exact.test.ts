@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { secretVariants } from "../../src/domain/redact/exact.ts"
 import { makeRedaction, MASK } from "../../src/domain/redact/redact.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { Redactor, RedactorLive } from "../../src/common/Redactor.ts"
 import { leakedIn } from "./corpus.ts"
 
 // Fake values with characters that URL-encoding and JSON-escaping change.
@@ -45,7 +45,7 @@ describe("exact secrets", () => {
       const before = redactor.text("token is zz-registered-later-99")
       yield* redactor.registerSecret("zz-registered-later-99")
       return [before, redactor.text("token is zz-registered-later-99"), redactor.wouldChange("zz-registered-later-99")] as const
-    }).pipe(Effect.provide(Redactor.Default), Effect.runPromise)
+    }).pipe(Effect.provide(RedactorLive), Effect.runPromise)
     expect(out).toEqual(["token is zz-registered-later-99", `token is ${MASK}`, true])
   })
 })

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SimGeneration } from "../../src/hermes/sim/options.ts"
-import type { Fault } from "./support/faultyLedger.ts"
+import type { Fault } from "../../src/services/runs/LedgerFaulty.ts"
 import type { ToolOutcome } from "./support/mcpClient.ts"
 import { type CallTool, eventProblems, readAllEvents, readOutput, textOf } from "./support/runChecks.ts"
 import { storageHarness } from "./support/storageHarness.ts"

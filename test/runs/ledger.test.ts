@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { Ledger, type NewRun } from "../../src/services/runs/Ledger.ts"
-import { LedgerSqlLive, OUTPUT_CHUNK_BYTES } from "../../src/services/runs/LedgerSql.ts"
+import { LedgerLive, OUTPUT_CHUNK_BYTES } from "../../src/services/runs/LedgerSql.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { utf8 } from "../../src/domain/runs/window.ts"
 
@@ -29,7 +29,7 @@ const newRun = (runId: string, extra: Partial<NewRun> = {}): NewRun => ({
 })
 
 const withLedger = <A, E>(body: Effect.Effect<A, E, Ledger | SqlClient.SqlClient>) =>
-  body.pipe(Effect.provide(LedgerSqlLive), Effect.provide(DbMemory))
+  body.pipe(Effect.provide(LedgerLive), Effect.provide(DbMemory))
 
 describe("ledger", () => {
   it.effect("inserts a run with run.started as seq 1 and refuses a taken idempotency key", () =>

@@ -9,7 +9,7 @@ import { Effect, Either, HashMap, Layer, List, Logger, LogLevel, Stream } from "
 import { loadConfig } from "../../src/config/load.ts"
 import { logLevelOf, loggingLayer } from "../../src/daemon/logging.ts"
 import { makeHermesClient } from "../../src/hermes/client/HermesClientLive.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { Redactor, RedactorWith } from "../../src/common/Redactor.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { hermes020 } from "../hermes/support/hermes020.ts"
 import { as, eventually, harness } from "./support/harness.ts"
@@ -91,7 +91,7 @@ describe("the daemon's logger", () => {
       const current = yield* Effect.console
       const stderr = { ...current, unsafe: { ...current.unsafe, error: (...xs: ReadonlyArray<unknown>) => void out.push(xs.map(String).join(" ")) } }
       // A layer value of its own (not Layer.fresh: provideMerge would then build two redactors).
-      const redactor = Redactor.layerWith([])
+      const redactor = RedactorWith([])
       yield* Effect.gen(function* () {
         const r = yield* Redactor
         yield* r.registerSecret("hermes-secret-key-0123456789")

@@ -9,8 +9,8 @@ import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { HermesClient } from "../../src/hermes/client/HermesClient.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { as, buildRuns, eventually } from "./support/harness.ts"
-import { makeFakeHermes } from "./support/fakeHermes.ts"
-import { makeFakeInbox } from "./support/fakeInbox.ts"
+import { makeFakeHermes } from "../../src/hermes/client/fakeHermes.ts"
+import { InboxTest } from "../../src/services/inbox/InboxTest.ts"
 
 const alice = as("alice")
 
@@ -18,7 +18,7 @@ describe("a cancelled start", () => {
   it.live("a start cancelled while Hermes accepts the run still records and follows that run", () =>
     Effect.gen(function* () {
       const hermes = yield* makeFakeHermes()
-      const inbox = yield* makeFakeInbox(hermes.shape)
+      const inbox = yield* InboxTest(hermes.shape)
       // Hermes has accepted the run but its answer is still on the way: the test cancels the call then.
       const reached = yield* Deferred.make<void>()
       const answer = yield* Deferred.make<void>()

@@ -9,11 +9,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { HermesStatus, HermesTransport } from "../../src/hermes/client/failure.ts"
 import { Inbox, type RunApprovalInput } from "../../src/services/inbox/Inbox.ts"
-import { InboxStack } from "../../src/services/inbox/InboxLive.ts"
+import { InboxLive } from "../../src/services/inbox/InboxLive.ts"
 import { SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { DbLive } from "../../src/storage/Db.ts"
 import { makeDirs, makeStack } from "./skillFixtures.ts"
-import { type ApprovalCall, hermesDouble } from "./support.ts"
+import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
 
 const request = (over: Partial<RunApprovalInput> = {}): RunApprovalInput => ({
   run_id: "run_0123456789abcdef0123456789abcdef",
@@ -147,10 +147,10 @@ describe("persistence", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "teach-inbox-db-"))
     const dirs = makeDirs()
     const layer = () =>
-      InboxStack.pipe(
+      InboxLive.pipe(
         Layer.provideMerge(SkillStoreWith(dirs)),
         Layer.provideMerge(DbLive(dataDir)),
-        Layer.provide(hermesDouble(Effect.runSync(Ref.make<ReadonlyArray<ApprovalCall>>([]))))
+        Layer.provide(HermesClientApprovals(Effect.runSync(Ref.make<ReadonlyArray<ApprovalCall>>([]))))
       )
     const first = ManagedRuntime.make(layer())
     const id = await first.runPromise(Effect.map(Effect.flatMap(Inbox, (i) => i.openRunApproval(request())), (r) => r.id))

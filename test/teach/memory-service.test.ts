@@ -5,18 +5,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema } from "effect"
 import * as os from "node:os"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigTest } from "../../src/config/AppConfig.ts"
 import { MemoryFailed } from "../../src/domain/errors.ts"
 import agentMemoryAdd from "../../src/edge/mcp/agent-tools/agent_memory_add.ts"
 import agentMemorySearch from "../../src/edge/mcp/agent-tools/agent_memory_search.ts"
 import { Memory } from "../../src/services/memory/Memory.ts"
 import { MemoryStore, type MemoryStoreShape } from "../../src/services/memory/MemoryStore.ts"
-import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
-import { MemoryFromConfig, MemoryLive } from "../../src/services/memory/MemoryLive.ts"
-import { as, simpleHermes, testDb, testRedactor } from "./support.ts"
+import { MemoryLive, MemoryOn } from "../../src/services/memory/MemoryLive.ts"
+import { MemoryTest } from "../../src/services/memory/MemoryTest.ts"
+import { MemoryStoreTest } from "../../src/services/memory/MemoryStoreTest.ts"
+import { as, simpleHermes, testRedactor } from "./support.ts"
 
-const store = MemoryStoreLive.pipe(Layer.provideMerge(testDb))
-const layer = MemoryLive.pipe(Layer.provideMerge(store), Layer.provide(simpleHermes), Layer.provide(testRedactor))
+const layer = MemoryTest.pipe(Layer.provide(simpleHermes), Layer.provide(testRedactor))
 
 const add = (client: string, agent: string, text: string, tags: ReadonlyArray<string> = []) =>
   Effect.flatMap(Memory, (m) => m.add(agent, text, tags)).pipe(as(client))
@@ -198,9 +198,9 @@ describe("memory off and a failing memory layer", () => {
       expect((yield* Effect.flip(search("alice", "shared", "x")))._tag).toBe("MemoryDisabled")
     }).pipe(
       Effect.provide(
-        MemoryFromConfig.pipe(
-          Layer.provide(AppConfig.fromOptions({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
-          Layer.provide(store),
+        MemoryLive.pipe(
+          Layer.provide(AppConfigTest({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
+          Layer.provide(MemoryStoreTest),
           Layer.provide(simpleHermes),
           Layer.provide(testRedactor)
         )
@@ -212,9 +212,9 @@ describe("memory off and a failing memory layer", () => {
       expect((yield* add("alice", "hermes", "x")).status).toBe("ok")
     }).pipe(
       Effect.provide(
-        MemoryFromConfig.pipe(
-          Layer.provide(AppConfig.fromOptions({ env: {}, cwd: os.tmpdir() })),
-          Layer.provide(store),
+        MemoryLive.pipe(
+          Layer.provide(AppConfigTest({ env: {}, cwd: os.tmpdir() })),
+          Layer.provide(MemoryStoreTest),
           Layer.provide(simpleHermes),
           Layer.provide(testRedactor)
         )
@@ -236,6 +236,6 @@ describe("memory off and a failing memory layer", () => {
       expect((yield* Effect.flip(add("alice", "pi", "x")))._tag).toBe("UnknownAgent")
       expect((yield* Effect.flip(add("alice", "hermes", "")))._tag).toBe("MemoryInvalid")
     }).pipe(
-      Effect.provide(MemoryLive.pipe(Layer.provide(Layer.succeed(MemoryStore, failing)), Layer.provide(simpleHermes), Layer.provide(testRedactor)))
+      Effect.provide(MemoryOn.pipe(Layer.provide(Layer.succeed(MemoryStore, failing)), Layer.provide(simpleHermes), Layer.provide(testRedactor)))
     ))
 })

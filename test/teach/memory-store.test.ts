@@ -1,13 +1,12 @@
 /** The FTS5 memory store: bm25 ranking, prefix and phrase queries, and no way to inject FTS syntax. */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, FastCheck as fc, Layer, Option } from "effect"
+import { Effect, Exit, FastCheck as fc, Option } from "effect"
 import { ftsMatch, MAX_TERMS, parseTerms } from "../../src/services/memory/ftsQuery.ts"
 import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
-import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { MemoryStoreTest } from "../../src/services/memory/MemoryStoreTest.ts"
 
-const layer = MemoryStoreLive.pipe(Layer.provideMerge(DbMemory))
+const layer = MemoryStoreTest
 const add = (text: string, namespace = "shared", tags: ReadonlyArray<string> = []) =>
   Effect.flatMap(MemoryStore, (m) => m.add({ namespace, text, tags, client: "alice" }))
 const search = (query: string, namespaces: ReadonlyArray<string> = ["shared"], limit = 10) =>

@@ -2,20 +2,20 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Schema } from "effect"
 import * as os from "node:os"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigTest } from "../../src/config/AppConfig.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import memoryAdd from "../../src/edge/mcp/memory-tools/memory_add.ts"
 import memoryDelete from "../../src/edge/mcp/memory-tools/memory_delete.ts"
 import memoryList from "../../src/edge/mcp/memory-tools/memory_list.ts"
 import memorySearch from "../../src/edge/mcp/memory-tools/memory_search.ts"
 import type { ToolDef } from "../../src/edge/mcp/ToolDef.ts"
-import { DirectMemoryFromConfig, DirectMemoryLive } from "../../src/services/memory/DirectMemory.ts"
+import { DirectMemoryLive } from "../../src/services/memory/DirectMemory.ts"
+import { DirectMemoryTest } from "../../src/services/memory/DirectMemoryTest.ts"
+import { MemoryStoreTest } from "../../src/services/memory/MemoryStoreTest.ts"
 import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
-import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
-import { as, asAdmin, testDb, testRedactor } from "./support.ts"
+import { as, asAdmin, testRedactor } from "./support.ts"
 
-const store = MemoryStoreLive.pipe(Layer.provideMerge(testDb))
-const layer = DirectMemoryLive.pipe(Layer.provideMerge(store), Layer.provide(testRedactor))
+const layer = DirectMemoryTest.pipe(Layer.provide(testRedactor))
 
 /** Decodes like the edge (excess properties refused; a failure mapped by the tool) and runs the handler. */
 const call = <I, O>(tool: ToolDef<I, O, any>, args: unknown) =>
@@ -146,9 +146,9 @@ describe("direct memory tools", () => {
       }
     }).pipe(
       Effect.provide(
-        DirectMemoryFromConfig.pipe(
-          Layer.provide(AppConfig.fromOptions({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
-          Layer.provide(store),
+        DirectMemoryLive.pipe(
+          Layer.provide(AppConfigTest({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
+          Layer.provide(MemoryStoreTest),
           Layer.provide(testRedactor)
         )
       )

@@ -4,12 +4,12 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { HermesFailure } from "../../src/hermes/client/failure.ts"
-import { InboxStack } from "../../src/services/inbox/InboxLive.ts"
+import { InboxLive } from "../../src/services/inbox/InboxLive.ts"
 import { SkillsLive } from "../../src/services/skills/SkillsLive.ts"
 import { type SkillDirs, SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
-import { type ApprovalCall, hermesDouble } from "./support.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
+import { RedactorLive } from "../../src/common/Redactor.ts"
 
 export const skillMd = (name: string, description = "Does one useful thing.", body = "# Steps\n\n1. Do it.\n") =>
   `---\nname: ${name}\ndescription: ${description}\n---\n${body}`
@@ -47,11 +47,11 @@ export interface Stack {
 export const makeStack = (approvalAnswer?: () => Effect.Effect<void, HermesFailure>, dirs: SkillDirs = makeDirs()): Stack => {
   const calls = Effect.runSync(Ref.make<ReadonlyArray<ApprovalCall>>([]))
   const layer = SkillsLive.pipe(
-    Layer.provideMerge(InboxStack),
+    Layer.provideMerge(InboxLive),
     Layer.provideMerge(SkillStoreWith(dirs)),
     Layer.provideMerge(DbMemory),
-    Layer.provideMerge(hermesDouble(calls, approvalAnswer)),
-    Layer.provideMerge(Redactor.Default)
+    Layer.provideMerge(HermesClientApprovals(calls, approvalAnswer)),
+    Layer.provideMerge(RedactorLive)
   )
   return { dirs, calls, layer }
 }

@@ -6,9 +6,9 @@ import * as path from "node:path"
 import { REVIEWABLE_TEXT_MESSAGE } from "../../src/domain/skills/files.ts"
 import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 import { Inbox } from "../../src/services/inbox/Inbox.ts"
-import { Skills } from "../../src/services/skills/Skills.ts"
-import { SkillProposals } from "../../src/services/inbox/SkillProposals.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { Skills, SkillsNotRunning } from "../../src/services/skills/Skills.ts"
+import { SkillProposalsNotRunning } from "../../src/services/inbox/SkillProposals.ts"
+import { RedactorLive } from "../../src/common/Redactor.ts"
 import { SkillsLive } from "../../src/services/skills/SkillsLive.ts"
 import { SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { as } from "./support.ts"
@@ -222,13 +222,13 @@ describe("tool surface", () => {
 })
 
 describe("no inbox running", () => {
-  it.effect("with SkillProposals.NotRunning, reads work and changes are bridge.unavailable", () => {
+  it.effect("with SkillProposalsNotRunning, reads work and changes are bridge.unavailable", () => {
     const dirs = makeDirs()
     writeSkill(dirs.dropinDir, "there", skillMd("there"))
     const layer = SkillsLive.pipe(
-      Layer.provideMerge(SkillProposals.NotRunning),
+      Layer.provideMerge(SkillProposalsNotRunning),
       Layer.provideMerge(SkillStoreWith(dirs)),
-      Layer.provideMerge(Redactor.Default)
+      Layer.provideMerge(RedactorLive)
     )
     return Effect.gen(function* () {
       expect((yield* list).skills.map((s) => s.name)).toEqual(["builtin", "there"])
@@ -242,10 +242,10 @@ describe("no inbox running", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("Skills.NotRunning: put and delete are bridge.unavailable", () =>
+  it.effect("SkillsNotRunning: put and delete are bridge.unavailable", () =>
     Effect.gen(function* () {
       expect((yield* Effect.flip(put("alice", "x", skillMd("x"))))._tag).toBe("Unavailable")
       expect((yield* Effect.flip(remove("alice", "x")))._tag).toBe("Unavailable")
-    }).pipe(Effect.provide(Skills.NotRunning)))
+    }).pipe(Effect.provide(SkillsNotRunning)))
 })
 

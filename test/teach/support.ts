@@ -1,69 +1,18 @@
 /**
- * Test doubles and layers for the teach area: a `HermesClient` with fixed profiles that records
- * approval answers (failing, as the real client does, with the adapter's errors), and the memory
- * stack over an in-memory database.
+ * Layers for the teach area: the Hermes double that records approval answers
+ * (`src/hermes/client/HermesClientApprovals.ts`), callers, and the memory stack's pieces.
  */
-import { Effect, Layer, Option, Redacted, Ref, Stream } from "effect"
-import { type HermesFailure, HermesNoProfile } from "../../src/hermes/client/failure.ts"
-import { HermesClient, type HermesClientShape, type HermesProfile } from "../../src/hermes/client/HermesClient.ts"
+import { Effect, Layer, Ref } from "effect"
+import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
 import { Caller } from "../../src/request/Caller.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { RedactorLive } from "../../src/common/Redactor.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 
-export interface ApprovalCall {
-  readonly profile: string
-  readonly hermesRunId: string
-  readonly choice: string
-  readonly requestId: string | undefined
-}
-
-export const makeProfile = (name: string): HermesProfile => ({
-  name,
-  agent: name === "default" ? "hermes" : `hermes/${name}`,
-  agentId: name === "default" ? "hermes" : `hermes__${name}`,
-  baseUrl: `http://127.0.0.1:9/${name}`,
-  key: Option.some(Redacted.make(`double-key-${name}`))
-})
-
-/**
- * Profiles `default` and `coder`. `approval` answers with `approvalAnswer` (success by default) and
- * records every call in `calls`.
- */
-export const hermesDouble = (
-  calls: Ref.Ref<ReadonlyArray<ApprovalCall>>,
-  approvalAnswer: () => Effect.Effect<void, HermesFailure> = () => Effect.void
-): Layer.Layer<HermesClient> => {
-  const profiles = [makeProfile("default"), makeProfile("coder")]
-  const unused = () => Effect.die("not scripted in the teach double")
-  const shape: HermesClientShape = {
-    profiles,
-    profile: (agent) => {
-      const p = profiles.find((x) => x.agent === agent)
-      return p === undefined ? Effect.fail(new HermesNoProfile({ agent })) : Effect.succeed(p)
-    },
-    health: unused,
-    models: unused,
-    features: unused,
-    start: unused,
-    status: unused,
-    events: () => Stream.die("not scripted"),
-    follow: () => Stream.die("not scripted"),
-    approval: (p, hermesRunId, body) =>
-      Ref.update(calls, (xs) => [...xs, { profile: p.name, hermesRunId, choice: body.choice, requestId: body.requestId }]).pipe(
-        Effect.zipRight(approvalAnswer())
-      ),
-    steer: unused,
-    stop: unused,
-    clarify: unused
-  }
-  return Layer.succeed(HermesClient, shape)
-}
-
-export const simpleHermes = Layer.unwrapEffect(Effect.map(Ref.make<ReadonlyArray<ApprovalCall>>([]), (calls) => hermesDouble(calls)))
+export const simpleHermes = Layer.unwrapEffect(Effect.map(Ref.make<ReadonlyArray<ApprovalCall>>([]), (calls) => HermesClientApprovals(calls)))
 
 export const as = (client: string, scopes: ReadonlyArray<"agents" | "memory"> = ["agents"]) =>
   Effect.provideService(Caller, Caller.client(client, scopes))
 export const asAdmin = Effect.provideService(Caller, Caller.admin)
 
-export const testRedactor = Redactor.Default
+export const testRedactor = RedactorLive
 export const testDb = DbMemory

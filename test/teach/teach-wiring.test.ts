@@ -9,13 +9,13 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as YAML from "yaml"
-import { AppConfig } from "../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { loadConfig, type ResolvedConfig } from "../../src/config/load.ts"
 import { Inbox } from "../../src/services/inbox/Inbox.ts"
 import { TeachServices } from "../../src/daemon/teachServices.ts"
 import { Memory } from "../../src/services/memory/Memory.ts"
 import { DirectMemory } from "../../src/services/memory/DirectMemory.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { RedactorLive } from "../../src/common/Redactor.ts"
 import { SkillStore } from "../../src/services/skill-store/SkillStore.ts"
 import { Skills } from "../../src/services/skills/Skills.ts"
 import { DbLive } from "../../src/storage/Db.ts"
@@ -35,7 +35,7 @@ const stack = (cfg: ResolvedConfig) =>
   TeachServices.pipe(
     Layer.provideMerge(DbLive(cfg.dataDir)),
     Layer.provideMerge(simpleHermes),
-    Layer.provideMerge(Layer.mergeAll(AppConfig.layer(cfg), Redactor.Default))
+    Layer.provideMerge(Layer.mergeAll(AppConfigLive(cfg), RedactorLive))
   )
 
 describe("TeachServices", () => {

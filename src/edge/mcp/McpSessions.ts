@@ -90,8 +90,10 @@ export interface McpSessionsShape {
 /** How often the edge looks for revoked or rotated keys besides this process's own changes. */
 export const KEY_RECHECK_EVERY = Duration.millis(500)
 
-export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSessions, McpSessionsShape>() {
-  static make = <R>(catalog: Catalog) =>
+export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSessions, McpSessionsShape>() {}
+
+/** The MCP edge over `catalog`: both protocol eras, the sessions of the 2025 era, the calls in flight. */
+export const McpSessionsLive = <R>(catalog: Catalog) =>
     Layer.scoped(
       McpSessions,
       Effect.gen(function* () {
@@ -215,4 +217,3 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
         return { handle, size: Effect.sync(() => sessions.size), closeAll, drain, recheckKeys }
       })
     )
-}

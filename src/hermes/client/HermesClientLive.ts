@@ -1,6 +1,6 @@
 /**
  * The HermesClient over @effect/platform's HttpClient: `makeHermesClient` builds one for a list of
- * profiles; `hermesClientLayer` is that as a Layer with its own undici client (tests, tools); and
+ * profiles; `HermesClientWith` is that as a Layer with its own undici client (tests, tools); and
  * `HermesClientLive` is the daemon's, with profiles from the config or the embedded simulator and
  * every Hermes key registered with the Redactor.
  */
@@ -91,7 +91,7 @@ export const makeHermesClient = (
   })
 
 /** A HermesClient over these profiles with its own undici HTTP client (tests, CLI tools). */
-export const hermesClientLayer = (profiles: ReadonlyArray<HermesProfile>, options: HermesClientOptions = {}): Layer.Layer<HermesClient> =>
+export const HermesClientWith = (profiles: ReadonlyArray<HermesProfile>, options: HermesClientOptions = {}): Layer.Layer<HermesClient> =>
   Layer.effect(HermesClient, makeHermesClient(profiles, options)).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 /**

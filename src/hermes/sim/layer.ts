@@ -6,8 +6,8 @@
 import { Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { simulatorProfiles } from "../embedded.ts"
 import { HermesClient } from "../client/HermesClient.ts"
-import { hermesClientLayer, type HermesClientOptions } from "../client/HermesClientLive.ts"
-import { HermesProfiles } from "../profiles.ts"
+import { HermesClientWith, type HermesClientOptions } from "../client/HermesClientLive.ts"
+import { HermesProfiles, HermesProfilesWith } from "../profiles.ts"
 import type { SimOptions } from "./options.ts"
 import type { SimRun } from "./run.ts"
 import { type SimServeError, type SimulatorHandle, startSimulator } from "./server.ts"
@@ -17,7 +17,7 @@ import type { RecordedRequest, SimFault } from "./state.ts"
 export class Simulator extends Context.Tag("agent-bridge/Simulator")<Simulator, SimulatorHandle>() {}
 
 /** A simulator alone. */
-export const SimulatorLayer = (options: SimOptions = {}): Layer.Layer<Simulator, SimServeError> =>
+export const SimulatorLive = (options: SimOptions = {}): Layer.Layer<Simulator, SimServeError> =>
   Layer.scoped(Simulator, startSimulator(options))
 
 /**
@@ -31,9 +31,9 @@ export const SimulatedHermes = (
   Layer.unwrapEffect(
     Effect.map(Simulator, (sim) => {
       const profiles = simulatorProfiles(sim)
-      return Layer.merge(HermesProfiles.layer(profiles), hermesClientLayer(profiles, client))
+      return Layer.merge(HermesProfilesWith(profiles), HermesClientWith(profiles, client))
     })
-  ).pipe(Layer.provideMerge(SimulatorLayer(options)))
+  ).pipe(Layer.provideMerge(SimulatorLive(options)))
 
 /** The handle with Promises instead of Effects, for callers outside Effect. */
 export interface SimulatorAsync {

@@ -11,13 +11,14 @@ import { probeProfiles } from "./probe.ts"
 
 export class Agents extends Context.Tag("agent-bridge/Agents")<Agents, { readonly list: Effect.Effect<AgentsList> }>() {
   static readonly list = Effect.flatMap(Agents, (a) => a.list)
-
-  static Live = Layer.effect(
-    Agents,
-    Effect.gen(function* () {
-      const hermes = yield* HermesClient
-      const probe = yield* probeProfiles(hermes)
-      return { list: Effect.map(probe, (agents) => ({ agents: [...agents, { name: NOT_RUNNABLE_AGENT, runnable: false as const }] })) }
-    })
-  )
 }
+
+/** The production Agents: the configured profiles probed through the HermesClient, plus Pi. */
+export const AgentsLive = Layer.effect(
+  Agents,
+  Effect.gen(function* () {
+    const hermes = yield* HermesClient
+    const probe = yield* probeProfiles(hermes)
+    return { list: Effect.map(probe, (agents) => ({ agents: [...agents, { name: NOT_RUNNABLE_AGENT, runnable: false as const }] })) }
+  })
+)

@@ -86,8 +86,10 @@ const toRecord = (r: ClientRow): ClientRecord => ({
 const normalizeScopes = (scopes: ReadonlyArray<Scope>): ReadonlyArray<Scope> =>
   scopes.includes("memory") ? ["agents", "memory"] : ["agents"]
 
-export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {
-  static Live = Layer.effect(
+export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {}
+
+/** The production Auth over the `clients` table; the admin key and the metrics token are registered with the Redactor. */
+export const AuthLive = Layer.effect(
     Auth,
     Effect.gen(function* () {
       const config = yield* AppConfig
@@ -183,4 +185,3 @@ export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {
       return { authenticate, addClient, listClients, revoke, rotate, adminKey: Redacted.make(admin), changes }
     })
   )
-}

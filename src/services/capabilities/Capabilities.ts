@@ -19,40 +19,41 @@ export interface CapabilitiesShape {
 
 export class CapabilitiesService extends Context.Tag("agent-bridge/Capabilities")<CapabilitiesService, CapabilitiesShape>() {
   static readonly forAgent = (agent: string) => Effect.flatMap(CapabilitiesService, (c) => c.forAgent(agent))
-
-  static Live = Layer.effect(
-    CapabilitiesService,
-    Effect.gen(function* () {
-      const config = yield* AppConfig
-      const hermes = yield* HermesClient
-      const redactor = yield* Redactor
-      const configFile = (profile: string) =>
-        profile === "default"
-          ? path.join(config.hermesHome, "config.yaml")
-          : path.join(config.hermesHome, "profiles", profile, "config.yaml")
-      return {
-        forAgent: (agent) =>
-          Effect.gen(function* () {
-            const p = yield* hermes.profile(agent).pipe(Effect.mapError(unknownProfile))
-            // Unreadable is the same as invalid: every file field null, nothing logged (docs/REFERENCE.md).
-            const text = yield* Effect.promise(() => fs.readFile(configFile(p.name), "utf8").catch(() => null))
-            // Null when Hermes does not answer, the bridge holds no key for the profile, or it is no version.
-            const version = Option.isNone(p.key)
-              ? null
-              : yield* hermes.health(p).pipe(
-                  Effect.map((h) => validVersion(h.version)),
-                  Effect.timeoutTo({ duration: "2 seconds", onTimeout: () => null, onSuccess: (v) => v }),
-                  Effect.orElseSucceed(() => null)
-                )
-            return projectCapabilities({
-              agent: p.agent,
-              profile: p.name,
-              apiServerVersion: version,
-              configText: text,
-              keep: (s) => !redactor.wouldChange(s)
-            })
-          })
-      }
-    })
-  )
 }
+
+/** The production capabilities: each profile's config.yaml under `hermes.home` and its API server's version. */
+export const CapabilitiesLive = Layer.effect(
+  CapabilitiesService,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const hermes = yield* HermesClient
+    const redactor = yield* Redactor
+    const configFile = (profile: string) =>
+      profile === "default"
+        ? path.join(config.hermesHome, "config.yaml")
+        : path.join(config.hermesHome, "profiles", profile, "config.yaml")
+    return {
+      forAgent: (agent) =>
+        Effect.gen(function* () {
+          const p = yield* hermes.profile(agent).pipe(Effect.mapError(unknownProfile))
+          // Unreadable is the same as invalid: every file field null, nothing logged (docs/REFERENCE.md).
+          const text = yield* Effect.promise(() => fs.readFile(configFile(p.name), "utf8").catch(() => null))
+          // Null when Hermes does not answer, the bridge holds no key for the profile, or it is no version.
+          const version = Option.isNone(p.key)
+            ? null
+            : yield* hermes.health(p).pipe(
+                Effect.map((h) => validVersion(h.version)),
+                Effect.timeoutTo({ duration: "2 seconds", onTimeout: () => null, onSuccess: (v) => v }),
+                Effect.orElseSucceed(() => null)
+              )
+          return projectCapabilities({
+            agent: p.agent,
+            profile: p.name,
+            apiServerVersion: version,
+            configText: text,
+            keep: (s) => !redactor.wouldChange(s)
+          })
+        })
+    }
+  })
+)

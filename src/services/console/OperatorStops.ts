@@ -3,8 +3,8 @@
  * the request is a row (`stopRequests.ts`) and the daemon carries it out through the run service's
  * own stop, recorded as the operator's (`run.stopping` carries `by: "operator"` and the channel).
  *
- * - `OperatorStops.Recording` (the CLI): checks the run and records the request; nothing else.
- * - `OperatorStops.Live` (the daemon): records and carries out at once, and `carryOutOnSignal`
+ * - `OperatorStopsRecording` (the CLI): checks the run and records the request; nothing else.
+ * - `OperatorStopsLive` (the daemon): records and carries out at once, and `carryOutOnSignal`
  *   carries out every pending row at start and whenever another process committed (the CLI's
  *   request, noticed through the `PRAGMA data_version` watch that moves the inbox's change feed).
  */
@@ -28,53 +28,53 @@ export interface OperatorStopsShape {
   readonly request: (runId: string, via: StopActor["via"]) => Effect.Effect<StopAnswer, BridgeError>
 }
 
-export class OperatorStops extends Context.Tag("agent-bridge/console/OperatorStops")<OperatorStops, OperatorStopsShape>() {
-  /** Records requests only (the CLI: the daemon carries them out). */
-  static Recording: Layer.Layer<OperatorStops, never, SqlClient.SqlClient | Ledger> = Layer.effect(
-    OperatorStops,
-    Effect.gen(function* () {
-      const store = yield* makeStopRequests
-      const ledger = yield* Ledger
-      return { request: recordRequest(store, ledger) }
-    })
-  )
+export class OperatorStops extends Context.Tag("agent-bridge/console/OperatorStops")<OperatorStops, OperatorStopsShape>() {}
 
-  /** Records and carries out (the daemon: the pending rows once it is ready, then on each signal). */
-  static Live: Layer.Layer<OperatorStops, never, SqlClient.SqlClient | Ledger | Runs | InboxChanges | Lifecycle> = Layer.scoped(
-    OperatorStops,
-    Effect.gen(function* () {
-      const store = yield* makeStopRequests
-      const ledger = yield* Ledger
-      const runs = yield* Runs
-      const lifecycle = yield* Lifecycle
-      const changes = yield* InboxChanges
-      const carryOut = carryOutPending(store, runs, ledger)
-      // Runs answer only once the daemon is ready (its runs re-attached), so the fiber waits for
-      // that, carries out what was requested while the daemon was down, then every commit of
-      // another process (the feed's first value is the current version: nothing new yet).
-      const ready = lifecycle.phase.pipe(Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (p) => p !== "starting" }))
-      yield* ready.pipe(
-        Effect.zipRight(carryOut),
-        Effect.zipRight(changes.changes.pipe(
-          Stream.drop(1),
-          Stream.buffer({ capacity: 1, strategy: "sliding" }),
-          Stream.runForEach(() => carryOut)
-        )),
-        Effect.forkScoped
-      )
-      const record = recordRequest(store, ledger)
-      const request: OperatorStopsShape["request"] = (runId, via) =>
-        Effect.gen(function* () {
-          const answer = yield* record(runId, via)
-          if (answer._tag === "AlreadyEnded") return answer
-          yield* carryOut
-          const now = yield* internal(store.get(runId))
-          return { _tag: "Requested", request: Option.getOrElse(now, () => answer.request) } as const
-        })
-      return { request }
-    })
-  )
-}
+/** Records requests only (the CLI: the daemon carries them out). */
+export const OperatorStopsRecording: Layer.Layer<OperatorStops, never, SqlClient.SqlClient | Ledger> = Layer.effect(
+  OperatorStops,
+  Effect.gen(function* () {
+    const store = yield* makeStopRequests
+    const ledger = yield* Ledger
+    return { request: recordRequest(store, ledger) }
+  })
+)
+
+/** Records and carries out (the daemon: the pending rows once it is ready, then on each signal). */
+export const OperatorStopsLive: Layer.Layer<OperatorStops, never, SqlClient.SqlClient | Ledger | Runs | InboxChanges | Lifecycle> = Layer.scoped(
+  OperatorStops,
+  Effect.gen(function* () {
+    const store = yield* makeStopRequests
+    const ledger = yield* Ledger
+    const runs = yield* Runs
+    const lifecycle = yield* Lifecycle
+    const changes = yield* InboxChanges
+    const carryOut = carryOutPending(store, runs, ledger)
+    // Runs answer only once the daemon is ready (its runs re-attached), so the fiber waits for
+    // that, carries out what was requested while the daemon was down, then every commit of
+    // another process (the feed's first value is the current version: nothing new yet).
+    const ready = lifecycle.phase.pipe(Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (p) => p !== "starting" }))
+    yield* ready.pipe(
+      Effect.zipRight(carryOut),
+      Effect.zipRight(changes.changes.pipe(
+        Stream.drop(1),
+        Stream.buffer({ capacity: 1, strategy: "sliding" }),
+        Stream.runForEach(() => carryOut)
+      )),
+      Effect.forkScoped
+    )
+    const record = recordRequest(store, ledger)
+    const request: OperatorStopsShape["request"] = (runId, via) =>
+      Effect.gen(function* () {
+        const answer = yield* record(runId, via)
+        if (answer._tag === "AlreadyEnded") return answer
+        yield* carryOut
+        const now = yield* internal(store.get(runId))
+        return { _tag: "Requested", request: Option.getOrElse(now, () => answer.request) } as const
+      })
+    return { request }
+  })
+)
 
 /** A database failure here is a defect: the edge (page, CLI) reports it under its incident. */
 const internal = <A, E>(e: Effect.Effect<A, E>) => Effect.orDie(e)

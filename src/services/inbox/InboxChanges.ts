@@ -2,7 +2,7 @@
  * The inbox's change feed: a version counter that moves after every write of the inbox table, so
  * whoever shows the rows (the `/inbox` page's event stream) reads them again only when they changed.
  *
- * - `InboxStoreSqlite` bumps it after each write that changed a row (insert, close, retention).
+ * - `InboxStoreLive` bumps it after each write that changed a row (insert, close, retention).
  * - `agent-bridge inbox approve|deny` writes the same SQLite file from another process, which this
  *   process's writes never see. `watchOtherConnections` notices those commits through SQLite's
  *   `PRAGMA data_version` (it changes only when another connection commits; one cheap read a second)

@@ -13,7 +13,7 @@ import { SkillStore } from "../skill-store/SkillStore.ts"
 import { answerRunApproval } from "./decideRun.ts"
 import { carryOutSkillRow } from "./decideSkill.ts"
 import { InboxChanges, InboxChangesLive } from "./InboxChanges.ts"
-import { InboxStore, InboxStoreSqlite, newInboxId } from "./InboxStore.ts"
+import { InboxStore, InboxStoreLive, newInboxId } from "./InboxStore.ts"
 import { SkillProposalsLive } from "./SkillProposals.ts"
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
@@ -21,7 +21,8 @@ const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOStr
 const notPending = (id: string, state?: InboxState) =>
   new NoPendingRequest({ message: state === undefined ? `no inbox row '${id}'` : `inbox row '${id}' is already ${state}` })
 
-export const InboxLive = Layer.effect(
+/** `Inbox` over a provided `InboxStore` and change feed (`InboxLive` brings both). */
+export const InboxOnStore = Layer.effect(
   Inbox,
   Effect.gen(function* () {
     const store = yield* InboxStore
@@ -124,7 +125,7 @@ export const InboxLive = Layer.effect(
  * in one layer. Needs `SqlClient`, `SkillStore` and `HermesClient`. The feed sees this process's
  * writes; add `watchOtherConnections` for another process's (the daemon does, in `TeachServices`).
  */
-export const InboxStack = Layer.mergeAll(InboxLive, SkillProposalsLive).pipe(
-  Layer.provideMerge(InboxStoreSqlite),
+export const InboxLive = Layer.mergeAll(InboxOnStore, SkillProposalsLive).pipe(
+  Layer.provideMerge(InboxStoreLive),
   Layer.provideMerge(InboxChangesLive)
 )

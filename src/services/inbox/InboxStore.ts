@@ -77,7 +77,7 @@ const failed = (what: string) => (cause: SqlError.SqlError): Effect.Effect<never
   )
 }
 
-export const InboxStoreSqlite = Layer.effect(
+export const InboxStoreLive = Layer.effect(
   InboxStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient

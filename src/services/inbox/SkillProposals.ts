@@ -27,16 +27,16 @@ export interface SkillProposalsShape {
   readonly remove: (client: string, name: string) => Effect.Effect<SkillDeleteRow, BridgeError>
 }
 
-export class SkillProposals extends Context.Tag("agent-bridge/SkillProposals")<SkillProposals, SkillProposalsShape>() {
-  /**
-   * No approval inbox: skill changes are `bridge.unavailable` while `SkillsLive` still lists and
-   * reads skills (unlike `Skills.NotRunning`, which refuses reads too).
-   */
-  static NotRunning = Layer.succeed(SkillProposals, (() => {
-    const no = () => Effect.fail(new Unavailable({ message: "no approval inbox is running" }))
-    return { put: no, remove: no }
-  })())
-}
+export class SkillProposals extends Context.Tag("agent-bridge/SkillProposals")<SkillProposals, SkillProposalsShape>() {}
+
+/**
+ * No approval inbox: skill changes are `bridge.unavailable` while `SkillsLive` still lists and
+ * reads skills (unlike `SkillsNotRunning`, which refuses reads too).
+ */
+export const SkillProposalsNotRunning = Layer.succeed(SkillProposals, (() => {
+  const no = () => Effect.fail(new Unavailable({ message: "no approval inbox is running" }))
+  return { put: no, remove: no }
+})())
 
 export const SkillProposalsLive = Layer.effect(
   SkillProposals,

@@ -26,12 +26,13 @@ export interface DirectMemoryShape {
   readonly remove: (id: string) => Op<MemoryDeleted>
 }
 
-export class DirectMemory extends Context.Tag("agent-bridge/DirectMemory")<DirectMemory, DirectMemoryShape>() {
-  static Disabled = Layer.succeed(DirectMemory, (() => {
-    const no = () => Effect.fail(new MemoryDisabled({ message: "this box runs no memory" }))
-    return { add: no, search: no, list: no, remove: no }
-  })())
-}
+export class DirectMemory extends Context.Tag("agent-bridge/DirectMemory")<DirectMemory, DirectMemoryShape>() {}
+
+/** `memory.enabled: false`: every call is `bridge.memory_disabled`. */
+export const DirectMemoryOff = Layer.succeed(DirectMemory, (() => {
+  const no = () => Effect.fail(new MemoryDisabled({ message: "this box runs no memory" }))
+  return { add: no, search: no, list: no, remove: no }
+})())
 
 export const namespacesFor = (client: string, scope: DirectScope): ReadonlyArray<string> =>
   scope === "private" ? [clientNamespace(client)] : scope === "shared" ? [SHARED_NAMESPACE] : [clientNamespace(client), SHARED_NAMESPACE]
@@ -43,7 +44,8 @@ const memoryCaller: Effect.Effect<CallerShape, AuthForbidden, Caller> = Effect.f
     : Effect.fail(new AuthForbidden({ message: "this key has no memory scope" }))
 )
 
-export const DirectMemoryLive = Layer.effect(
+/** Direct memory on: the memory tools over `MemoryStore`, whatever the configuration says. */
+export const DirectMemoryOn = Layer.effect(
   DirectMemory,
   Effect.gen(function* () {
     const store = yield* MemoryStore
@@ -95,7 +97,7 @@ export const DirectMemoryLive = Layer.effect(
   })
 )
 
-/** `memory.enabled: false` → every call is `bridge.memory_disabled`; else `DirectMemoryLive`. */
-export const DirectMemoryFromConfig = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.memory.enabled ? DirectMemoryLive : DirectMemory.Disabled))
+/** `memory.enabled: false` → every call is `bridge.memory_disabled`; else `DirectMemoryOn`. */
+export const DirectMemoryLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => (config.memory.enabled ? DirectMemoryOn : DirectMemoryOff))
 )

@@ -13,10 +13,10 @@ export interface MemoryShape {
   readonly search: (agent: string, query: string, limit: number) => Effect.Effect<MemoryResults, BridgeError, Caller>
 }
 
-export class Memory extends Context.Tag("agent-bridge/Memory")<Memory, MemoryShape>() {
-  /** `memory.enabled: false`: every call is `bridge.memory_disabled`. */
-  static Disabled = Layer.succeed(Memory, (() => {
-    const no = () => Effect.fail(new MemoryDisabled({ message: "this box runs no memory" }))
-    return { add: no, search: no }
-  })())
-}
+export class Memory extends Context.Tag("agent-bridge/Memory")<Memory, MemoryShape>() {}
+
+/** `memory.enabled: false`: every call is `bridge.memory_disabled`. */
+export const MemoryOff = Layer.succeed(Memory, (() => {
+  const no = () => Effect.fail(new MemoryDisabled({ message: "this box runs no memory" }))
+  return { add: no, search: no }
+})())

@@ -7,14 +7,15 @@ import { Effect, Layer } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { Caller } from "../../request/Caller.ts"
-import { Memory } from "./Memory.ts"
+import { Memory, MemoryOff } from "./Memory.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { unknownProfile } from "../hermes-failures/hermesErrors.ts"
 import { checkLimit, checkQuery, checkText, hitView, storeNote } from "./notes.ts"
 import { clientNamespace, hermesNamespace, SHARED_NAMESPACE } from "./policy.ts"
 
-export const MemoryLive = Layer.effect(
+/** Memory on, whatever the configuration says. */
+export const MemoryOn = Layer.effect(
   Memory,
   Effect.gen(function* () {
     const store = yield* MemoryStore
@@ -52,7 +53,7 @@ export const MemoryLive = Layer.effect(
   })
 )
 
-/** `memory.enabled: false` → every call is `bridge.memory_disabled`; else `MemoryLive`. */
-export const MemoryFromConfig = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.memory.enabled ? MemoryLive : Memory.Disabled))
+/** `memory.enabled: false` → every call is `bridge.memory_disabled`; else `MemoryOn`. */
+export const MemoryLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => (config.memory.enabled ? MemoryOn : MemoryOff))
 )

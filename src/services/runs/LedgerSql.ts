@@ -300,4 +300,4 @@ export const makeLedgerSql = Effect.gen(function* () {
 })
 
 /** The ledger over the SqlClient in context (migrated by `DbLive` / `DbMemory`). */
-export const LedgerSqlLive = Layer.effect(Ledger, makeLedgerSql)
+export const LedgerLive = Layer.effect(Ledger, makeLedgerSql)

@@ -40,10 +40,10 @@ export interface RunsShape {
   readonly list: (options: { readonly status?: RunStatus | undefined; readonly limit: number }) => Op<RunList>
 }
 
-export class Runs extends Context.Tag("agent-bridge/Runs")<Runs, RunsShape>() {
-  /** Every call answers `bridge.unavailable` (starting, draining, or no run service). */
-  static NotRunning = Layer.succeed(Runs, (() => {
-    const no = () => Effect.fail(new Unavailable({ message: "the run service is not running" }))
-    return { start: no, wait: no, status: no, events: no, answer: no, steer: no, stop: no, list: no }
-  })())
-}
+export class Runs extends Context.Tag("agent-bridge/Runs")<Runs, RunsShape>() {}
+
+/** Every call answers `bridge.unavailable` (starting, draining, or no run service). */
+export const RunsNotRunning = Layer.succeed(Runs, (() => {
+  const no = () => Effect.fail(new Unavailable({ message: "the run service is not running" }))
+  return { start: no, wait: no, status: no, events: no, answer: no, steer: no, stop: no, list: no }
+})())

@@ -18,7 +18,7 @@ import { Runs, type RunsShape } from "./Runs.ts"
 import { makeControl } from "./control.ts"
 import { makeFollower } from "./follower.ts"
 import { isLedgerFailure, Ledger, ledgerFailureText, type LedgerError, type LedgerRunMissing, type RunRecord } from "./Ledger.ts"
-import { LedgerSqlLive } from "./LedgerSql.ts"
+import { LedgerLive } from "./LedgerSql.ts"
 import { startRetention } from "./retention.ts"
 import { makeRunSignals } from "./RunSignals.ts"
 import { makeRunSupervisor } from "./RunSupervisor.ts"
@@ -129,4 +129,4 @@ export const makeRuns = Effect.gen(function* () {
 export const RunsWithLedger = Layer.scoped(Runs, Effect.map(makeRuns, (m) => m.runs))
 
 /** The run service over the bridge's SQLite database. */
-export const RunsLive = RunsWithLedger.pipe(Layer.provide(LedgerSqlLive))
+export const RunsLive = RunsWithLedger.pipe(Layer.provide(LedgerLive))

@@ -17,9 +17,10 @@ export interface SkillsShape {
   readonly remove: (name: string) => Op<SkillChangeQueued>
 }
 
-export class Skills extends Context.Tag("agent-bridge/Skills")<Skills, SkillsShape>() {
-  static NotRunning = Layer.succeed(Skills, (() => {
-    const no = () => Effect.fail(new Unavailable({ message: "no approval inbox is running" }))
-    return { list: no(), get: no, put: no, remove: no }
-  })())
-}
+export class Skills extends Context.Tag("agent-bridge/Skills")<Skills, SkillsShape>() {}
+
+/** No approval inbox: every call, reads too, is `bridge.unavailable`. */
+export const SkillsNotRunning = Layer.succeed(Skills, (() => {
+  const no = () => Effect.fail(new Unavailable({ message: "no approval inbox is running" }))
+  return { list: no(), get: no, put: no, remove: no }
+})())

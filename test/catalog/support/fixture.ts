@@ -5,7 +5,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { startDaemon, tempDir, testConfig, type TestDaemon } from "../../support/daemon.ts"
-import { hermesDouble } from "../../support/hermesDouble.ts"
+import { HermesClientTest } from "../../../src/hermes/client/HermesClientTest.ts"
 
 export const CLIENTS = {
   /** Compact catalog, no filter. */
@@ -30,7 +30,7 @@ export const startCatalogDaemon = async (): Promise<CatalogFixture> => {
   fs.mkdirSync(home, { recursive: true })
   fs.writeFileSync(path.join(home, "config.yaml"), "toolsets: [web, terminal]\napprovals: {mode: manual}\n")
   const config = testConfig({ hermes: { home, url: "http://127.0.0.1:9" }, clients: CLIENTS }, dir)
-  const daemon = await startDaemon(config, hermesDouble())
+  const daemon = await startDaemon(config, HermesClientTest())
   const keys = {} as Record<ClientName, string>
   for (const name of [...Object.keys(CLIENTS), "plain"] as ReadonlyArray<ClientName>) keys[name] = await daemon.addClient(name)
   return { daemon, keys }

@@ -9,7 +9,7 @@
 import { Effect, Either, ManagedRuntime, Option, Redacted, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HermesClient, type HermesClientShape, type HermesEvent, type HermesProfile } from "../../../src/hermes/client/HermesClient.ts"
-import { hermesClientLayer } from "../../../src/hermes/client/HermesClientLive.ts"
+import { HermesClientWith } from "../../../src/hermes/client/HermesClientLive.ts"
 import { eventually, rawClient, type RawClient, sleep } from "../support/raw.ts"
 import { type Relay, startRelay } from "./relay.ts"
 import { servicesView } from "../support/servicesView.ts"
@@ -72,7 +72,7 @@ export const contractSuite = (spec: ContractSpec): void => {
       target = await spec.start()
       raw = rawClient(target.url, target.key)
       p = profileOf(target.url, target.key)
-      runtime = ManagedRuntime.make(hermesClientLayer([p], { timeout: "10 seconds", pollInterval: "100 millis", streamIdleTimeout: "5 seconds" }))
+      runtime = ManagedRuntime.make(HermesClientWith([p], { timeout: "10 seconds", pollInterval: "100 millis", streamIdleTimeout: "5 seconds" }))
     }, 180_000)
     afterAll(async () => {
       await runtime?.dispose()

@@ -1,5 +1,5 @@
 /**
- * The run service over a fault-injecting ledger (faultyLedger.ts) on a real SQLite file, the real
+ * The run service over a fault-injecting ledger (LedgerFaulty.ts) on a real SQLite file, the real
  * inbox, the default Redactor and the live HermesClient talking to the simulator over loopback.
  * Tool calls go through the edge's own `runTool`, so the answers are exactly the `CallToolResult`s
  * a client would get (`bridge.*` codes, incidents for internal failures).
@@ -9,7 +9,7 @@ import { Context, Effect, Either, Exit, Layer, Logger, Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { AppConfig } from "../../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../../src/config/AppConfig.ts"
 import { loadConfig } from "../../../src/config/load.ts"
 import { runTool } from "../../../src/edge/mcp/runTool.ts"
 import type { ToolDef } from "../../../src/edge/mcp/ToolDef.ts"
@@ -19,12 +19,12 @@ import { SimulatedHermes, Simulator } from "../../../src/hermes/sim/layer.ts"
 import type { SimOptions } from "../../../src/hermes/sim/options.ts"
 import { Caller } from "../../../src/request/Caller.ts"
 import { InboxServices } from "../../../src/daemon/teachServices.ts"
-import { Lifecycle } from "../../../src/common/Lifecycle.ts"
-import { Redactor } from "../../../src/common/Redactor.ts"
+import { LifecycleReady } from "../../../src/common/Lifecycle.ts"
+import { RedactorLive } from "../../../src/common/Redactor.ts"
 import { Runs } from "../../../src/services/runs/Runs.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
 import { DB_FILE, DbLive } from "../../../src/storage/Db.ts"
-import { faultyLedger, makeFaultControl } from "./faultyLedger.ts"
+import { LedgerFaulty, makeFaultControl } from "../../../src/services/runs/LedgerFaulty.ts"
 import type { ToolOutcome } from "./mcpClient.ts"
 
 const ERROR_META_KEY = "agent-bridge/error"
@@ -45,8 +45,8 @@ export const storageHarness = (sim: SimOptions = {}) =>
     const hermes = Context.get(hermesContext, HermesClient)
 
     const faults = makeFaultControl()
-    const base = Layer.mergeAll(AppConfig.layer(loaded.right), Redactor.Default, Lifecycle.Ready, Layer.succeed(HermesClient, hermes))
-    const deps = Layer.mergeAll(faultyLedger(faults), InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbLive(dataDir)))
+    const base = Layer.mergeAll(AppConfigLive(loaded.right), RedactorLive, LifecycleReady, Layer.succeed(HermesClient, hermes))
+    const deps = Layer.mergeAll(LedgerFaulty(faults), InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbLive(dataDir)))
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const context = yield* Layer.buildWithScope(deps, scope)

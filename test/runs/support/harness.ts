@@ -6,20 +6,20 @@
 import type { SqlClient } from "@effect/sql"
 import { Context, Effect, Either, Exit, Layer, Scope } from "effect"
 import * as os from "node:os"
-import { AppConfig } from "../../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../../src/config/AppConfig.ts"
 import { loadConfig, type ResolvedConfig } from "../../../src/config/load.ts"
 import type { BridgeError } from "../../../src/domain/errors.ts"
 import type { RunStatus } from "../../../src/domain/runs/view.ts"
 import { Caller, type CallerShape } from "../../../src/request/Caller.ts"
-import { Lifecycle, type Phase } from "../../../src/common/Lifecycle.ts"
+import { Lifecycle, type Phase, LifecycleAt } from "../../../src/common/Lifecycle.ts"
 import { Progress } from "../../../src/request/Progress.ts"
-import { Redactor } from "../../../src/common/Redactor.ts"
+import { RedactorLive } from "../../../src/common/Redactor.ts"
 import type { RunsShape } from "../../../src/services/runs/Runs.ts"
 import type { Ledger } from "../../../src/services/runs/Ledger.ts"
-import { LedgerSqlLive } from "../../../src/services/runs/LedgerSql.ts"
+import { LedgerLive } from "../../../src/services/runs/LedgerSql.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
-import { type FakeHermes, makeFakeHermes, type FakeOptions } from "./fakeHermes.ts"
-import { makeFakeInbox } from "./fakeInbox.ts"
+import { type FakeHermes, makeFakeHermes, type FakeOptions } from "../../../src/hermes/client/fakeHermes.ts"
+import { InboxTest } from "../../../src/services/inbox/InboxTest.ts"
 
 export const testRunsConfig = (maxRuns = 3, retentionDays = 7): ResolvedConfig => {
   const loaded = loadConfig({
@@ -49,15 +49,15 @@ export interface Built {
 }
 
 /** Builds the service in `scope`; closing the scope is a daemon shutdown. */
-export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<ReturnType<typeof makeFakeInbox>>, options: HarnessOptions, scope: Scope.Scope) =>
+export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<ReturnType<typeof InboxTest>>, options: HarnessOptions, scope: Scope.Scope) =>
   Effect.gen(function* () {
     const deps = Layer.mergeAll(
       hermes.layer,
       inbox.layer,
-      Redactor.Default,
-      AppConfig.layer(testRunsConfig(options.maxRuns, options.retentionDays)),
-      Lifecycle.make(options.phase ?? "ready"),
-      options.ledger ?? LedgerSqlLive
+      RedactorLive,
+      AppConfigLive(testRunsConfig(options.maxRuns, options.retentionDays)),
+      LifecycleAt(options.phase ?? "ready"),
+      options.ledger ?? LedgerLive
     )
     const context = yield* Layer.buildWithScope(deps, scope)
     const made = yield* makeRuns.pipe(Effect.provide(context), Scope.extend(scope))
@@ -67,7 +67,7 @@ export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<Retur
 export const harness = (options: HarnessOptions = {}) =>
   Effect.gen(function* () {
     const hermes = yield* makeFakeHermes(options)
-    const inbox = yield* makeFakeInbox(hermes.shape)
+    const inbox = yield* InboxTest(hermes.shape)
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const built = yield* buildRuns(hermes, inbox, options, scope)

@@ -7,7 +7,7 @@ import { Context, Effect, Either, Exit, Layer, Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { AppConfig } from "../../../src/config/AppConfig.ts"
+import { AppConfigLive } from "../../../src/config/AppConfig.ts"
 import { loadConfig } from "../../../src/config/load.ts"
 import type { HermesClientOptions } from "../../../src/hermes/client/HermesClientLive.ts"
 import type { SimOptions } from "../../../src/hermes/sim/options.ts"
@@ -15,9 +15,9 @@ import { SimulatedHermes, Simulator } from "../../../src/hermes/sim/layer.ts"
 import { HermesClient } from "../../../src/hermes/client/HermesClient.ts"
 import { Inbox } from "../../../src/services/inbox/Inbox.ts"
 import { InboxServices } from "../../../src/daemon/teachServices.ts"
-import { Lifecycle } from "../../../src/common/Lifecycle.ts"
-import { Redactor } from "../../../src/common/Redactor.ts"
-import { LedgerSqlLive } from "../../../src/services/runs/LedgerSql.ts"
+import { LifecycleReady } from "../../../src/common/Lifecycle.ts"
+import { RedactorLive } from "../../../src/common/Redactor.ts"
+import { LedgerLive } from "../../../src/services/runs/LedgerSql.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
 
 export interface SimHarnessOptions {
@@ -38,7 +38,7 @@ export const simHarness = (options: SimHarnessOptions = {}) =>
       cwd: dir
     })
     if (Either.isLeft(loaded)) return yield* Effect.dieMessage(loaded.left.message)
-    const config = AppConfig.layer(loaded.right)
+    const config = AppConfigLive(loaded.right)
 
     const simScope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(simScope, Exit.void))
@@ -51,8 +51,8 @@ export const simHarness = (options: SimHarnessOptions = {}) =>
 
     const build = (scope: Scope.Scope) =>
       Effect.gen(function* () {
-        const base = Layer.mergeAll(config, Redactor.Default, Lifecycle.Ready, Layer.succeed(HermesClient, hermes))
-        const deps = Layer.mergeAll(LedgerSqlLive, InboxServices).pipe(Layer.provideMerge(base))
+        const base = Layer.mergeAll(config, RedactorLive, LifecycleReady, Layer.succeed(HermesClient, hermes))
+        const deps = Layer.mergeAll(LedgerLive, InboxServices).pipe(Layer.provideMerge(base))
         const context = yield* Layer.buildWithScope(deps, scope)
         const made = yield* makeRuns.pipe(Effect.provide(context), Scope.extend(scope))
         return { ...made, inbox: Context.get(context, Inbox) }

@@ -6,9 +6,9 @@
  * (`HermesStatus` with Hermes's code, `HermesTransport`, `HermesNoProfile`), which the services map.
  */
 import { Deferred, Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"
-import { HermesNoProfile, HermesStatus, HermesTransport } from "../../../src/hermes/client/failure.ts"
-import { HermesEventData, makeEvent, TERMINAL_EVENTS } from "../../../src/domain/runs/hermesEvents.ts"
-import { TERMINAL_STATUSES as TERMINAL_RUN_STATUSES } from "../../../src/domain/runs/view.ts"
+import { HermesNoProfile, HermesStatus, HermesTransport } from "./failure.ts"
+import { HermesEventData, makeEvent, TERMINAL_EVENTS } from "../../domain/runs/hermesEvents.ts"
+import { TERMINAL_STATUSES } from "../../domain/runs/view.ts"
 import {
   HermesClient,
   type HermesClientShape,
@@ -16,9 +16,7 @@ import {
   type HermesProfile,
   type HermesRunStatusName,
   type StartRunRequest
-} from "../../../src/hermes/client/HermesClient.ts"
-
-const TERMINAL_STATUSES = TERMINAL_RUN_STATUSES
+} from "./HermesClient.ts"
 
 export interface FakeRun {
   readonly id: string

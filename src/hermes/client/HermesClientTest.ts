@@ -1,18 +1,19 @@
 /**
- * A scripted `HermesClient` for edge tests that do not need a real Hermes: fixed profiles, health and
- * model answers, failing as the real client does (with the adapter's errors). Run tests use the
- * simulator instead.
+ * `HermesClientTest`: a scripted `HermesClient` for edge tests that do not need a real Hermes: fixed
+ * profiles, health and model answers, failing as the real client does (with the adapter's errors);
+ * it records nothing, and any other call is a defect. Run tests use `fakeHermes.ts` (scripted runs,
+ * records calls) or the simulator instead.
  */
 import { Effect, Layer, Option, Redacted, Stream } from "effect"
-import { Unavailable } from "../../src/domain/errors.ts"
-import { HermesNoProfile, HermesTransport } from "../../src/hermes/client/failure.ts"
-import { HermesClient, type HermesClientShape, type HermesProfile } from "../../src/hermes/client/HermesClient.ts"
+import { Unavailable } from "../../domain/errors.ts"
+import { HermesNoProfile, HermesTransport } from "./failure.ts"
+import { HermesClient, type HermesClientShape, type HermesProfile } from "./HermesClient.ts"
 
 export interface DoubleOptions {
   readonly profiles?: ReadonlyArray<{ readonly name: string; readonly keyed?: boolean; readonly up?: boolean; readonly version?: string | null }>
 }
 
-export const hermesDouble = (options: DoubleOptions = {}) => {
+export const HermesClientTest = (options: DoubleOptions = {}) => {
   const specs = options.profiles ?? [{ name: "default" }]
   const profiles: ReadonlyArray<HermesProfile> = specs.map((s) => ({
     name: s.name,

@@ -7,8 +7,8 @@
 import { SqlError } from "@effect/sql/SqlError"
 import Database from "better-sqlite3"
 import { Effect, Layer } from "effect"
-import { Ledger, LedgerError, type LedgerShape } from "../../../src/services/runs/Ledger.ts"
-import { makeLedgerSql } from "../../../src/services/runs/LedgerSql.ts"
+import { Ledger, LedgerError, type LedgerShape } from "./Ledger.ts"
+import { makeLedgerSql } from "./LedgerSql.ts"
 
 export type LedgerOp = keyof LedgerShape
 
@@ -80,7 +80,7 @@ const guard = <A, E>(op: LedgerOp, take: (op: LedgerOp) => Fault | undefined, re
  * The SQLite ledger behind the fault proxy. Every operation is wrapped, whatever the interface
  * holds: functions per call, and plain effects (`active`) per run.
  */
-export const faultyLedger = (faults: ReturnType<typeof makeFaultControl>) =>
+export const LedgerFaulty = (faults: ReturnType<typeof makeFaultControl>) =>
   Layer.effect(
     Ledger,
     Effect.map(makeLedgerSql, (real): LedgerShape => {

@@ -1,13 +1,14 @@
 /**
- * An in-memory Inbox for run-service tests: only the run-approval half (open, expire, pending, and a
- * `decide` that answers Hermes like the real one). The skill half is not used by runs.
+ * `InboxTest`: an in-memory Inbox for run-service tests: only the run-approval half (open, expire,
+ * pending, and a `decide` that answers Hermes like the real one); it records its rows in `rows`.
+ * The skill half is not used by runs (the real inbox over `InboxStoreTest` has it).
  */
 import { Effect, Layer, Option, Stream } from "effect"
-import type { HermesClientShape } from "../../../src/hermes/client/HermesClient.ts"
-import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "../../../src/services/inbox/Inbox.ts"
-import { pendingRunApproval } from "../../../src/services/inbox/rows.ts"
+import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
+import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "./Inbox.ts"
+import { pendingRunApproval } from "./rows.ts"
 
-export const makeFakeInbox = (hermes: HermesClientShape) =>
+export const InboxTest = (hermes: HermesClientShape) =>
   Effect.sync(() => {
     const rows = new Map<string, RunApprovalRow>()
     // A request without id is the run's pending one without id (one approval at a time per run).

@@ -1,0 +1,130 @@
+/**
+ * The doubles beside the tags do what their one line says: they fake what they name, record what
+ * they say they record, and (the real layers on an in-memory database or a temp folder) leave
+ * nothing behind. Doubles that the area tests already drive (HermesClientTest, fakeHermes,
+ * InboxTest, LedgerTest, LedgerFaulty, MemoryStoreTest, MemoryTest, DirectMemoryTest) are not
+ * repeated here.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer, Option, Ref, Scope } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { RedactorLive } from "../../src/common/Redactor.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
+import type { AgentCapabilities as Capabilities } from "../../src/domain/capabilities.ts"
+import type { RunView } from "../../src/domain/runs/view.ts"
+import { Caller, CallerTest } from "../../src/request/Caller.ts"
+import { Progress, ProgressTest } from "../../src/request/Progress.ts"
+import { Agents } from "../../src/services/agents/Agents.ts"
+import { AgentsTest } from "../../src/services/agents/AgentsTest.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
+import { AuthTest } from "../../src/services/auth/AuthTest.ts"
+import { CapabilitiesService } from "../../src/services/capabilities/Capabilities.ts"
+import { CapabilitiesTest } from "../../src/services/capabilities/CapabilitiesTest.ts"
+import { InboxStore } from "../../src/services/inbox/InboxStore.ts"
+import { InboxStoreTest } from "../../src/services/inbox/InboxStoreTest.ts"
+import { pendingRunApproval } from "../../src/services/inbox/rows.ts"
+import { Runs } from "../../src/services/runs/Runs.ts"
+import { RunsTest } from "../../src/services/runs/RunsTest.ts"
+import { SkillStore } from "../../src/services/skill-store/SkillStore.ts"
+import { SkillStoreTest } from "../../src/services/skill-store/SkillStoreTest.ts"
+import { Skills } from "../../src/services/skills/Skills.ts"
+import { SkillsTest } from "../../src/services/skills/SkillsTest.ts"
+import { testConfig } from "../support/daemon.ts"
+
+const skillMd = (name: string) => `---\nname: ${name}\ndescription: Does one useful thing.\n---\n# Steps\n\n1. Do it.\n`
+
+describe("the doubles beside the tags", () => {
+  it.effect("AgentsTest lists what it was given and counts the reads", () =>
+    Effect.gen(function* () {
+      const reads = yield* Ref.make(0)
+      const agents = [{ name: "pi" as const, runnable: false as const }]
+      const listed = yield* Agents.list.pipe(Effect.zipLeft(Agents.list), Effect.provide(AgentsTest(agents, reads)))
+      expect(listed).toEqual({ agents })
+      expect(yield* Ref.get(reads)).toBe(2)
+    }))
+
+  it.effect("CapabilitiesTest answers from its table, refuses any other agent as unknown_agent, and records who was asked", () =>
+    Effect.gen(function* () {
+      const asked = yield* Ref.make<ReadonlyArray<string>>([])
+      const caps = { agent: "hermes" } as unknown as Capabilities
+      const layer = CapabilitiesTest({ hermes: caps }, asked)
+      expect(yield* CapabilitiesService.forAgent("hermes").pipe(Effect.provide(layer))).toBe(caps)
+      const unknown = yield* Effect.flip(CapabilitiesService.forAgent("hermes/nope").pipe(Effect.provide(layer)))
+      expect(unknown._tag).toBe("UnknownAgent")
+      expect(yield* Ref.get(asked)).toEqual(["hermes", "hermes/nope"])
+    }))
+
+  it.effect("RunsTest answers the scripted calls; an unscripted one is a defect that names it", () =>
+    Effect.gen(function* () {
+      const layer = RunsTest({ status: (runId) => Effect.succeed({ run_id: runId } as unknown as RunView) })
+      const runs = yield* Effect.provide(Runs, layer)
+      expect(yield* runs.status("r1", 0).pipe(Effect.provideService(Caller, Caller.admin))).toEqual({ run_id: "r1" })
+      const exit = yield* Effect.exit(runs.stop("r1").pipe(Effect.provideService(Caller, Caller.admin)))
+      expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+      expect(String(Exit.isFailure(exit) ? Cause.squash(exit.cause) : "")).toContain("Runs.stop is not scripted")
+    }))
+
+  it.effect("CallerTest is the caller it was given (the admin unless told); ProgressTest records each report in order", () =>
+    Effect.gen(function* () {
+      expect(yield* Effect.provide(Caller, CallerTest())).toEqual(Caller.admin)
+      expect((yield* Effect.provide(Caller, CallerTest(Caller.client("alice")))).client).toBe("alice")
+      const reports: Array<{ readonly progress: number; readonly message: string | undefined }> = []
+      yield* Effect.gen(function* () {
+        const progress = yield* Progress
+        expect(progress.enabled).toBe(true)
+        yield* progress.report(1, "one")
+        yield* progress.report(2)
+      }).pipe(Effect.provide(ProgressTest(reports)))
+      expect(reports).toEqual([{ progress: 1, message: "one" }, { progress: 2, message: undefined }])
+    }))
+
+  it.effect("AuthTest is the real Auth on an in-memory database: a client added authenticates, and is listed", () =>
+    Effect.gen(function* () {
+      const auth = yield* Auth
+      const { key } = yield* auth.addClient("alice", ["agents"])
+      expect(Option.map(yield* auth.authenticate(key), (c) => c.client)).toEqual(Option.some("alice"))
+      expect(yield* auth.authenticate("hal0bk_not-a-key")).toEqual(Option.none())
+      expect((yield* auth.listClients).map((c) => c.name)).toEqual(["alice"])
+    }).pipe(Effect.provide(AuthTest.pipe(
+      Layer.provide(AppConfigLive(testConfig({ bridge: { admin_key: "admin-key-for-the-auth-double-0123" } }))),
+      Layer.provide(RedactorLive)
+    ))))
+
+  it.effect("InboxStoreTest is the real inbox table on an in-memory database: a row written is read back", () =>
+    Effect.gen(function* () {
+      const store = yield* InboxStore
+      const row = pendingRunApproval(
+        { run_id: "run_1", client: "alice", agent: "hermes", hermes_run_id: "h_1", request_id: null, command: "ls", description: "list", choices: ["once", "deny"] },
+        "apr_1",
+        new Date(0).toISOString()
+      )
+      yield* store.insert(row)
+      expect(Option.map(yield* store.get("apr_1"), (r) => r.state)).toEqual(Option.some("pending"))
+      expect((yield* store.list("pending")).length).toBe(1)
+    }).pipe(Effect.provide(InboxStoreTest)))
+
+  it.effect("SkillStoreTest keeps its skills in a temp folder, which is gone once the layer is released", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const ctx = yield* Layer.buildWithScope(SkillStoreTest(), scope)
+      const store = Effect.runSync(Effect.provide(SkillStore, Layer.succeedContext(ctx)))
+      const root = path.dirname(store.dirs.dropinDir)
+      expect(root.startsWith(os.tmpdir())).toBe(true)
+      expect(fs.existsSync(root)).toBe(true)
+      expect((yield* store.list).some((s) => s.source === "shipped")).toBe(true)
+      yield* Scope.close(scope, Exit.void)
+      expect(fs.existsSync(root)).toBe(false)
+    }))
+
+  it.scoped("SkillsTest is the real skill service: a put is recorded as a pending inbox row, and nothing is installed yet", () =>
+    Effect.gen(function* () {
+      const skills = yield* Skills
+      const queued = yield* skills.put("double-check", skillMd("double-check"), undefined).pipe(Effect.provideService(Caller, Caller.client("alice")))
+      expect(queued.status).toBe("pending_approval")
+      const rows = yield* Effect.flatMap(InboxStore, (s) => s.list("pending"))
+      expect(rows.map((r) => r.id)).toEqual([queued.approval_id])
+      expect(Option.isNone(yield* Effect.flatMap(SkillStore, (s) => s.findDropin("double-check")))).toBe(true)
+    }).pipe(Effect.provide(SkillsTest().pipe(Layer.provide(RedactorLive)))))
+})
