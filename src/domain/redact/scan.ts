@@ -1,9 +1,9 @@
 /**
- * One pass over a text that finds every span to mask. A single case-insensitive trigger regex finds
- * the few places a secret can start (a known prefix, `eyJ`, `-----BEGIN`, `://`, the words `token`,
+ * One pass over a text that finds every span to mask. One case-insensitive search for many literals
+ * (`literals.ts`) finds the few places a secret can start (a known prefix, `eyJ`, `-----BEGIN`, `://`, the words `token`,
  * `secret`, `pass`, `key`, `bearer`, `basic`, `authorization`, curl's `-u`); the precise rule for
  * that trigger then looks at the text around it. Registered secrets are matched by their own
- * alternation, and the formats of the gitleaks rule set by their keywords (`rules/gitleaks/`).
+ * alternation; the same pass finds the triggers of the gitleaks rule set (`rules/gitleaks/`).
  * Text with no trigger is never touched, which keeps ordinary text fast and unchanged.
  *
  * Idempotence: a token glued to the end of another secret (`ASIA…` then `hal0bk_…`) does not start
@@ -18,42 +18,46 @@ import { exactRule } from "./exact.ts"
 import type { Finding, ScanContext } from "./findings.ts"
 import { isAlnum, tokenAt } from "./prefixes.ts"
 import { assignmentRule, userFlagRule } from "./rules/assignments.ts"
-import { gitleaksRule } from "./rules/gitleaks/gitleaks.ts"
+import { GITLEAKS_LITERALS, gitleaksHit, newGitleaksState } from "./rules/gitleaks/gitleaks.ts"
+import { makeLiteralSearch } from "./literals.ts"
 import { authorizationHeaderRule, schemeCredentialRule } from "./rules/authorization.ts"
 import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
 
-/**
- * Every place a secret can start, written as a trie on the first character (V8 runs that far faster
- * than a flat alternation). Case-insensitive; the rules check case where it matters. The known
- * prefixes here must cover `KNOWN_PREFIXES` (a test checks it).
- */
-export const TRIGGER_SOURCE = [
-  "a(?:pi_org_|kia|sia|iza|uthorization)", "b(?:earer|asic)", "eyj", "g(?:ithub_pat_|h[pousr]_|lpat-)",
-  "h(?:al0bk_|f_)", "key", "pass", "rk_live_", "s(?:k[-_]|ecret)", "token", "whsec_", "x(?:ox[abprs]-|app-)", "://",
-  "-(?:----begin |-user(?=[ \\t=])|u(?=[ \\t=]))"
-].join("|")
-const TRIGGER = new RegExp(TRIGGER_SOURCE, "gi")
-
 const enum Group { Prefix, Jwt, Pem, Url, Name, Scheme, Authorization, UserFlag }
+
+/**
+ * Every place a secret can start, and the rule each is for. Case-insensitive; the rules check case
+ * where it matters. The known prefixes here must cover `KNOWN_PREFIXES` (a test checks it). `follow`:
+ * the character after the literal must be one of these (curl's `-u` and `--user` flags).
+ */
+const MAIN_TRIGGERS: ReadonlyArray<{ readonly literal: string; readonly group: Group; readonly follow?: string }> = [
+  ...["api_org_", "akia", "asia", "aiza", "github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-", "hal0bk_", "hf_",
+    "rk_live_", "sk-", "sk_", "whsec_", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xapp-"].map((literal) => ({ literal, group: Group.Prefix })),
+  { literal: "authorization", group: Group.Authorization },
+  { literal: "bearer", group: Group.Scheme }, { literal: "basic", group: Group.Scheme },
+  { literal: "eyj", group: Group.Jwt },
+  ...["key", "pass", "secret", "token"].map((literal) => ({ literal, group: Group.Name })),
+  { literal: "://", group: Group.Url },
+  { literal: "-----begin ", group: Group.Pem },
+  { literal: "--user", group: Group.UserFlag, follow: " \t=" }, { literal: "-u", group: Group.UserFlag, follow: " \t=" }
+]
+
+/** What the one pass looks for: each literal, with its trigger of the bridge's rules and whether gitleaks' rules want it. */
+interface Wanted {
+  readonly literal: string
+  readonly main: (typeof MAIN_TRIGGERS)[number] | undefined
+  readonly gitleaks: boolean
+}
+const SEARCH = makeLiteralSearch([...MAIN_TRIGGERS.map((t) => t.literal), ...GITLEAKS_LITERALS])
+const GITLEAKS_SET = new Set(GITLEAKS_LITERALS)
+const WANTED: ReadonlyArray<Wanted> = SEARCH.literals.map((literal) => ({
+  literal, main: MAIN_TRIGGERS.find((t) => t.literal === literal), gitleaks: GITLEAKS_SET.has(literal)
+}))
 
 interface Trigger {
   readonly at: number
   readonly end: number
   readonly group: Group
-}
-
-/** Which rule a trigger match is for, from its first character (and length where two share one). */
-const groupOf = (m: string): Group => {
-  switch (m.charCodeAt(0) | 0x20) {
-    case 0x61: return m.length === 13 ? Group.Authorization : Group.Prefix // a
-    case 0x62: return Group.Scheme // b
-    case 0x65: return Group.Jwt // e
-    case 0x6b: case 0x70: case 0x74: return Group.Name // k, p, t
-    case 0x73: return m.length === 6 ? Group.Name : Group.Prefix // s: secret, sk-
-    case 0x3a: return Group.Url // :
-    case 0x2d: return m.length === 11 ? Group.Pem : Group.UserFlag // -
-    default: return Group.Prefix // g, h, r, w, x
-  }
 }
 
 const knownToken = (ctx: ScanContext, at: number): void => {
@@ -90,13 +94,24 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): Re
       return false
     }
   }
-  const trigger = new RegExp(TRIGGER)
-  for (let m = trigger.exec(text); m !== null; m = trigger.exec(text)) {
-    current = { at: m.index, end: m.index + m[0].length, group: groupOf(m[0]) }
-    dispatch(ctx, current)
-  }
+  const gitleaks = newGitleaksState()
+  // The bridge's triggers do not overlap (the next is looked for after the end of the last);
+  // gitleaks' are tried wherever they are found.
+  let mainNext = 0
+  SEARCH.search(text, (id, at) => {
+    const w = WANTED[id]!
+    const main = w.main
+    if (main !== undefined && at >= mainNext) {
+      const end = at + w.literal.length
+      if (main.follow === undefined || (end < text.length && main.follow.includes(text[end]!))) {
+        mainNext = end
+        current = { at, end, group: main.group }
+        dispatch(ctx, current)
+      }
+    }
+    if (w.gitleaks) gitleaksHit(ctx, w.literal, at, gitleaks)
+  })
   exactRule(ctx, secrets)
-  gitleaksRule(ctx)
   if (refused.length === 0 || findings.length === 0) return findings
   // A trigger refused for the character before it is excused when that character lies in a span
   // found (it will be masked). Left to right, so each secret found excuses the next of a chain.

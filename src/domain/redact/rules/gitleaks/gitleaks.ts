@@ -1,6 +1,6 @@
 /**
- * The gitleaks rule set (`data.ts`) applied the redactor's way: one case-insensitive regex finds
- * every keyword, and only the rules of that keyword are tried, anchored (sticky) just before it,
+ * The gitleaks rule set (`data.ts`) applied the redactor's way: the scan's one pass over the text
+ * finds every trigger literal (`GITLEAKS_LITERALS`), and only the rules of that literal are tried, anchored (sticky) just before it,
  * so text without keywords costs one pass and a keyword costs a few anchored attempts, never a
  * search through the rest of the text.
  *
@@ -168,21 +168,6 @@ const TRIGGERS: ReadonlyArray<Trigger> = GITLEAKS_RULES.flatMap(triggersOf)
 
 /** Lower-cases an ASCII letter code. */
 const fold = (c: number): number => (c >= 65 && c <= 90 ? c | 0x20 : c)
-const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
-
-/** A regex source matching any of `words` (lower case), as a trie on their characters: V8 runs that far faster than a flat alternation. */
-export const trieSource = (words: ReadonlyArray<string>): string => {
-  const byFirst = new Map<string, Array<string>>()
-  for (const w of words) if (w.length > 0) byFirst.set(w[0]!, [...(byFirst.get(w[0]!) ?? []), w.slice(1)])
-  const branches = [...byFirst].map(([c, rests]) => {
-    const ends = rests.includes("")
-    const inner = rests.filter((r) => r !== "")
-    if (inner.length === 0) return escapeRegex(c)
-    const sub = trieSource(inner)
-    return `${escapeRegex(c)}(?:${sub})${ends ? "?" : ""}`
-  })
-  return branches.length === 1 ? branches[0]! : branches.join("|")
-}
 
 /** Triggers by their literal (lower case). */
 const BY_LITERAL = new Map<string, Array<Trigger>>()
@@ -275,32 +260,26 @@ const tryTrigger = (ctx: ScanContext, t: Trigger, at: number, triedTo: Int32Arra
 }
 
 /**
- * The literals the scan looks for: those read from the rules' regexes, and the keywords that hold
- * a character other than letters and digits. The keywords of the "name = value" rules (a company
- * name near an `=`) are not looked for: the assignment rule masks such values by their name, and
- * looking for 135 words costs more than the rest of the scan. A hit names its literal in full
- * (the trie matches the longest one); shorter ones it starts with are looked up as well.
+ * The literals the scan looks for (lower case): those read from the rules' regexes, and the
+ * keywords that hold a character other than letters and digits. The keywords of the "name = value"
+ * rules (a company name near an `=`) are not looked for: the assignment rule masks such values by
+ * their name, and looking for 135 words costs more than the rest of the scan. `scan.ts` finds them
+ * with the redactor's other triggers, in one pass (`literals.ts`), and calls `gitleaksHit`.
  */
-const TRIGGER_REGEX = new RegExp(trieSource([...BY_LITERAL.keys()].filter((l) => BY_LITERAL.get(l)!.some((t) => t.scanned))), "gi")
+export const GITLEAKS_LITERALS: ReadonlyArray<string> = [...BY_LITERAL.keys()].filter((l) => BY_LITERAL.get(l)!.some((t) => t.scanned))
 
-/** Adds a finding for every match of a gitleaks rule at one of its triggers. */
-export const gitleaksRule = (ctx: ScanContext): void => {
-  const { text } = ctx
-  // Per rule, the position up to which it was already tried (a second trigger nearby adds nothing).
-  let triedTo: Int32Array | undefined
-  const re = new RegExp(TRIGGER_REGEX)
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const at = m.index
-    const lower = m[0].toLowerCase()
-    re.lastIndex = at + 1
-    for (let n = lower.length; n >= 2; n--) {
-      const candidates = BY_LITERAL.get(n === lower.length ? lower : lower.slice(0, n))
-      if (candidates === undefined) continue
-      for (const t of candidates) {
-        if (!t.scanned || !holdsAt(text, at, t)) continue
-        triedTo ??= new Int32Array(RULES.length).fill(-1)
-        tryTrigger(ctx, t, at, triedTo)
-      }
-    }
+/** Per rule, the position up to which it was already tried in one text (a second trigger nearby adds nothing). */
+export type GitleaksState = { triedTo: Int32Array | undefined }
+
+export const newGitleaksState = (): GitleaksState => ({ triedTo: undefined })
+
+/** Tries the rules of `literal` (one of `GITLEAKS_LITERALS`), found at `at`; adds what they find. */
+export const gitleaksHit = (ctx: ScanContext, literal: string, at: number, state: GitleaksState): void => {
+  const candidates = BY_LITERAL.get(literal)
+  if (candidates === undefined) return
+  for (const t of candidates) {
+    if (!t.scanned || !holdsAt(ctx.text, at, t)) continue
+    state.triedTo ??= new Int32Array(RULES.length).fill(-1)
+    tryTrigger(ctx, t, at, state.triedTo)
   }
 }
