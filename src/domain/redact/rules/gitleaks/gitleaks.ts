@@ -12,7 +12,11 @@
  * allow-list or stop-word says it is an example.
  */
 import type { ScanContext } from "../../findings.ts"
+import { MORE_FORMATS } from "../moreFormats.ts"
 import { GITLEAKS_RULES, GLOBAL_ALLOW, GLOBAL_STOPWORDS, type GitleaksRule } from "./data.ts"
+
+/** The rules applied here: gitleaks' and the bridge's own of the same shape. */
+export const FORMAT_RULES: ReadonlyArray<GitleaksRule> = [...GITLEAKS_RULES, ...MORE_FORMATS]
 
 /** How far before its keyword a match may start, for rules not of the "name = value" kind. */
 const LEAD = 12
@@ -50,7 +54,7 @@ const compile = (r: GitleaksRule): Compiled => {
   }
 }
 
-const RULES: ReadonlyArray<Compiled> = GITLEAKS_RULES.map(compile)
+const RULES: ReadonlyArray<Compiled> = FORMAT_RULES.map(compile)
 const GLOBAL_ALLOW_REGEXES = GLOBAL_ALLOW.map((s) => new RegExp(s))
 
 /**
@@ -164,7 +168,7 @@ export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger
   return r.keywords.map((k) => ({ rule, literal: k, exact: undefined, atStart: false, wordStart: false, scanned: !named && /[^a-z0-9]/.test(k) }))
 }
 
-const TRIGGERS: ReadonlyArray<Trigger> = GITLEAKS_RULES.flatMap(triggersOf)
+const TRIGGERS: ReadonlyArray<Trigger> = FORMAT_RULES.flatMap(triggersOf)
 
 /** Lower-cases an ASCII letter code. */
 const fold = (c: number): number => (c >= 65 && c <= 90 ? c | 0x20 : c)
@@ -175,7 +179,7 @@ for (const t of TRIGGERS) BY_LITERAL.set(t.literal, [...(BY_LITERAL.get(t.litera
 
 /** Every trigger, for the test that every rule has one. */
 export const TRIGGER_LITERALS: ReadonlyArray<{ readonly rule: string; readonly literal: string; readonly atStart: boolean; readonly scanned: boolean }> =
-  TRIGGERS.map((t) => ({ rule: GITLEAKS_RULES[t.rule]!.id, literal: t.literal, atStart: t.atStart, scanned: t.scanned }))
+  TRIGGERS.map((t) => ({ rule: FORMAT_RULES[t.rule]!.id, literal: t.literal, atStart: t.atStart, scanned: t.scanned }))
 
 const isWordCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
 
