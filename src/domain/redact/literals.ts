@@ -3,9 +3,10 @@
  *
  * Why not a regex: the literals the redactor looks for start with almost every letter, so a regex
  * alternation (even written as a trie) gets no quick skip and tries its whole trie at every
- * position, which made two such scans most of the redactor's time. Here each position costs two
- * table look-ups: the pair of characters at it (folded to lower case) indexes a table of the
- * literals starting with that pair, and only those few are compared in full.
+ * position, which made two such scans most of the redactor's time. Here each position costs one
+ * look-up in a bit table of the first three characters of every literal (folded to lower case),
+ * kept as a rolling 21-bit number; at the few positions it passes, the literals starting with
+ * those three characters are compared in full.
  *
  * Case folding is ASCII only, as a `/i` regex without the `u` flag does: no character above
  * U+007F folds to an ASCII letter (`ſ`, the Kelvin sign), so they never match.
@@ -31,52 +32,50 @@ export const makeLiteralSearch = (literals: ReadonlyArray<string>): LiteralSearc
   for (const l of lower) {
     if (l.length < 2 || /[^\x01-\x7f]/.test(l)) throw new Error(`not a searchable literal: ${JSON.stringify(l)}`)
   }
-  // Ids by their first two characters, longest first; `start[pair]..start[pair + 1]` in `ids`.
-  const byPair = new Map<number, Array<number>>()
-  lower.forEach((l, id) => {
-    const pair = (l.charCodeAt(0) << 7) | l.charCodeAt(1)
-    byPair.set(pair, [...(byPair.get(pair) ?? []), id])
-  })
-  const start = new Int32Array(128 * 128 + 1)
-  const ids: Array<number> = []
-  for (let pair = 0; pair < 128 * 128; pair++) {
-    start[pair] = ids.length
-    ids.push(...(byPair.get(pair) ?? []).sort((a, b) => lower[b]!.length - lower[a]!.length))
+  // Every first three characters of a literal (folded; for a literal of two, each third
+  // character, end of text included), as one bit per possible three: most places in a text cost
+  // one look-up of this table and nothing more. Then the ids of the literals that start with
+  // those three, longest first.
+  const three = new Uint8Array((1 << 21) / 8)
+  const byThree = new Map<number, Array<number>>()
+  const add = (t: number, id: number): void => {
+    three[t >> 3]! |= 1 << (t & 7)
+    byThree.set(t, [...(byThree.get(t) ?? []), id])
   }
-  start[128 * 128] = ids.length
-  const idList = Int32Array.from(ids)
-  // The third characters any literal of a pair has (every one, end of text included, when a
-  // literal of the pair is only two long): most pairs found in text go no further than this bit.
-  const third = new Uint8Array((128 * 128 * 128) / 8)
-  const allow = (t: number): void => { third[t >> 3]! |= 1 << (t & 7) }
-  for (const l of lower) {
-    const pair = (l.charCodeAt(0) << 7) | l.charCodeAt(1)
-    if (l.length > 2) allow((pair << 7) | l.charCodeAt(2))
-    else for (let c = 0; c < 128; c++) allow((pair << 7) | c)
+  lower.forEach((l, id) => {
+    const pair = (l.charCodeAt(0) << 14) | (l.charCodeAt(1) << 7)
+    if (l.length > 2) add(pair | l.charCodeAt(2), id)
+    else for (let c = 0; c < 128; c++) add(pair | c, id)
+  })
+  const candidates = new Map<number, Int32Array>(
+    [...byThree].map(([t, ids]) => [t, Int32Array.from(ids.sort((x, y) => lower[y]!.length - lower[x]!.length))])
+  )
+
+  /** The literals found at `at`, whose first three characters (7 bits each) are `t`. */
+  const check = (text: string, at: number, t: number, hit: (id: number, at: number) => void): void => {
+    const ids = candidates.get(t)!
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]!
+      const l = lower[id]!
+      if (at + l.length > text.length) continue
+      let j = l.length < 3 ? 2 : 3
+      while (j < l.length && FOLD[text.charCodeAt(at + j)] === l.charCodeAt(j)) j++
+      if (j === l.length) hit(id, at)
+    }
   }
 
   const search = (text: string, hit: (id: number, at: number) => void, from = 0): void => {
     const n = text.length
     if (n - from < 2) return
-    let next = FOLD[text.charCodeAt(from)]!
-    for (let i = from; i < n - 1; i++) {
-      const c0 = next
-      next = FOLD[text.charCodeAt(i + 1)]!
-      // No literal holds NUL, so a pair with a character outside ASCII (folded to 0) has none.
-      const pair = (c0 << 7) | next
-      if (start[pair] === start[pair + 1]) continue
-      const t = (pair << 7) | (i + 2 < n ? FOLD[text.charCodeAt(i + 2)]! : 0)
-      if ((third[t >> 3]! & (1 << (t & 7))) === 0) continue
-      const to = start[pair + 1]!
-      for (let k = start[pair]!; k < to; k++) {
-        const id = idList[k]!
-        const l = lower[id]!
-        if (i + l.length > n) continue
-        let j = 2
-        while (j < l.length && FOLD[text.charCodeAt(i + j)] === l.charCodeAt(j)) j++
-        if (j === l.length) hit(id, i)
-      }
+    // The last three characters read, 7 bits each.
+    let t = (FOLD[text.charCodeAt(from)]! << 7) | FOLD[text.charCodeAt(from + 1)]!
+    for (let i = from + 2; i < n; i++) {
+      t = ((t << 7) | FOLD[text.charCodeAt(i)]!) & 0x1fffff
+      if ((three[t >> 3]! & (1 << (t & 7))) !== 0) check(text, i - 2, t, hit)
     }
+    // The last two characters, followed by nothing (only a literal of two can be there).
+    t = (t << 7) & 0x1fffff
+    if ((three[t >> 3]! & (1 << (t & 7))) !== 0) check(text, n - 2, t, hit)
   }
   return { literals: lower, search }
 }

@@ -16,10 +16,11 @@ import { escapeBefore } from "./escapes.ts"
 import type { ExactSecrets } from "./exact.ts"
 import { exactRule } from "./exact.ts"
 import type { Finding, ScanContext } from "./findings.ts"
-import { isAlnum, tokenAt } from "./prefixes.ts"
+import { isAlnum, KNOWN_PREFIXES, tokenAt } from "./prefixes.ts"
 import { assignmentRule, userFlagRule } from "./rules/assignments.ts"
-import { GITLEAKS_LITERALS, gitleaksHit, newGitleaksState } from "./rules/gitleaks/gitleaks.ts"
+import { GITLEAKS_EXACT_STARTS, GITLEAKS_LITERALS, gitleaksHit, newGitleaksState } from "./rules/gitleaks/gitleaks.ts"
 import { makeLiteralSearch } from "./literals.ts"
+import { base64Rule, base64Triggers, PERCENT_TRIGGERS, percentRule } from "./rules/encoded.ts"
 import { authorizationHeaderRule, schemeCredentialRule } from "./rules/authorization.ts"
 import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
 
@@ -42,16 +43,30 @@ const MAIN_TRIGGERS: ReadonlyArray<{ readonly literal: string; readonly group: G
   { literal: "--user", group: Group.UserFlag, follow: " \t=" }, { literal: "-u", group: Group.UserFlag, follow: " \t=" }
 ]
 
-/** What the one pass looks for: each literal, with its trigger of the bridge's rules and whether gitleaks' rules want it. */
+/**
+ * The words whose base64 forms start a base64 run worth decoding (`rules/encoded.ts`): the known
+ * token prefixes, the literal starts of gitleaks' rules that fix their case, and secret words.
+ */
+const BASE64_WORDS: ReadonlyArray<string> = [
+  ...KNOWN_PREFIXES.map((k) => k.prefix), ...GITLEAKS_EXACT_STARTS.filter((l) => l.length >= 4),
+  "password", "PASSWORD", "Password", "secret", "SECRET", "token", "TOKEN", "api_key", "API_KEY"
+]
+const BASE64_FORMS = base64Triggers(BASE64_WORDS)
+
+/** What the one pass looks for: each literal, with its trigger of the bridge's rules, whether gitleaks' rules want it, and what encoding it may start. */
 interface Wanted {
   readonly literal: string
   readonly main: (typeof MAIN_TRIGGERS)[number] | undefined
   readonly gitleaks: boolean
+  readonly percent: boolean
+  /** The base64 forms (case as written) that fold to this literal. */
+  readonly base64: ReadonlyArray<string>
 }
-const SEARCH = makeLiteralSearch([...MAIN_TRIGGERS.map((t) => t.literal), ...GITLEAKS_LITERALS])
+const SEARCH = makeLiteralSearch([...MAIN_TRIGGERS.map((t) => t.literal), ...GITLEAKS_LITERALS, ...PERCENT_TRIGGERS, ...BASE64_FORMS])
 const GITLEAKS_SET = new Set(GITLEAKS_LITERALS)
 const WANTED: ReadonlyArray<Wanted> = SEARCH.literals.map((literal) => ({
-  literal, main: MAIN_TRIGGERS.find((t) => t.literal === literal), gitleaks: GITLEAKS_SET.has(literal)
+  literal, main: MAIN_TRIGGERS.find((t) => t.literal === literal), gitleaks: GITLEAKS_SET.has(literal),
+  percent: PERCENT_TRIGGERS.includes(literal), base64: BASE64_FORMS.filter((f) => f.toLowerCase() === literal)
 }))
 
 interface Trigger {
@@ -79,8 +94,11 @@ const dispatch = (ctx: ScanContext, t: Trigger): void => {
   }
 }
 
-/** Every span of `text` a rule would mask (unsorted, possibly overlapping). */
-export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): ReadonlyArray<Finding> => {
+/**
+ * Every span of `text` a rule would mask (unsorted, possibly overlapping). `decode`: also decode
+ * percent- and base64-encoded runs and scan them (not done again inside a decoded text).
+ */
+export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets, decode = true): ReadonlyArray<Finding> => {
   const findings: Array<Finding> = []
   // Triggers refused for the character before them, and the positions now excused.
   const refused: Array<Trigger> = []
@@ -98,6 +116,10 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): Re
   // The bridge's triggers do not overlap (the next is looked for after the end of the last);
   // gitleaks' are tried wherever they are found.
   let mainNext = 0
+  // Encoded runs already decoded end here.
+  let percentNext = 0
+  let base64Next = 0
+  const rescan = (decoded: string, edge: boolean) => scan(decoded, edge, secrets, false)
   SEARCH.search(text, (id, at) => {
     const w = WANTED[id]!
     const main = w.main
@@ -110,6 +132,11 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): Re
       }
     }
     if (w.gitleaks) gitleaksHit(ctx, w.literal, at, gitleaks)
+    if (!decode) return
+    if (w.percent && at >= percentNext) percentNext = percentRule(text, at, liveEdge, rescan, findings)
+    if (w.base64.length > 0 && at >= base64Next) {
+      for (const form of w.base64) base64Next = Math.max(base64Next, base64Rule(text, at, form, rescan, findings))
+    }
   })
   exactRule(ctx, secrets)
   if (refused.length === 0 || findings.length === 0) return findings
