@@ -19,8 +19,10 @@ const NAME_PREFIX = "[\\w.-]{0,50}?"
 
 export interface RuleSample extends Secret {
   readonly rule: string
-  /** The whole sample the rule's regex matched (for a "name = value" rule, `name=value`). */
+  /** The text as embedded alone (for a "name = value" rule, `NAME=value` under its keyword's name). */
   readonly sample: string
+  /** What was drawn from the rule's regex, which that regex matches. */
+  readonly drawn: string
 }
 
 const seedOf = (id: string): number => [...id].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261)
@@ -55,9 +57,9 @@ export const ruleSample = (rule: GitleaksRule): RuleSample | undefined => {
     const keyword = rule.keywords[0] ?? "service"
     if (named) {
       const name = `${keyword.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`
-      return { rule: rule.id, sample: `${name}=${core}`, format: rule.id, placement: "named", value: core, core, prefix: undefined, name }
+      return { rule: rule.id, sample: `${name}=${core}`, drawn: value, format: rule.id, placement: "named", value: core, core, prefix: undefined, name }
     }
-    return { rule: rule.id, sample, format: rule.id, placement: "shape", value, core, prefix: undefined, name: "CREDENTIAL" }
+    return { rule: rule.id, sample: value, drawn: value, format: rule.id, placement: "shape", value, core, prefix: undefined, name: "CREDENTIAL" }
   }
   return undefined
 }
