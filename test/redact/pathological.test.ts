@@ -23,7 +23,14 @@ describe("pathological inputs", () => {
     ["URLs with no host", fill("https://a:b")],
     ["trigger words", fill("token")],
     ["glued tokens", fill("ASIAAAAAAAAAAAAAAAAAhal0bk_" + "b".repeat(30))],
-    ["a registered secret's prefix", fill("registered-")]
+    ["a registered secret's prefix", fill("registered-")],
+    ["percent escapes with no end", fill("%41")],
+    ["percent-encoded assignments", fill("token%3D")],
+    ["base64 forms of a token prefix", fill("Z2hwX")],
+    ["base64 of assignments", fill(Buffer.from("token=").toString("base64"))],
+    ["cookie headers", fill("Cookie: a=")],
+    ["mysql flags", fill("mysql -u ")],
+    ["Telegram-like ids", fill("123456789:AA")]
   ])("%s", (_, text) => {
     const out = r.text(text, true)
     expect(r.text(out, true)).toBe(out)

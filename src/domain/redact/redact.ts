@@ -8,8 +8,11 @@
  * - `prefixes.ts`   known token prefixes (`hf_`, `ghp_`, `sk-`, `AKIA`, ...) and the live edge
  * - `rules/*`       assignments and flags, authorization credentials, URL passwords, JWTs, PEM keys
  * - `rules/gitleaks/` the formats of gitleaks' rule set, as data, and how they are applied
+ * - `rules/moreFormats.ts` formats gitleaks has no rule for, as data of the same shape
+ * - `rules/encoded.ts` percent- and base64-encoded runs, decoded and scanned again
  * - `exact.ts`      registered secrets and the forms they are encoded or derived in
  * - `reach.ts`      how far before a window or page the context reaches
+ * - `literals.ts`   the one search for every rule's trigger literals
  * - `scan.ts`       one pass that finds every span to mask
  * - `stable.ts`     masking again next to a mask until nothing changes (idempotence)
  * - `segments.ts`   consecutive events as one text, mapped back to the parts

@@ -1,9 +1,9 @@
 /**
- * One pass over a text that finds every span to mask. A single case-insensitive trigger regex finds
- * the few places a secret can start (a known prefix, `eyJ`, `-----BEGIN`, `://`, the words `token`,
+ * One pass over a text that finds every span to mask. One case-insensitive search for many literals
+ * (`literals.ts`) finds the few places a secret can start (a known prefix, `eyJ`, `-----BEGIN`, `://`, the words `token`,
  * `secret`, `pass`, `key`, `bearer`, `basic`, `authorization`, curl's `-u`); the precise rule for
  * that trigger then looks at the text around it. Registered secrets are matched by their own
- * alternation, and the formats of the gitleaks rule set by their keywords (`rules/gitleaks/`).
+ * alternation; the same pass finds the triggers of the gitleaks rule set (`rules/gitleaks/`).
  * Text with no trigger is never touched, which keeps ordinary text fast and unchanged.
  *
  * Idempotence: a token glued to the end of another secret (`ASIA…` then `hal0bk_…`) does not start
@@ -16,44 +16,63 @@ import { escapeBefore } from "./escapes.ts"
 import type { ExactSecrets } from "./exact.ts"
 import { exactRule } from "./exact.ts"
 import type { Finding, ScanContext } from "./findings.ts"
-import { isAlnum, tokenAt } from "./prefixes.ts"
+import { isAlnum, KNOWN_PREFIXES, tokenAt } from "./prefixes.ts"
 import { assignmentRule, userFlagRule } from "./rules/assignments.ts"
-import { gitleaksRule } from "./rules/gitleaks/gitleaks.ts"
+import { GITLEAKS_EXACT_STARTS, GITLEAKS_LITERALS, gitleaksHit, newGitleaksState } from "./rules/gitleaks/gitleaks.ts"
+import { makeLiteralSearch } from "./literals.ts"
+import { base64Rule, base64Triggers, PERCENT_TRIGGERS, percentRule } from "./rules/encoded.ts"
 import { authorizationHeaderRule, schemeCredentialRule } from "./rules/authorization.ts"
 import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
 
-/**
- * Every place a secret can start, written as a trie on the first character (V8 runs that far faster
- * than a flat alternation). Case-insensitive; the rules check case where it matters. The known
- * prefixes here must cover `KNOWN_PREFIXES` (a test checks it).
- */
-export const TRIGGER_SOURCE = [
-  "a(?:pi_org_|kia|sia|iza|uthorization)", "b(?:earer|asic)", "eyj", "g(?:ithub_pat_|h[pousr]_|lpat-)",
-  "h(?:al0bk_|f_)", "key", "pass", "rk_live_", "s(?:k[-_]|ecret)", "token", "whsec_", "x(?:ox[abprs]-|app-)", "://",
-  "-(?:----begin |-user(?=[ \\t=])|u(?=[ \\t=]))"
-].join("|")
-const TRIGGER = new RegExp(TRIGGER_SOURCE, "gi")
-
 const enum Group { Prefix, Jwt, Pem, Url, Name, Scheme, Authorization, UserFlag }
+
+/**
+ * Every place a secret can start, and the rule each is for. Case-insensitive; the rules check case
+ * where it matters. The known prefixes here must cover `KNOWN_PREFIXES` (a test checks it). `follow`:
+ * the character after the literal must be one of these (curl's `-u` and `--user` flags).
+ */
+const MAIN_TRIGGERS: ReadonlyArray<{ readonly literal: string; readonly group: Group; readonly follow?: string }> = [
+  ...["api_org_", "akia", "asia", "aiza", "github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-", "hal0bk_", "hf_",
+    "rk_live_", "sk-", "sk_", "whsec_", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xapp-"].map((literal) => ({ literal, group: Group.Prefix })),
+  { literal: "authorization", group: Group.Authorization },
+  { literal: "bearer", group: Group.Scheme }, { literal: "basic", group: Group.Scheme },
+  { literal: "eyj", group: Group.Jwt },
+  ...["key", "pass", "secret", "token"].map((literal) => ({ literal, group: Group.Name })),
+  { literal: "://", group: Group.Url },
+  { literal: "-----begin ", group: Group.Pem },
+  { literal: "--user", group: Group.UserFlag, follow: " \t=" }, { literal: "-u", group: Group.UserFlag, follow: " \t=" }
+]
+
+/**
+ * The words whose base64 forms start a base64 run worth decoding (`rules/encoded.ts`): the known
+ * token prefixes, the literal starts of gitleaks' rules that fix their case, and secret words.
+ */
+const BASE64_WORDS: ReadonlyArray<string> = [
+  ...KNOWN_PREFIXES.map((k) => k.prefix), ...GITLEAKS_EXACT_STARTS.filter((l) => l.length >= 4),
+  "password", "PASSWORD", "Password", "secret", "SECRET", "token", "TOKEN", "api_key", "API_KEY"
+]
+const BASE64_FORMS = base64Triggers(BASE64_WORDS)
+
+/** What the one pass looks for: each literal, with its trigger of the bridge's rules, whether gitleaks' rules want it, and what encoding it may start. */
+interface Wanted {
+  readonly literal: string
+  readonly main: (typeof MAIN_TRIGGERS)[number] | undefined
+  readonly gitleaks: boolean
+  readonly percent: boolean
+  /** The base64 forms (case as written) that fold to this literal. */
+  readonly base64: ReadonlyArray<string>
+}
+const SEARCH = makeLiteralSearch([...MAIN_TRIGGERS.map((t) => t.literal), ...GITLEAKS_LITERALS, ...PERCENT_TRIGGERS, ...BASE64_FORMS])
+const GITLEAKS_SET = new Set(GITLEAKS_LITERALS)
+const WANTED: ReadonlyArray<Wanted> = SEARCH.literals.map((literal) => ({
+  literal, main: MAIN_TRIGGERS.find((t) => t.literal === literal), gitleaks: GITLEAKS_SET.has(literal),
+  percent: PERCENT_TRIGGERS.includes(literal), base64: BASE64_FORMS.filter((f) => f.toLowerCase() === literal)
+}))
 
 interface Trigger {
   readonly at: number
   readonly end: number
   readonly group: Group
-}
-
-/** Which rule a trigger match is for, from its first character (and length where two share one). */
-const groupOf = (m: string): Group => {
-  switch (m.charCodeAt(0) | 0x20) {
-    case 0x61: return m.length === 13 ? Group.Authorization : Group.Prefix // a
-    case 0x62: return Group.Scheme // b
-    case 0x65: return Group.Jwt // e
-    case 0x6b: case 0x70: case 0x74: return Group.Name // k, p, t
-    case 0x73: return m.length === 6 ? Group.Name : Group.Prefix // s: secret, sk-
-    case 0x3a: return Group.Url // :
-    case 0x2d: return m.length === 11 ? Group.Pem : Group.UserFlag // -
-    default: return Group.Prefix // g, h, r, w, x
-  }
 }
 
 const knownToken = (ctx: ScanContext, at: number): void => {
@@ -75,8 +94,11 @@ const dispatch = (ctx: ScanContext, t: Trigger): void => {
   }
 }
 
-/** Every span of `text` a rule would mask (unsorted, possibly overlapping). */
-export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): ReadonlyArray<Finding> => {
+/**
+ * Every span of `text` a rule would mask (unsorted, possibly overlapping). `decode`: also decode
+ * percent- and base64-encoded runs and scan them (not done again inside a decoded text).
+ */
+export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets, decode = true): ReadonlyArray<Finding> => {
   const findings: Array<Finding> = []
   // Triggers refused for the character before them, and the positions now excused.
   const refused: Array<Trigger> = []
@@ -90,13 +112,33 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets): Re
       return false
     }
   }
-  const trigger = new RegExp(TRIGGER)
-  for (let m = trigger.exec(text); m !== null; m = trigger.exec(text)) {
-    current = { at: m.index, end: m.index + m[0].length, group: groupOf(m[0]) }
-    dispatch(ctx, current)
-  }
+  const gitleaks = newGitleaksState()
+  // The bridge's triggers do not overlap (the next is looked for after the end of the last);
+  // gitleaks' are tried wherever they are found.
+  let mainNext = 0
+  // Encoded runs already decoded end here.
+  let percentNext = 0
+  let base64Next = 0
+  const rescan = (decoded: string, edge: boolean) => scan(decoded, edge, secrets, false)
+  SEARCH.search(text, (id, at) => {
+    const w = WANTED[id]!
+    const main = w.main
+    if (main !== undefined && at >= mainNext) {
+      const end = at + w.literal.length
+      if (main.follow === undefined || (end < text.length && main.follow.includes(text[end]!))) {
+        mainNext = end
+        current = { at, end, group: main.group }
+        dispatch(ctx, current)
+      }
+    }
+    if (w.gitleaks) gitleaksHit(ctx, w.literal, at, gitleaks)
+    if (!decode) return
+    if (w.percent && at >= percentNext) percentNext = percentRule(text, at, liveEdge, rescan, findings)
+    if (w.base64.length > 0 && at >= base64Next) {
+      for (const form of w.base64) base64Next = Math.max(base64Next, base64Rule(text, at, form, rescan, findings))
+    }
+  })
   exactRule(ctx, secrets)
-  gitleaksRule(ctx)
   if (refused.length === 0 || findings.length === 0) return findings
   // A trigger refused for the character before it is excused when that character lies in a span
   // found (it will be masked). Left to right, so each secret found excuses the next of a chain.

@@ -8,7 +8,8 @@
  * the secret, and its allow-lists (regexes on the secret, the match or the line; stop-words).
  * One change: where a rule ends a token with gitleaks' terminator (a quote, white space, `;`, an
  * escaped newline or the end), it also accepts `&`, `,`, `)`, `]`, `}`, `<`, `>`, which end a
- * value in the URLs, JSON and markup an agent's output is full of.
+ * value in the URLs, JSON and markup an agent's output is full of (the Azure AD secret rule, which
+ * has an end set of its own, also accepts `&`, `;`, `]`, `}`, `>`).
  * Left out: `curl-auth-user` (the bridge's curl --user rule, which keeps the user name), `freemius-secret-key` (needs a file path), `generic-api-key` (replaced by the assignment rule), `hashicorp-tf-password` (needs a file path), `kubernetes-secret-yaml` (needs a file path), `nuget-config-password` (needs a file path), `pkcs12-file` (needs a file path), `private-key` (the bridge's PEM rule, which keeps the BEGIN and END lines).
  * `gitleaks.ts` applies them; `test/redact/formats.ts` generates the test corpus from the same data.
  *
@@ -96,7 +97,7 @@ export const GITLEAKS_RULES: ReadonlyArray<GitleaksRule> = [
   { id: "aws-access-token", keywords: ["a3t","akia","asia","abia","acca"], regex: "\\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\\b", entropy: 3, allow: [{"target":"secret","regex":".+EXAMPLE$"}] },
   { id: "aws-amazon-bedrock-api-key-long-lived", keywords: ["absk"], regex: "\\b(ABSK[A-Za-z0-9+/]{109,269}={0,2})(?:[\\x60'\"\\s;&,)\\]}<>]|\\\\[nr]|$)", entropy: 3 },
   { id: "aws-amazon-bedrock-api-key-short-lived", keywords: ["bedrock-api-key-"], regex: "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t", entropy: 3 },
-  { id: "azure-ad-client-secret", keywords: ["q~"], regex: "(?:^|[\\\\'\"\\x60\\s>=:(,)])([a-zA-Z0-9_~.]{3}\\dQ~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\\\'\"\\x60\\s<),])", entropy: 3 },
+  { id: "azure-ad-client-secret", keywords: ["q~"], regex: "(?:^|[\\\\'\"\\x60\\s>=:(,)])([a-zA-Z0-9_~.]{3}\\dQ~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\\\'\"\\x60\\s<),&;\\]}>])", entropy: 3 },
   { id: "beamer-api-token", keywords: ["beamer"], regex: "[\\w.-]{0,50}?(?:[bB][eE][aA][mM][eE][rR])(?:[ \\t\\w.-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([bB]_[a-zA-Z0-9=_\\-]{44})(?:[\\x60'\"\\s;&,)\\]}<>]|\\\\[nNrR]|$)" },
   { id: "bitbucket-client-id", keywords: ["bitbucket"], regex: "[\\w.-]{0,50}?(?:[bB][iI][tT][bB][uU][cC][kK][eE][tT])(?:[ \\t\\w.-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-zA-Z0-9]{32})(?:[\\x60'\"\\s;&,)\\]}<>]|\\\\[nNrR]|$)" },
   { id: "bitbucket-client-secret", keywords: ["bitbucket"], regex: "[\\w.-]{0,50}?(?:[bB][iI][tT][bB][uU][cC][kK][eE][tT])(?:[ \\t\\w.-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-zA-Z0-9=_\\-]{64})(?:[\\x60'\"\\s;&,)\\]}<>]|\\\\[nNrR]|$)" },

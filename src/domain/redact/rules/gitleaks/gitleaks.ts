@@ -1,18 +1,24 @@
 /**
- * The gitleaks rule set (`data.ts`) applied the redactor's way: one case-insensitive regex finds
- * every keyword, and only the rules of that keyword are tried, anchored (sticky) just before it,
+ * The gitleaks rule set (`data.ts`) applied the redactor's way: the scan's one pass over the text
+ * finds every trigger literal (`GITLEAKS_LITERALS`), and only the rules of that literal are tried, anchored (sticky) just before it,
  * so text without keywords costs one pass and a keyword costs a few anchored attempts, never a
  * search through the rest of the text.
  *
  * Where a match may start: a rule of the "name = value" kind (`[\w.-]{0,50}?(?:keyword)…`) starts
  * at the first of up to 50 name characters before its keyword, and is tried there once; any other
- * rule starts at most `LEAD` characters before its keyword (`\b`, a scheme, a separator) and is
- * tried at each of those positions. The span masked is the rule's secret group (or the first group
+ * rule starts at most `LEAD` characters before its keyword (`\b`, a scheme, a separator), or,
+ * when the keyword stands in the middle of its regex, as far before it as the regex before the
+ * keyword can reach (`width.ts`), and is tried at each of those positions. The span masked is the rule's secret group (or the first group
  * that matched, or the whole match), unless its entropy is below the rule's least, or an
  * allow-list or stop-word says it is an example.
  */
 import type { ScanContext } from "../../findings.ts"
+import { MORE_FORMATS } from "../moreFormats.ts"
 import { GITLEAKS_RULES, GLOBAL_ALLOW, GLOBAL_STOPWORDS, type GitleaksRule } from "./data.ts"
+import { type Width, widthOf } from "./width.ts"
+
+/** The rules applied here: gitleaks' and the bridge's own of the same shape. */
+export const FORMAT_RULES: ReadonlyArray<GitleaksRule> = [...GITLEAKS_RULES, ...MORE_FORMATS]
 
 /** How far before its keyword a match may start, for rules not of the "name = value" kind. */
 const LEAD = 12
@@ -50,7 +56,7 @@ const compile = (r: GitleaksRule): Compiled => {
   }
 }
 
-const RULES: ReadonlyArray<Compiled> = GITLEAKS_RULES.map(compile)
+const RULES: ReadonlyArray<Compiled> = FORMAT_RULES.map(compile)
 const GLOBAL_ALLOW_REGEXES = GLOBAL_ALLOW.map((s) => new RegExp(s))
 
 /**
@@ -69,8 +75,26 @@ interface Trigger {
   readonly atStart: boolean
   /** The rule's regex starts with `\\b`: a trigger after a letter or digit cannot start a match. */
   readonly wordStart: boolean
-  /** The scan looks for it (see `TRIGGER_REGEX`). */
+  /** The scan looks for it (see `GITLEAKS_LITERALS`). */
   readonly scanned: boolean
+  /** Unless `atStart`: how far before the trigger the match starts, at least and at most. */
+  readonly lead: Width
+}
+
+const LEAD_WIDTH: Width = { min: 0, max: LEAD }
+const AT_START: Width = { min: 0, max: 0 }
+/** The furthest before its keyword a match may start for the keyword to be looked for. */
+const MAX_KEYWORD_LEAD = 256
+
+/**
+ * Where a keyword that stands in the middle of a rule's regex (`…{29}_mmk`, `\.(?:atlasv1)\.`)
+ * lies from the start of the match, when the regex before it has a bounded width.
+ */
+const keywordLead = (src: string, keyword: string): Width | undefined => {
+  const at = src.toLowerCase().indexOf(keyword)
+  if (at <= 0 || src[at - 1] === "\\") return undefined
+  const w = widthOf(src.slice(0, at))
+  return w.max <= MAX_KEYWORD_LEAD ? w : undefined
 }
 
 /** One literal character of a regex source at `i` (`a`, `\\.`, `[aA]`), or undefined. */
@@ -149,40 +173,31 @@ export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger
   }
   const wordStart = src.startsWith("\\b")
   if (lits.length > 0 && lits.every((l) => l.lower.length >= MIN_TRIGGER)) {
-    return lits.map((l) => ({ rule, literal: l.lower, exact: l.exact, atStart: true, wordStart, scanned: true }))
+    return lits.map((l) => ({ rule, literal: l.lower, exact: l.exact, atStart: true, wordStart, scanned: true, lead: AT_START }))
   }
   // An optional group first (`(?:https?://)?hooks.slack.com`): the literal after it, which the
   // match starts at most `LEAD` characters before.
   const group = src.startsWith("(?:", i) ? branches(src, i) : undefined
   if (group !== undefined && src[group.close + 1] === "?") {
     const after = leadingLiteral(src, group.close + 2)
-    if (after.lower.length >= 4) return [{ rule, literal: after.lower, exact: after.exact, atStart: false, wordStart: false, scanned: true }]
+    if (after.lower.length >= 4) return [{ rule, literal: after.lower, exact: after.exact, atStart: false, wordStart: false, scanned: true, lead: LEAD_WIDTH }]
   }
-  // Else the keywords; looked for only when they hold a character other than letters and digits
-  // (`q~`): a word keyword (`adafruit`) is a "name = value" rule, left to the assignment rule.
+  // Else the keywords. A "name = value" rule's (`adafruit`) are not looked for: the assignment rule
+  // masks such values by their name. Any other rule's keyword is, with the reach before it read
+  // from the regex when the keyword stands in it, else `LEAD`; a keyword that is a plain word and
+  // not in the regex tells nothing about where a match is, and is not looked for.
   const named = src.startsWith(NAME_PREFIX)
-  return r.keywords.map((k) => ({ rule, literal: k, exact: undefined, atStart: false, wordStart: false, scanned: !named && /[^a-z0-9]/.test(k) }))
+  return r.keywords.map((k) => {
+    const lead = named ? undefined : keywordLead(src, k)
+    const scanned = !named && (lead !== undefined || /[^a-z0-9]/.test(k))
+    return { rule, literal: k, exact: undefined, atStart: false, wordStart: false, scanned, lead: lead ?? LEAD_WIDTH }
+  })
 }
 
-const TRIGGERS: ReadonlyArray<Trigger> = GITLEAKS_RULES.flatMap(triggersOf)
+const TRIGGERS: ReadonlyArray<Trigger> = FORMAT_RULES.flatMap(triggersOf)
 
 /** Lower-cases an ASCII letter code. */
 const fold = (c: number): number => (c >= 65 && c <= 90 ? c | 0x20 : c)
-const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
-
-/** A regex source matching any of `words` (lower case), as a trie on their characters: V8 runs that far faster than a flat alternation. */
-export const trieSource = (words: ReadonlyArray<string>): string => {
-  const byFirst = new Map<string, Array<string>>()
-  for (const w of words) if (w.length > 0) byFirst.set(w[0]!, [...(byFirst.get(w[0]!) ?? []), w.slice(1)])
-  const branches = [...byFirst].map(([c, rests]) => {
-    const ends = rests.includes("")
-    const inner = rests.filter((r) => r !== "")
-    if (inner.length === 0) return escapeRegex(c)
-    const sub = trieSource(inner)
-    return `${escapeRegex(c)}(?:${sub})${ends ? "?" : ""}`
-  })
-  return branches.length === 1 ? branches[0]! : branches.join("|")
-}
 
 /** Triggers by their literal (lower case). */
 const BY_LITERAL = new Map<string, Array<Trigger>>()
@@ -190,7 +205,7 @@ for (const t of TRIGGERS) BY_LITERAL.set(t.literal, [...(BY_LITERAL.get(t.litera
 
 /** Every trigger, for the test that every rule has one. */
 export const TRIGGER_LITERALS: ReadonlyArray<{ readonly rule: string; readonly literal: string; readonly atStart: boolean; readonly scanned: boolean }> =
-  TRIGGERS.map((t) => ({ rule: GITLEAKS_RULES[t.rule]!.id, literal: t.literal, atStart: t.atStart, scanned: t.scanned }))
+  TRIGGERS.map((t) => ({ rule: FORMAT_RULES[t.rule]!.id, literal: t.literal, atStart: t.atStart, scanned: t.scanned }))
 
 const isWordCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
 
@@ -264,7 +279,7 @@ const tryTrigger = (ctx: ScanContext, t: Trigger, at: number, triedTo: Int32Arra
     triedTo[i] = Math.max(at, tryAt(ctx, rule, from))
     return
   }
-  for (let from = Math.max(0, at - LEAD, triedTo[i]! + 1); from <= at; from++) {
+  for (let from = Math.max(0, at - t.lead.max, triedTo[i]! + 1); from <= at - t.lead.min; from++) {
     triedTo[i] = from
     const end = tryAt(ctx, rule, from)
     if (end >= 0) {
@@ -275,32 +290,29 @@ const tryTrigger = (ctx: ScanContext, t: Trigger, at: number, triedTo: Int32Arra
 }
 
 /**
- * The literals the scan looks for: those read from the rules' regexes, and the keywords that hold
- * a character other than letters and digits. The keywords of the "name = value" rules (a company
- * name near an `=`) are not looked for: the assignment rule masks such values by their name, and
- * looking for 135 words costs more than the rest of the scan. A hit names its literal in full
- * (the trie matches the longest one); shorter ones it starts with are looked up as well.
+ * The literals the scan looks for (lower case): those read from the rules' regexes, and the
+ * keywords that hold a character other than letters and digits. The keywords of the "name = value"
+ * rules (a company name near an `=`) are not looked for: the assignment rule masks such values by
+ * their name, and looking for 135 words costs more than the rest of the scan. `scan.ts` finds them
+ * with the redactor's other triggers, in one pass (`literals.ts`), and calls `gitleaksHit`.
  */
-const TRIGGER_REGEX = new RegExp(trieSource([...BY_LITERAL.keys()].filter((l) => BY_LITERAL.get(l)!.some((t) => t.scanned))), "gi")
+export const GITLEAKS_LITERALS: ReadonlyArray<string> = [...BY_LITERAL.keys()].filter((l) => BY_LITERAL.get(l)!.some((t) => t.scanned))
 
-/** Adds a finding for every match of a gitleaks rule at one of its triggers. */
-export const gitleaksRule = (ctx: ScanContext): void => {
-  const { text } = ctx
-  // Per rule, the position up to which it was already tried (a second trigger nearby adds nothing).
-  let triedTo: Int32Array | undefined
-  const re = new RegExp(TRIGGER_REGEX)
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const at = m.index
-    const lower = m[0].toLowerCase()
-    re.lastIndex = at + 1
-    for (let n = lower.length; n >= 2; n--) {
-      const candidates = BY_LITERAL.get(n === lower.length ? lower : lower.slice(0, n))
-      if (candidates === undefined) continue
-      for (const t of candidates) {
-        if (!t.scanned || !holdsAt(text, at, t)) continue
-        triedTo ??= new Int32Array(RULES.length).fill(-1)
-        tryTrigger(ctx, t, at, triedTo)
-      }
-    }
+/** The literals a rule's match starts with, in the case the rule wants (`ghp_`, `AKIA`, `SG.`). */
+export const GITLEAKS_EXACT_STARTS: ReadonlyArray<string> = [...new Set(TRIGGERS.filter((t) => t.scanned && t.atStart && t.exact !== undefined).map((t) => t.exact!))]
+
+/** Per rule, the position up to which it was already tried in one text (a second trigger nearby adds nothing). */
+export type GitleaksState = { triedTo: Int32Array | undefined }
+
+export const newGitleaksState = (): GitleaksState => ({ triedTo: undefined })
+
+/** Tries the rules of `literal` (one of `GITLEAKS_LITERALS`), found at `at`; adds what they find. */
+export const gitleaksHit = (ctx: ScanContext, literal: string, at: number, state: GitleaksState): void => {
+  const candidates = BY_LITERAL.get(literal)
+  if (candidates === undefined) return
+  for (const t of candidates) {
+    if (!t.scanned || !holdsAt(ctx.text, at, t)) continue
+    state.triedTo ??= new Int32Array(RULES.length).fill(-1)
+    tryTrigger(ctx, t, at, state.triedTo)
   }
 }
