@@ -12,7 +12,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { RedactorLive } from "../../src/common/Redactor.ts"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
-import type { AgentCapabilities as Capabilities } from "../../src/domain/capabilities.ts"
+import type { AgentCapabilities } from "../../src/domain/capabilities.ts"
 import type { RunView } from "../../src/domain/runs/view.ts"
 import { Caller, CallerTest } from "../../src/request/Caller.ts"
 import { Progress, ProgressTest } from "../../src/request/Progress.ts"
@@ -20,7 +20,7 @@ import { Agents } from "../../src/services/agents/Agents.ts"
 import { AgentsTest } from "../../src/services/agents/AgentsTest.ts"
 import { Auth } from "../../src/services/auth/Auth.ts"
 import { AuthTest } from "../../src/services/auth/AuthTest.ts"
-import { CapabilitiesService } from "../../src/services/capabilities/Capabilities.ts"
+import { Capabilities } from "../../src/services/capabilities/Capabilities.ts"
 import { CapabilitiesTest } from "../../src/services/capabilities/CapabilitiesTest.ts"
 import { InboxStore } from "../../src/services/inbox/InboxStore.ts"
 import { InboxStoreTest } from "../../src/services/inbox/InboxStoreTest.ts"
@@ -48,10 +48,10 @@ describe("the doubles beside the tags", () => {
   it.effect("CapabilitiesTest answers from its table, refuses any other agent as unknown_agent, and records who was asked", () =>
     Effect.gen(function* () {
       const asked = yield* Ref.make<ReadonlyArray<string>>([])
-      const caps = { agent: "hermes" } as unknown as Capabilities
+      const caps = { agent: "hermes" } as unknown as AgentCapabilities
       const layer = CapabilitiesTest({ hermes: caps }, asked)
-      expect(yield* CapabilitiesService.forAgent("hermes").pipe(Effect.provide(layer))).toBe(caps)
-      const unknown = yield* Effect.flip(CapabilitiesService.forAgent("hermes/nope").pipe(Effect.provide(layer)))
+      expect(yield* Capabilities.forAgent("hermes").pipe(Effect.provide(layer))).toBe(caps)
+      const unknown = yield* Effect.flip(Capabilities.forAgent("hermes/nope").pipe(Effect.provide(layer)))
       expect(unknown._tag).toBe("UnknownAgent")
       expect(yield* Ref.get(asked)).toEqual(["hermes", "hermes/nope"])
     }))

@@ -17,13 +17,13 @@ export interface CapabilitiesShape {
   readonly forAgent: (agent: string) => Effect.Effect<AgentCapabilities, UnknownAgent>
 }
 
-export class CapabilitiesService extends Context.Tag("agent-bridge/Capabilities")<CapabilitiesService, CapabilitiesShape>() {
-  static readonly forAgent = (agent: string) => Effect.flatMap(CapabilitiesService, (c) => c.forAgent(agent))
+export class Capabilities extends Context.Tag("agent-bridge/Capabilities")<Capabilities, CapabilitiesShape>() {
+  static readonly forAgent = (agent: string) => Effect.flatMap(Capabilities, (c) => c.forAgent(agent))
 }
 
 /** The production capabilities: each profile's config.yaml under `hermes.home` and its API server's version. */
 export const CapabilitiesLive = Layer.effect(
-  CapabilitiesService,
+  Capabilities,
   Effect.gen(function* () {
     const config = yield* AppConfig
     const hermes = yield* HermesClient

@@ -4,11 +4,11 @@
  */
 import { Effect, Layer, Ref } from "effect"
 import { UnknownAgent } from "../../domain/errors.ts"
-import type { AgentCapabilities as Capabilities } from "../../domain/capabilities.ts"
-import { CapabilitiesService } from "./Capabilities.ts"
+import type { AgentCapabilities } from "../../domain/capabilities.ts"
+import { Capabilities } from "./Capabilities.ts"
 
-export const CapabilitiesTest = (byAgent: Readonly<Record<string, Capabilities>>, asked?: Ref.Ref<ReadonlyArray<string>>) =>
-  Layer.succeed(CapabilitiesService, {
+export const CapabilitiesTest = (byAgent: Readonly<Record<string, AgentCapabilities>>, asked?: Ref.Ref<ReadonlyArray<string>>) =>
+  Layer.succeed(Capabilities, {
     forAgent: (agent) =>
       Effect.zipRight(
         asked === undefined ? Effect.void : Ref.update(asked, (xs) => [...xs, agent]),

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { AgentCapabilities } from "../../../domain/capabilities.ts"
-import { CapabilitiesService } from "../../../services/capabilities/Capabilities.ts"
+import { Capabilities } from "../../../services/capabilities/Capabilities.ts"
 import { defineTool, Fields } from "../ToolDef.ts"
 
 export default defineTool({
@@ -11,5 +11,5 @@ export default defineTool({
   input: Schema.Struct({ agent: Fields.agent }),
   output: AgentCapabilities,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  handler: ({ agent }) => CapabilitiesService.forAgent(agent)
+  handler: ({ agent }) => Capabilities.forAgent(agent)
 })
