@@ -9,6 +9,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Internal, StoreUnavailable } from "../../domain/errors.ts"
+import { failWithIncident } from "../../common/incident.ts"
 import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import type { InboxRow, InboxState } from "./Inbox.ts"
@@ -70,11 +71,7 @@ const failed = (what: string) => (cause: SqlError.SqlError): Effect.Effect<never
     const message = storageFaultMessage(fault, `the inbox could not ${what}`, "the bridge's database")
     return Effect.logWarning(message).pipe(Effect.zipRight(Effect.fail(new StoreUnavailable({ message }))))
   }
-  const incident = `inc_${randomBytes(8).toString("hex")}`
-  return Effect.logError(`inbox store: ${what} failed`, cause).pipe(
-    Effect.annotateLogs({ incident }),
-    Effect.zipRight(Effect.fail(new Internal({ incident })))
-  )
+  return failWithIncident(`inbox store: ${what} failed`, cause)
 }
 
 export const InboxStoreSqlite = Layer.effect(
