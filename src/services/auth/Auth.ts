@@ -52,7 +52,11 @@ const RESERVED_NAMES = /^(admin|shared|hermes|hermes__.*)$/
 /** Last-used times are written at most this often per client, so auth stays off the write path. */
 const LAST_USED_RESOLUTION_MS = 60_000
 
-/** Reads the admin key from the data dir, creating it (0600) on first start. */
+/**
+ * Reads the admin key from the data dir, creating it (0600) on first start. Plain node:fs, once,
+ * while the layer is built: Effect's FileSystem here would put a FileSystem into every harness that
+ * builds `Auth` (dozens of tests, each over its own temp data dir, which is the double they need).
+ */
 export const loadAdminKey = (dataDir: string): string => {
   const file = path.join(dataDir, ADMIN_KEY_FILE)
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })

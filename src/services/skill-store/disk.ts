@@ -3,6 +3,11 @@
  * a fault the operator can fix (a full disk, a read-only or forbidden folder) is
  * `bridge.store_unavailable` naming the path, and any other I/O failure is an `Internal` whose cause
  * is logged under the incident it carries.
+ *
+ * Not Effect's FileSystem: the store's steps are atomic renames and directory swaps whose errno codes
+ * (ENOSPC, EROFS, EACCES, EXDEV, ENOENT) decide what happens next, and the storage-fault tests
+ * provoke them on real folders; FileSystem would fold them into its coarser `reason` and hide the
+ * code one `cause` deeper, for no test that wants a fake disk here.
  */
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
