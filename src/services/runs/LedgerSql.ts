@@ -71,11 +71,13 @@ const ChunkRow = Schema.Struct({ start_byte: Schema.Int, bytes: Schema.Uint8Arra
 const TextRow = Schema.Struct({ text: Schema.String })
 const CountRow = Schema.Struct({ n: Schema.Int })
 
-const decodeRuns = Schema.decodeUnknown(Schema.Array(RunRow))
-const decodeEvents = Schema.decodeUnknown(Schema.Array(EventRow))
-const decodeChunks = Schema.decodeUnknown(Schema.Array(ChunkRow))
-const decodeTexts = Schema.decodeUnknown(Schema.Array(TextRow))
-const decodeCounts = Schema.decodeUnknown(Schema.Array(CountRow))
+// Either, not Effect: the ledger decodes on every read of the hot tools, and the synchronous decoder
+// skips a fiber step per row batch (an Either is an Effect, so the pipes below stay as they are).
+const decodeRuns = Schema.decodeUnknownEither(Schema.Array(RunRow))
+const decodeEvents = Schema.decodeUnknownEither(Schema.Array(EventRow))
+const decodeChunks = Schema.decodeUnknownEither(Schema.Array(ChunkRow))
+const decodeTexts = Schema.decodeUnknownEither(Schema.Array(TextRow))
+const decodeCounts = Schema.decodeUnknownEither(Schema.Array(CountRow))
 
 const toRecord = (r: typeof RunRow.Type): RunRecord => ({
   runId: r.run_id,
