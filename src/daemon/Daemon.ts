@@ -4,7 +4,7 @@
  * run followers, then storage.
  */
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { NodeFileSystem, NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { AppConfig, AppConfigLive } from "../config/AppConfig.ts"
@@ -41,7 +41,7 @@ export interface DaemonOptions {
 
 /** Everything but the HTTP listener: what the tools need. */
 export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {}) => {
-  const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleStarting)
+  const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleStarting, NodeFileSystem.layer)
   const storage = DbLive(config.dataDir)
   const hermes: Layer.Layer<HermesClient | SimulatorInfo, SimServeError, AppConfig | Redactor> =
     options.hermes === undefined ? HermesClientLive : Layer.merge(options.hermes, SimulatorInfoNone)

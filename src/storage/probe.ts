@@ -5,7 +5,7 @@
  * reports it, so a full or read-only disk shows before the next write fails.
  */
 import type { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import { storageFaultOf } from "./faults.ts"
 
@@ -19,14 +19,17 @@ export interface StorageProblem {
 /** `full` when the database is at its page limit with no free page left. */
 export const databaseRoom = (sql: SqlClient.SqlClient): Effect.Effect<StorageState> =>
   Effect.gen(function* () {
-    const pages = yield* sql<{ page_count: number }>`PRAGMA page_count`
-    const max = yield* sql<{ max_page_count: number }>`PRAGMA max_page_count`
-    const free = yield* sql<{ freelist_count: number }>`PRAGMA freelist_count`
+    const pages = yield* Effect.flatMap(sql`PRAGMA page_count`, Schema.decodeUnknown(Schema.Array(Schema.Struct({ page_count: Schema.Int }))))
+    const max = yield* Effect.flatMap(sql`PRAGMA max_page_count`, Schema.decodeUnknown(Schema.Array(Schema.Struct({ max_page_count: Schema.Int }))))
+    const free = yield* Effect.flatMap(sql`PRAGMA freelist_count`, Schema.decodeUnknown(Schema.Array(Schema.Struct({ freelist_count: Schema.Int }))))
     const [p, m, f] = [pages[0]?.page_count ?? 0, max[0]?.max_page_count ?? Infinity, free[0]?.freelist_count ?? 0]
     return p >= m && f === 0 ? ("full" as const) : ("ok" as const)
   }).pipe(Effect.catchAll(() => Effect.succeed("unavailable" as const)))
 
-/** One folder: writable and with room, or what is wrong. A folder not made yet is fine (it is made when needed). */
+/**
+ * One folder: writable and with room, or what is wrong. A folder not made yet is fine (it is made when needed).
+ * node:fs, not Effect's FileSystem: FileSystem has no `statfs`, the one call that tells a full disk.
+ */
 export const folderState = (dir: string): Effect.Effect<StorageState> =>
   Effect.promise(async (): Promise<StorageState> => {
     try {

@@ -17,7 +17,8 @@ const structured = (r: object): Json => (r as { structuredContent: Json }).struc
 const revokeFromAnotherProcess = (daemon: TestDaemon, name: string) => {
   const db = new Database(path.join(daemon.config.dataDir, "bridge.db"))
   try {
-    db.prepare("UPDATE clients SET revoked_at = ? WHERE name = ?").run(new Date().toISOString(), name)
+    // Times are epoch milliseconds in the database (migration 0007).
+    db.prepare("UPDATE clients SET revoked_at = ? WHERE name = ?").run(Date.now(), name)
   } finally {
     db.close()
   }

@@ -6,8 +6,8 @@
  */
 import type { CallToolResult } from "./wireTypes.ts"
 import { Cause, Effect, Option, Schema } from "effect"
-import { randomUUID } from "node:crypto"
-import { type BridgeError, Internal, isBridgeError } from "../../domain/errors.ts"
+import { type BridgeError, isBridgeError } from "../../domain/errors.ts"
+import { logIncident } from "../../common/incident.ts"
 import { makeRedaction } from "../../domain/redact/redact.ts"
 import { Caller, type CallerShape } from "../../request/Caller.ts"
 import { Progress, type ProgressShape } from "../../request/Progress.ts"
@@ -23,8 +23,6 @@ const resultCode = (result: CallToolResult): string => {
   const meta = result._meta?.[ERROR_META_KEY] as { code?: unknown } | undefined
   return typeof meta?.code === "string" ? meta.code : "error"
 }
-
-export const newIncident = () => `inc_${randomUUID().replace(/-/g, "").slice(0, 16)}`
 
 /** The rules without the held secrets, for a tool run where no Redactor is provided (the daemon always provides one). */
 const rulesOnly = makeRedaction([])
@@ -53,11 +51,7 @@ export const runTool = <R>(
         return redactedErrorResult(tool.name, failure.value)
       }
       if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
-      const incident = newIncident()
-      return Effect.logError("tool call failed", cause).pipe(
-        Effect.annotateLogs({ incident }),
-        Effect.as(toolErrorResult(tool.name, new Internal({ incident })))
-      )
+      return Effect.map(logIncident("tool call failed", cause), (internal) => toolErrorResult(tool.name, internal))
     }),
     Effect.tap((result) => withMetrics((m) => m.mcpRequest(tool.name, resultCode(result)))),
     Effect.provideService(Caller, caller),

@@ -3,7 +3,8 @@
  * `authenticate` turns a bearer token into a `Caller`; everything else is the CLI's client management.
  */
 import { SqlClient } from "@effect/sql"
-import { Context, type Duration, Effect, Layer, Option, Redacted, Schedule, Stream, SubscriptionRef } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Context, type Duration, Effect, Layer, Option, Redacted, Schedule, Stream, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { AppConfig } from "../../config/AppConfig.ts"
@@ -12,6 +13,7 @@ import { digestKey, newKey, sameDigest } from "./apiKeys.ts"
 import { Schema } from "effect"
 import type { CallerShape, Scope } from "../../request/Caller.ts"
 import { Redactor } from "../../common/Redactor.ts"
+import { iso, IsoFromEpochMs, nowIso } from "../../common/time.ts"
 
 export interface ClientRecord {
   readonly name: string
@@ -50,7 +52,11 @@ const RESERVED_NAMES = /^(admin|shared|hermes|hermes__.*)$/
 /** Last-used times are written at most this often per client, so auth stays off the write path. */
 const LAST_USED_RESOLUTION_MS = 60_000
 
-/** Reads the admin key from the data dir, creating it (0600) on first start. */
+/**
+ * Reads the admin key from the data dir, creating it (0600) on first start. Plain node:fs, once,
+ * while the layer is built: Effect's FileSystem here would put a FileSystem into every harness that
+ * builds `Auth` (dozens of tests, each over its own temp data dir, which is the double they need).
+ */
 export const loadAdminKey = (dataDir: string): string => {
   const file = path.join(dataDir, ADMIN_KEY_FILE)
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
@@ -66,14 +72,19 @@ export const loadAdminKey = (dataDir: string): string => {
   return key
 }
 
-interface ClientRow {
-  readonly name: string
-  readonly key_digest: string
-  readonly scopes: string
-  readonly created_at: string
-  readonly last_used_at: string | null
-  readonly revoked_at: string | null
-}
+/** A `clients` row, decoded: times from epoch milliseconds (migration 0007) to the ISO text records show. */
+const ClientRow = Schema.Struct({
+  name: Schema.String,
+  key_digest: Schema.String,
+  scopes: Schema.String,
+  created_at: IsoFromEpochMs,
+  last_used_at: Schema.NullOr(IsoFromEpochMs),
+  revoked_at: Schema.NullOr(IsoFromEpochMs)
+})
+type ClientRow = typeof ClientRow.Type
+const decodeClients = Schema.decodeUnknown(Schema.Array(ClientRow))
+const encodeClient = Schema.encode(ClientRow)
+const DataVersion = Schema.Array(Schema.Struct({ data_version: Schema.Int }))
 
 const toRecord = (r: ClientRow): ClientRecord => ({
   name: r.name,
@@ -101,19 +112,19 @@ export const AuthLive = Layer.effect(
       // The metrics token is a key the bridge holds too: never shown to a remote machine.
       if (config.bridge.metrics_token !== undefined) yield* redactor.registerSecret(Redacted.value(config.bridge.metrics_token))
       const lastWritten = new Map<string, number>()
-      const now = () => new Date().toISOString()
-      // Storage failures in identity are defects: the edge reports them as bridge.internal.
+      // Storage failures in identity, and rows that do not decode, are defects: the edge reports
+      // them as bridge.internal.
       const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
+      const clientRows = (q: Effect.Effect<ReadonlyArray<unknown>, SqlError>) => orDie(Effect.flatMap(q, decodeClients))
 
       const find = (name: string) =>
-        orDie(sql<ClientRow>`SELECT * FROM clients WHERE name = ${name}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+        clientRows(sql`SELECT * FROM clients WHERE name = ${name}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
 
       const touch = (name: string) =>
-        Effect.suspend(() => {
-          const t = Date.now()
+        Effect.flatMap(Clock.currentTimeMillis, (t) => {
           if (t - (lastWritten.get(name) ?? 0) < LAST_USED_RESOLUTION_MS) return Effect.void
           lastWritten.set(name, t)
-          return Effect.ignore(sql`UPDATE clients SET last_used_at = ${now()} WHERE name = ${name}`)
+          return Effect.ignore(sql`UPDATE clients SET last_used_at = ${t} WHERE name = ${name}`)
         })
 
       const authenticate: AuthShape["authenticate"] = (token) =>
@@ -121,7 +132,7 @@ export const AuthLive = Layer.effect(
           if (token === undefined || token.length === 0 || token.length > 512) return Option.none()
           const digest = digestKey(token)
           if (sameDigest(digest, adminDigest)) return Option.some<CallerShape>({ client: "admin", isAdmin: true, scopes: ["agents", "memory"] })
-          const rows = yield* orDie(sql<ClientRow>`SELECT * FROM clients WHERE key_digest = ${digest} AND revoked_at IS NULL`)
+          const rows = yield* clientRows(sql`SELECT * FROM clients WHERE key_digest = ${digest} AND revoked_at IS NULL`)
           const row = rows[0]
           if (row === undefined || !sameDigest(row.key_digest, digest)) return Option.none()
           yield* touch(row.name)
@@ -142,8 +153,9 @@ export const AuthLive = Layer.effect(
           }
           if (Option.isSome(yield* find(name))) return yield* new ClientError({ message: `client '${name}' already exists (use rotate for a new key)` })
           const { key, digest } = issue(name)
-          const row: ClientRow = { name, key_digest: digest, scopes: normalizeScopes(scopes).join(","), created_at: now(), last_used_at: null, revoked_at: null }
-          yield* orDie(sql`INSERT INTO clients ${sql.insert(row as unknown as Record<string, unknown>)}`)
+          const row: ClientRow = { name, key_digest: digest, scopes: normalizeScopes(scopes).join(","), created_at: yield* nowIso, last_used_at: null, revoked_at: null }
+          const columns = yield* orDie(encodeClient(row))
+          yield* orDie(sql`INSERT INTO clients ${sql.insert({ ...columns })}`)
           return { key, client: toRecord(row) }
         })
 
@@ -157,10 +169,10 @@ export const AuthLive = Layer.effect(
         Effect.gen(function* () {
           const row = yield* existing(name)
           if (row.revoked_at !== null) return toRecord(row)
-          const at = now()
+          const at = yield* Clock.currentTimeMillis
           yield* orDie(sql`UPDATE clients SET revoked_at = ${at} WHERE name = ${name}`)
           yield* changed
-          return toRecord({ ...row, revoked_at: at })
+          return toRecord({ ...row, revoked_at: iso(at) })
         })
 
       const rotate: AuthShape["rotate"] = (name) =>
@@ -174,13 +186,13 @@ export const AuthLive = Layer.effect(
 
       const localChanges = yield* SubscriptionRef.make(0)
       const changed = SubscriptionRef.update(localChanges, (n) => n + 1)
-      const dataVersion = orDie(sql<{ data_version: number }>`PRAGMA data_version`).pipe(Effect.map((rows) => rows[0]?.data_version ?? 0))
+      const dataVersion = orDie(Effect.flatMap(sql`PRAGMA data_version`, Schema.decodeUnknown(DataVersion))).pipe(Effect.map((rows) => rows[0]?.data_version ?? 0))
       const otherConnections = (every: Duration.DurationInput) =>
         Stream.repeatEffectWithSchedule(dataVersion, Schedule.spaced(every)).pipe(Stream.changes, Stream.drop(1))
       const changes: AuthShape["changes"] = (every) =>
         Stream.merge(Stream.drop(localChanges.changes, 1), otherConnections(every)).pipe(Stream.as(undefined))
 
-      const listClients = orDie(sql<ClientRow>`SELECT * FROM clients ORDER BY name`).pipe(Effect.map((rows) => rows.map(toRecord)))
+      const listClients = clientRows(sql`SELECT * FROM clients ORDER BY name`).pipe(Effect.map((rows) => rows.map(toRecord)))
 
       return { authenticate, addClient, listClients, revoke, rotate, adminKey: Redacted.make(admin), changes }
     })

@@ -2,8 +2,8 @@
  * `agent_capabilities`: an allow-list projection of the profile's own config.yaml plus the Hermes
  * version from `/health`. The projection itself is pure (`domain/capabilities.ts`).
  */
+import { FileSystem } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { projectCapabilities, validVersion } from "../../domain/capabilities.ts"
@@ -28,6 +28,8 @@ export const CapabilitiesLive = Layer.effect(
     const config = yield* AppConfig
     const hermes = yield* HermesClient
     const redactor = yield* Redactor
+    // Effect's FileSystem (the daemon provides Node's), so a test can hand it any config.yaml.
+    const fs = yield* FileSystem.FileSystem
     const configFile = (profile: string) =>
       profile === "default"
         ? path.join(config.hermesHome, "config.yaml")
@@ -37,7 +39,7 @@ export const CapabilitiesLive = Layer.effect(
         Effect.gen(function* () {
           const p = yield* hermes.profile(agent).pipe(Effect.mapError(unknownProfile))
           // Unreadable is the same as invalid: every file field null, nothing logged (docs/REFERENCE.md).
-          const text = yield* Effect.promise(() => fs.readFile(configFile(p.name), "utf8").catch(() => null))
+          const text = yield* fs.readFileString(configFile(p.name), "utf8").pipe(Effect.orElseSucceed(() => null))
           // Null when Hermes does not answer, the bridge holds no key for the profile, or it is no version.
           const version = Option.isNone(p.key)
             ? null

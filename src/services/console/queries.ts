@@ -7,9 +7,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Option, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
 import { createHash } from "node:crypto"
-import type { RunStatus } from "../../domain/runs/view.ts"
+import { RunStatus } from "../../domain/runs/view.ts"
+import { IsoFromEpochMs } from "../../common/time.ts"
 
 export interface RunSummary {
   readonly runId: string
@@ -50,15 +52,10 @@ export interface ClientSummary {
 export const MAX_RUNS_LISTED = 500
 export const DAY_MS = 24 * 60 * 60 * 1000
 
-const parseUsage = (text: string | null): Record<string, unknown> | null => {
-  if (text === null) return null
-  try {
-    const v: unknown = JSON.parse(text)
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null
-  } catch {
-    return null
-  }
-}
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/** Usage as the console shows it: an object, or null when the run has none or it does not parse (the page still lists the run). */
+const parseUsage = (text: string | null): Record<string, unknown> | null =>
+  text === null ? null : Option.getOrNull(Schema.decodeUnknownOption(Schema.parseJson(JsonObject))(text))
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null)
 
@@ -72,22 +69,37 @@ export const tokensOf = (usage: Record<string, unknown> | null): number | null =
   return input === null && output === null ? null : (input ?? 0) + (output ?? 0)
 }
 
-interface RunRow {
-  readonly run_id: string
-  readonly client: string
-  readonly agent: string
-  readonly profile: string
-  readonly status: RunStatus
-  readonly created_at: number
-  readonly updated_at: number
-  readonly ended_at: number | null
-  readonly usage: string | null
-  readonly last_type: string | null
-  readonly last_at: number | null
-  readonly stop_done_at: number | null
-  readonly stop_requested_at: number | null
-  readonly stop_outcome: string | null
-}
+/** A run's summary row, decoded: the status through the one status Schema, times as epoch ms. */
+const RunRow = Schema.Struct({
+  run_id: Schema.String,
+  client: Schema.String,
+  agent: Schema.String,
+  profile: Schema.String,
+  status: RunStatus,
+  created_at: Schema.Int,
+  updated_at: Schema.Int,
+  ended_at: Schema.NullOr(Schema.Int),
+  usage: Schema.NullOr(Schema.String),
+  last_type: Schema.NullOr(Schema.String),
+  last_at: Schema.NullOr(Schema.Int),
+  stop_done_at: Schema.NullOr(Schema.Int),
+  stop_requested_at: Schema.NullOr(Schema.Int),
+  stop_outcome: Schema.NullOr(Schema.String)
+})
+type RunRow = typeof RunRow.Type
+const decodeRuns = Schema.decodeUnknown(Schema.Array(RunRow))
+/** A client's row: times from epoch ms (migration 0007) to the ISO text the console shows. */
+const ClientRow = Schema.Struct({
+  name: Schema.String,
+  scopes: Schema.String,
+  created_at: IsoFromEpochMs,
+  last_used_at: Schema.NullOr(IsoFromEpochMs),
+  revoked_at: Schema.NullOr(IsoFromEpochMs)
+})
+const decodeClients = Schema.decodeUnknown(Schema.Array(ClientRow))
+const decodeCounts = Schema.decodeUnknown(Schema.Array(Schema.Struct({ client: Schema.String, n: Schema.Int })))
+const decodeUsages = Schema.decodeUnknown(Schema.Array(Schema.Struct({ client: Schema.String, usage: Schema.NullOr(Schema.String) })))
+const decodeValues = Schema.decodeUnknown(Schema.Array(Schema.Struct({ v: Schema.String })))
 
 const toSummary = (r: RunRow): RunSummary => {
   const usage = parseUsage(r.usage)
@@ -118,27 +130,29 @@ export const makeConsoleQueries = Effect.gen(function* () {
     FROM runs r LEFT JOIN run_stop_requests s ON s.run_id = r.run_id`
 
   /** Live runs first, then the newest. */
-  const runs = (filter: RunFilter): Effect.Effect<ReadonlyArray<RunSummary>, SqlError> => {
+  const runs = (filter: RunFilter): Effect.Effect<ReadonlyArray<RunSummary>, SqlError | ParseError> => {
     const where = [
       ...(filter.client === undefined ? [] : [sql`r.client = ${filter.client}`]),
       ...(filter.status === undefined ? [] : [sql`r.status = ${filter.status}`]),
       ...(filter.agent === undefined ? [] : [sql`r.agent = ${filter.agent}`])
     ]
     const limit = Math.min(Math.max(1, Math.trunc(filter.limit)), MAX_RUNS_LISTED)
-    return sql<RunRow>`${runSelect} WHERE ${sql.and(where)}
-        ORDER BY (r.ended_at IS NULL) DESC, r.created_at DESC, r.rowid DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toSummary)))
+    return sql`${runSelect} WHERE ${sql.and(where)}
+        ORDER BY (r.ended_at IS NULL) DESC, r.created_at DESC, r.rowid DESC LIMIT ${limit}`.pipe(Effect.flatMap(decodeRuns), Effect.map((rows) => rows.map(toSummary)))
   }
 
   const run = (runId: string) =>
-    sql<RunRow>`${runSelect} WHERE r.run_id = ${runId}`.pipe(Effect.map((rows) => (rows[0] === undefined ? null : toSummary(rows[0]))))
+    sql`${runSelect} WHERE r.run_id = ${runId}`.pipe(
+      Effect.flatMap(decodeRuns),
+      Effect.map((rows) => (rows[0] === undefined ? null : toSummary(rows[0])))
+    )
 
   /** Every client with its run counts; `now` in epoch ms (Effect's Clock at the caller). */
-  const clients = (now: number): Effect.Effect<ReadonlyArray<ClientSummary>, SqlError> =>
+  const clients = (now: number): Effect.Effect<ReadonlyArray<ClientSummary>, SqlError | ParseError> =>
     Effect.gen(function* () {
-      const rows = yield* sql<{ name: string; scopes: string; created_at: string; last_used_at: string | null; revoked_at: string | null }>`
-        SELECT name, scopes, created_at, last_used_at, revoked_at FROM clients ORDER BY name`
-      const live = yield* sql<{ client: string; n: number }>`SELECT client, count(*) AS n FROM runs WHERE ended_at IS NULL GROUP BY client`
-      const recent = yield* sql<{ client: string; usage: string | null }>`SELECT client, usage FROM runs WHERE created_at >= ${now - DAY_MS}`
+      const rows = yield* sql`SELECT name, scopes, created_at, last_used_at, revoked_at FROM clients ORDER BY name`.pipe(Effect.flatMap(decodeClients))
+      const live = yield* sql`SELECT client, count(*) AS n FROM runs WHERE ended_at IS NULL GROUP BY client`.pipe(Effect.flatMap(decodeCounts))
+      const recent = yield* sql`SELECT client, usage FROM runs WHERE created_at >= ${now - DAY_MS}`.pipe(Effect.flatMap(decodeUsages))
       const liveBy = new Map(live.map((r) => [r.client, r.n]))
       const runsBy = new Map<string, number>()
       const tokensBy = new Map<string, number>()
@@ -160,8 +174,8 @@ export const makeConsoleQueries = Effect.gen(function* () {
 
   /** The clients and agents that have runs (the filters' choices). */
   const filterChoices = Effect.all({
-    clients: sql<{ v: string }>`SELECT DISTINCT client AS v FROM runs ORDER BY v`.pipe(Effect.map((rows) => rows.map((r) => r.v))),
-    agents: sql<{ v: string }>`SELECT DISTINCT agent AS v FROM runs ORDER BY v`.pipe(Effect.map((rows) => rows.map((r) => r.v)))
+    clients: sql`SELECT DISTINCT client AS v FROM runs ORDER BY v`.pipe(Effect.flatMap(decodeValues), Effect.map((rows) => rows.map((r) => r.v))),
+    agents: sql`SELECT DISTINCT agent AS v FROM runs ORDER BY v`.pipe(Effect.flatMap(decodeValues), Effect.map((rows) => rows.map((r) => r.v)))
   })
 
   /**
@@ -169,13 +183,14 @@ export const makeConsoleQueries = Effect.gen(function* () {
    * their last write, ended ones by count and newest end), a stop request, a client added, used,
    * revoked or rotated. Cheap: the live-runs and ended indexes, and two small tables.
    */
-  const version = sql<{ v: string }>`SELECT
+  const version = sql`SELECT
       (SELECT count(*) FROM runs) || ':' ||
       (SELECT coalesce(max(ended_at), 0) FROM runs WHERE ended_at IS NOT NULL) || ':' ||
       (SELECT coalesce(sum(updated_at % 1000003), 0) || '.' || count(*) FROM runs WHERE ended_at IS NULL) || ':' ||
       (SELECT count(*) || '.' || coalesce(max(requested_at), 0) || '.' || coalesce(max(done_at), 0) FROM run_stop_requests) || ':' ||
       (SELECT count(*) || '.' || coalesce(max(last_used_at), '') || '.' || coalesce(max(revoked_at), '') || '.' || group_concat(key_digest) FROM clients) AS v`.pipe(
     // Hashed: the raw text holds key digests, and the page carries the version in its markup.
+    Effect.flatMap(decodeValues),
     Effect.map((rows) => createHash("sha256").update(rows[0]?.v ?? "").digest("hex").slice(0, 16))
   )
 

@@ -5,7 +5,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
 import type { StopActor } from "../runs/Runs.ts"
 
 export interface StopRequest {
@@ -18,19 +19,22 @@ export interface StopRequest {
   readonly outcome: string | null
 }
 
-interface Row {
-  readonly run_id: string
-  readonly requested_by: string
-  readonly via: string
-  readonly requested_at: number
-  readonly done_at: number | null
-  readonly outcome: string | null
-}
+/** A `run_stop_requests` row, decoded (a row that does not is a `ParseError`, never a wrong value). */
+const Row = Schema.Struct({
+  run_id: Schema.String,
+  requested_by: Schema.String,
+  via: Schema.Literal("cli", "page"),
+  requested_at: Schema.Int,
+  done_at: Schema.NullOr(Schema.Int),
+  outcome: Schema.NullOr(Schema.String)
+})
+type Row = typeof Row.Type
+const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
 const toRequest = (r: Row): StopRequest => ({
   runId: r.run_id,
   requestedBy: r.requested_by,
-  via: r.via === "cli" ? "cli" : "page",
+  via: r.via,
   requestedAt: r.requested_at,
   doneAt: r.done_at,
   outcome: r.outcome
@@ -41,17 +45,20 @@ export const STOPS_PER_PASS = 100
 
 export interface StopRequestsShape {
   /** Records (or re-opens, if an earlier one is done) the operator's request to stop `runId`. */
-  readonly request: (runId: string, via: StopActor["via"]) => Effect.Effect<StopRequest, SqlError>
-  readonly get: (runId: string) => Effect.Effect<Option.Option<StopRequest>, SqlError>
+  readonly request: (runId: string, via: StopActor["via"]) => Effect.Effect<StopRequest, SqlError | ParseError>
+  readonly get: (runId: string) => Effect.Effect<Option.Option<StopRequest>, SqlError | ParseError>
   /** Requests not yet carried out, oldest first. */
-  readonly pending: Effect.Effect<ReadonlyArray<StopRequest>, SqlError>
-  readonly finish: (runId: string, outcome: string) => Effect.Effect<void, SqlError>
+  readonly pending: Effect.Effect<ReadonlyArray<StopRequest>, SqlError | ParseError>
+  readonly finish: (runId: string, outcome: string) => Effect.Effect<void, SqlError | ParseError>
 }
 
 export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const get = (runId: string) =>
-    sql<Row>`SELECT * FROM run_stop_requests WHERE run_id = ${runId}`.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRequest)))
+    sql`SELECT * FROM run_stop_requests WHERE run_id = ${runId}`.pipe(
+      Effect.flatMap(decodeRows),
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRequest))
+    )
   return {
     request: (runId, via) =>
       Effect.gen(function* () {
@@ -60,10 +67,13 @@ export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient
         yield* sql`INSERT INTO run_stop_requests (run_id, requested_by, via, requested_at) VALUES (${runId}, 'operator', ${via}, ${now})
           ON CONFLICT (run_id) DO UPDATE SET via = excluded.via, requested_at = excluded.requested_at, done_at = NULL, outcome = NULL
           WHERE run_stop_requests.done_at IS NOT NULL`
-        return Option.getOrThrow(yield* get(runId))
+        const stored = yield* get(runId)
+        if (Option.isNone(stored)) return yield* Effect.dieMessage(`the stop request of ${runId} was written but cannot be read back`)
+        return stored.value
       }),
     get,
-    pending: sql<Row>`SELECT * FROM run_stop_requests WHERE done_at IS NULL ORDER BY requested_at LIMIT ${STOPS_PER_PASS}`.pipe(
+    pending: sql`SELECT * FROM run_stop_requests WHERE done_at IS NULL ORDER BY requested_at LIMIT ${STOPS_PER_PASS}`.pipe(
+      Effect.flatMap(decodeRows),
       Effect.map((rows) => rows.map(toRequest))
     ),
     finish: (runId, outcome) =>

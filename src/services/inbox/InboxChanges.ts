@@ -12,7 +12,7 @@
  * `clients` table, a transaction rolled back) costs one read of the rows, nothing more.
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Duration, Effect, Layer, Schedule, Stream, SubscriptionRef } from "effect"
+import { Context, Duration, Effect, Layer, Schedule, Schema, Stream, SubscriptionRef } from "effect"
 
 export interface InboxChangesShape {
   /** Moves the version on: the rows may have changed. */
@@ -38,12 +38,14 @@ export const OTHER_CONNECTIONS_EVERY = Duration.seconds(1)
  * One look at `PRAGMA data_version`: bumps the feed and answers true when another connection
  * committed since the previous look. The first look only records the starting value.
  */
+const decodeDataVersion = Schema.decodeUnknown(Schema.Array(Schema.Struct({ data_version: Schema.Int })))
+
 export const makeOtherConnectionsCheck = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const changes = yield* InboxChanges
   let seen: number | null = null
   return Effect.gen(function* () {
-    const rows = yield* sql<{ data_version: number }>`PRAGMA data_version`
+    const rows = yield* Effect.flatMap(sql`PRAGMA data_version`, decodeDataVersion)
     const now = rows[0]?.data_version ?? null
     const moved = seen !== null && now !== seen
     seen = now

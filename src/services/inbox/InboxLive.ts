@@ -4,7 +4,8 @@
  * after what it proposes has happened (the skill is written, Hermes has the answer), so a failure
  * leaves it pending for another try.
  */
-import { Clock, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { nowIso } from "../../common/time.ts"
 import { type BridgeError, NoPendingRequest } from "../../domain/errors.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { type Decision, Inbox, type InboxRow, type InboxState, type RunApprovalInput, type RunApprovalRow } from "./Inbox.ts"
@@ -15,8 +16,6 @@ import { carryOutSkillRow } from "./decideSkill.ts"
 import { InboxChanges, InboxChangesLive } from "./InboxChanges.ts"
 import { InboxStore, InboxStoreLive, newInboxId } from "./InboxStore.ts"
 import { SkillProposalsLive } from "./SkillProposals.ts"
-
-const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
 const notPending = (id: string, state?: InboxState) =>
   new NoPendingRequest({ message: state === undefined ? `no inbox row '${id}'` : `inbox row '${id}' is already ${state}` })

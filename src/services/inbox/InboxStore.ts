@@ -6,14 +6,16 @@
  * logged under the incident.
  */
 import { SqlClient, SqlError } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
 import { randomBytes } from "node:crypto"
 import { Internal, StoreUnavailable } from "../../domain/errors.ts"
+import { failWithIncident } from "../../common/incident.ts"
 import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import type { InboxRow, InboxState } from "./Inbox.ts"
 import { InboxChanges } from "./InboxChanges.ts"
-import { type InboxDbRow, toDb, toRow } from "./rows.ts"
+import { epochMsColumn, toDb, toRows, withChoice } from "./rows.ts"
 
 export interface StateChange {
   readonly state: InboxState
@@ -46,7 +48,7 @@ export interface InboxStoreShape {
   readonly runApproval: (runId: string, requestId: string | null) => Effect.Effect<Option.Option<InboxRow>, StoreFailure>
   /** Pending run-approval rows of a run (or only the one for `requestId`), oldest first. */
   readonly pendingRunApprovals: (runId: string, requestId?: string) => Effect.Effect<ReadonlyArray<InboxRow>, StoreFailure>
-  /** Deletes rows closed (decided, expired, withdrawn) before `decidedBefore` (ISO); never a pending one. */
+  /** Deletes rows closed (decided, expired, withdrawn) before `decidedBefore` (ISO, as the rows show times); never a pending one. */
   readonly deleteHistory: (decidedBefore: string) => Effect.Effect<number, StoreFailure>
   /** Runs `effect` as one transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreFailure, R>
@@ -64,18 +66,17 @@ export const newInboxId = () => `apr_${randomBytes(10).toString("hex")}`
 /** A storage fault the operator can fix (full disk, read-only file) or any other failure. */
 export type StoreFailure = Internal | StoreUnavailable
 
-const failed = (what: string) => (cause: SqlError.SqlError): Effect.Effect<never, StoreFailure> => {
+const failed = (what: string) => (cause: SqlError.SqlError | ParseError): Effect.Effect<never, StoreFailure> => {
   const fault = storageFaultOf(cause)
   if (fault !== null) {
     const message = storageFaultMessage(fault, `the inbox could not ${what}`, "the bridge's database")
     return Effect.logWarning(message).pipe(Effect.zipRight(Effect.fail(new StoreUnavailable({ message }))))
   }
-  const incident = `inc_${randomBytes(8).toString("hex")}`
-  return Effect.logError(`inbox store: ${what} failed`, cause).pipe(
-    Effect.annotateLogs({ incident }),
-    Effect.zipRight(Effect.fail(new Internal({ incident })))
-  )
+  return failWithIncident(`inbox store: ${what} failed`, cause)
 }
+
+const decodeCounts = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Int })))
+const decodeClosed = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, payload: Schema.String })))
 
 export const InboxStoreLive = Layer.effect(
   InboxStore,
@@ -86,56 +87,58 @@ export const InboxStoreLive = Layer.effect(
     // Not `sql.withTransaction`: its ROLLBACK and COMMIT run under `orDie`, so a full disk (after which
     // SQLite has rolled back by itself) or a failed COMMIT would be a defect instead of `Internal`.
     const inTransaction = transactionKeepingCause(sql)
-    const rows = (what: string, q: Effect.Effect<ReadonlyArray<InboxDbRow>, SqlError.SqlError>) =>
-      q.pipe(Effect.map((rs) => rs.map(toRow)), Effect.catchTag("SqlError", failed(what)))
+    const rows = (what: string, q: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
+      q.pipe(Effect.flatMap(toRows), Effect.catchTags({ SqlError: failed(what), ParseError: failed(what) }))
     const skillKinds = sql`kind IN ('skill_put', 'skill_delete')`
 
     const store: InboxStoreShape = {
       insert: (row) =>
-        sql`INSERT INTO inbox ${sql.insert({ ...toDb(row) })}`.pipe(
+        toDb(row).pipe(
+          Effect.flatMap((columns) => sql`INSERT INTO inbox ${sql.insert({ ...columns })}`),
           Effect.zipRight(changes.bump),
-          Effect.catchTag("SqlError", failed("insert a row"))
+          Effect.catchTags({ SqlError: failed("insert a row"), ParseError: failed("insert a row") })
         ),
-      get: (id) => Effect.map(rows("read a row", sql<InboxDbRow>`SELECT * FROM inbox WHERE id = ${id}`), (rs) => Option.fromNullable(rs[0])),
+      get: (id) => Effect.map(rows("read a row", sql`SELECT * FROM inbox WHERE id = ${id}`), (rs) => Option.fromNullable(rs[0])),
       list: (state) =>
         rows(
           "list rows",
           state === undefined
-            ? sql<InboxDbRow>`SELECT * FROM inbox ORDER BY created_at DESC, rowid DESC`
-            : sql<InboxDbRow>`SELECT * FROM inbox WHERE state = ${state} ORDER BY created_at DESC, rowid DESC`
+            ? sql`SELECT * FROM inbox ORDER BY created_at DESC, rowid DESC`
+            : sql`SELECT * FROM inbox WHERE state = ${state} ORDER BY created_at DESC, rowid DESC`
         ),
       pendingForSkill: (name) =>
-        rows("read pending skill rows", sql<InboxDbRow>`SELECT * FROM inbox WHERE state = 'pending' AND ${skillKinds} AND name = ${name} ORDER BY rowid`),
+        rows("read pending skill rows", sql`SELECT * FROM inbox WHERE state = 'pending' AND ${skillKinds} AND name = ${name} ORDER BY rowid`),
       pendingCountFor: (client) =>
-        sql<{ n: number }>`SELECT count(*) AS n FROM inbox WHERE state = 'pending' AND ${skillKinds} AND client = ${client}`.pipe(
+        sql`SELECT count(*) AS n FROM inbox WHERE state = 'pending' AND ${skillKinds} AND client = ${client}`.pipe(
+          Effect.flatMap(decodeCounts),
           Effect.map((rs) => rs[0]?.n ?? 0),
-          Effect.catchTag("SqlError", failed("count pending rows"))
+          Effect.catchTags({ SqlError: failed("count pending rows"), ParseError: failed("count pending rows") })
         ),
       close: (id, change) =>
         Effect.gen(function* () {
-          const closed = yield* sql<{ id: string; payload: string }>`UPDATE inbox
-            SET state = ${change.state}, decided_at = ${change.at}, decided_by = ${change.by}
+          const at = yield* epochMsColumn(change.at)
+          const closed = yield* sql`UPDATE inbox
+            SET state = ${change.state}, decided_at = ${at}, decided_by = ${change.by}
             WHERE id = ${id} AND (state = 'pending' OR (${change.overFollowerExpiry === true ? 1 : 0} = 1
-              AND kind = 'run_approval' AND state = 'expired' AND decided_by IS NULL)) RETURNING id, payload`
+              AND kind = 'run_approval' AND state = 'expired' AND decided_by IS NULL)) RETURNING id, payload`.pipe(Effect.flatMap(decodeClosed))
           const row = closed[0]
           if (row === undefined) return false
           if (change.choice !== undefined) {
-            const payload = { ...(JSON.parse(row.payload) as object), choice: change.choice }
-            yield* sql`UPDATE inbox SET payload = ${JSON.stringify(payload)} WHERE id = ${id}`
+            yield* sql`UPDATE inbox SET payload = ${yield* withChoice(row.payload, change.choice)} WHERE id = ${id}`
           }
           return true
         }).pipe(
           inTransaction,
           Effect.tap((closed) => (closed ? changes.bump : Effect.void)),
-          Effect.catchTag("SqlError", failed("close a row"))
+          Effect.catchTags({ SqlError: failed("close a row"), ParseError: failed("close a row") })
         ),
       runApproval: (runId, requestId) =>
         Effect.map(
           rows(
             "read a run approval",
             requestId === null
-              ? sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id IS NULL AND state = 'pending' ORDER BY rowid`
-              : sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id = ${requestId}`
+              ? sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id IS NULL AND state = 'pending' ORDER BY rowid`
+              : sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id = ${requestId}`
           ),
           (rs) => Option.fromNullable(rs[0])
         ),
@@ -143,19 +146,20 @@ export const InboxStoreLive = Layer.effect(
         rows(
           "read pending run approvals",
           requestId === undefined
-            ? sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} ORDER BY rowid`
-            : sql<InboxDbRow>`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} AND request_id = ${requestId} ORDER BY rowid`
+            ? sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} ORDER BY rowid`
+            : sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} AND request_id = ${requestId} ORDER BY rowid`
         ),
       deleteHistory: (decidedBefore) =>
-        // Same condition as the partial index of migration 0005, so SQLite uses it.
-        sql<{ id: string }>`DELETE FROM inbox WHERE state <> 'pending' AND decided_at < ${decidedBefore} RETURNING id`.pipe(
+        epochMsColumn(decidedBefore).pipe(
+          // Same condition as the partial index of migration 0005, so SQLite uses it.
+          Effect.flatMap((before) => sql`DELETE FROM inbox WHERE state <> 'pending' AND decided_at < ${before} RETURNING id`),
           Effect.map((rs) => rs.length),
           Effect.tap((n) => (n > 0 ? changes.bump : Effect.void)),
-          Effect.catchTag("SqlError", failed("delete old history"))
+          Effect.catchTags({ SqlError: failed("delete old history"), ParseError: failed("delete old history") })
         ),
       transaction: (effect) =>
         inTransaction(effect).pipe(
-          Effect.catchIf((e): e is SqlError.SqlError => e instanceof SqlError.SqlError, failed("run a transaction"))
+          Effect.catchIf((e): e is SqlError.SqlError => e instanceof SqlError.SqlError, (e) => failed("run a transaction")(e))
         ),
       exclusive: (effect) => skillRows.withPermits(1)(effect)
     }

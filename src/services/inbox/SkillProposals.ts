@@ -12,7 +12,8 @@
  * Each proposal runs alone (`InboxStore.exclusive`, shared with skill decisions) and in one
  * transaction, so two pushes cannot both pass and a push cannot withdraw a row being approved.
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { nowIso } from "../../common/time.ts"
 import type { BridgeError } from "../../domain/errors.ts"
 import { SkillPendingElsewhere, TooManyPending, Unavailable } from "../../domain/errors.ts"
 import type { SkillCard, SkillDeleteRow, SkillPutRow } from "./Inbox.ts"
@@ -68,7 +69,7 @@ export const SkillProposalsLive = Layer.effect(
                 message: `you already hold ${PENDING_SKILL_CHANGES_MAX} pending skill changes; wait until the operator decides some of them`
               })
             }
-            const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+            const now = yield* nowIso
             for (const older of mine) yield* store.close(older.id, { state: "withdrawn", at: now, by: client })
             const row = make(newInboxId(), now)
             yield* store.insert(row)

@@ -5,12 +5,13 @@
  * runs' (`../retention.ts`).
  */
 import { Effect, Layer } from "effect"
+import { iso } from "../../common/time.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { keepSweeping, sweepOlderThan } from "../../common/retention.ts"
 import { InboxStore, type InboxStoreShape } from "./InboxStore.ts"
 
 const WHAT = "closed inbox rows"
-const deleteBefore = (store: InboxStoreShape) => (cutoffMs: number) => store.deleteHistory(new Date(cutoffMs).toISOString())
+const deleteBefore = (store: InboxStoreShape) => (cutoffMs: number) => store.deleteHistory(iso(cutoffMs))
 
 /** One sweep: deletes what was closed before now − `days`; returns how many rows went. */
 export const sweepInboxHistory = (store: InboxStoreShape, days: number) => sweepOlderThan(WHAT, days, deleteBefore(store))

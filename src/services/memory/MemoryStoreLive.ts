@@ -3,7 +3,9 @@
  * `memory_fts` (migration 0004), bm25 ranking with the text weighted above the tags.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Clock, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
+import { IsoFromEpochMs, nowIso } from "../../common/time.ts"
 import { randomBytes } from "node:crypto"
 import { MemoryFailed, MemoryInvalid } from "../../domain/errors.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
@@ -11,20 +13,28 @@ import { ftsMatch } from "./ftsQuery.ts"
 import { MemoryStore, type Note, type NoteInput, type ScoredNote } from "./MemoryStore.ts"
 import { SOURCE_TAG_PREFIX } from "./policy.ts"
 
-interface NoteRow {
-  readonly id: string
-  readonly namespace: string
-  readonly text: string
-  readonly tags: string
-  readonly client: string
-  readonly created_at: string
-}
+/**
+ * A `memory_notes` row, decoded: tags from their JSON text, the time from epoch milliseconds
+ * (migration 0007) to the ISO text notes show. A row that does not decode is `MemoryFailed`.
+ */
+const NoteRow = Schema.Struct({
+  id: Schema.String,
+  namespace: Schema.String,
+  text: Schema.String,
+  tags: Schema.parseJson(Schema.Array(Schema.String)),
+  client: Schema.String,
+  created_at: IsoFromEpochMs
+})
+const decodeNotes = Schema.decodeUnknown(Schema.Array(NoteRow))
+const decodeScored = Schema.decodeUnknown(Schema.Array(Schema.extend(NoteRow, Schema.Struct({ rank: Schema.Number }))))
+const decodeSeqs = Schema.decodeUnknown(Schema.Array(Schema.Struct({ seq: Schema.Int })))
+const storedTime = Schema.encode(IsoFromEpochMs)
 
-const toNote = (r: NoteRow): Note => ({
+const toNote = (r: typeof NoteRow.Type): Note => ({
   id: r.id,
   namespace: r.namespace,
   text: r.text,
-  tags: JSON.parse(r.tags) as ReadonlyArray<string>,
+  tags: r.tags,
   client: r.client,
   created_at: r.created_at
 })
@@ -33,7 +43,7 @@ const toNote = (r: NoteRow): Note => ({
 const indexedTags = (tags: ReadonlyArray<string>): string =>
   tags.filter((t) => !t.toLowerCase().startsWith(SOURCE_TAG_PREFIX)).join(" ")
 
-const failed = (operation: string) => (cause: SqlError.SqlError) =>
+const failed = (operation: string) => (cause: SqlError.SqlError | ParseError) =>
   Effect.logError(`memory store: ${operation} failed`, cause).pipe(
     Effect.zipRight(Effect.fail(new MemoryFailed({ message: `the memory store could not ${operation}; see the bridge log` })))
   )
@@ -49,23 +59,24 @@ export const MemoryStoreLive = Layer.effect(
 
     const add = (input: NoteInput) =>
       Effect.gen(function* () {
-        const note: Note = { ...input, id: newNoteId(), created_at: new Date(yield* Clock.currentTimeMillis).toISOString() }
+        const note: Note = { ...input, id: newNoteId(), created_at: yield* nowIso }
+        const createdAt = yield* storedTime(note.created_at)
         yield* inTransaction(
           Effect.gen(function* () {
-            const inserted = yield* sql<{ seq: number }>`INSERT INTO memory_notes ${sql.insert({
+            const inserted = yield* sql`INSERT INTO memory_notes ${sql.insert({
               id: note.id,
               namespace: note.namespace,
               text: note.text,
               tags: JSON.stringify(note.tags),
               client: note.client,
-              created_at: note.created_at
-            })} RETURNING seq`
+              created_at: createdAt
+            })} RETURNING seq`.pipe(Effect.flatMap(decodeSeqs))
             const seq = inserted[0]?.seq
             yield* sql`INSERT INTO memory_fts (rowid, text, tags) VALUES (${seq ?? null}, ${note.text}, ${indexedTags(note.tags)})`
           })
         )
         return note
-      }).pipe(Effect.catchTag("SqlError", failed("store the note")))
+      }).pipe(Effect.catchTags({ SqlError: failed("store the note"), ParseError: failed("store the note") }))
 
     const search = (request: { readonly namespaces: ReadonlyArray<string>; readonly query: string; readonly limit: number }) =>
       Effect.gen(function* () {
@@ -74,12 +85,15 @@ export const MemoryStoreLive = Layer.effect(
           return yield* new MemoryInvalid({ message: "the query holds no searchable words (letters or digits)" })
         }
         if (request.namespaces.length === 0) return []
-        const rows = yield* sql<NoteRow & { readonly rank: number }>`
+        const rows = yield* sql`
           SELECT ${cols}, bm25(memory_fts, 1.0, 0.5) AS rank
           FROM memory_fts JOIN memory_notes n ON n.seq = memory_fts.rowid
           WHERE memory_fts MATCH ${match} AND ${sql.in("n.namespace", request.namespaces)}
           ORDER BY rank, n.seq DESC
-          LIMIT ${request.limit}`.pipe(Effect.catchTag("SqlError", failed("search")))
+          LIMIT ${request.limit}`.pipe(
+          Effect.flatMap(decodeScored),
+          Effect.catchTags({ SqlError: failed("search"), ParseError: failed("search") })
+        )
         // bm25 is lower-is-better and negative; a tiny positive score for a perfect tie is still "found".
         return rows.map((r): ScoredNote => ({ ...toNote(r), score: Number.isFinite(r.rank) ? -r.rank : 0 }))
       })
@@ -87,28 +101,30 @@ export const MemoryStoreLive = Layer.effect(
     const list = (request: { readonly namespaces: ReadonlyArray<string>; readonly limit: number; readonly offset: number }) =>
       request.namespaces.length === 0
         ? Effect.succeed([])
-        : sql<NoteRow>`SELECT ${cols} FROM memory_notes n WHERE ${sql.in("n.namespace", request.namespaces)}
+        : sql`SELECT ${cols} FROM memory_notes n WHERE ${sql.in("n.namespace", request.namespaces)}
             ORDER BY n.seq DESC LIMIT ${request.limit} OFFSET ${request.offset}`.pipe(
+            Effect.flatMap(decodeNotes),
             Effect.map((rows) => rows.map(toNote)),
-            Effect.catchTag("SqlError", failed("list notes"))
+            Effect.catchTags({ SqlError: failed("list notes"), ParseError: failed("list notes") })
           )
 
     const get = (id: string) =>
-      sql<NoteRow>`SELECT ${cols} FROM memory_notes n WHERE n.id = ${id}`.pipe(
+      sql`SELECT ${cols} FROM memory_notes n WHERE n.id = ${id}`.pipe(
+        Effect.flatMap(decodeNotes),
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toNote)),
-        Effect.catchTag("SqlError", failed("read the note"))
+        Effect.catchTags({ SqlError: failed("read the note"), ParseError: failed("read the note") })
       )
 
     const remove = (id: string) =>
       inTransaction(
           Effect.gen(function* () {
-            const rows = yield* sql<{ seq: number }>`DELETE FROM memory_notes WHERE id = ${id} RETURNING seq`
+            const rows = yield* sql`DELETE FROM memory_notes WHERE id = ${id} RETURNING seq`.pipe(Effect.flatMap(decodeSeqs))
             const seq = rows[0]?.seq
             if (seq === undefined) return false
             yield* sql`DELETE FROM memory_fts WHERE rowid = ${seq}`
             return true
           })
-        ).pipe(Effect.catchTag("SqlError", failed("delete the note")))
+        ).pipe(Effect.catchTags({ SqlError: failed("delete the note"), ParseError: failed("delete the note") }))
 
     return MemoryStore.of({ add, search, list, get, remove })
   })

@@ -1,9 +1,9 @@
 /** The run ledger over the bridge's SQLite database (migration 0002_ledger). */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Array as Arr, Clock, Effect, Layer, Option } from "effect"
-import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
-import { isTerminal } from "../../domain/runs/view.ts"
+import { Array as Arr, Clock, Effect, Layer, Option, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
+import { isTerminal, PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { Metrics } from "../../common/Metrics.ts"
 import { boundaryAtOrBefore, CONTEXT_CHARS, firstChars, fromUtf8, utf8, utf8Length } from "../../domain/runs/window.ts"
@@ -15,47 +15,58 @@ export const OUTPUT_HEAD_CHARS = PREVIEW_CHARS + CONTEXT_CHARS
 /** Stored output chunks hold at most this many bytes, so a window read touches few rows. */
 export const OUTPUT_CHUNK_BYTES = WINDOW_BYTES
 
-interface RunRow {
-  readonly run_id: string
-  readonly client: string
-  readonly agent: string
-  readonly profile: string
-  readonly hermes_run_id: string
-  readonly status: string
-  readonly input: string
-  readonly instructions: string | null
-  readonly session_key: string | null
-  readonly reasoning_effort: string | null
-  readonly idempotency_key: string | null
-  readonly fingerprint: string
-  readonly error: string | null
-  readonly usage: string | null
-  readonly pending: string | null
-  readonly last_seq: number
-  readonly output_bytes: number
-  readonly output_head: string
-  readonly hermes_event_id: number | null
-  readonly created_at: number
-  readonly updated_at: number
-  readonly ended_at: number | null
-}
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-interface EventRow {
-  readonly seq: number
-  readonly type: string
-  readonly at: number
-  readonly data: string
-}
+/**
+ * A `runs` row as SQLite returns it, decoded: the status through the one status Schema, `usage` and
+ * `pending` parsed from their JSON text. A row that does not decode fails the read (a `LedgerError`
+ * whose cause names the field), never a wrong value.
+ */
+const RunRow = Schema.Struct({
+  run_id: Schema.String,
+  client: Schema.String,
+  agent: Schema.String,
+  profile: Schema.String,
+  hermes_run_id: Schema.String,
+  status: RunStatus,
+  input: Schema.String,
+  instructions: Schema.NullOr(Schema.String),
+  session_key: Schema.NullOr(Schema.String),
+  reasoning_effort: Schema.NullOr(Schema.String),
+  idempotency_key: Schema.NullOr(Schema.String),
+  fingerprint: Schema.String,
+  error: Schema.NullOr(Schema.String),
+  usage: Schema.NullOr(Schema.parseJson(JsonObject)),
+  pending: Schema.NullOr(Schema.parseJson(PendingClarification)),
+  last_seq: Schema.Int,
+  output_bytes: Schema.Int,
+  output_head: Schema.String,
+  hermes_event_id: Schema.NullOr(Schema.Int),
+  created_at: Schema.Int,
+  updated_at: Schema.Int,
+  ended_at: Schema.NullOr(Schema.Int)
+})
 
-const parseJson = <A>(text: string | null): A | null => (text === null ? null : (JSON.parse(text) as A))
+const EventRow = Schema.Struct({ seq: Schema.Int, type: Schema.String, at: Schema.Int, data: Schema.parseJson(JsonObject) })
+const ChunkRow = Schema.Struct({ start_byte: Schema.Int, bytes: Schema.Uint8ArrayFromSelf })
+const TextRow = Schema.Struct({ text: Schema.String })
+const CountRow = Schema.Struct({ n: Schema.Int })
 
-const toRecord = (r: RunRow): RunRecord => ({
+// Either, not Effect: the ledger decodes on every read of the hot tools, and the synchronous decoder
+// skips a fiber step per row batch (an Either is an Effect, so the pipes below stay as they are).
+const decodeRuns = Schema.decodeUnknownEither(Schema.Array(RunRow))
+const decodeEvents = Schema.decodeUnknownEither(Schema.Array(EventRow))
+const decodeChunks = Schema.decodeUnknownEither(Schema.Array(ChunkRow))
+const decodeTexts = Schema.decodeUnknownEither(Schema.Array(TextRow))
+const decodeCounts = Schema.decodeUnknownEither(Schema.Array(CountRow))
+
+const toRecord = (r: typeof RunRow.Type): RunRecord => ({
   runId: r.run_id,
   client: r.client,
   agent: r.agent,
   profile: r.profile,
   hermesRunId: r.hermes_run_id,
-  status: r.status as RunStatus,
+  status: r.status,
   input: r.input,
   instructions: r.instructions,
   sessionKey: r.session_key,
@@ -63,8 +74,8 @@ const toRecord = (r: RunRow): RunRecord => ({
   idempotencyKey: r.idempotency_key,
   fingerprint: r.fingerprint,
   error: r.error,
-  usage: parseJson<Record<string, unknown>>(r.usage),
-  pending: parseJson<PendingClarification>(r.pending),
+  usage: r.usage,
+  pending: r.pending,
   lastSeq: r.last_seq,
   outputBytes: r.output_bytes,
   outputHead: r.output_head,
@@ -74,7 +85,10 @@ const toRecord = (r: RunRow): RunRecord => ({
   endedAt: r.ended_at
 })
 
-const toEvent = (r: EventRow): StoredEvent => ({ seq: r.seq, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> })
+const records = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRuns(rows), Arr.map(toRecord))
+const firstRecord = (rows: ReadonlyArray<unknown>) => Effect.map(records(rows), Arr.head)
+const events = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<StoredEvent>, ParseError> => decodeEvents(rows)
+const count = (rows: ReadonlyArray<unknown>) => Effect.map(decodeCounts(rows), (rs) => rs[0]?.n ?? 0)
 
 /** `text` in chunks of at most OUTPUT_CHUNK_BYTES of UTF-8, each ending on a character boundary. */
 const chunkOutput = (text: string): ReadonlyArray<{ readonly text: string; readonly bytes: number }> => {
@@ -101,7 +115,7 @@ export const makeLedgerSql = Effect.gen(function* () {
   const fail = (operation: string) => (cause: unknown) => new LedgerError({ operation, cause })
 
   const getRow = (runId: string) =>
-    sql<RunRow>`SELECT * FROM runs WHERE run_id = ${runId}`.pipe(Effect.map((rows) => Option.map(Arr.head(rows), toRecord)))
+    sql`SELECT * FROM runs WHERE run_id = ${runId}`.pipe(Effect.flatMap(firstRecord))
 
   const insertChunks = (runId: string, startByte: number, text: string) =>
     Effect.gen(function* () {
@@ -114,7 +128,8 @@ export const makeLedgerSql = Effect.gen(function* () {
     })
 
   const readOutput = (runId: string) =>
-    sql<{ text: string }>`SELECT text FROM run_output WHERE run_id = ${runId} ORDER BY start_byte`.pipe(
+    sql`SELECT text FROM run_output WHERE run_id = ${runId} ORDER BY start_byte`.pipe(
+      Effect.flatMap(decodeTexts),
       Effect.map((rows) => rows.map((r) => r.text).join(""))
     )
 
@@ -195,7 +210,8 @@ export const makeLedgerSql = Effect.gen(function* () {
             ${run.input}, ${run.instructions}, ${run.sessionKey}, ${run.reasoningEffort}, ${run.idempotencyKey},
             ${run.fingerprint}, ${now}, ${now})`
         const inserted = yield* getRow(run.runId)
-        const current = Option.getOrThrow(inserted)
+        if (Option.isNone(inserted)) return yield* new LedgerRunMissing({ runId: run.runId })
+        const current = inserted.value
         const { record } = yield* write(current, { events: [run.started] }, now)
         return record
       }).pipe(
@@ -204,20 +220,21 @@ export const makeLedgerSql = Effect.gen(function* () {
         Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken> =>
           run.idempotencyKey !== null && isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
-            : Effect.fail(fail("insert")(e)))
+            : Effect.fail(fail("insert")(e))),
+        Effect.catchTags({ ParseError: (e) => Effect.fail(fail("insert")(e)), LedgerRunMissing: (e) => Effect.fail(fail("insert")(e)) })
       ),
 
     get: (runId) => getRow(runId).pipe(Effect.mapError(fail("get"))),
 
     byIdempotencyKey: (profile, key) =>
-      sql<RunRow>`SELECT * FROM runs WHERE profile = ${profile} AND idempotency_key = ${key}`.pipe(
-        Effect.map((rows) => Option.map(Arr.head(rows), toRecord)),
+      sql`SELECT * FROM runs WHERE profile = ${profile} AND idempotency_key = ${key}`.pipe(
+        Effect.flatMap(firstRecord),
         Effect.mapError(fail("byIdempotencyKey"))
       ),
 
     countActive: (client) =>
-      sql<{ n: number }>`SELECT count(*) AS n FROM runs WHERE client = ${client} AND ended_at IS NULL`.pipe(
-        Effect.map((rows) => rows[0]?.n ?? 0),
+      sql`SELECT count(*) AS n FROM runs WHERE client = ${client} AND ended_at IS NULL`.pipe(
+        Effect.flatMap(count),
         Effect.mapError(fail("countActive"))
       ),
 
@@ -226,15 +243,15 @@ export const makeLedgerSql = Effect.gen(function* () {
         ...(client === null ? [] : [sql`client = ${client}`]),
         ...(status === undefined ? [] : [sql`status = ${status}`])
       ]
-      return sql<RunRow>`SELECT * FROM runs WHERE ${sql.and(where)}
+      return sql`SELECT * FROM runs WHERE ${sql.and(where)}
           ORDER BY created_at DESC, rowid DESC LIMIT ${limit}`.pipe(
-        Effect.map((rows) => rows.map(toRecord)),
+        Effect.flatMap(records),
         Effect.mapError(fail("list"))
       )
     },
 
-    active: sql<RunRow>`SELECT * FROM runs WHERE ended_at IS NULL ORDER BY created_at`.pipe(
-      Effect.map((rows) => rows.map(toRecord)),
+    active: sql`SELECT * FROM runs WHERE ended_at IS NULL ORDER BY created_at`.pipe(
+      Effect.flatMap(records),
       Effect.mapError(fail("active"))
     ),
 
@@ -257,24 +274,25 @@ export const makeLedgerSql = Effect.gen(function* () {
           const r: RunRecord | null = ended
           if (r !== null) metrics.runFinished(r.client, r.status)
         })),
-        Effect.catchTag("SqlError", (e) => Effect.fail(fail("modify")(e)))
+        Effect.catchTags({ SqlError: (e) => Effect.fail(fail("modify")(e)), ParseError: (e) => Effect.fail(fail("modify")(e)) })
       )
     },
 
     eventsAfter: (runId, afterSeq, limit) =>
-      sql<EventRow>`SELECT seq, type, at, data FROM run_events WHERE run_id = ${runId} AND seq > ${afterSeq}
-          ORDER BY seq LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toEvent)), Effect.mapError(fail("eventsAfter"))),
+      sql`SELECT seq, type, at, data FROM run_events WHERE run_id = ${runId} AND seq > ${afterSeq}
+          ORDER BY seq LIMIT ${limit}`.pipe(Effect.flatMap(events), Effect.mapError(fail("eventsAfter"))),
 
     eventsBefore: (runId, beforeSeq, limit) =>
-      sql<EventRow>`SELECT seq, type, at, data FROM run_events WHERE run_id = ${runId} AND seq < ${beforeSeq}
-          ORDER BY seq DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toEvent)), Effect.mapError(fail("eventsBefore"))),
+      sql`SELECT seq, type, at, data FROM run_events WHERE run_id = ${runId} AND seq < ${beforeSeq}
+          ORDER BY seq DESC LIMIT ${limit}`.pipe(Effect.flatMap(events), Effect.mapError(fail("eventsBefore"))),
 
     outputSlice: (runId, from, to, total) =>
       // Chunks come back as bytes (no re-encoding); a chunk never exceeds OUTPUT_CHUNK_BYTES, which
       // bounds the range scan on the primary key.
-      sql<{ start_byte: number; bytes: Uint8Array }>`SELECT start_byte, CAST(text AS BLOB) AS bytes FROM run_output
+      sql`SELECT start_byte, CAST(text AS BLOB) AS bytes FROM run_output
           WHERE run_id = ${runId} AND start_byte > ${from - OUTPUT_CHUNK_BYTES} AND start_byte < ${to} AND end_byte > ${from}
           ORDER BY start_byte`.pipe(
+        Effect.flatMap(decodeChunks),
         Effect.map((rows) => ({
           base: rows[0]?.start_byte ?? 0,
           bytes: rows.length === 1 ? rows[0]!.bytes : Buffer.concat(rows.map((r) => r.bytes)),
@@ -291,9 +309,9 @@ export const makeLedgerSql = Effect.gen(function* () {
         yield* sql`DELETE FROM run_events WHERE run_id IN (${doomed})`
         yield* sql`DELETE FROM run_output WHERE run_id IN (${doomed})`
         yield* sql`DELETE FROM run_stop_requests WHERE run_id IN (${doomed})`
-        const gone = yield* sql<{ n: number }>`SELECT count(*) AS n FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
+        const gone = yield* sql`SELECT count(*) AS n FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`.pipe(Effect.flatMap(count))
         yield* sql`DELETE FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
-        return gone[0]?.n ?? 0
+        return gone
       }).pipe(inTransaction, Effect.mapError(fail("sweep")))
   }
   return shape

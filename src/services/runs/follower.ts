@@ -111,7 +111,9 @@ export const makeFollower = (deps: FollowerDeps) => {
     Effect.gen(function* () {
       const found = yield* statusInHermes(run, profile)
       const received = run.outputBytes > 0 ? yield* ledger.output(run.runId) : ""
-      const tracker = new FollowTracker(run.hermesRunId, null, Date.now, received)
+      // Synthesised events are stamped from Effect's Clock, so a TestClock moves them.
+      const clock = yield* Effect.clock
+      const tracker = new FollowTracker(run.hermesRunId, null, () => clock.unsafeCurrentTimeMillis(), received)
       if (Option.isNone(found)) return yield* finish(run, tracker.gone())
       if (!isTerminal(found.value.status)) return yield* new FollowerStalled({ runId: run.runId, status: found.value.status })
       return yield* commit(run, tracker.fromStatus(found.value))

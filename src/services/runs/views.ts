@@ -4,7 +4,8 @@
  * ledger holds raw text. Consecutive `message.text` events are masked as one text with stored context
  * on each side, and text at the live edge of an unfinished run has a trailing token prefix masked.
  */
-import { DateTime, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
+import { iso } from "../../common/time.ts"
 import type { PendingApproval, PendingClarification, RunEvent, RunEventsPage, RunListItem, RunView } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { CONTEXT_BYTES, CONTEXT_CHARS, cutJsonStrings, cutUtf8, firstChars, lastChars, outputWindow } from "../../domain/runs/window.ts"
@@ -19,7 +20,8 @@ const TEXT = "message.text"
 /** Rows fetched per step while collecting text context around a page. */
 const CONTEXT_STEP = 32
 
-export const iso = (ms: number): string => DateTime.formatIso(DateTime.unsafeMake(ms))
+/** Kept here for the console and CLI formatters that import it with the views. */
+export { iso }
 
 const textOf = (e: StoredEvent): string => (typeof e.data["text"] === "string" ? e.data["text"] : "")
 

@@ -6,7 +6,7 @@
  * A write is atomic per folder: the new version is written in full to a staging folder inside the
  * drop-in directory (same file system) and renamed into place, so Hermes never sees half a skill.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -86,7 +86,7 @@ const safeLocation = (name: string, location: string): string => {
 export const makeSkillStore = (dirs: SkillDirs) =>
   Effect.gen(function* () {
     const writes = yield* Effect.makeSemaphore(1)
-    const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (ms) => new Date(ms))
+    const now = Clock.currentTimeMillis
 
     const shipped = io("scan shipped skills", () => scanRoot(dirs.shippedDir, "shipped"))
     const dropin = io("scan drop-in skills", () => scanRoot(dirs.dropinDir, "dropin"))

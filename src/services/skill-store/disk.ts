@@ -3,15 +3,20 @@
  * a fault the operator can fix (a full disk, a read-only or forbidden folder) is
  * `bridge.store_unavailable` naming the path, and any other I/O failure is an `Internal` whose cause
  * is logged under the incident it carries.
+ *
+ * Not Effect's FileSystem: the store's steps are atomic renames and directory swaps whose errno codes
+ * (ENOSPC, EROFS, EACCES, EXDEV, ENOENT) decide what happens next, and the storage-fault tests
+ * provoke them on real folders; FileSystem would fold them into its coarser `reason` and hide the
+ * code one `cause` deeper, for no test that wants a fake disk here.
  */
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Internal, StoreUnavailable } from "../../domain/errors.ts"
+import type { Internal } from "../../domain/errors.ts"
+import { StoreUnavailable } from "../../domain/errors.ts"
+import { failWithIncident } from "../../common/incident.ts"
 import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
-
-export const newIncident = () => `inc_${randomBytes(8).toString("hex")}`
 
 /** Runs `f`; a storage fault is `store_unavailable`, any other rejection is logged with `what` and becomes `bridge.internal`. */
 export const io = <A>(what: string, f: () => Promise<A>): Effect.Effect<A, Internal | StoreUnavailable> =>
@@ -22,11 +27,7 @@ export const io = <A>(what: string, f: () => Promise<A>): Effect.Effect<A, Inter
         const message = storageFaultMessage(fault, `the skill store could not ${what}`, "the skills folder")
         return Effect.logWarning(message).pipe(Effect.zipRight(Effect.fail(new StoreUnavailable({ message }))))
       }
-      const incident = newIncident()
-      return Effect.logError(`skill store: ${what} failed`, cause).pipe(
-        Effect.annotateLogs({ incident }),
-        Effect.zipRight(Effect.fail(new Internal({ incident })))
-      )
+      return failWithIncident(`skill store: ${what} failed`, cause)
     })
   )
 

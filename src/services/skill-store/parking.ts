@@ -3,6 +3,8 @@
  * under `<data_dir>/skills-parked/<name>/<version>/` with a `<version>.json` note beside it (when,
  * why, and where in the drop-in directory it came from) so it can be restored.
  */
+import { Option, Schema } from "effect"
+import { iso } from "../../common/time.ts"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { moveDir, randomSuffix } from "./disk.ts"
@@ -17,16 +19,16 @@ export interface ParkedVersion {
   readonly location: string
 }
 
-interface Note {
-  readonly parked_at: string
-  readonly reason: string
-  readonly location: string
-}
+const Note = Schema.Struct({ parked_at: Schema.String, reason: Schema.String, location: Schema.String })
+type Note = typeof Note.Type
+/** A note as written below; one that does not parse or has the wrong shape reads as none. */
+const decodeNote = Schema.decodeUnknownOption(Schema.parseJson(Note))
 
 const VERSION = /^\d{8}T\d{6}\d{3}Z-[0-9a-f]{8}$/
 
-export const versionId = (now: Date): string =>
-  `${now.toISOString().replace(/[-:]/g, "").replace(".", "")}-${randomSuffix()}`
+/** `now` (epoch ms) as compact ISO text, and a random suffix. */
+export const versionId = (now: number): string =>
+  `${iso(now).replace(/[-:]/g, "").replace(".", "")}-${randomSuffix()}`
 
 /** Moves `sourceDir` into the parking area and writes its note. */
 export const park = async (
@@ -35,26 +37,20 @@ export const park = async (
   sourceDir: string,
   location: string,
   reason: string,
-  now: Date
+  now: number
 ): Promise<ParkedVersion> => {
   await fs.mkdir(parkedRoot, { recursive: true, mode: 0o700 })
   const version = versionId(now)
   const target = path.join(parkedRoot, name, version)
   await moveDir(sourceDir, target)
-  const note: Note = { parked_at: now.toISOString(), reason, location }
+  const note: Note = { parked_at: iso(now), reason, location }
   await fs.writeFile(path.join(parkedRoot, name, `${version}.json`), `${JSON.stringify(note, null, 2)}\n`, { mode: 0o600 })
   return { name, version, ...note }
 }
 
 const readNote = async (file: string): Promise<Note | null> => {
-  try {
-    const n = JSON.parse(await fs.readFile(file, "utf8")) as Partial<Note>
-    return typeof n.parked_at === "string" && typeof n.reason === "string" && typeof n.location === "string"
-      ? { parked_at: n.parked_at, reason: n.reason, location: n.location }
-      : null
-  } catch {
-    return null
-  }
+  const text = await fs.readFile(file, "utf8").catch(() => null)
+  return text === null ? null : Option.getOrNull(decodeNote(text))
 }
 
 /** Parked versions of `name` (or of every skill), newest first. */

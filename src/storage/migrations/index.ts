@@ -10,6 +10,7 @@ import inbox from "./0003_inbox.ts"
 import memory from "./0004_memory.ts"
 import inboxHistory from "./0005_inbox_history.ts"
 import consoleStops from "./0006_console.ts"
+import epochMs from "./0007_epoch_ms.ts"
 
 export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClient.SqlClient>> = {
   "0001_identity": identity,
@@ -17,5 +18,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClien
   "0003_inbox": inbox,
   "0004_memory": memory,
   "0005_inbox_history": inboxHistory,
-  "0006_console": consoleStops
+  "0006_console": consoleStops,
+  "0007_epoch_ms": epochMs
 }
