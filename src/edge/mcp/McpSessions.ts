@@ -71,9 +71,16 @@ const withStreamPrelude = (res: Response): Response => {
   return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
 }
 
+/** What the SDK is handed with a request: the caller, and the body when the edge has read it. */
+const sdkOptions = (identity: RequestIdentity, parsedBody: unknown) =>
+  parsedBody === undefined ? { authInfo: authInfoFor(identity) } : { authInfo: authInfoFor(identity), parsedBody }
+
 export interface McpSessionsShape {
-  /** Serves one HTTP request of an MCP server for an authenticated caller (either era). */
-  readonly handle: (kind: ServerKind, request: Request, identity: RequestIdentity) => Effect.Effect<Response>
+  /**
+   * Serves one HTTP request of an MCP server for an authenticated caller (either era). `parsedBody`:
+   * the request's JSON body when the edge has already read it (the request then has none).
+   */
+  readonly handle: (kind: ServerKind, request: Request, identity: RequestIdentity, parsedBody?: unknown) => Effect.Effect<Response>
   /** Open 2025-era sessions. */
   readonly size: Effect.Effect<number>
   /** Closes every session. */
@@ -149,7 +156,7 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
             headers: { "content-type": "application/json" }
           })
 
-        const handleLegacy = (kind: ServerKind, request: Request, identity: RequestIdentity, sid: string | null) =>
+        const handleLegacy = (kind: ServerKind, request: Request, identity: RequestIdentity, sid: string | null, parsedBody: unknown) =>
           Effect.gen(function* () {
             let transport: WebStandardStreamableHTTPServerTransport
             if (sid !== null) {
@@ -163,11 +170,11 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
             } else {
               transport = yield* open(kind, identity)
             }
-            const res = yield* Effect.promise(() => transport.handleRequest(request, { authInfo: authInfoFor(identity) }))
+            const res = yield* Effect.promise(() => transport.handleRequest(request, sdkOptions(identity, parsedBody)))
             return request.method === "GET" ? withStreamPrelude(res) : res
           })
 
-        const handle: McpSessionsShape["handle"] = (kind, request, identity) =>
+        const handle: McpSessionsShape["handle"] = (kind, request, identity, parsedBody) =>
           Effect.gen(function* () {
             const sid = request.headers.get("mcp-session-id")
             const version = request.headers.get("mcp-protocol-version")
@@ -177,9 +184,9 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
             const legacy =
               sid !== null ||
               (version !== null && version !== MODERN_PROTOCOL && version.startsWith("2025-")) ||
-              (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request).catch(() => true))))
-            if (legacy) return yield* handleLegacy(kind, request, identity, sid)
-            return yield* Effect.promise(() => modern[kind].fetch(request, { authInfo: authInfoFor(identity) }))
+              (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request, parsedBody).catch(() => true))))
+            if (legacy) return yield* handleLegacy(kind, request, identity, sid, parsedBody)
+            return yield* Effect.promise(() => modern[kind].fetch(request, sdkOptions(identity, parsedBody)))
           })
 
         const sweepIdle = Effect.suspend(() => {

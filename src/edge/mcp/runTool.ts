@@ -62,6 +62,6 @@ export const runTool = <R>(
     Effect.tap((result) => withMetrics((m) => m.mcpRequest(tool.name, resultCode(result)))),
     Effect.provideService(Caller, caller),
     Effect.provideService(Progress, progress),
-    Effect.annotateLogs({ tool: tool.name, client: caller.client }),
-    Effect.withSpan(`mcp.tool.${tool.name}`)
+    // No span: the bridge exports no traces, and a span (with its captured stack) cost every call.
+    Effect.annotateLogs({ tool: tool.name, client: caller.client })
   ) as Effect.Effect<CallToolResult, never, Exclude<R, Caller | Progress>>
