@@ -104,10 +104,10 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
       Effect.gen(function* () {
         const runtime = yield* Effect.runtime<R>()
         const run = Runtime.runPromise(runtime)
-        const inFlight = yield* makeInFlight
+        const inFlight = yield* makeInFlight(runtime)
         const deps: ServerDeps = {
           catalog,
-          runCall: (program, toolName, identity, signal) => run(inFlight.guard(program, toolName, identity), { signal }),
+          runCall: inFlight.run,
           skills: makeSkillsBridge((program) => run(Effect.either(program) as Effect.Effect<any, never, any>))
         }
 
