@@ -22,6 +22,7 @@ import { Auth } from "../../services/Auth.ts"
 import type { Catalog, ServerKind } from "./catalog.ts"
 import { makeInFlight } from "./inFlight.ts"
 import { authInfoFor, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"
+import { callRuntime } from "./runTool.ts"
 import { makeSkillsBridge } from "./skillsExtension.ts"
 
 export { SERVER_NAMES, SERVER_VERSION } from "./mcpServer.ts"
@@ -104,10 +105,11 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
       Effect.gen(function* () {
         const runtime = yield* Effect.runtime<R>()
         const run = Runtime.runPromise(runtime)
-        const inFlight = yield* makeInFlight(runtime)
+        const inFlight = yield* makeInFlight
         const deps: ServerDeps = {
           catalog,
-          runCall: inFlight.run,
+          runCall: (program, toolName, identity, progress, signal) =>
+            inFlight.run(program, callRuntime(runtime, toolName, identity.caller, progress), toolName, identity, signal),
           skills: makeSkillsBridge((program) => run(Effect.either(program) as Effect.Effect<any, never, any>))
         }
 
