@@ -4,13 +4,19 @@
  * round trip on this machine), in both protocol eras.
  *
  * Every arm is driven the same way, one request at a time with `fetch` over a kept-alive loopback
- * connection, so the ratios are the server's cost and not a client library's:
+ * connection, so the ratios are the server's cost and not a client library's. The arms are run
+ * interleaved, in ROUNDS rounds of `calls / ROUNDS` each (the median round is reported), so a
+ * machine that gets busier during the run slows every arm alike:
  * - echo:    POST a JSON-RPC body, get it back (node:http, JSON.parse, JSON.stringify);
  * - modern:  a 2026-07-28 `tools/call` (envelope in `_meta`, no session);
  * - legacy:  a 2025-11-25 `tools/call` on a session opened once with `initialize`.
  * Tools: `bench_noop` (does nothing: the edge alone) and `agent_run_status` on a finished run with
  * 20 KB of output (the edge plus a ledger read and redaction). The SDK client's own figures
  * (@modelcontextprotocol/client, both eras) are printed too, for what a real client adds.
+ *
+ * Besides wall time (p50, p95), each arm reports the main thread's CPU time per call (from /proc,
+ * so the garbage collector's helper threads are left out): on a machine shared with other work,
+ * wall time swings with the scheduler, CPU time much less.
  */
 import { HttpServer } from "@effect/platform"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
@@ -26,6 +32,8 @@ import { defineTool } from "../src/edge/mcp/ToolDef.ts"
 import { Auth } from "../src/services/auth/Auth.ts"
 
 const CALLS = Number(process.argv[2] ?? 2000)
+const ROUNDS = CALLS >= 500 ? 5 : 1
+const PER_ROUND = Math.ceil(CALLS / ROUNDS)
 const WARMUP = Math.min(300, CALLS)
 const MODERN = "2026-07-28"
 const LEGACY = "2025-11-25"
@@ -43,16 +51,61 @@ const noopTool = defineTool({
 
 const pct = (xs: ReadonlyArray<number>, p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
 
-/** p50 / p99 of `CALLS` sequential calls after a warm-up. */
-const timed = async (once: () => Promise<void>) => {
-  for (let i = 0; i < WARMUP; i++) await once()
+/** CPU time (ms) of this process's main thread, from /proc (10 ms ticks); NaN where there is no /proc. */
+const mainThreadCpu = (): number => {
+  try {
+    const fields = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return Number.NaN
+  }
+}
+
+interface Figures {
+  readonly p50: number
+  readonly p95: number
+  readonly p99: number
+  /** Main-thread CPU per call (ms). */
+  readonly cpu: number
+}
+
+interface Round {
+  readonly p50: number
+  readonly p95: number
+  readonly p99: number
+  /** Main-thread CPU of the whole round (ms). */
+  readonly cpu: number
+}
+
+/** One round of `n` sequential calls. */
+const round = async (once: () => Promise<void>, n: number): Promise<Round> => {
   const xs: Array<number> = []
-  for (let i = 0; i < CALLS; i++) {
+  const c0 = mainThreadCpu()
+  for (let i = 0; i < n; i++) {
     const t0 = performance.now()
     await once()
     xs.push(performance.now() - t0)
   }
-  return { p50: pct(xs, 0.5), p99: pct(xs, 0.99) }
+  return { p50: pct(xs, 0.5), p95: pct(xs, 0.95), p99: pct(xs, 0.99), cpu: mainThreadCpu() - c0 }
+}
+
+const median = (xs: ReadonlyArray<number>) => pct(xs, 0.5)
+
+/**
+ * Every arm warmed up, then ROUNDS interleaved rounds; each latency is the median over the rounds,
+ * the CPU per call is over all of them (the clock ticks in 10 ms).
+ */
+const timedAll = async <K extends string>(arms: Record<K, () => Promise<void>>): Promise<Record<K, Figures>> => {
+  const names = Object.keys(arms) as Array<K>
+  for (const name of names) for (let i = 0; i < WARMUP; i++) await arms[name]()
+  const rounds = new Map<K, Array<Round>>(names.map((n) => [n, []]))
+  for (let r = 0; r < ROUNDS; r++) for (const name of names) rounds.get(name)!.push(await round(arms[name], PER_ROUND))
+  const out = {} as Record<K, Figures>
+  for (const name of names) {
+    const rs = rounds.get(name)!
+    out[name] = { p50: median(rs.map((x) => x.p50)), p95: median(rs.map((x) => x.p95)), p99: median(rs.map((x) => x.p99)), cpu: rs.reduce((sum, x) => sum + x.cpu, 0) / (PER_ROUND * ROUNDS) }
+  }
+  return out
 }
 
 const echoServer = async () => {
@@ -116,39 +169,45 @@ const main = async () => {
   await post(url, session, { jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => undefined)
   const legacyCall = (name: string) => () => post(url, session, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { run_id: runId } } })
 
-  const figures = {
-    echo: await timed(() => post(echo.url, { "content-type": "application/json" }, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "bench_noop", arguments: { run_id: runId } } })),
-    modernNoop: await timed(modernCall("bench_noop")),
-    modernStatus: await timed(modernCall("agent_run_status")),
-    legacyNoop: await timed(legacyCall("bench_noop")),
-    legacyStatus: await timed(legacyCall("agent_run_status"))
-  }
+  const loadBefore = os.loadavg()[0]!
+  const figures = await timedAll({
+    echo: () => post(echo.url, { "content-type": "application/json" }, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "bench_noop", arguments: { run_id: runId } } }),
+    modernNoop: modernCall("bench_noop"),
+    modernStatus: modernCall("agent_run_status"),
+    legacyNoop: legacyCall("bench_noop"),
+    legacyStatus: legacyCall("agent_run_status")
+  })
+  const loadAfter = os.loadavg()[0]!
   const sdkModern = await sdk("modern")
   const sdkLegacy = await sdk("legacy")
-  const sdkFigures = {
-    modernStatus: await timed(async () => void (await sdkModern.callTool({ name: "agent_run_status", arguments: { run_id: runId } }))),
-    legacyStatus: await timed(async () => void (await sdkLegacy.callTool({ name: "agent_run_status", arguments: { run_id: runId } })))
-  }
+  const sdkFigures = await timedAll({
+    modernStatus: async () => void (await sdkModern.callTool({ name: "agent_run_status", arguments: { run_id: runId } })),
+    legacyStatus: async () => void (await sdkLegacy.callTool({ name: "agent_run_status", arguments: { run_id: runId } }))
+  })
   await Promise.all([starter.close(), sdkModern.close(), sdkLegacy.close()])
   await echo.close()
   await runtime.dispose()
 
   const f = (n: number) => n.toFixed(3)
   const e = figures.echo.p50
-  console.log(`bench-mcp: ${CALLS} sequential calls per arm (node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)})`)
-  console.log(`echo (node:http)            p50 ${f(e)} ms  p99 ${f(figures.echo.p99)} ms`)
-  for (const [name, v] of Object.entries(figures).filter(([k]) => k !== "echo")) {
-    console.log(`${name.padEnd(27)} p50 ${f(v.p50)} ms  p99 ${f(v.p99)} ms  (${(v.p50 / e).toFixed(2)}× echo)`)
-  }
-  for (const [name, v] of Object.entries(sdkFigures)) console.log(`SDK client ${name.padEnd(16)} p50 ${f(v.p50)} ms  p99 ${f(v.p99)} ms  (${(v.p50 / e).toFixed(2)}× echo)`)
+  const ec = figures.echo.cpu
+  console.log(`bench-mcp: ${CALLS} sequential calls per arm in ${ROUNDS} interleaved rounds (node ${process.version}, ${os.cpus().length} cores, load ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)})`)
+  const line = (name: string, v: Figures) =>
+    `${name.padEnd(27)} p50 ${f(v.p50)} ms (${(v.p50 / e).toFixed(2)}×)  p95 ${f(v.p95)} ms (${(v.p95 / figures.echo.p95).toFixed(2)}×)  p99 ${f(v.p99)} ms  CPU ${f(v.cpu)} ms/call (${(v.cpu / ec).toFixed(2)}×)`
+  console.log(line("echo (node:http)", figures.echo))
+  for (const [name, v] of Object.entries(figures).filter(([k]) => k !== "echo")) console.log(line(name, v))
+  for (const [name, v] of Object.entries(sdkFigures)) console.log(line(`SDK client ${name}`, v))
   const row = (metric: string, v: { p50: number }, goal?: string) => ({ metric, value: v.p50, baseline: e, baselineName: "node:http JSON echo, same run", ...(goal === undefined ? {} : { goal }) })
+  const cpuRow = (metric: string, v: Figures) => ({ metric, value: v.cpu, baseline: ec, baselineName: "node:http JSON echo, main-thread CPU" })
   console.log(`BENCH_JSON ${JSON.stringify({
     bench: "mcp",
     rows: [
       row("agent_run_status p50, 2026-07-28 (ms)", figures.modernStatus, "≤ 3×"),
       row("agent_run_status p50, 2025-11-25 session (ms)", figures.legacyStatus, "≤ 3×"),
       row("no-op tool p50, 2026-07-28 (ms)", figures.modernNoop),
-      row("no-op tool p50, 2025-11-25 session (ms)", figures.legacyNoop)
+      row("no-op tool p50, 2025-11-25 session (ms)", figures.legacyNoop),
+      cpuRow("agent_run_status CPU/call, 2026-07-28 (ms)", figures.modernStatus),
+      cpuRow("agent_run_status CPU/call, 2025-11-25 session (ms)", figures.legacyStatus)
     ]
   })}`)
 }

@@ -3,13 +3,12 @@
  * HTTP listener. Layer order is shutdown order in reverse: the listener and sessions go first, then
  * run followers, then storage.
  */
-import { HttpServer } from "@effect/platform"
 import { NodeFileSystem, NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { AppConfig, AppConfigLive } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
-import { httpApp } from "../edge/http/app.ts"
+import { serveEdge } from "../edge/http/app.ts"
 import { answerClientErrorsWithJson } from "../edge/http/clientError.ts"
 import { InboxWebLive } from "../edge/inbox/InboxWeb.ts"
 import { makeCatalog } from "../edge/mcp/catalog/clientCatalog.ts"
@@ -91,7 +90,7 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
       yield* Effect.addFinalizer(() => lifecycle.set("draining").pipe(Effect.zipRight(mcp.drain)))
     })
   )
-  const serving = HttpServer.serve(httpApp).pipe(
+  const serving = serveEdge.pipe(
     Layer.provideMerge(McpSessionsLive<ToolEnv>(catalog)),
     // The inbox page's sessions and admin-key check (needs Auth from the services).
     Layer.provideMerge(InboxWebLive()),

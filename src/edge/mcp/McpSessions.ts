@@ -22,6 +22,7 @@ import { Auth } from "../../services/auth/Auth.ts"
 import type { Catalog, ServerKind } from "./catalog/listing.ts"
 import { makeInFlight } from "./inFlight.ts"
 import { authInfoFor, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"
+import { callRuntime } from "./runTool.ts"
 import { makeSkillsBridge } from "./skillsExtension.ts"
 
 export { SERVER_NAMES, SERVER_VERSION } from "./mcpServer.ts"
@@ -71,9 +72,16 @@ const withStreamPrelude = (res: Response): Response => {
   return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
 }
 
+/** What the SDK is handed with a request: the caller, and the body when the edge has read it. */
+const sdkOptions = (identity: RequestIdentity, parsedBody: unknown) =>
+  parsedBody === undefined ? { authInfo: authInfoFor(identity) } : { authInfo: authInfoFor(identity), parsedBody }
+
 export interface McpSessionsShape {
-  /** Serves one HTTP request of an MCP server for an authenticated caller (either era). */
-  readonly handle: (kind: ServerKind, request: Request, identity: RequestIdentity) => Effect.Effect<Response>
+  /**
+   * Serves one HTTP request of an MCP server for an authenticated caller (either era). `parsedBody`:
+   * the request's JSON body when the edge has already read it (the request then has none).
+   */
+  readonly handle: (kind: ServerKind, request: Request, identity: RequestIdentity, parsedBody?: unknown) => Effect.Effect<Response>
   /** Open 2025-era sessions. */
   readonly size: Effect.Effect<number>
   /** Closes every session. */
@@ -102,7 +110,8 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         const inFlight = yield* makeInFlight
         const deps: ServerDeps = {
           catalog,
-          runCall: (program, toolName, identity, signal) => run(inFlight.guard(program, toolName, identity), { signal }),
+          runCall: (program, toolName, identity, progress, signal) =>
+            inFlight.run(program, callRuntime(runtime, toolName, identity.caller, progress), toolName, identity, signal),
           skills: makeSkillsBridge((program) => run(Effect.either(program) as Effect.Effect<any, never, any>))
         }
 
@@ -151,7 +160,7 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             headers: { "content-type": "application/json" }
           })
 
-        const handleLegacy = (kind: ServerKind, request: Request, identity: RequestIdentity, sid: string | null) =>
+        const handleLegacy = (kind: ServerKind, request: Request, identity: RequestIdentity, sid: string | null, parsedBody: unknown) =>
           Effect.gen(function* () {
             let transport: WebStandardStreamableHTTPServerTransport
             if (sid !== null) {
@@ -165,11 +174,11 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             } else {
               transport = yield* open(kind, identity)
             }
-            const res = yield* Effect.promise(() => transport.handleRequest(request, { authInfo: authInfoFor(identity) }))
+            const res = yield* Effect.promise(() => transport.handleRequest(request, sdkOptions(identity, parsedBody)))
             return request.method === "GET" ? withStreamPrelude(res) : res
           })
 
-        const handle: McpSessionsShape["handle"] = (kind, request, identity) =>
+        const handle: McpSessionsShape["handle"] = (kind, request, identity, parsedBody) =>
           Effect.gen(function* () {
             const sid = request.headers.get("mcp-session-id")
             const version = request.headers.get("mcp-protocol-version")
@@ -179,9 +188,9 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             const legacy =
               sid !== null ||
               (version !== null && version !== MODERN_PROTOCOL && version.startsWith("2025-")) ||
-              (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request).catch(() => true))))
-            if (legacy) return yield* handleLegacy(kind, request, identity, sid)
-            return yield* Effect.promise(() => modern[kind].fetch(request, { authInfo: authInfoFor(identity) }))
+              (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request, parsedBody).catch(() => true))))
+            if (legacy) return yield* handleLegacy(kind, request, identity, sid, parsedBody)
+            return yield* Effect.promise(() => modern[kind].fetch(request, sdkOptions(identity, parsedBody)))
           })
 
         const sweepIdle = Effect.suspend(() => {

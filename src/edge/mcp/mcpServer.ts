@@ -7,10 +7,11 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from "@modelcontextprotocol/server"
 import type { Effect } from "effect"
 import type { CallerShape } from "../../request/Caller.ts"
+import type { ProgressShape } from "../../request/Progress.ts"
 import type { Catalog, ServerKind } from "./catalog/listing.ts"
 import { SERVER_INSTRUCTIONS } from "./instructions.ts"
 import { progressFor } from "./progress.ts"
-import { runTool } from "./runTool.ts"
+import { toolProgram } from "./runTool.ts"
 import type { SkillsBridge } from "./skillsExtension.ts"
 import type { ToolDef } from "./ToolDef.ts"
 import type { CallToolResult } from "./wireTypes.ts"
@@ -39,11 +40,15 @@ export const identityOf = (ctx: ServerContext): RequestIdentity => {
   return identity
 }
 
-/** Runs a tool call's program for a request: the edge adds the revocation and shutdown guards. */
+/**
+ * Runs a tool call's program for a request, with the caller and progress in its context: the edge
+ * adds the revocation and shutdown guards.
+ */
 export type ToolRunner = (
   program: Effect.Effect<CallToolResult, never, any>,
   toolName: string,
   identity: RequestIdentity,
+  progress: ProgressShape,
   signal: AbortSignal
 ) => Promise<CallToolResult>
 
@@ -67,8 +72,8 @@ export const makeMcpServer = (kind: ServerKind, deps: ServerDeps): McpServer => 
     // The SDK sends the message as it stands (no code prefix), so clients show it once.
     if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`)
     const progress = progressFor(req.params._meta?.progressToken, (n) => ctx.mcpReq.notify(n))
-    const program = runTool(tool as ToolDef<any, any, any>, req.params.arguments, identity.caller, progress)
-    return (await deps.runCall(program, tool.name, identity, ctx.mcpReq.signal)) as any
+    const program = toolProgram(tool as ToolDef<any, any, any>, req.params.arguments)
+    return (await deps.runCall(program, tool.name, identity, progress, ctx.mcpReq.signal)) as any
   })
   if (kind === "agents" && deps.skills !== undefined) deps.skills.attach(mcp)
   return mcp

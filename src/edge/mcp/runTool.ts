@@ -5,7 +5,7 @@
  * quote Hermes's own error message (`bridge.agent_refused`), which may hold a provider's key.
  */
 import type { CallToolResult } from "./wireTypes.ts"
-import { Cause, Effect, Option, Schema } from "effect"
+import { Cause, Context, Effect, FiberId, FiberRef, FiberRefs, HashMap, Option, Runtime, Schema } from "effect"
 import { type BridgeError, isBridgeError } from "../../domain/errors.ts"
 import { logIncident } from "../../common/incident.ts"
 import { makeRedaction } from "../../domain/redact/redact.ts"
@@ -35,12 +35,12 @@ const redactedErrorResult = (toolName: string, e: BridgeError): Effect.Effect<Ca
     return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: text(c.text) } : c)) }
   })
 
-export const runTool = <R>(
-  tool: ToolDef<any, any, R>,
-  args: unknown,
-  caller: CallerShape,
-  progress: ProgressShape
-): Effect.Effect<CallToolResult, never, Exclude<R, Caller | Progress>> =>
+/**
+ * One call's program: decode, handler, encode, errors as results, the call counted. It reads
+ * `Caller` and `Progress` from its context: `runTool` provides them, and the edge starts each call
+ * in a fiber that has them already (`callRuntime`), which costs less than providing them.
+ */
+export const toolProgram = <R>(tool: ToolDef<any, any, R>, args: unknown): Effect.Effect<CallToolResult, never, R | Caller | Progress> =>
   decodeArgs(tool, args).pipe(
     Effect.flatMap((input) => tool.handler(input)),
     Effect.flatMap((out) => Effect.orDie(Schema.encode(tool.output)(out))),
@@ -53,9 +53,35 @@ export const runTool = <R>(
       if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
       return Effect.map(logIncident("tool call failed", cause), (internal) => toolErrorResult(tool.name, internal))
     }),
-    Effect.tap((result) => withMetrics((m) => m.mcpRequest(tool.name, resultCode(result)))),
+    Effect.tap((result) => withMetrics((m) => m.mcpRequest(tool.name, resultCode(result))))
+  ) as Effect.Effect<CallToolResult, never, R | Caller | Progress>
+
+/** Log lines of a call carry its tool and client. */
+const callAnnotations = (toolName: string, caller: CallerShape) => ({ tool: toolName, client: caller.client })
+
+export const runTool = <R>(
+  tool: ToolDef<any, any, R>,
+  args: unknown,
+  caller: CallerShape,
+  progress: ProgressShape
+): Effect.Effect<CallToolResult, never, Exclude<R, Caller | Progress>> =>
+  toolProgram(tool, args).pipe(
     Effect.provideService(Caller, caller),
     Effect.provideService(Progress, progress),
-    Effect.annotateLogs({ tool: tool.name, client: caller.client }),
-    Effect.withSpan(`mcp.tool.${tool.name}`)
+    // No span: the bridge exports no traces, and a span (with its captured stack) cost every call.
+    Effect.annotateLogs(callAnnotations(tool.name, caller))
   ) as Effect.Effect<CallToolResult, never, Exclude<R, Caller | Progress>>
+
+/**
+ * The runtime a call's fiber starts in: `runtime` with the call's `Caller` and `Progress` in its
+ * context and its log annotations set, what `runTool` provides, without an extra step per service.
+ */
+export const callRuntime = <R>(runtime: Runtime.Runtime<R>, toolName: string, caller: CallerShape, progress: ProgressShape): Runtime.Runtime<R | Caller | Progress> => {
+  let annotations = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentLogAnnotations)
+  for (const [key, value] of Object.entries(callAnnotations(toolName, caller))) annotations = HashMap.set(annotations, key, value)
+  return Runtime.make({
+    context: Context.merge(runtime.context, Context.make(Caller, caller).pipe(Context.add(Progress, progress))),
+    fiberRefs: FiberRefs.updateAs(runtime.fiberRefs, { fiberId: FiberId.none, fiberRef: FiberRef.currentLogAnnotations, value: annotations }),
+    runtimeFlags: runtime.runtimeFlags
+  })
+}

@@ -51,6 +51,8 @@ const RESERVED_NAMES = /^(admin|shared|hermes|hermes__.*)$/
 
 /** Last-used times are written at most this often per client, so auth stays off the write path. */
 const LAST_USED_RESOLUTION_MS = 60_000
+/** At most this many valid keys are remembered (then the memory starts over). */
+const REMEMBERED_KEYS = 1024
 
 /**
  * Reads the admin key from the data dir, creating it (0600) on first start. Plain node:fs, once,
@@ -127,16 +129,42 @@ export const AuthLive = Layer.effect(
           return Effect.ignore(sql`UPDATE clients SET last_used_at = ${t} WHERE name = ${name}`)
         })
 
+      /**
+       * Keys found valid, by digest, so that a request of a known key needs no database read. Kept
+       * only while a `changes` stream is being watched (the MCP edge's): that watch is what notices
+       * another process's revoke, and it forgets every key (`forget`) before it tells its watcher,
+       * so the watcher's re-check of what is open reads the database. This process's own revoke and
+       * rotate forget at once. A key refused is never remembered.
+       */
+      const known = new Map<string, CallerShape>()
+      let watchers = 0
+      // Moves on each forget, so that a read that began before one is not remembered after it.
+      let generation = 0
+      const forget = Effect.sync(() => {
+        generation += 1
+        known.clear()
+      })
+
       const authenticate: AuthShape["authenticate"] = (token) =>
-        Effect.gen(function* () {
-          if (token === undefined || token.length === 0 || token.length > 512) return Option.none()
+        Effect.suspend(() => {
+          if (token === undefined || token.length === 0 || token.length > 512) return Effect.succeed(Option.none())
           const digest = digestKey(token)
-          if (sameDigest(digest, adminDigest)) return Option.some<CallerShape>({ client: "admin", isAdmin: true, scopes: ["agents", "memory"] })
-          const rows = yield* clientRows(sql`SELECT * FROM clients WHERE key_digest = ${digest} AND revoked_at IS NULL`)
-          const row = rows[0]
-          if (row === undefined || !sameDigest(row.key_digest, digest)) return Option.none()
-          yield* touch(row.name)
-          return Option.some<CallerShape>({ client: row.name, isAdmin: false, scopes: toRecord(row).scopes })
+          if (sameDigest(digest, adminDigest)) return Effect.succeed(Option.some<CallerShape>({ client: "admin", isAdmin: true, scopes: ["agents", "memory"] }))
+          const cached = watchers > 0 ? known.get(digest) : undefined
+          if (cached !== undefined) return Effect.as(touch(cached.client), Option.some(cached))
+          const readAt = generation
+          return Effect.gen(function* () {
+            const rows = yield* clientRows(sql`SELECT * FROM clients WHERE key_digest = ${digest} AND revoked_at IS NULL`)
+            const row = rows[0]
+            if (row === undefined || !sameDigest(row.key_digest, digest)) return Option.none()
+            yield* touch(row.name)
+            const caller: CallerShape = { client: row.name, isAdmin: false, scopes: toRecord(row).scopes }
+            if (watchers > 0 && readAt === generation) {
+              if (known.size >= REMEMBERED_KEYS) known.clear()
+              known.set(digest, caller)
+            }
+            return Option.some(caller)
+          })
         })
 
       const issue = (name: string) => {
@@ -171,6 +199,7 @@ export const AuthLive = Layer.effect(
           if (row.revoked_at !== null) return toRecord(row)
           const at = yield* Clock.currentTimeMillis
           yield* orDie(sql`UPDATE clients SET revoked_at = ${at} WHERE name = ${name}`)
+          yield* forget
           yield* changed
           return toRecord({ ...row, revoked_at: iso(at) })
         })
@@ -180,6 +209,7 @@ export const AuthLive = Layer.effect(
           const row = yield* existing(name)
           const { key, digest } = issue(name)
           yield* orDie(sql`UPDATE clients SET key_digest = ${digest}, revoked_at = NULL WHERE name = ${name}`)
+          yield* forget
           yield* changed
           return { key, client: toRecord({ ...row, key_digest: digest, revoked_at: null }) }
         })
@@ -187,8 +217,35 @@ export const AuthLive = Layer.effect(
       const localChanges = yield* SubscriptionRef.make(0)
       const changed = SubscriptionRef.update(localChanges, (n) => n + 1)
       const dataVersion = orDie(Effect.flatMap(sql`PRAGMA data_version`, Schema.decodeUnknown(DataVersion))).pipe(Effect.map((rows) => rows[0]?.data_version ?? 0))
+      // Another connection's commit may have revoked a remembered key: it is forgotten before the
+      // watcher is told. Keys are remembered only once a watch has its baseline (the first read of
+      // data_version), so that no commit is missed between remembering a key and watching.
       const otherConnections = (every: Duration.DurationInput) =>
-        Stream.repeatEffectWithSchedule(dataVersion, Schedule.spaced(every)).pipe(Stream.changes, Stream.drop(1))
+        Stream.suspend(() => {
+          let counted = false
+          return Stream.repeatEffectWithSchedule(dataVersion, Schedule.spaced(every)).pipe(
+            Stream.tap(() =>
+              Effect.sync(() => {
+                if (counted) return
+                counted = true
+                watchers += 1
+              })
+            ),
+            Stream.changes,
+            Stream.drop(1),
+            Stream.tap(() => forget),
+            Stream.ensuring(
+              Effect.sync(() => {
+                if (!counted) return
+                watchers -= 1
+                if (watchers === 0) {
+                  generation += 1
+                  known.clear()
+                }
+              })
+            )
+          )
+        })
       const changes: AuthShape["changes"] = (every) =>
         Stream.merge(Stream.drop(localChanges.changes, 1), otherConnections(every)).pipe(Stream.as(undefined))
 

@@ -18,7 +18,7 @@ const normalized = (result: unknown): Record<string, unknown> => {
 /**
  * `tool_call(calls[{name, arguments}])`. Each call runs through `runTool` with this request's caller
  * and progress, which is the whole of a direct `tools/call` once the tool is found: the same decoding,
- * services (auth, limits, redaction), typed errors naming the real tool, and logs and spans under the
+ * services (auth, limits, redaction), typed errors naming the real tool, and logs under the
  * real tool's name. Nothing else is checked here. The result is then normalized with the SDK's
  * `CallToolResult` schema, as the SDK server does to a direct call's result before sending it, so each
  * `result` is byte for byte what the direct call would have answered.

@@ -1,0 +1,92 @@
+/**
+ * `Auth` remembers keys it found valid while the edge watches `Auth.changes`, so a request of a known
+ * key reads no database; every way a key stops authenticating still reaches every request:
+ * this process's revoke and rotate at once, another process's revoke (the CLI's own connection) as
+ * soon as the watch notices it, before the watcher hears of it; and with nobody watching, nothing is
+ * remembered at all.
+ */
+import { it } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
+import * as path from "node:path"
+import { describe, expect } from "vitest"
+import { authLayer } from "../../src/cli/runtime.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
+import { testConfig } from "../support/daemon.ts"
+
+const EVERY = Duration.millis(20)
+
+/** An UPDATE from another connection to the same file, as `agent-bridge client revoke` makes it. */
+const fromAnotherProcess = (dataDir: string, statement: string, ...params: Array<unknown>) =>
+  Effect.sync(() => {
+    const db = new Database(path.join(dataDir, "bridge.db"))
+    try {
+      db.prepare(statement).run(...params)
+    } finally {
+      db.close()
+    }
+  })
+
+const layerFor = () => {
+  const config = testConfig()
+  return { config, layer: authLayer(config) as Layer.Layer<Auth> }
+}
+
+const client = (caller: Option.Option<{ client: string }>) => Option.map(caller, (c) => c.client)
+
+/** Watches `changes` as the edge does; each change lands in the queue once the watcher has it. */
+const watch = Effect.gen(function* () {
+  const auth = yield* Auth
+  const heard = yield* Queue.unbounded<void>()
+  const fiber = yield* auth.changes(EVERY).pipe(Stream.runForEach(() => Queue.offer(heard, undefined)), Effect.fork)
+  // Keys are remembered once the watch has its baseline: its first poll.
+  yield* Effect.sleep(Duration.times(EVERY, 3))
+  return { heard, fiber }
+})
+
+describe("Auth remembers valid keys only while their changes are watched", () => {
+  const { config, layer } = layerFor()
+
+  it.live("another process's revoke: refused once the watch notices, and forgotten before the watcher hears", () =>
+    Effect.gen(function* () {
+      const auth = yield* Auth
+      const { key } = yield* auth.addClient("remembered", ["agents"])
+      const { heard, fiber } = yield* watch
+      expect(client(yield* auth.authenticate(key))).toEqual(Option.some("remembered"))
+      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", new Date().toISOString(), "remembered")
+      // The watch notices the commit and forgets the key before it tells the watcher.
+      yield* Queue.take(heard)
+      expect(yield* auth.authenticate(key)).toEqual(Option.none())
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(layer)), 20_000)
+
+  it.live("this process's rotate and revoke: the old key is refused at once", () =>
+    Effect.gen(function* () {
+      const auth = yield* Auth
+      const { key: first } = yield* auth.addClient("rotated", ["agents", "memory"])
+      const { fiber } = yield* watch
+      expect(client(yield* auth.authenticate(first))).toEqual(Option.some("rotated"))
+      const { key: second } = yield* auth.rotate("rotated")
+      expect(yield* auth.authenticate(first)).toEqual(Option.none())
+      expect(client(yield* auth.authenticate(second))).toEqual(Option.some("rotated"))
+      yield* auth.revoke("rotated")
+      expect(yield* auth.authenticate(second)).toEqual(Option.none())
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(layer)), 20_000)
+
+  it.live("with nobody watching, another process's revoke is seen by the very next request", () =>
+    Effect.gen(function* () {
+      const auth = yield* Auth
+      const { key } = yield* auth.addClient("unwatched", ["agents"])
+      expect(client(yield* auth.authenticate(key))).toEqual(Option.some("unwatched"))
+      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", new Date().toISOString(), "unwatched")
+      expect(yield* auth.authenticate(key)).toEqual(Option.none())
+      // And a watch that ended leaves nothing remembered behind.
+      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = NULL WHERE name = ?", "unwatched")
+      const { fiber } = yield* watch
+      expect(client(yield* auth.authenticate(key))).toEqual(Option.some("unwatched"))
+      yield* Fiber.interrupt(fiber)
+      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", new Date().toISOString(), "unwatched")
+      expect(yield* auth.authenticate(key)).toEqual(Option.none())
+    }).pipe(Effect.provide(layer)), 20_000)
+})
