@@ -5,7 +5,6 @@
  * records calls) or the simulator instead.
  */
 import { Effect, Layer, Option, Redacted, Stream } from "effect"
-import { Unavailable } from "../../domain/errors.ts"
 import { HermesNoProfile, HermesTransport } from "./failure.ts"
 import { HermesClient, type HermesClientShape, type HermesProfile } from "./HermesClient.ts"
 
@@ -24,7 +23,7 @@ export const HermesClientTest = (options: DoubleOptions = {}) => {
   }))
   const spec = (p: HermesProfile) => specs.find((s) => s.name === p.name)!
   const down = (p: HermesProfile, route: string) => new HermesTransport({ agent: p.agent, route, detail: "ECONNREFUSED" })
-  const unused = () => Effect.die(new Unavailable({ message: "not scripted in this double" }))
+  const unused = () => Effect.dieMessage("not scripted in this double")
   const shape: HermesClientShape = {
     profiles,
     profile: (agent) => {

@@ -130,6 +130,18 @@ export const caseSource = (hot: Hot, reachable: ReadonlyArray<ToolDef>, seed: nu
 
   const schemaArgs = (tool: ToolDef, n: number) => sample(Arbitrary.make(tool.input), n) as Array<Record<string, unknown>>
 
+  /**
+   * Waits bounded in time: a sampled `wait_s` / `timeout_s` can be up to the longest wait, and a
+   * missing `timeout_s` is the default wait (`WAIT_DEFAULT_SECONDS`), both past a call's deadline
+   * on a run that is still live. Every wait a case asks for is a fraction of a second.
+   */
+  const shortWaits = (tool: ToolDef, args: Record<string, unknown>): Record<string, unknown> => {
+    const out = { ...args }
+    for (const field of ["wait_s", "timeout_s"]) if (field in out) out[field] = pick(rng, [0, 0.01, 0.2])
+    if (fieldNames(tool).includes("timeout_s") && !("timeout_s" in out)) out["timeout_s"] = pick(rng, [0, 0.01, 0.2])
+    return out
+  }
+
   const biasedArgs = (tool: ToolDef, depth: number): Record<string, unknown> => {
     const base = { ...schemaArgs(tool, 1)[0] }
     for (const field of fieldNames(tool)) {
@@ -145,14 +157,12 @@ export const caseSource = (hot: Hot, reachable: ReadonlyArray<ToolDef>, seed: nu
       const values = hotValues(field, hot, rng, unicode)
       if (values.length > 0 && rng() < 0.7) base[field] = pick(rng, values)
     }
-    // Numeric waits from the schema sample can be up to 600 s: keep them short here too.
-    for (const field of ["wait_s", "timeout_s"]) if (field in base) base[field] = pick(rng, [0, 0.01, 0.2])
-    return base
+    return shortWaits(tool, base)
   }
 
   const hostileArgs = (tool: ToolDef): string => {
     const fields = fieldNames(tool)
-    const entries = entriesOf(schemaArgs(tool, 1)[0])
+    const entries = entriesOf(shortWaits(tool, schemaArgs(tool, 1)[0]!))
     const field = fields.length > 0 && rng() < 0.9 ? pick(rng, fields) : `extra_${Math.floor(rng() * 100)}`
     const value = rng() < 0.03 ? JSON.stringify(pick(rng, HUGE_STRINGS)) : pick(rng, HOSTILE_FRAGMENTS)
     const kept = entries.filter(([k]) => k !== field)
@@ -163,7 +173,7 @@ export const caseSource = (hot: Hot, reachable: ReadonlyArray<ToolDef>, seed: nu
   return {
     casesFor: (tool, counts) => {
       const out: Array<FuzzCase> = []
-      for (const args of schemaArgs(tool, counts.schema)) out.push({ tool: tool.name, family: "schema", args: toText(entriesOf(args)) })
+      for (const args of schemaArgs(tool, counts.schema)) out.push({ tool: tool.name, family: "schema", args: toText(entriesOf(shortWaits(tool, args))) })
       for (let i = 0; i < counts.biased; i++) out.push({ tool: tool.name, family: "biased", args: toText(entriesOf(biasedArgs(tool, 0))) })
       for (let i = 0; i < counts.hostile; i++) out.push({ tool: tool.name, family: "hostile", args: hostileArgs(tool) })
       for (let i = 0; i < counts.shape; i++) {
