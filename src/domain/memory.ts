@@ -4,19 +4,7 @@ import { Schema } from "effect"
 export const MemoryAdded = Schema.Struct({ status: Schema.Literal("ok"), id: Schema.String, timestamp: Schema.String })
 export type MemoryAdded = typeof MemoryAdded.Type
 
-export const MemoryHit = Schema.Struct({
-  id: Schema.String,
-  text: Schema.String,
-  tags: Schema.Array(Schema.String),
-  namespace: Schema.String,
-  timestamp: Schema.String,
-  score: Schema.Number.pipe(Schema.finite())
-})
-export type MemoryHit = typeof MemoryHit.Type
-export const MemoryResults = Schema.Struct({ status: Schema.Literal("ok"), results: Schema.Array(MemoryHit) })
-export type MemoryResults = typeof MemoryResults.Type
-
-/** The direct memory server (`/mcp/memory/mcp`): a note as `memory_list` shows it. */
+/** A note as the memory tools show it (`memory_list`; a search hit adds its score). */
 export const MemoryNoteView = Schema.Struct({
   id: Schema.String,
   text: Schema.String,
@@ -25,6 +13,11 @@ export const MemoryNoteView = Schema.Struct({
   timestamp: Schema.String
 })
 export type MemoryNoteView = typeof MemoryNoteView.Type
+export const MemoryHit = Schema.Struct({ ...MemoryNoteView.fields, score: Schema.Number.pipe(Schema.finite()) })
+export type MemoryHit = typeof MemoryHit.Type
+export const MemoryResults = Schema.Struct({ status: Schema.Literal("ok"), results: Schema.Array(MemoryHit) })
+export type MemoryResults = typeof MemoryResults.Type
+
 export const MemoryStored = Schema.Struct({
   status: Schema.Literal("ok"),
   id: Schema.String,

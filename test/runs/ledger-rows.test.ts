@@ -6,25 +6,11 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { Ledger, ledgerFailureText, type NewRun } from "../../src/services/runs/Ledger.ts"
+import { Ledger, ledgerFailureText } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
+import { newRun } from "./support/newRun.ts"
 
-const newRun = (runId: string): NewRun => ({
-  runId,
-  client: "alice",
-  agent: "hermes",
-  profile: "default",
-  hermesRunId: `h_${runId}`,
-  status: "running",
-  input: "in",
-  instructions: null,
-  sessionKey: null,
-  reasoningEffort: null,
-  idempotencyKey: null,
-  fingerprint: "fp",
-  started: { type: "run.started", data: {} }
-})
 
 const withLedger = <A, E>(body: Effect.Effect<A, E, Ledger | SqlClient.SqlClient>) =>
   body.pipe(Effect.provide(LedgerLive), Effect.provide(DbMemory))

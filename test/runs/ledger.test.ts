@@ -6,27 +6,12 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { Ledger, type NewRun } from "../../src/services/runs/Ledger.ts"
+import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive, OUTPUT_CHUNK_BYTES } from "../../src/services/runs/LedgerSql.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { utf8 } from "../../src/domain/runs/window.ts"
+import { newRun } from "./support/newRun.ts"
 
-const newRun = (runId: string, extra: Partial<NewRun> = {}): NewRun => ({
-  runId,
-  client: "alice",
-  agent: "hermes",
-  profile: "default",
-  hermesRunId: `h_${runId}`,
-  status: "running",
-  input: "in",
-  instructions: null,
-  sessionKey: null,
-  reasoningEffort: null,
-  idempotencyKey: null,
-  fingerprint: "fp",
-  started: { type: "run.started", data: {} },
-  ...extra
-})
 
 const withLedger = <A, E>(body: Effect.Effect<A, E, Ledger | SqlClient.SqlClient>) =>
   body.pipe(Effect.provide(LedgerLive), Effect.provide(DbMemory))

@@ -31,9 +31,10 @@ export interface SkillDeleteRow extends RowBase {
   readonly kind: "skill_delete"
   readonly name: string
 }
-export interface RunApprovalRow extends RowBase {
-  readonly kind: "run_approval"
+/** What the follower knows when Hermes asks for an approval. */
+export interface RunApprovalInput {
   readonly run_id: string
+  readonly client: string
   readonly agent: string
   readonly hermes_run_id: string
   /** Hermes's request id; null when Hermes named none (then none is sent back with the answer). */
@@ -41,21 +42,14 @@ export interface RunApprovalRow extends RowBase {
   readonly command: string
   readonly description: string
   readonly choices: ReadonlyArray<string>
+}
+
+export interface RunApprovalRow extends RowBase, RunApprovalInput {
+  readonly kind: "run_approval"
   /** The choice sent to Hermes when approved ("deny" when denied). */
   readonly choice: string | null
 }
 export type InboxRow = SkillPutRow | SkillDeleteRow | RunApprovalRow
-
-export interface RunApprovalInput {
-  readonly run_id: string
-  readonly client: string
-  readonly agent: string
-  readonly hermes_run_id: string
-  readonly request_id: string | null
-  readonly command: string
-  readonly description: string
-  readonly choices: ReadonlyArray<string>
-}
 
 export interface Decision {
   readonly approve: boolean
