@@ -102,127 +102,127 @@ export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSess
 
 /** The MCP edge over `catalog`: both protocol eras, the sessions of the 2025 era, the calls in flight. */
 export const McpSessionsLive = <R>(catalog: Catalog) =>
-    Layer.scoped(
-      McpSessions,
-      Effect.gen(function* () {
-        const runtime = yield* Effect.runtime<R>()
-        const run = Runtime.runPromise(runtime)
-        const inFlight = yield* makeInFlight
-        const deps: ServerDeps = {
-          catalog,
-          runCall: (program, toolName, identity, progress, signal) =>
-            inFlight.run(program, callRuntime(runtime, toolName, identity.caller, progress), toolName, identity, signal),
-          skills: makeSkillsBridge((program) => run(Effect.either(program) as Effect.Effect<any, never, any>))
-        }
+  Layer.scoped(
+    McpSessions,
+    Effect.gen(function* () {
+      const runtime = yield* Effect.runtime<R>()
+      const run = Runtime.runPromise(runtime)
+      const inFlight = yield* makeInFlight
+      const deps: ServerDeps = {
+        catalog,
+        runCall: (program, toolName, identity, progress, signal) =>
+          inFlight.run(program, callRuntime(runtime, toolName, identity.caller, progress), toolName, identity, signal),
+        skills: makeSkillsBridge((program) => run(Effect.either(program) as Effect.Effect<any, never, any>))
+      }
 
-        // ── 2026-07-28: one SDK handler per server, a server instance per request, no session.
-        const modern: Record<ServerKind, McpHttpHandler> = {
-          agents: createMcpHandler(() => makeMcpServer("agents", deps), { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS }),
-          memory: createMcpHandler(() => makeMcpServer("memory", deps), { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS })
-        }
-        yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([modern.agents.close(), modern.memory.close()]).catch(() => undefined)))
+      // ── 2026-07-28: one SDK handler per server, a server instance per request, no session.
+      const modern: Record<ServerKind, McpHttpHandler> = {
+        agents: createMcpHandler(() => makeMcpServer("agents", deps), { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS }),
+        memory: createMcpHandler(() => makeMcpServer("memory", deps), { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS })
+      }
+      yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([modern.agents.close(), modern.memory.close()]).catch(() => undefined)))
 
-        // ── 2025 era: sessions, in order of last use, least recent first (a used one moves to the end).
-        const sessions = new Map<string, Session>()
+      // ── 2025 era: sessions, in order of last use, least recent first (a used one moves to the end).
+      const sessions = new Map<string, Session>()
 
-        const close = (id: string) => {
-          const s = sessions.get(id)
-          sessions.delete(id)
-          return s === undefined ? Effect.void : Effect.promise(() => s.transport.close().catch(() => undefined))
-        }
+      const close = (id: string) => {
+        const s = sessions.get(id)
+        sessions.delete(id)
+        return s === undefined ? Effect.void : Effect.promise(() => s.transport.close().catch(() => undefined))
+      }
 
-        /** Closes `owner`'s least recently used sessions beyond its cap. */
-        const enforceCap = (owner: string) => {
-          const own = [...sessions].filter(([, s]) => s.owner === owner).map(([id]) => id)
-          for (const id of own.slice(0, Math.max(0, own.length - MAX_SESSIONS_PER_CLIENT))) void run(close(id))
-        }
+      /** Closes `owner`'s least recently used sessions beyond its cap. */
+      const enforceCap = (owner: string) => {
+        const own = [...sessions].filter(([, s]) => s.owner === owner).map(([id]) => id)
+        for (const id of own.slice(0, Math.max(0, own.length - MAX_SESSIONS_PER_CLIENT))) void run(close(id))
+      }
 
-        const open = (kind: ServerKind, identity: RequestIdentity) =>
-          Effect.promise(async () => {
-            const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-              sessionIdGenerator: randomUUID,
-              keepAliveMs: KEEP_ALIVE_MS,
-              onsessioninitialized: (id) => {
-                sessions.set(id, { transport, kind, owner: identity.caller.client, token: identity.token, lastSeen: Date.now() })
-                enforceCap(identity.caller.client)
-              },
-              onsessionclosed: (id) => {
-                sessions.delete(id)
-              }
-            })
-            await makeMcpServer(kind, deps).connect(transport)
-            return transport
-          })
-
-        const sessionNotFound = () =>
-          new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }), {
-            status: 404,
-            headers: { "content-type": "application/json" }
-          })
-
-        const handleLegacy = (kind: ServerKind, request: Request, identity: RequestIdentity, sid: string | null, parsedBody: unknown) =>
-          Effect.gen(function* () {
-            let transport: WebStandardStreamableHTTPServerTransport
-            if (sid !== null) {
-              const s = sessions.get(sid)
-              // A session belongs to the client that opened it, on the server it opened.
-              if (s === undefined || s.kind !== kind || s.owner !== identity.caller.client) return sessionNotFound()
-              s.lastSeen = Date.now()
-              sessions.delete(sid)
-              sessions.set(sid, s)
-              transport = s.transport
-            } else {
-              transport = yield* open(kind, identity)
+      const open = (kind: ServerKind, identity: RequestIdentity) =>
+        Effect.promise(async () => {
+          const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+            sessionIdGenerator: randomUUID,
+            keepAliveMs: KEEP_ALIVE_MS,
+            onsessioninitialized: (id) => {
+              sessions.set(id, { transport, kind, owner: identity.caller.client, token: identity.token, lastSeen: Date.now() })
+              enforceCap(identity.caller.client)
+            },
+            onsessionclosed: (id) => {
+              sessions.delete(id)
             }
-            const res = yield* Effect.promise(() => transport.handleRequest(request, sdkOptions(identity, parsedBody)))
-            return request.method === "GET" ? withStreamPrelude(res) : res
           })
-
-        const handle: McpSessionsShape["handle"] = (kind, request, identity, parsedBody) =>
-          Effect.gen(function* () {
-            const sid = request.headers.get("mcp-session-id")
-            const version = request.headers.get("mcp-protocol-version")
-            // A session id is the 2025 era, and so is a 2025 version header; a 2026-07-28 header is
-            // the modern era whatever the body says (the modern leg answers a missing envelope, as the
-            // SDK's own classification would route it). Only the rest needs the body read to decide.
-            const legacy =
-              sid !== null ||
-              (version !== null && version !== MODERN_PROTOCOL && version.startsWith("2025-")) ||
-              (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request, parsedBody).catch(() => true))))
-            if (legacy) return yield* handleLegacy(kind, request, identity, sid, parsedBody)
-            return yield* Effect.promise(() => modern[kind].fetch(request, sdkOptions(identity, parsedBody)))
-          })
-
-        const sweepIdle = Effect.suspend(() => {
-          const cutoff = Date.now() - Duration.toMillis(IDLE_LIMIT)
-          const idle = [...sessions.entries()].filter(([, s]) => s.lastSeen < cutoff).map(([id]) => id)
-          return Effect.forEach(idle, close, { discard: true })
+          await makeMcpServer(kind, deps).connect(transport)
+          return transport
         })
-        yield* Effect.forkScoped(Effect.repeat(sweepIdle, Schedule.spaced(Duration.minutes(1))))
 
-        // ── Revocation: a key that no longer authenticates ends its calls and its sessions.
-        const auth = yield* Effect.serviceOption(Auth)
-        const stillValid = (identity: RequestIdentity) =>
-          Option.match(auth, {
-            onNone: () => Effect.succeed(true),
-            onSome: (a) => Effect.map(a.authenticate(identity.token), (c) => Option.isSome(c) && c.value.client === identity.caller.client)
-          })
-        const recheckKeys = Effect.gen(function* () {
-          const forbidden = new AuthForbidden({ message: "this key was revoked or rotated while the request was open" })
-          yield* inFlight.endWhere((identity) => Effect.map(stillValid(identity), (ok) => !ok), forbidden)
-          const stale = yield* Effect.filter([...sessions.entries()], ([, s]) =>
-            Effect.map(stillValid({ caller: { client: s.owner, isAdmin: false, scopes: [] }, token: s.token }), (ok) => !ok)
-          )
-          yield* Effect.forEach(stale, ([id]) => close(id), { discard: true })
-        }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("mcp: checking open requests' keys failed", cause)))
-        if (Option.isSome(auth)) {
-          // Each change to the clients table (this process's, or the CLI's from its own process).
-          yield* auth.value.changes(KEY_RECHECK_EVERY).pipe(Stream.runForEach(() => recheckKeys), Effect.forkScoped)
-        }
+      const sessionNotFound = () =>
+        new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }), {
+          status: 404,
+          headers: { "content-type": "application/json" }
+        })
 
-        const closeAll = Effect.forEach([...sessions.keys()], close, { discard: true })
-        const drain = inFlight.drain.pipe(Effect.zipRight(closeAll))
-        yield* Effect.addFinalizer(() => closeAll)
-        return { handle, size: Effect.sync(() => sessions.size), closeAll, drain, recheckKeys }
+      const handleLegacy = (kind: ServerKind, request: Request, identity: RequestIdentity, sid: string | null, parsedBody: unknown) =>
+        Effect.gen(function* () {
+          let transport: WebStandardStreamableHTTPServerTransport
+          if (sid !== null) {
+            const s = sessions.get(sid)
+            // A session belongs to the client that opened it, on the server it opened.
+            if (s === undefined || s.kind !== kind || s.owner !== identity.caller.client) return sessionNotFound()
+            s.lastSeen = Date.now()
+            sessions.delete(sid)
+            sessions.set(sid, s)
+            transport = s.transport
+          } else {
+            transport = yield* open(kind, identity)
+          }
+          const res = yield* Effect.promise(() => transport.handleRequest(request, sdkOptions(identity, parsedBody)))
+          return request.method === "GET" ? withStreamPrelude(res) : res
+        })
+
+      const handle: McpSessionsShape["handle"] = (kind, request, identity, parsedBody) =>
+        Effect.gen(function* () {
+          const sid = request.headers.get("mcp-session-id")
+          const version = request.headers.get("mcp-protocol-version")
+          // A session id is the 2025 era, and so is a 2025 version header; a 2026-07-28 header is
+          // the modern era whatever the body says (the modern leg answers a missing envelope, as the
+          // SDK's own classification would route it). Only the rest needs the body read to decide.
+          const legacy =
+            sid !== null ||
+            (version !== null && version !== MODERN_PROTOCOL && version.startsWith("2025-")) ||
+            (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request, parsedBody).catch(() => true))))
+          if (legacy) return yield* handleLegacy(kind, request, identity, sid, parsedBody)
+          return yield* Effect.promise(() => modern[kind].fetch(request, sdkOptions(identity, parsedBody)))
+        })
+
+      const sweepIdle = Effect.suspend(() => {
+        const cutoff = Date.now() - Duration.toMillis(IDLE_LIMIT)
+        const idle = [...sessions.entries()].filter(([, s]) => s.lastSeen < cutoff).map(([id]) => id)
+        return Effect.forEach(idle, close, { discard: true })
       })
-    )
+      yield* Effect.forkScoped(Effect.repeat(sweepIdle, Schedule.spaced(Duration.minutes(1))))
+
+      // ── Revocation: a key that no longer authenticates ends its calls and its sessions.
+      const auth = yield* Effect.serviceOption(Auth)
+      const stillValid = (identity: RequestIdentity) =>
+        Option.match(auth, {
+          onNone: () => Effect.succeed(true),
+          onSome: (a) => Effect.map(a.authenticate(identity.token), (c) => Option.isSome(c) && c.value.client === identity.caller.client)
+        })
+      const recheckKeys = Effect.gen(function* () {
+        const forbidden = new AuthForbidden({ message: "this key was revoked or rotated while the request was open" })
+        yield* inFlight.endWhere((identity) => Effect.map(stillValid(identity), (ok) => !ok), forbidden)
+        const stale = yield* Effect.filter([...sessions.entries()], ([, s]) =>
+          Effect.map(stillValid({ caller: { client: s.owner, isAdmin: false, scopes: [] }, token: s.token }), (ok) => !ok)
+        )
+        yield* Effect.forEach(stale, ([id]) => close(id), { discard: true })
+      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("mcp: checking open requests' keys failed", cause)))
+      if (Option.isSome(auth)) {
+        // Each change to the clients table (this process's, or the CLI's from its own process).
+        yield* auth.value.changes(KEY_RECHECK_EVERY).pipe(Stream.runForEach(() => recheckKeys), Effect.forkScoped)
+      }
+
+      const closeAll = Effect.forEach([...sessions.keys()], close, { discard: true })
+      const drain = inFlight.drain.pipe(Effect.zipRight(closeAll))
+      yield* Effect.addFinalizer(() => closeAll)
+      return { handle, size: Effect.sync(() => sessions.size), closeAll, drain, recheckKeys }
+    })
+  )

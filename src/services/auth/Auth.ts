@@ -103,154 +103,154 @@ export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {}
 
 /** The production Auth over the `clients` table; the admin key and the metrics token are registered with the Redactor. */
 export const AuthLive = Layer.effect(
-    Auth,
-    Effect.gen(function* () {
-      const config = yield* AppConfig
-      const sql = yield* SqlClient.SqlClient
-      const redactor = yield* Redactor
-      const admin = config.bridge.admin_key !== undefined ? Redacted.value(config.bridge.admin_key) : loadAdminKey(config.dataDir)
-      const adminDigest = digestKey(admin)
-      yield* redactor.registerSecret(admin)
-      // The metrics token is a key the bridge holds too: never shown to a remote machine.
-      if (config.bridge.metrics_token !== undefined) yield* redactor.registerSecret(Redacted.value(config.bridge.metrics_token))
-      const lastWritten = new Map<string, number>()
-      // Storage failures in identity, and rows that do not decode, are defects: the edge reports
-      // them as bridge.internal.
-      const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
-      const clientRows = (q: Effect.Effect<ReadonlyArray<unknown>, SqlError>) => orDie(Effect.flatMap(q, decodeClients))
+  Auth,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const sql = yield* SqlClient.SqlClient
+    const redactor = yield* Redactor
+    const admin = config.bridge.admin_key !== undefined ? Redacted.value(config.bridge.admin_key) : loadAdminKey(config.dataDir)
+    const adminDigest = digestKey(admin)
+    yield* redactor.registerSecret(admin)
+    // The metrics token is a key the bridge holds too: never shown to a remote machine.
+    if (config.bridge.metrics_token !== undefined) yield* redactor.registerSecret(Redacted.value(config.bridge.metrics_token))
+    const lastWritten = new Map<string, number>()
+    // Storage failures in identity, and rows that do not decode, are defects: the edge reports
+    // them as bridge.internal.
+    const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
+    const clientRows = (q: Effect.Effect<ReadonlyArray<unknown>, SqlError>) => orDie(Effect.flatMap(q, decodeClients))
 
-      const find = (name: string) =>
-        clientRows(sql`SELECT * FROM clients WHERE name = ${name}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+    const find = (name: string) =>
+      clientRows(sql`SELECT * FROM clients WHERE name = ${name}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
 
-      const touch = (name: string) =>
-        Effect.flatMap(Clock.currentTimeMillis, (t) => {
-          if (t - (lastWritten.get(name) ?? 0) < LAST_USED_RESOLUTION_MS) return Effect.void
-          lastWritten.set(name, t)
-          return Effect.ignore(sql`UPDATE clients SET last_used_at = ${t} WHERE name = ${name}`)
-        })
-
-      /**
-       * Keys found valid, by digest, so that a request of a known key needs no database read. Kept
-       * only while a `changes` stream is being watched (the MCP edge's): that watch is what notices
-       * another process's revoke, and it forgets every key (`forget`) before it tells its watcher,
-       * so the watcher's re-check of what is open reads the database. This process's own revoke and
-       * rotate forget at once. A key refused is never remembered.
-       */
-      const known = new Map<string, CallerShape>()
-      let watchers = 0
-      // Moves on each forget, so that a read that began before one is not remembered after it.
-      let generation = 0
-      const forget = Effect.sync(() => {
-        generation += 1
-        known.clear()
+    const touch = (name: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (t) => {
+        if (t - (lastWritten.get(name) ?? 0) < LAST_USED_RESOLUTION_MS) return Effect.void
+        lastWritten.set(name, t)
+        return Effect.ignore(sql`UPDATE clients SET last_used_at = ${t} WHERE name = ${name}`)
       })
 
-      const authenticate: AuthShape["authenticate"] = (token) =>
-        Effect.suspend(() => {
-          if (token === undefined || token.length === 0 || token.length > 512) return Effect.succeed(Option.none())
-          const digest = digestKey(token)
-          if (sameDigest(digest, adminDigest)) return Effect.succeed(Option.some<CallerShape>({ client: "admin", isAdmin: true, scopes: ["agents", "memory"] }))
-          const cached = watchers > 0 ? known.get(digest) : undefined
-          if (cached !== undefined) return Effect.as(touch(cached.client), Option.some(cached))
-          const readAt = generation
-          return Effect.gen(function* () {
-            const rows = yield* clientRows(sql`SELECT * FROM clients WHERE key_digest = ${digest} AND revoked_at IS NULL`)
-            const row = rows[0]
-            if (row === undefined || !sameDigest(row.key_digest, digest)) return Option.none()
-            yield* touch(row.name)
-            const caller: CallerShape = { client: row.name, isAdmin: false, scopes: toRecord(row).scopes }
-            if (watchers > 0 && readAt === generation) {
-              if (known.size >= REMEMBERED_KEYS) known.clear()
-              known.set(digest, caller)
-            }
-            return Option.some(caller)
-          })
-        })
-
-      const issue = (name: string) => {
-        const key = newKey()
-        return { key, digest: digestKey(key) }
-      }
-
-      const addClient: AuthShape["addClient"] = (name, scopes) =>
-        Effect.gen(function* () {
-          if (!Schema.is(ClientName)(name) || RESERVED_NAMES.test(name)) {
-            return yield* new ClientError({
-              message: `invalid client name '${name}': lowercase letters, digits, '_' and '-', at most 32; "admin", "shared", "hermes" and "hermes__*" are reserved`
-            })
-          }
-          if (Option.isSome(yield* find(name))) return yield* new ClientError({ message: `client '${name}' already exists (use rotate for a new key)` })
-          const { key, digest } = issue(name)
-          const row: ClientRow = { name, key_digest: digest, scopes: normalizeScopes(scopes).join(","), created_at: yield* nowIso, last_used_at: null, revoked_at: null }
-          const columns = yield* orDie(encodeClient(row))
-          yield* orDie(sql`INSERT INTO clients ${sql.insert({ ...columns })}`)
-          return { key, client: toRecord(row) }
-        })
-
-      const existing = (name: string) =>
-        Effect.flatMap(find(name), Option.match({
-          onNone: () => Effect.fail(new ClientError({ message: `no client named '${name}'` })),
-          onSome: Effect.succeed
-        }))
-
-      const revoke: AuthShape["revoke"] = (name) =>
-        Effect.gen(function* () {
-          const row = yield* existing(name)
-          if (row.revoked_at !== null) return toRecord(row)
-          const at = yield* Clock.currentTimeMillis
-          yield* orDie(sql`UPDATE clients SET revoked_at = ${at} WHERE name = ${name}`)
-          yield* forget
-          yield* changed
-          return toRecord({ ...row, revoked_at: iso(at) })
-        })
-
-      const rotate: AuthShape["rotate"] = (name) =>
-        Effect.gen(function* () {
-          const row = yield* existing(name)
-          const { key, digest } = issue(name)
-          yield* orDie(sql`UPDATE clients SET key_digest = ${digest}, revoked_at = NULL WHERE name = ${name}`)
-          yield* forget
-          yield* changed
-          return { key, client: toRecord({ ...row, key_digest: digest, revoked_at: null }) }
-        })
-
-      const localChanges = yield* SubscriptionRef.make(0)
-      const changed = SubscriptionRef.update(localChanges, (n) => n + 1)
-      const dataVersion = orDie(Effect.flatMap(sql`PRAGMA data_version`, Schema.decodeUnknown(DataVersion))).pipe(Effect.map((rows) => rows[0]?.data_version ?? 0))
-      // Another connection's commit may have revoked a remembered key: it is forgotten before the
-      // watcher is told. Keys are remembered only once a watch has its baseline (the first read of
-      // data_version), so that no commit is missed between remembering a key and watching.
-      const otherConnections = (every: Duration.DurationInput) =>
-        Stream.suspend(() => {
-          let counted = false
-          return Stream.repeatEffectWithSchedule(dataVersion, Schedule.spaced(every)).pipe(
-            Stream.tap(() =>
-              Effect.sync(() => {
-                if (counted) return
-                counted = true
-                watchers += 1
-              })
-            ),
-            Stream.changes,
-            Stream.drop(1),
-            Stream.tap(() => forget),
-            Stream.ensuring(
-              Effect.sync(() => {
-                if (!counted) return
-                watchers -= 1
-                if (watchers === 0) {
-                  generation += 1
-                  known.clear()
-                }
-              })
-            )
-          )
-        })
-      const changes: AuthShape["changes"] = (every) =>
-        Stream.merge(Stream.drop(localChanges.changes, 1), otherConnections(every)).pipe(Stream.as(undefined))
-
-      const listClients = clientRows(sql`SELECT * FROM clients ORDER BY name`).pipe(Effect.map((rows) => rows.map(toRecord)))
-
-      return { authenticate, addClient, listClients, revoke, rotate, adminKey: Redacted.make(admin), changes }
+    /**
+     * Keys found valid, by digest, so that a request of a known key needs no database read. Kept
+     * only while a `changes` stream is being watched (the MCP edge's): that watch is what notices
+     * another process's revoke, and it forgets every key (`forget`) before it tells its watcher,
+     * so the watcher's re-check of what is open reads the database. This process's own revoke and
+     * rotate forget at once. A key refused is never remembered.
+     */
+    const known = new Map<string, CallerShape>()
+    let watchers = 0
+    // Moves on each forget, so that a read that began before one is not remembered after it.
+    let generation = 0
+    const forget = Effect.sync(() => {
+      generation += 1
+      known.clear()
     })
-  )
+
+    const authenticate: AuthShape["authenticate"] = (token) =>
+      Effect.suspend(() => {
+        if (token === undefined || token.length === 0 || token.length > 512) return Effect.succeed(Option.none())
+        const digest = digestKey(token)
+        if (sameDigest(digest, adminDigest)) return Effect.succeed(Option.some<CallerShape>({ client: "admin", isAdmin: true, scopes: ["agents", "memory"] }))
+        const cached = watchers > 0 ? known.get(digest) : undefined
+        if (cached !== undefined) return Effect.as(touch(cached.client), Option.some(cached))
+        const readAt = generation
+        return Effect.gen(function* () {
+          const rows = yield* clientRows(sql`SELECT * FROM clients WHERE key_digest = ${digest} AND revoked_at IS NULL`)
+          const row = rows[0]
+          if (row === undefined || !sameDigest(row.key_digest, digest)) return Option.none()
+          yield* touch(row.name)
+          const caller: CallerShape = { client: row.name, isAdmin: false, scopes: toRecord(row).scopes }
+          if (watchers > 0 && readAt === generation) {
+            if (known.size >= REMEMBERED_KEYS) known.clear()
+            known.set(digest, caller)
+          }
+          return Option.some(caller)
+        })
+      })
+
+    const issue = (name: string) => {
+      const key = newKey()
+      return { key, digest: digestKey(key) }
+    }
+
+    const addClient: AuthShape["addClient"] = (name, scopes) =>
+      Effect.gen(function* () {
+        if (!Schema.is(ClientName)(name) || RESERVED_NAMES.test(name)) {
+          return yield* new ClientError({
+            message: `invalid client name '${name}': lowercase letters, digits, '_' and '-', at most 32; "admin", "shared", "hermes" and "hermes__*" are reserved`
+          })
+        }
+        if (Option.isSome(yield* find(name))) return yield* new ClientError({ message: `client '${name}' already exists (use rotate for a new key)` })
+        const { key, digest } = issue(name)
+        const row: ClientRow = { name, key_digest: digest, scopes: normalizeScopes(scopes).join(","), created_at: yield* nowIso, last_used_at: null, revoked_at: null }
+        const columns = yield* orDie(encodeClient(row))
+        yield* orDie(sql`INSERT INTO clients ${sql.insert({ ...columns })}`)
+        return { key, client: toRecord(row) }
+      })
+
+    const existing = (name: string) =>
+      Effect.flatMap(find(name), Option.match({
+        onNone: () => Effect.fail(new ClientError({ message: `no client named '${name}'` })),
+        onSome: Effect.succeed
+      }))
+
+    const revoke: AuthShape["revoke"] = (name) =>
+      Effect.gen(function* () {
+        const row = yield* existing(name)
+        if (row.revoked_at !== null) return toRecord(row)
+        const at = yield* Clock.currentTimeMillis
+        yield* orDie(sql`UPDATE clients SET revoked_at = ${at} WHERE name = ${name}`)
+        yield* forget
+        yield* changed
+        return toRecord({ ...row, revoked_at: iso(at) })
+      })
+
+    const rotate: AuthShape["rotate"] = (name) =>
+      Effect.gen(function* () {
+        const row = yield* existing(name)
+        const { key, digest } = issue(name)
+        yield* orDie(sql`UPDATE clients SET key_digest = ${digest}, revoked_at = NULL WHERE name = ${name}`)
+        yield* forget
+        yield* changed
+        return { key, client: toRecord({ ...row, key_digest: digest, revoked_at: null }) }
+      })
+
+    const localChanges = yield* SubscriptionRef.make(0)
+    const changed = SubscriptionRef.update(localChanges, (n) => n + 1)
+    const dataVersion = orDie(Effect.flatMap(sql`PRAGMA data_version`, Schema.decodeUnknown(DataVersion))).pipe(Effect.map((rows) => rows[0]?.data_version ?? 0))
+    // Another connection's commit may have revoked a remembered key: it is forgotten before the
+    // watcher is told. Keys are remembered only once a watch has its baseline (the first read of
+    // data_version), so that no commit is missed between remembering a key and watching.
+    const otherConnections = (every: Duration.DurationInput) =>
+      Stream.suspend(() => {
+        let counted = false
+        return Stream.repeatEffectWithSchedule(dataVersion, Schedule.spaced(every)).pipe(
+          Stream.tap(() =>
+            Effect.sync(() => {
+              if (counted) return
+              counted = true
+              watchers += 1
+            })
+          ),
+          Stream.changes,
+          Stream.drop(1),
+          Stream.tap(() => forget),
+          Stream.ensuring(
+            Effect.sync(() => {
+              if (!counted) return
+              watchers -= 1
+              if (watchers === 0) {
+                generation += 1
+                known.clear()
+              }
+            })
+          )
+        )
+      })
+    const changes: AuthShape["changes"] = (every) =>
+      Stream.merge(Stream.drop(localChanges.changes, 1), otherConnections(every)).pipe(Stream.as(undefined))
+
+    const listClients = clientRows(sql`SELECT * FROM clients ORDER BY name`).pipe(Effect.map((rows) => rows.map(toRecord)))
+
+    return { authenticate, addClient, listClients, revoke, rotate, adminKey: Redacted.make(admin), changes }
+  })
+)
