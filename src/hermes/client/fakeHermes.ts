@@ -34,6 +34,11 @@ export interface FakeOptions {
   readonly maxConcurrent?: number
   /** Stop ends the run at once with `run.cancelled` (default true). */
   readonly stopEnds?: boolean
+  /**
+   * Hermes's answer to a stop comes this long after the run's `run.cancelled` (default 0): the
+   * follower may see the run end before the stop returns, as over a busy network.
+   */
+  readonly stopAnswerDelayMs?: number
 }
 
 export const makeFakeHermes = (options: FakeOptions = {}) =>
@@ -172,6 +177,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
           r.status = "stopping"
           if (approval !== null) yield* emit(id, "approval.responded", { choice: "deny", resolved: 1, request_id: approval })
           if (options.stopEnds ?? true) yield* emit(id, "run.cancelled")
+          if ((options.stopAnswerDelayMs ?? 0) > 0) yield* Effect.sleep(options.stopAnswerDelayMs ?? 0)
         })),
       clarify: (p, id, body) =>
         guard(p, "POST /v1/runs/{id}/clarify", Effect.gen(function* () {

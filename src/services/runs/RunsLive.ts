@@ -26,6 +26,7 @@ import { makeStart } from "./startRun.ts"
 import { makeViews } from "./views.ts"
 import { makeWaits } from "./waits.ts"
 import { EVENTS_PAGE_MAX } from "../../domain/limits.ts"
+import { makeRunLocks } from "./runLocks.ts"
 
 export const MAX_LIST = 200
 
@@ -40,11 +41,12 @@ export const makeRuns = Effect.gen(function* () {
   const lifecycle = yield* Lifecycle
 
   const signals = yield* makeRunSignals
-  const follower = makeFollower({ ledger, hermes, inbox, signals })
+  const locks = makeRunLocks()
+  const follower = makeFollower({ ledger, hermes, inbox, signals, locks })
   const supervisor = yield* makeRunSupervisor(follower.followOnce)
   const views = makeViews({ ledger, redactor, inbox })
   const waits = makeWaits({ ledger, signals, views })
-  const control = makeControl({ ledger, hermes, signals })
+  const control = makeControl({ ledger, hermes, signals, locks })
   const start = makeStart({
     ledger,
     hermes,

@@ -12,14 +12,16 @@ import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
 import { HERMES_RAISES, hermesError, unknownProfile } from "../hermes-failures/hermesErrors.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import type { RunSignals } from "./RunSignals.ts"
+import type { RunLocks } from "./runLocks.ts"
 
 export interface ControlDeps {
   readonly ledger: LedgerShape
   readonly hermes: HermesClientShape
   readonly signals: RunSignals
+  readonly locks: RunLocks
 }
 
-export const makeControl = ({ ledger, hermes, signals }: ControlDeps) => {
+export const makeControl = ({ ledger, hermes, signals, locks }: ControlDeps) => {
   const notPending = (requestId: string) =>
     new NoPendingRequest({ message: `no clarification ${JSON.stringify(requestId.slice(0, 80))} is pending on this run` })
   const notRunning = (status: string) =>
@@ -69,8 +71,10 @@ export const makeControl = ({ ledger, hermes, signals }: ControlDeps) => {
       return run
     })
 
+  // Holding the run's permit: Hermes's run.cancelled, which may come before its answer to the stop,
+  // is committed by the follower only after this stop's own record (runLocks.ts).
   const stop = (run: RunRecord, actor?: StopActor) =>
-    Effect.gen(function* () {
+    locks.withRun(run.runId, Effect.gen(function* () {
       if (isTerminal(run.status) || run.status === "stopping") return run
       const profile = yield* hermes.profile(run.agent).pipe(Effect.mapError(unknownProfile))
       const accepted = yield* hermes.stop(profile, run.hermesRunId).pipe(
@@ -85,7 +89,7 @@ export const makeControl = ({ ledger, hermes, signals }: ControlDeps) => {
           ? {}
           // A stopping run asks nothing any more: a pending clarification is dropped with it.
           : { status: "stopping", pending: null, events: [{ type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } }] })
-    })
+    }))
 
   return { answer, steer, stop }
 }

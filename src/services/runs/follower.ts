@@ -18,6 +18,7 @@ import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import { consumeInBatches } from "./batches.ts"
 import { logRunEnded, logRunFollowed } from "./runLog.ts"
 import type { RunSignals } from "./RunSignals.ts"
+import type { RunLocks } from "./runLocks.ts"
 
 /** The "short timer" of delta coalescing, and the most Hermes events committed in one write. */
 export const FLUSH_INTERVAL = Duration.millis(50)
@@ -37,13 +38,14 @@ export interface FollowerDeps {
   readonly hermes: HermesClientShape
   readonly inbox: InboxShape
   readonly signals: RunSignals
+  readonly locks: RunLocks
 }
 
 /** Side effects on the inbox are retried briefly; the ledger already holds the truth. */
 const inboxRetry = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
 
 export const makeFollower = (deps: FollowerDeps) => {
-  const { ledger, hermes, inbox, signals } = deps
+  const { ledger, hermes, inbox, signals, locks } = deps
 
   const expire = (runId: string, requestId?: string) =>
     inbox.expireRunApprovals(runId, requestId).pipe(
@@ -65,9 +67,9 @@ export const makeFollower = (deps: FollowerDeps) => {
       { discard: true }
     )
 
-  /** Commits one batch and returns the run as stored afterwards. */
+  /** Commits one batch and returns the run as stored afterwards (after a stop of the run in flight). */
   const commit = (run: RunRecord, batch: ReadonlyArray<HermesEvent>) =>
-    Effect.gen(function* () {
+    locks.withRun(run.runId, Effect.gen(function* () {
       if (batch.length === 0) return run
       yield* openApprovals(run, batch)
       const { record, result } = yield* ledger.modify(run.runId, (current) => {
@@ -89,7 +91,7 @@ export const makeFollower = (deps: FollowerDeps) => {
       yield* Effect.forEach(result.approvalsResolved, (id) => expire(run.runId, id ?? undefined), { discard: true })
       if (isTerminal(record.status)) yield* expire(run.runId)
       return record
-    })
+    }))
 
   const finish = (run: RunRecord, event: HermesEvent) => commit(run, [event])
 

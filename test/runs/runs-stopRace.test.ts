@@ -1,0 +1,54 @@
+/**
+ * A stop whose answer Hermes sends after the run's `run.cancelled`: the follower may see the run end
+ * while the stop is still waiting for Hermes. The stop's own record (`run.stopping`, with the
+ * operator as its actor) must still be stored, before the end, and the stop must answer the run.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
+import { Caller } from "../../src/request/Caller.ts"
+import { DbMemory } from "../../src/storage/Db.ts"
+import { makeRunLocks } from "../../src/services/runs/runLocks.ts"
+import { as, eventually, harness, statusIs } from "./support/harness.ts"
+
+const admin = as(Caller.admin)
+
+describe("a stop racing the run's end", () => {
+  it.live("records the operator's run.stopping before Hermes's run.cancelled, though Hermes answers the stop late", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ stopAnswerDelayMs: 400 })
+      const view = yield* as("alice")(h.runs.start({ agent: "hermes", input: "long task" }))
+      yield* eventually(admin(h.runs.status(view.run_id, 0)), statusIs("running"), "running")
+
+      const stopped = yield* admin(h.runs.stop(view.run_id, { by: "operator", via: "cli" }))
+      expect(["stopping", "cancelled"]).toContain(stopped.status)
+      yield* eventually(admin(h.runs.status(view.run_id, 0)), statusIs("cancelled"), "cancelled")
+
+      const types = (yield* admin(h.runs.events(view.run_id, 0, 100))).events
+      const stopping = types.findIndex((e) => e.type === "run.stopping")
+      const cancelled = types.findIndex((e) => e.type === "run.cancelled")
+      expect(stopping, JSON.stringify(types.map((e) => e.type))).toBeGreaterThanOrEqual(0)
+      expect(types[stopping]!.data).toEqual({ by: "operator", via: "cli" })
+      expect(cancelled).toBeGreaterThan(stopping)
+    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+})
+
+describe("run locks", () => {
+  it.live("serialise the steps of one run, not of two, and leave no entry behind (interrupted waiters included)", () =>
+    Effect.gen(function* () {
+      const locks = makeRunLocks()
+      const order: Array<string> = []
+      const step = (name: string, ms: number) => Effect.sleep(`${ms} millis`).pipe(Effect.zipRight(Effect.sync(() => order.push(name))))
+      const a = yield* Effect.fork(locks.withRun("r1", step("r1 first", 80)))
+      yield* Effect.sleep("10 millis")
+      const b = yield* Effect.fork(locks.withRun("r1", step("r1 second", 1)))
+      const c = yield* Effect.fork(locks.withRun("r2", step("r2", 1)))
+      const waiting = yield* Effect.fork(locks.withRun("r1", step("never", 1)))
+      yield* Effect.sleep("20 millis")
+      yield* Fiber.interrupt(waiting)
+      yield* Fiber.join(a)
+      yield* Fiber.join(b)
+      yield* Fiber.join(c)
+      expect(order).toEqual(["r2", "r1 first", "r1 second"])
+      expect(locks.size()).toBe(0)
+    }))
+})
