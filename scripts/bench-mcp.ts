@@ -20,7 +20,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { Effect, Either, ManagedRuntime, Schema } from "effect"
+import { Effect, Either, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -28,7 +28,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { loadConfig } from "../src/config/load.ts"
 import { daemonLayer } from "../src/daemon/Daemon.ts"
-import { defineTool } from "../src/edge/mcp/ToolDef.ts"
+import { noopTool } from "./benchNoopTool.ts"
 import { Auth } from "../src/services/auth/Auth.ts"
 
 const CALLS = Number(process.argv[2] ?? 2000)
@@ -38,16 +38,6 @@ const WARMUP = Math.min(300, CALLS)
 const MODERN = "2026-07-28"
 const LEGACY = "2025-11-25"
 
-/** A tool that does nothing: one MCP round trip through the edge and nothing else. */
-const noopTool = defineTool({
-  name: "bench_noop",
-  title: "Do nothing",
-  description: "Does nothing (benchmark baseline).",
-  input: Schema.Struct({ run_id: Schema.String }),
-  output: Schema.Struct({ ok: Schema.Boolean }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  handler: () => Effect.succeed({ ok: true })
-})
 
 const pct = (xs: ReadonlyArray<number>, p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
 

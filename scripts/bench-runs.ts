@@ -15,7 +15,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { Context, Effect, Either, Exit, Layer, ManagedRuntime, Schedule, Schema, Stream } from "effect"
+import { Context, Effect, Either, Exit, Layer, ManagedRuntime, Schedule, Stream } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -26,7 +26,7 @@ import * as vm from "node:vm"
 import { AppConfigLive } from "../src/config/AppConfig.ts"
 import { loadConfig, type ResolvedConfig } from "../src/config/load.ts"
 import { daemonLayer } from "../src/daemon/Daemon.ts"
-import { defineTool } from "../src/edge/mcp/ToolDef.ts"
+import { noopTool } from "./benchNoopTool.ts"
 import { HermesClient } from "../src/hermes/client/HermesClient.ts"
 import { SimulatedHermes, Simulator } from "../src/hermes/sim/layer.ts"
 import { Auth } from "../src/services/auth/Auth.ts"
@@ -199,16 +199,6 @@ const idle = (through: "bridge" | "direct") =>
     return { rssPerRunKb: (after.rss - before.rss) / RUNS / 1024, heapPerRunKb: (after.heapUsed - before.heapUsed) / RUNS / 1024, followed: waiting }
   }).pipe(Effect.scoped)
 
-/** A tool that does nothing: the baseline for one MCP round trip through the same edge. */
-const noopTool = defineTool({
-  name: "bench_noop",
-  title: "Do nothing",
-  description: "Does nothing (benchmark baseline).",
-  input: Schema.Struct({ run_id: Schema.String }),
-  output: Schema.Struct({ ok: Schema.Boolean }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  handler: () => Effect.succeed({ ok: true })
-})
 
 const statusLatency = Effect.gen(function* () {
   const config = tempConfig()

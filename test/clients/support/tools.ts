@@ -3,10 +3,10 @@
  * isolated HOME, telemetry and update checks off, and every proxy variable pointed at a loopback
  * sink that fails the test if anything tries to leave the machine (see proxySink.ts).
  */
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { runProcess } from "../../support/runProcess.ts"
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 export const CACHE = process.env["CLIENTS_CACHE_DIR"] ?? path.join(REPO, ".cache", "clients")
@@ -79,28 +79,16 @@ export interface RunResult {
   readonly stderr: string
 }
 
-/** Runs a command to its end (killed after `timeoutMs`), with no stdin. */
+/** Runs a command to its end (killed after `timeoutMs`), with no stdin, in `HOME` unless told. */
 export const run = (
   command: string,
   args: ReadonlyArray<string>,
   options: { readonly env: Record<string, string>; readonly cwd?: string; readonly timeoutMs: number }
-): Promise<RunResult> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env, cwd: options.cwd ?? options.env["HOME"], stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")))
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")))
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs)
-    child.once("error", (e) => {
-      clearTimeout(timer)
-      reject(e)
-    })
-    child.once("close", (code, signal) => {
-      clearTimeout(timer)
-      resolve({ code, signal, stdout, stderr })
-    })
-  })
+): Promise<RunResult> => {
+  const cwd = options.cwd ?? options.env["HOME"]
+  return runProcess(command, args, { env: options.env, timeoutMs: options.timeoutMs, ...(cwd === undefined ? {} : { cwd }) })
+    .then(({ status, ...rest }) => ({ code: status, ...rest }))
+}
 
 export const describeRun = (r: RunResult): string =>
   `exit ${r.code ?? r.signal}\n--- stdout ---\n${r.stdout.slice(-8000)}\n--- stderr ---\n${r.stderr.slice(-8000)}`
