@@ -17,6 +17,20 @@ export interface StreamRedactOptions {
   readonly liveEdge?: boolean
 }
 
+/**
+ * Values made by masking through the Redactor, kept for reuse (a finished run's view, read again and
+ * again by a polling client). A kept value is returned only while the mask list it was made under
+ * stands: registering a secret makes every kept value stale, so nothing made before a secret was
+ * known is ever sent after. Serving a kept value counts its masked texts again, as making it did.
+ * At most `capacity` values are kept; the least recently used goes first.
+ */
+export interface RedactionMemo<A> {
+  /** The value kept under `key` (made under the current mask list), or undefined. */
+  readonly get: (key: string) => A | undefined
+  /** Makes the value (synchronously, masking through this Redactor), keeps it under `key`, returns it. */
+  readonly make: (key: string, make: () => A) => A
+}
+
 export interface RedactorShape {
   /** Masks every secret in one text. `liveEdge`: a known prefix running to the end is masked through the end. */
   readonly text: (s: string, options?: { readonly liveEdge?: boolean }) => string
@@ -37,6 +51,8 @@ export interface RedactorShape {
   readonly skillProblem: (fileName: string, text: string) => string | null
   /** Adds an exact secret value (and its encodings) to the mask list. Values under 6 characters are ignored. */
   readonly registerSecret: (value: string) => Effect.Effect<void>
+  /** A new store of reusable masked values (see `RedactionMemo`). */
+  readonly memo: <A>(capacity: number) => RedactionMemo<A>
 }
 
 export class Redactor extends Context.Tag("agent-bridge/Redactor")<Redactor, RedactorShape>() {}
@@ -48,12 +64,45 @@ export const RedactorWith = (secrets: ReadonlyArray<string> = []) =>
     Effect.gen(function* () {
       const current = yield* Ref.make<Redaction>(makeRedaction(secrets))
       const metrics = yield* Metrics
+      // Texts masked so far: a memo entry records how many its making masked, to count them again.
+      let masked = 0
       const counted = (before: string, after: string) => {
-        if (after !== before) metrics.redactionApplied()
+        if (after !== before) {
+          masked += 1
+          metrics.redactionApplied()
+        }
         return after
       }
       // Reads go through a plain variable so the hot path stays synchronous.
       let r = yield* Ref.get(current)
+      const memo = <A>(capacity: number): RedactionMemo<A> => {
+        // A Map iterates in insertion order: re-inserting on use keeps the least recent first.
+        const kept = new Map<string, { readonly value: A; readonly rules: Redaction; readonly masked: number }>()
+        return {
+          get: (key) => {
+            const entry = kept.get(key)
+            if (entry === undefined) return undefined
+            kept.delete(key)
+            if (entry.rules !== r) return undefined
+            kept.set(key, entry)
+            for (let i = 0; i < entry.masked; i++) metrics.redactionApplied()
+            masked += entry.masked
+            return entry.value
+          },
+          make: (key, make) => {
+            const rules = r
+            const before = masked
+            const value = make()
+            kept.delete(key)
+            kept.set(key, { value, rules, masked: masked - before })
+            for (const oldest of kept.keys()) {
+              if (kept.size <= capacity) break
+              kept.delete(oldest)
+            }
+            return value
+          }
+        }
+      }
       const shape: RedactorShape = {
         text: (s, o) => counted(s, r.text(s, o?.liveEdge ?? false)),
         json: (v) => r.json(v),
@@ -64,7 +113,8 @@ export const RedactorWith = (secrets: ReadonlyArray<string> = []) =>
           Ref.updateAndGet(current, (old) => old.withSecret(value)).pipe(
             Effect.tap((next) => Effect.sync(() => { r = next })),
             Effect.asVoid
-          )
+          ),
+        memo
       }
       return shape
     })

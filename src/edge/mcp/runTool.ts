@@ -35,6 +35,34 @@ const redactedErrorResult = (toolName: string, e: BridgeError): Effect.Effect<Ca
     return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: text(c.text) } : c)) }
   })
 
+interface EncodedAnswer {
+  readonly encoded: unknown
+  readonly text: string
+}
+
+/**
+ * Answers encoded before, per tool and per answer object. A handler that answers with the very
+ * object it answered before (the run service reuses a finished run's view) gets the same encoding
+ * and JSON text, made once: both are pure functions of the object, which nothing mutates. Held
+ * weakly, so an answer is kept no longer than its service keeps the object.
+ */
+const encodedAnswers = new WeakMap<ToolDef<any, any, any>, WeakMap<object, EncodedAnswer>>()
+
+const encodeAnswer = (tool: ToolDef<any, any, any>, out: unknown): Effect.Effect<CallToolResult> => {
+  // Schema encodes a synchronous schema as soon as asked (into an Either): asked only on a miss.
+  const encode = Effect.suspend(() => Effect.orDie(Schema.encode(tool.output)(out)))
+  if (typeof out !== "object" || out === null) return Effect.map(encode, (encoded) => toolSuccessResult(encoded))
+  let kept = encodedAnswers.get(tool)
+  if (kept === undefined) encodedAnswers.set(tool, (kept = new WeakMap()))
+  const hit = kept.get(out)
+  if (hit !== undefined) return Effect.succeed(toolSuccessResult(hit.encoded, hit.text))
+  return Effect.map(encode, (encoded) => {
+    const answer = { encoded, text: JSON.stringify(encoded) }
+    kept.set(out, answer)
+    return toolSuccessResult(answer.encoded, answer.text)
+  })
+}
+
 /**
  * One call's program: decode, handler, encode, errors as results, the call counted. It reads
  * `Caller` and `Progress` from its context: `runTool` provides them, and the edge starts each call
@@ -43,8 +71,7 @@ const redactedErrorResult = (toolName: string, e: BridgeError): Effect.Effect<Ca
 export const toolProgram = <R>(tool: ToolDef<any, any, R>, args: unknown): Effect.Effect<CallToolResult, never, R | Caller | Progress> =>
   decodeArgs(tool, args).pipe(
     Effect.flatMap((input) => tool.handler(input)),
-    Effect.flatMap((out) => Effect.orDie(Schema.encode(tool.output)(out))),
-    Effect.map(toolSuccessResult),
+    Effect.flatMap((out) => encodeAnswer(tool, out)),
     Effect.catchAllCause((cause) => {
       const failure = Cause.failureOption(cause)
       if (failure._tag === "Some" && isBridgeError(failure.value)) {

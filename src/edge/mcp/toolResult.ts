@@ -14,7 +14,8 @@ export const toolErrorResult = (toolName: string, e: BridgeError): CallToolResul
   _meta: { [ERROR_META_KEY]: { code: errorCode(e), status: errorStatus(e) } }
 })
 
-export const toolSuccessResult = (encoded: unknown): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(encoded) }],
+/** `text`: the answer's JSON, when the caller has it already. */
+export const toolSuccessResult = (encoded: unknown, text: string = JSON.stringify(encoded)): CallToolResult => ({
+  content: [{ type: "text", text }],
   structuredContent: encoded as Record<string, unknown>
 })

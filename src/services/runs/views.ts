@@ -19,6 +19,8 @@ import { PREVIEW_CHARS, TAIL_EVENTS, WINDOW_BYTES } from "../../domain/limits.ts
 const TEXT = "message.text"
 /** Rows fetched per step while collecting text context around a page. */
 const CONTEXT_STEP = 32
+/** Finished runs' views kept for reuse (each at most a 16 KiB window and a few cut texts). */
+const FINISHED_VIEWS_KEPT = 64
 
 /** Kept here for the console and CLI formatters that import it with the views. */
 export { iso }
@@ -49,7 +51,9 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
 
   const inputPreview = (input: string) => firstChars(redactor.text(firstChars(input, PREVIEW_CHARS + CONTEXT_CHARS)), PREVIEW_CHARS)
 
-  const awaitingApproval = (r: RunRecord) =>
+  type Approval = { readonly approval_id: string; readonly command: string; readonly description: string; readonly since: string }
+
+  const awaitingApproval = (r: RunRecord): Effect.Effect<Option.Option<Approval>, ViewError> =>
     r.status !== "waiting_for_approval"
       ? Effect.succeed(Option.none())
       : inbox.pendingRunApproval(r.runId).pipe(
@@ -69,41 +73,40 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
     since: a.since
   })
 
-  /** Fields every view shares; `truncated` reports a cut in them. */
-  const base = (r: RunRecord) =>
-    Effect.gen(function* () {
-      const error = safeText(r.error)
-      const pending = pendingView(r.pending)
-      const approval = yield* awaitingApproval(r)
-      // An approval wait has no clarification pending: `pending` then says what the run waits on.
-      const shownPending = pending.pending === null && Option.isSome(approval) ? approvalPending(approval.value) : pending.pending
-      return {
-        fields: {
-          run_id: r.runId,
-          agent: r.agent,
-          profile: r.profile,
-          client: r.client,
-          status: r.status,
-          created_at: iso(r.createdAt),
-          updated_at: iso(r.updatedAt),
-          input_preview: inputPreview(r.input),
-          error: error.text,
-          usage: r.usage === null ? null : redactor.json(r.usage),
-          pending: shownPending,
-          last_seq: r.lastSeq,
-          ...(Option.isSome(approval) ? { awaiting_approval: approval.value } : {})
-        },
-        truncated: error.truncated || pending.truncated
-      }
-    })
+  /** Fields every view shares (synchronous: every text masked here); `truncated` reports a cut in them. */
+  const baseFields = (r: RunRecord, approval: Option.Option<Approval>) => {
+    const error = safeText(r.error)
+    const pending = pendingView(r.pending)
+    // An approval wait has no clarification pending: `pending` then says what the run waits on.
+    const shownPending = pending.pending === null && Option.isSome(approval) ? approvalPending(approval.value) : pending.pending
+    return {
+      fields: {
+        run_id: r.runId,
+        agent: r.agent,
+        profile: r.profile,
+        client: r.client,
+        status: r.status,
+        created_at: iso(r.createdAt),
+        updated_at: iso(r.updatedAt),
+        input_preview: inputPreview(r.input),
+        error: error.text,
+        usage: r.usage === null ? null : redactor.json(r.usage),
+        pending: shownPending,
+        last_seq: r.lastSeq,
+        ...(Option.isSome(approval) ? { awaiting_approval: approval.value } : {})
+      },
+      truncated: error.truncated || pending.truncated
+    }
+  }
+
+  const base = (r: RunRecord) => Effect.map(awaitingApproval(r), (approval) => baseFields(r, approval))
 
   /** No output yet is `null` until the run completes (a completed run with no text has ""). */
   const hasNoOutput = (r: RunRecord) => r.outputBytes === 0 && r.status !== "completed"
 
-  /** The run view with the 16 KiB output window at byte `offset`. */
-  const runView = (r: RunRecord, offset: number): Effect.Effect<RunView, ViewError> =>
+  /** The stored output around the 16 KiB window at byte `offset` (raw: `render` masks it). */
+  const readWindow = (r: RunRecord, offset: number) =>
     Effect.gen(function* () {
-      const { fields, truncated } = yield* base(r)
       const window = (beforeBytes: number) =>
         r.outputBytes === 0 || offset >= r.outputBytes
           ? Effect.succeed(outputWindow({ base: 0, bytes: new Uint8Array(), total: r.outputBytes }, offset))
@@ -112,20 +115,51 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
             )
       const near = yield* window(CONTEXT_BYTES)
       // A window that may start inside a long multi-line secret reads back to where it began.
-      const w = near.before.length >= CONTEXT_CHARS && mayContinueBlock(near.before) ? yield* window(BLOCK_REACH) : near
-      const liveEdge = !isTerminal(r.status) && w.nextOffset === null
-      const output = hasNoOutput(r) ? null : (redactor.segments([w.text], { before: w.before, after: w.after, liveEdge })[0] ?? "")
-      const more = w.nextOffset === null ? {} : { more: `agent_run_status(run_id="${r.runId}", offset=${w.nextOffset})` }
-      return {
-        ...fields,
-        output,
-        output_offset: w.offset,
-        output_total: w.total,
-        next_offset: w.nextOffset,
-        ...(truncated || w.nextOffset !== null ? { truncated: true } : {}),
-        ...more
-      }
+      return near.before.length >= CONTEXT_CHARS && mayContinueBlock(near.before) ? yield* window(BLOCK_REACH) : near
     })
+
+  /** The run view from what was read (synchronous: every text is masked here). */
+  const render = (r: RunRecord, approval: Option.Option<Approval>, w: Effect.Effect.Success<ReturnType<typeof readWindow>>): RunView => {
+    const { fields, truncated } = baseFields(r, approval)
+    const liveEdge = !isTerminal(r.status) && w.nextOffset === null
+    const output = hasNoOutput(r) ? null : (redactor.segments([w.text], { before: w.before, after: w.after, liveEdge })[0] ?? "")
+    const more = w.nextOffset === null ? {} : { more: `agent_run_status(run_id="${r.runId}", offset=${w.nextOffset})` }
+    return {
+      ...fields,
+      output,
+      output_offset: w.offset,
+      output_total: w.total,
+      next_offset: w.nextOffset,
+      ...(truncated || w.nextOffset !== null ? { truncated: true } : {}),
+      ...more
+    }
+  }
+
+  /**
+   * Finished runs' views, reused. A finished run's record and output no longer change (retention
+   * deletes the run whole, and the caller has just read its record), so a window's view is the same
+   * on every read while the Redactor's mask list stands: a client polling a finished run costs one
+   * record read, not an output read and the masking of 16 KiB with its context. The key carries the
+   * record's stamp too, so a view is never reused across a commit.
+   */
+  const finished = redactor.memo<RunView>(FINISHED_VIEWS_KEPT)
+  const finishedKey = (r: RunRecord, offset: number) => [r.runId, offset, r.status, r.updatedAt, r.lastSeq, r.outputBytes].join("\u0000")
+
+  /** The run view with the 16 KiB output window at byte `offset`. */
+  const runView = (r: RunRecord, offset: number): Effect.Effect<RunView, ViewError> => {
+    if (!isTerminal(r.status)) {
+      return Effect.gen(function* () {
+        const approval = yield* awaitingApproval(r)
+        return render(r, approval, yield* readWindow(r, offset))
+      })
+    }
+    return Effect.suspend(() => {
+      const key = finishedKey(r, offset)
+      const kept = finished.get(key)
+      if (kept !== undefined) return Effect.succeed(kept)
+      return Effect.map(readWindow(r, offset), (w) => finished.make(key, () => render(r, Option.none(), w)))
+    })
+  }
 
   const listItem = (r: RunRecord): Effect.Effect<RunListItem, ViewError> =>
     Effect.gen(function* () {

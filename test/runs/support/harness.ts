@@ -13,7 +13,7 @@ import type { RunStatus } from "../../../src/domain/runs/view.ts"
 import { Caller, type CallerShape } from "../../../src/request/Caller.ts"
 import { Lifecycle, type Phase, LifecycleAt } from "../../../src/common/Lifecycle.ts"
 import { Progress } from "../../../src/request/Progress.ts"
-import { RedactorLive } from "../../../src/common/Redactor.ts"
+import { Redactor, RedactorLive } from "../../../src/common/Redactor.ts"
 import type { RunsShape } from "../../../src/services/runs/Runs.ts"
 import type { Ledger } from "../../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../../src/services/runs/LedgerSql.ts"
@@ -46,6 +46,7 @@ export interface Built {
   readonly supervisor: Effect.Effect.Success<typeof makeRuns>["supervisor"]
   readonly signals: Effect.Effect.Success<typeof makeRuns>["signals"]
   readonly lifecycle: Lifecycle["Type"]
+  readonly redactor: Redactor["Type"]
 }
 
 /** Builds the service in `scope`; closing the scope is a daemon shutdown. */
@@ -61,7 +62,7 @@ export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<Retur
     )
     const context = yield* Layer.buildWithScope(deps, scope)
     const made = yield* makeRuns.pipe(Effect.provide(context), Scope.extend(scope))
-    return { runs: made.runs, supervisor: made.supervisor, signals: made.signals, lifecycle: Context.get(context, Lifecycle) } satisfies Built
+    return { runs: made.runs, supervisor: made.supervisor, signals: made.signals, lifecycle: Context.get(context, Lifecycle), redactor: Context.get(context, Redactor) } satisfies Built
   })
 
 export const harness = (options: HarnessOptions = {}) =>
