@@ -115,6 +115,20 @@ describe("protocol eras", () => {
     // The memory server has no skills.
     expect((await modern("memory", "skills/list")).answer["error"].code).toBe(-32601)
   })
+
+  it("a tool call's server has no skills surface; the SDK checks Mcp-Method against the body before that matters", async () => {
+    // Discovery, made by a server with the whole surface, advertises the extension.
+    const discover = await modern("agents", "server/discover")
+    expect(JSON.stringify(discover.answer["result"].capabilities)).toContain("skills")
+    // A skills request that claims to be a tool call is refused for the mismatch, not answered
+    // "method not found" by a server built without the extension.
+    const req = modernRequest(key, 9, "skills/list")
+    const res = await fetch(url("agents"), { ...req, headers: { ...req.headers, "mcp-method": "tools/call" } })
+    expect(res.status).toBe(400)
+    const answer = await res.json()
+    expect(answer.error.code).not.toBe(-32601)
+    expect(JSON.stringify(answer.error)).toMatch(/mcp-method/i)
+  })
 })
 
 describe("Origin guard on the MCP endpoints", () => {

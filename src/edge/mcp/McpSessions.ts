@@ -116,8 +116,15 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
       }
 
       // ── 2026-07-28: one SDK handler per server, a server instance per request, no session.
+      // A tool call is served by a server without the skills extension: nothing of that surface can
+      // show in a call's answer, and attaching it (a resource template, two methods, a capability)
+      // was a tenth of a no-op call's cost in the SDK. The SDK has checked `Mcp-Method` against the
+      // body before it asks for the instance; every other method gets the whole surface.
       const modern: Record<ServerKind, McpHttpHandler> = {
-        agents: createMcpHandler(() => makeMcpServer("agents", deps), { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS }),
+        agents: createMcpHandler(
+          ({ requestInfo }) => makeMcpServer("agents", deps, { skills: requestInfo?.headers.get("mcp-method") !== "tools/call" }),
+          { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS }
+        ),
         memory: createMcpHandler(() => makeMcpServer("memory", deps), { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS })
       }
       yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([modern.agents.close(), modern.memory.close()]).catch(() => undefined)))

@@ -58,7 +58,12 @@ export interface ServerDeps {
   readonly skills?: SkillsBridge
 }
 
-export const makeMcpServer = (kind: ServerKind, deps: ServerDeps): McpServer => {
+export interface ServerSurface {
+  /** Serve the skills extension too (the agents server only). Default true. */
+  readonly skills?: boolean
+}
+
+export const makeMcpServer = (kind: ServerKind, deps: ServerDeps, surface: ServerSurface = {}): McpServer => {
   const mcp = new McpServer(
     { name: SERVER_NAMES[kind], version: SERVER_VERSION },
     { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS[kind] }
@@ -75,6 +80,6 @@ export const makeMcpServer = (kind: ServerKind, deps: ServerDeps): McpServer => 
     const program = toolProgram(tool as ToolDef<any, any, any>, req.params.arguments)
     return (await deps.runCall(program, tool.name, identity, progress, ctx.mcpReq.signal)) as any
   })
-  if (kind === "agents" && deps.skills !== undefined) deps.skills.attach(mcp)
+  if (kind === "agents" && deps.skills !== undefined && surface.skills !== false) deps.skills.attach(mcp)
   return mcp
 }
