@@ -11,8 +11,14 @@
  * - modern:  a 2026-07-28 `tools/call` (envelope in `_meta`, no session);
  * - legacy:  a 2025-11-25 `tools/call` on a session opened once with `initialize`.
  * Tools: `bench_noop` (does nothing: the edge alone) and `agent_run_status` on a finished run with
- * 20 KB of output (the edge plus a ledger read and redaction). The SDK client's own figures
- * (@modelcontextprotocol/client, both eras) are printed too, for what a real client adds.
+ * 20 KB of output (the edge, a ledger read, and the first 16 KiB window: a 35 KB answer, since the
+ * text block repeats `structuredContent`), the row the 3× goal is held to. For scale, two more:
+ * - status (1 KB answer): `agent_run_status` on a finished run with a 1 KB answer, a typical final
+ *   reply (a 2.6 KB MCP answer);
+ * - echo (same bytes): a node:http server that answers each request with the 16 KiB window's JSON-RPC
+ *   answer, serialized per request from memory: what sending those 35 KB costs any server here.
+ * The SDK client's own figures (@modelcontextprotocol/client, both eras) are printed too, for what
+ * a real client adds.
  *
  * Besides wall time (p50, p95), each arm reports the main thread's CPU time per call (from /proc,
  * so the garbage collector's helper threads are left out): on a machine shared with other work,
@@ -68,7 +74,7 @@ interface Round {
 }
 
 /** One round of `n` sequential calls. */
-const round = async (once: () => Promise<void>, n: number): Promise<Round> => {
+const round = async (once: () => Promise<unknown>, n: number): Promise<Round> => {
   const xs: Array<number> = []
   const c0 = mainThreadCpu()
   for (let i = 0; i < n; i++) {
@@ -85,7 +91,7 @@ const median = (xs: ReadonlyArray<number>) => pct(xs, 0.5)
  * Every arm warmed up, then ROUNDS interleaved rounds; each latency is the median over the rounds,
  * the CPU per call is over all of them (the clock ticks in 10 ms).
  */
-const timedAll = async <K extends string>(arms: Record<K, () => Promise<void>>): Promise<Record<K, Figures>> => {
+const timedAll = async <K extends string>(arms: Record<K, () => Promise<unknown>>): Promise<Record<K, Figures>> => {
   const names = Object.keys(arms) as Array<K>
   for (const name of names) for (let i = 0; i < WARMUP; i++) await arms[name]()
   const rounds = new Map<K, Array<Round>>(names.map((n) => [n, []]))
@@ -98,13 +104,18 @@ const timedAll = async <K extends string>(arms: Record<K, () => Promise<void>>):
   return out
 }
 
-const echoServer = async () => {
+/**
+ * The bare echo: parses the JSON-RPC request and answers its params as a text block. Given `answer`,
+ * it answers that result instead (serialized per request, as a server holding it in memory would).
+ */
+const echoServer = async (answer?: unknown) => {
   const server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
     req.on("end", () => {
       const msg = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: number; params: unknown }
-      const body = JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: JSON.stringify(msg.params) }] } })
+      const result = answer ?? { content: [{ type: "text", text: JSON.stringify(msg.params) }] }
+      const body = JSON.stringify({ jsonrpc: "2.0", id: msg.id, result })
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
       res.end(body)
     })
@@ -113,14 +124,16 @@ const echoServer = async () => {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => new Promise<void>((r) => server.close(() => r())) }
 }
 
-const post = async (url: string, headers: Record<string, string>, body: unknown) => {
+/** One request; the JSON-RPC answer (undefined for a 202). */
+const post = async (url: string, headers: Record<string, string>, body: unknown): Promise<{ result?: unknown } | undefined> => {
   const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) })
   const text = await res.text()
-  if (res.status === 202) return
+  if (res.status === 202) return undefined
   // A 2025-era session answers on an SSE stream (so that progress can go first): its last data line.
   const json = text.startsWith("event:") || text.startsWith("data:") || text.startsWith(":") ? text.split("\n").filter((l) => l.startsWith("data: ")).at(-1)!.slice(6) : text
   const answer = JSON.parse(json) as { error?: unknown; result?: { isError?: boolean } }
   if (res.status !== 200 || answer.error !== undefined || answer.result?.isError === true) throw new Error(`${res.status} ${text.slice(0, 300)}`)
+  return answer
 }
 
 const main = async () => {
@@ -140,15 +153,21 @@ const main = async () => {
     return client
   }
   const starter = await sdk("modern")
-  const started = await starter.callTool({ name: "agent_run", arguments: { agent: "hermes", input: "[sim:output=20k] bench", wait_s: 30 } })
-  const runId = (started.structuredContent as { run_id: string }).run_id
+  const finishedRun = async (input: string) => {
+    const started = await starter.callTool({ name: "agent_run", arguments: { agent: "hermes", input, wait_s: 30 } })
+    const view = started.structuredContent as { run_id: string; status: string }
+    if (view.status !== "completed") throw new Error(`the bench run did not finish: ${view.status}`)
+    return view.run_id
+  }
+  const runId = await finishedRun("[sim:output=20k] bench")
+  const smallRunId = await finishedRun("[sim:output=1k] bench, a typical answer")
 
   const base = { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" }
-  const modernCall = (name: string) => () =>
+  const modernCall = (name: string, run = runId) => () =>
     post(url, { ...base, "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name }, {
       jsonrpc: "2.0", id: 1, method: "tools/call",
       params: {
-        name, arguments: { run_id: runId },
+        name, arguments: { run_id: run },
         _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} }
       }
     })
@@ -157,15 +176,21 @@ const main = async () => {
   await init.text()
   const session = { ...base, "mcp-session-id": sid, "mcp-protocol-version": LEGACY }
   await post(url, session, { jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => undefined)
-  const legacyCall = (name: string) => () => post(url, session, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { run_id: runId } } })
+  const legacyCall = (name: string, run = runId) => () => post(url, session, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { run_id: run } } })
+  const statusAnswer = (await modernCall("agent_run_status")())?.result
+  const echoSame = await echoServer(statusAnswer)
+  const echoBody = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "bench_noop", arguments: { run_id: runId } } }
 
   const loadBefore = os.loadavg()[0]!
   const figures = await timedAll({
-    echo: () => post(echo.url, { "content-type": "application/json" }, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "bench_noop", arguments: { run_id: runId } } }),
+    echo: () => post(echo.url, { "content-type": "application/json" }, echoBody),
+    echoSame: () => post(echoSame.url, { "content-type": "application/json" }, echoBody),
     modernNoop: modernCall("bench_noop"),
     modernStatus: modernCall("agent_run_status"),
+    modernStatusSmall: modernCall("agent_run_status", smallRunId),
     legacyNoop: legacyCall("bench_noop"),
-    legacyStatus: legacyCall("agent_run_status")
+    legacyStatus: legacyCall("agent_run_status"),
+    legacyStatusSmall: legacyCall("agent_run_status", smallRunId)
   })
   const loadAfter = os.loadavg()[0]!
   const sdkModern = await sdk("modern")
@@ -175,7 +200,7 @@ const main = async () => {
     legacyStatus: async () => void (await sdkLegacy.callTool({ name: "agent_run_status", arguments: { run_id: runId } }))
   })
   await Promise.all([starter.close(), sdkModern.close(), sdkLegacy.close()])
-  await echo.close()
+  await Promise.all([echo.close(), echoSame.close()])
   await runtime.dispose()
 
   const f = (n: number) => n.toFixed(3)
@@ -188,12 +213,17 @@ const main = async () => {
   for (const [name, v] of Object.entries(figures).filter(([k]) => k !== "echo")) console.log(line(name, v))
   for (const [name, v] of Object.entries(sdkFigures)) console.log(line(`SDK client ${name}`, v))
   const row = (metric: string, v: { p50: number }, goal?: string) => ({ metric, value: v.p50, baseline: e, baselineName: "node:http JSON echo, same run", ...(goal === undefined ? {} : { goal }) })
+  const sameBytesRow = (metric: string, v: { p50: number }) => ({ metric, value: v.p50, baseline: figures.echoSame.p50, baselineName: "node:http answering the same 35 KB, same run" })
   const cpuRow = (metric: string, v: Figures) => ({ metric, value: v.cpu, baseline: ec, baselineName: "node:http JSON echo, main-thread CPU" })
   console.log(`BENCH_JSON ${JSON.stringify({
     bench: "mcp",
     rows: [
       row("agent_run_status p50, 2026-07-28 (ms)", figures.modernStatus, "≤ 3×"),
       row("agent_run_status p50, 2025-11-25 session (ms)", figures.legacyStatus, "≤ 3×"),
+      row("agent_run_status p50, 1 KB answer, 2026-07-28 (ms)", figures.modernStatusSmall),
+      row("agent_run_status p50, 1 KB answer, 2025-11-25 session (ms)", figures.legacyStatusSmall),
+      row("echo answering the same 35 KB p50 (ms)", figures.echoSame),
+      sameBytesRow("agent_run_status p50 vs the same-bytes echo, 2026-07-28 (ms)", figures.modernStatus),
       row("no-op tool p50, 2026-07-28 (ms)", figures.modernNoop),
       row("no-op tool p50, 2025-11-25 session (ms)", figures.legacyNoop),
       cpuRow("agent_run_status CPU/call, 2026-07-28 (ms)", figures.modernStatus),
