@@ -16,7 +16,9 @@
  * - status (1 KB answer): `agent_run_status` on a finished run with a 1 KB answer, a typical final
  *   reply (a 2.6 KB MCP answer);
  * - echo (same bytes): a node:http server that answers each request with the 16 KiB window's JSON-RPC
- *   answer, serialized per request from memory: what sending those 35 KB costs any server here.
+ *   answer, serialized per request from memory: what sending those 35 KB costs any server here;
+ * - edge 404: a POST to a path the daemon does not serve (host guard, router, JSON 404): the HTTP
+ *   layer's own floor (Effect's platform server), under every MCP call.
  * The SDK client's own figures (@modelcontextprotocol/client, both eras) are printed too, for what
  * a real client adds.
  *
@@ -185,6 +187,11 @@ const main = async () => {
   const figures = await timedAll({
     echo: () => post(echo.url, { "content-type": "application/json" }, echoBody),
     echoSame: () => post(echoSame.url, { "content-type": "application/json" }, echoBody),
+    edge404: async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/nothing`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(echoBody) })
+      await res.text()
+      if (res.status !== 404) throw new Error(`edge 404 answered ${res.status}`)
+    },
     modernNoop: modernCall("bench_noop"),
     modernStatus: modernCall("agent_run_status"),
     modernStatusSmall: modernCall("agent_run_status", smallRunId),
@@ -223,6 +230,7 @@ const main = async () => {
       row("agent_run_status p50, 1 KB answer, 2026-07-28 (ms)", figures.modernStatusSmall),
       row("agent_run_status p50, 1 KB answer, 2025-11-25 session (ms)", figures.legacyStatusSmall),
       row("echo answering the same 35 KB p50 (ms)", figures.echoSame),
+      row("edge 404 (HTTP layer alone) p50 (ms)", figures.edge404),
       sameBytesRow("agent_run_status p50 vs the same-bytes echo, 2026-07-28 (ms)", figures.modernStatus),
       row("no-op tool p50, 2026-07-28 (ms)", figures.modernNoop),
       row("no-op tool p50, 2025-11-25 session (ms)", figures.legacyNoop),
