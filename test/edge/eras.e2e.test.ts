@@ -116,6 +116,24 @@ describe("protocol eras", () => {
     expect((await modern("memory", "skills/list")).answer["error"].code).toBe(-32601)
   })
 
+  it("both servers declare the same capabilities in either era: tools with listChanged, and skills on agents only", async () => {
+    for (const server of ["agents", "memory"] as const) {
+      const discovered = (await modern(server, "server/discover")).answer["result"].capabilities
+      const init = await fetch(url(server), {
+        method: "POST",
+        headers: mcpHeaders(key, undefined),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "0" } } })
+      })
+      const initialized = (await rpcAnswer(init))["result"].capabilities
+      const sid = init.headers.get("mcp-session-id")!
+      await fetch(url(server), { method: "DELETE", headers: { ...mcpHeaders(key, sid), "mcp-protocol-version": "2025-11-25" } }).then((r) => r.text())
+      for (const capabilities of [discovered, initialized]) {
+        expect(capabilities.tools).toEqual({ listChanged: true })
+        expect(Object.keys(capabilities.extensions ?? {}).some((k) => k.includes("skills"))).toBe(server === "agents")
+      }
+    }
+  })
+
   it("a tool call's server has no skills surface; the SDK checks Mcp-Method against the body before that matters", async () => {
     // Discovery, made by a server with the whole surface, advertises the extension.
     const discover = await modern("agents", "server/discover")

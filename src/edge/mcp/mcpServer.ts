@@ -4,7 +4,7 @@
  * request being served (set by the edge from the request's own key, never from the session), and the
  * agents server offers the profile's skills through the skills extension as well.
  */
-import { McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from "@modelcontextprotocol/server"
+import { McpServer, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from "@modelcontextprotocol/server"
 import type { Effect } from "effect"
 import type { CallerShape } from "../../request/Caller.ts"
 import type { ProgressShape } from "../../request/Progress.ts"
@@ -63,15 +63,12 @@ export interface ServerSurface {
   readonly skills?: boolean
 }
 
-export const makeMcpServer = (kind: ServerKind, deps: ServerDeps, surface: ServerSurface = {}): McpServer => {
-  const mcp = new McpServer(
-    { name: SERVER_NAMES[kind], version: SERVER_VERSION },
-    { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS[kind] }
-  )
-  mcp.server.setRequestHandler("tools/list", async (_req, ctx) => ({
+/** The two tool methods, on the low-level server, reading the per-client catalog with the request's caller. */
+const serveTools = (server: Server, kind: ServerKind, deps: ServerDeps) => {
+  server.setRequestHandler("tools/list", async (_req, ctx) => ({
     tools: [...deps.catalog.list(kind, identityOf(ctx).caller)] as any
   }))
-  mcp.server.setRequestHandler("tools/call", async (req, ctx) => {
+  server.setRequestHandler("tools/call", async (req, ctx) => {
     const identity = identityOf(ctx)
     const tool = deps.catalog.find(kind, identity.caller, req.params.name)
     // The SDK sends the message as it stands (no code prefix), so clients show it once.
@@ -80,6 +77,26 @@ export const makeMcpServer = (kind: ServerKind, deps: ServerDeps, surface: Serve
     const program = toolProgram(tool as ToolDef<any, any, any>, req.params.arguments)
     return (await deps.runCall(program, tool.name, identity, progress, ctx.mcpReq.signal)) as any
   })
-  if (kind === "agents" && deps.skills !== undefined && surface.skills !== false) deps.skills.attach(mcp)
+}
+
+/**
+ * The SDK server for one serving unit (a 2026-07-28 request, or a 2025-era session). Tools are
+ * served by the SDK's low-level `Server`: the bridge answers `tools/list` and `tools/call` itself,
+ * from its catalog, so `McpServer`'s own tool machinery (built, then replaced, on every request)
+ * was pure cost. Only the skills extension needs an `McpServer` (it registers a resource
+ * template), so the agents server is one when it offers that surface.
+ */
+export const makeMcpServer = (kind: ServerKind, deps: ServerDeps, surface: ServerSurface = {}): McpServer | Server => {
+  const info = { name: SERVER_NAMES[kind], version: SERVER_VERSION }
+  // `listChanged: true` is what McpServer has always declared for tools; both kinds declare it.
+  const options = { capabilities: { tools: { listChanged: true } }, instructions: SERVER_INSTRUCTIONS[kind] }
+  if (kind !== "agents" || deps.skills === undefined || surface.skills === false) {
+    const server = new Server(info, options)
+    serveTools(server, kind, deps)
+    return server
+  }
+  const mcp = new McpServer(info, options)
+  serveTools(mcp.server, kind, deps)
+  deps.skills.attach(mcp)
   return mcp
 }
