@@ -7,7 +7,7 @@
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
-import type { HermesProfile } from "./client/HermesClient.ts"
+import { type HermesProfile, namedProfile } from "./client/HermesClient.ts"
 import { HermesProfiles, profilesFromConfig } from "./profiles.ts"
 import { publishEmbedded, readEmbedded } from "./embeddedFile.ts"
 import { type SimProfileInfo, type SimulatorHandle, startSimulator } from "./sim/server.ts"
@@ -25,13 +25,7 @@ export const SimulatorInfoNone = Layer.succeed(SimulatorInfo, { url: Option.none
 
 /** The daemon's profiles as served by a running simulator. */
 export const simulatorProfiles = (sim: { readonly profiles: ReadonlyArray<SimProfileInfo> }): ReadonlyArray<HermesProfile> =>
-  sim.profiles.map((p) => ({
-    name: p.name,
-    agent: p.name === "default" ? "hermes" : `hermes/${p.name}`,
-    agentId: p.name === "default" ? "hermes" : `hermes__${p.name}`,
-    baseUrl: p.url,
-    key: Option.some(Redacted.make(p.key))
-  }))
+  sim.profiles.map((p) => namedProfile(p.name, p.url, Option.some(Redacted.make(p.key))))
 
 /**
  * `role: "daemon"` starts the simulator and publishes where it is (`embeddedFile.ts`);

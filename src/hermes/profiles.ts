@@ -8,7 +8,7 @@
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import type { ResolvedConfig } from "../config/load.ts"
-import type { HermesProfile } from "./client/HermesClient.ts"
+import { type HermesProfile, namedProfile } from "./client/HermesClient.ts"
 
 /** The profiles the daemon talks to; provided by `HermesEmbedded` (config or simulator). */
 export class HermesProfiles extends Context.Tag("agent-bridge/HermesProfiles")<HermesProfiles, ReadonlyArray<HermesProfile>>() {}
@@ -56,24 +56,15 @@ export const profilesFromConfig = (config: ResolvedConfig, penv: ProfileEnv = no
   Effect.gen(function* () {
     const h = config.hermes
     const base = configuredUrl(config)
-    const profiles: Array<HermesProfile> = [{
-      name: "default",
-      agent: "hermes",
-      agentId: "hermes",
-      baseUrl: base,
-      key: yield* resolveKey("default", { key: h.key, key_file: h.key_file, key_env: h.key_env }, penv)
-    }]
+    const profiles: Array<HermesProfile> = [
+      namedProfile("default", base, yield* resolveKey("default", { key: h.key, key_file: h.key_file, key_env: h.key_env }, penv))
+    ]
     for (const [name, endpoint] of Object.entries(h.profiles)) {
       if (endpoint.url === undefined && !h.multiplex) {
         yield* Effect.logWarning(`Hermes profile ${name} has no url and hermes.multiplex is off; assuming ${base}/p/${name}`)
       }
-      profiles.push({
-        name,
-        agent: `hermes/${name}`,
-        agentId: `hermes__${name}`,
-        baseUrl: endpoint.url === undefined ? `${base}/p/${name}` : endpoint.url.replace(/\/+$/, ""),
-        key: yield* resolveKey(name, endpoint, penv)
-      })
+      const url = endpoint.url === undefined ? `${base}/p/${name}` : endpoint.url.replace(/\/+$/, "")
+      profiles.push(namedProfile(name, url, yield* resolveKey(name, endpoint, penv)))
     }
     return profiles
   })

@@ -7,11 +7,11 @@
  *
  * This file is the interface; `HermesClientLive.ts` implements it over @effect/platform's HttpClient.
  */
-import type { Duration, Effect, Option, Redacted, Stream } from "effect"
-import { Context } from "effect"
+import type { Duration, Option, Redacted, Stream } from "effect"
+import { Context, Effect } from "effect"
 import type { HermesEvent } from "../../domain/runs/hermesEvents.ts"
 import type { RunStatus } from "../../domain/runs/view.ts"
-import type { HermesFailure, HermesNoProfile } from "./failure.ts"
+import { type HermesFailure, HermesNoProfile } from "./failure.ts"
 
 /** One configured Hermes profile as the bridge addresses it. */
 export interface HermesProfile {
@@ -25,6 +25,21 @@ export interface HermesProfile {
   readonly baseUrl: string
   /** The key the bridge presents; none means `keyed: false` and `HermesNoKey` on use. */
   readonly key: Option.Option<Redacted.Redacted<string>>
+}
+
+/** The profile called `name`, with the ids the bridge gives it: `hermes` for "default", else `hermes/<name>` and `hermes__<name>`. */
+export const namedProfile = (name: string, baseUrl: string, key: Option.Option<Redacted.Redacted<string>>): HermesProfile => ({
+  name,
+  agent: name === "default" ? "hermes" : `hermes/${name}`,
+  agentId: name === "default" ? "hermes" : `hermes__${name}`,
+  baseUrl,
+  key
+})
+
+/** The profile among `profiles` that the agent id names (`HermesClientShape.profile`, for every implementation). */
+export const findProfile = (profiles: ReadonlyArray<HermesProfile>, agent: string): Effect.Effect<HermesProfile, HermesNoProfile> => {
+  const found = profiles.find((p) => p.agent === agent)
+  return found === undefined ? Effect.fail(new HermesNoProfile({ agent })) : Effect.succeed(found)
 }
 
 /** What a Hermes build can do, from `GET /v1/capabilities`; a missing flag is false. */

@@ -4,8 +4,8 @@
  * client does (with the adapter's errors). Any other call is a defect.
  */
 import { Effect, Layer, Option, Redacted, Ref, Stream } from "effect"
-import { type HermesFailure, HermesNoProfile } from "./failure.ts"
-import { HermesClient, type HermesClientShape, type HermesProfile } from "./HermesClient.ts"
+import type { HermesFailure } from "./failure.ts"
+import { findProfile, HermesClient, type HermesClientShape, type HermesProfile, namedProfile } from "./HermesClient.ts"
 
 export interface ApprovalCall {
   readonly profile: string
@@ -14,13 +14,8 @@ export interface ApprovalCall {
   readonly requestId: string | undefined
 }
 
-export const makeProfile = (name: string): HermesProfile => ({
-  name,
-  agent: name === "default" ? "hermes" : `hermes/${name}`,
-  agentId: name === "default" ? "hermes" : `hermes__${name}`,
-  baseUrl: `http://127.0.0.1:9/${name}`,
-  key: Option.some(Redacted.make(`double-key-${name}`))
-})
+export const makeProfile = (name: string): HermesProfile =>
+  namedProfile(name, `http://127.0.0.1:9/${name}`, Option.some(Redacted.make(`double-key-${name}`)))
 
 /**
  * Profiles `default` and `coder`. `approval` answers with `approvalAnswer` (success by default) and
@@ -34,10 +29,7 @@ export const HermesClientApprovals = (
   const unused = () => Effect.die("not scripted in the teach double")
   const shape: HermesClientShape = {
     profiles,
-    profile: (agent) => {
-      const p = profiles.find((x) => x.agent === agent)
-      return p === undefined ? Effect.fail(new HermesNoProfile({ agent })) : Effect.succeed(p)
-    },
+    profile: (agent) => findProfile(profiles, agent),
     health: unused,
     models: unused,
     features: unused,

@@ -11,10 +11,10 @@ import { AppConfig } from "../../config/AppConfig.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { HermesEmbedded, HermesEmbeddedForTools } from "../embedded.ts"
 import { HermesProfiles } from "../profiles.ts"
-import { type HermesFailure, HermesNoProfile } from "./failure.ts"
+import type { HermesFailure } from "./failure.ts"
 import { makeFeatureCache } from "./features.ts"
 import { followRun } from "./follow.ts"
-import { HermesClient, type HermesClientShape, type HermesFeatures, type HermesProfile } from "./HermesClient.ts"
+import { findProfile, HermesClient, type HermesClientShape, type HermesFeatures, type HermesProfile } from "./HermesClient.ts"
 import { makeHermesHttp } from "./http.ts"
 import { fetchFeatures, makeOperations } from "./operations.ts"
 import { followReconnectSchedule } from "./schedules.ts"
@@ -55,12 +55,7 @@ export const makeHermesClient = (
 
     return {
       profiles,
-      profile: (agent) => {
-        const found = profiles.find((p) => p.agent === agent)
-        return found === undefined
-          ? Effect.fail(new HermesNoProfile({ agent }))
-          : Effect.succeed(found)
-      },
+      profile: (agent) => findProfile(profiles, agent),
       health: ops.health,
       models: ops.models,
       features,

@@ -5,8 +5,8 @@
  * records calls) or the simulator instead.
  */
 import { Effect, Layer, Option, Redacted, Stream } from "effect"
-import { HermesNoProfile, HermesTransport } from "./failure.ts"
-import { HermesClient, type HermesClientShape, type HermesProfile } from "./HermesClient.ts"
+import { HermesTransport } from "./failure.ts"
+import { findProfile, HermesClient, type HermesClientShape, type HermesProfile, namedProfile } from "./HermesClient.ts"
 
 export interface DoubleOptions {
   readonly profiles?: ReadonlyArray<{ readonly name: string; readonly keyed?: boolean; readonly up?: boolean; readonly version?: string | null }>
@@ -14,22 +14,15 @@ export interface DoubleOptions {
 
 export const HermesClientTest = (options: DoubleOptions = {}) => {
   const specs = options.profiles ?? [{ name: "default" }]
-  const profiles: ReadonlyArray<HermesProfile> = specs.map((s) => ({
-    name: s.name,
-    agent: s.name === "default" ? "hermes" : `hermes/${s.name}`,
-    agentId: s.name === "default" ? "hermes" : `hermes__${s.name}`,
-    baseUrl: `http://127.0.0.1:9/${s.name}`,
-    key: s.keyed === false ? Option.none() : Option.some(Redacted.make(`double-key-${s.name}`))
-  }))
+  const profiles: ReadonlyArray<HermesProfile> = specs.map((s) =>
+    namedProfile(s.name, `http://127.0.0.1:9/${s.name}`, s.keyed === false ? Option.none() : Option.some(Redacted.make(`double-key-${s.name}`)))
+  )
   const spec = (p: HermesProfile) => specs.find((s) => s.name === p.name)!
   const down = (p: HermesProfile, route: string) => new HermesTransport({ agent: p.agent, route, detail: "ECONNREFUSED" })
   const unused = () => Effect.dieMessage("not scripted in this double")
   const shape: HermesClientShape = {
     profiles,
-    profile: (agent) => {
-      const p = profiles.find((x) => x.agent === agent)
-      return p === undefined ? Effect.fail(new HermesNoProfile({ agent })) : Effect.succeed(p)
-    },
+    profile: (agent) => findProfile(profiles, agent),
     health: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /health")) : Effect.succeed({ status: "ok", version: spec(p).version ?? "0.20.4" })),
     models: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /v1/models")) : Effect.succeed([p.name === "default" ? "hermes-agent" : p.name])),
     features: unused,

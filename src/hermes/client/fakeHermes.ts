@@ -6,13 +6,15 @@
  * (`HermesStatus` with Hermes's code, `HermesTransport`, `HermesNoProfile`), which the services map.
  */
 import { Deferred, Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"
-import { HermesNoProfile, HermesStatus, HermesTransport } from "./failure.ts"
+import { HermesStatus, HermesTransport } from "./failure.ts"
 import { HermesEventData, makeEvent, TERMINAL_EVENTS } from "../../domain/runs/hermesEvents.ts"
 import { TERMINAL_STATUSES } from "../../domain/runs/view.ts"
 import {
   HermesClient,
   type HermesClientShape,
+  findProfile,
   type HermesEvent,
+  namedProfile,
   type HermesProfile,
   type HermesRunStatusName,
   type StartRunRequest
@@ -44,9 +46,9 @@ export interface FakeOptions {
 export const makeFakeHermes = (options: FakeOptions = {}) =>
   Effect.sync(() => {
     const profiles: Array<HermesProfile> = [
-      { name: "default", agent: "hermes", agentId: "hermes", baseUrl: "http://127.0.0.1:9", key: Option.some(Redacted.make("k-default")) },
-      { name: "coder", agent: "hermes/coder", agentId: "hermes__coder", baseUrl: "http://127.0.0.1:9/p/coder", key: Option.some(Redacted.make("k-coder")) },
-      { name: "nokey", agent: "hermes/nokey", agentId: "hermes__nokey", baseUrl: "http://127.0.0.1:9/p/nokey", key: Option.none() }
+      namedProfile("default", "http://127.0.0.1:9", Option.some(Redacted.make("k-default"))),
+      namedProfile("coder", "http://127.0.0.1:9/p/coder", Option.some(Redacted.make("k-coder"))),
+      namedProfile("nokey", "http://127.0.0.1:9/p/nokey", Option.none())
     ]
     const runs = new Map<string, FakeRun>()
     const idempotency = new Map<string, string>()
@@ -95,10 +97,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
 
     const shape: HermesClientShape = {
       profiles,
-      profile: (agent) => {
-        const p = profiles.find((x) => x.agent === agent)
-        return p === undefined ? Effect.fail(new HermesNoProfile({ agent })) : Effect.succeed(p)
-      },
+      profile: (agent) => findProfile(profiles, agent),
       health: (p) => guard(p, "GET /health", Effect.succeed({ status: "ok", version: "0.20.4" })),
       models: (p) => guard(p, "GET /v1/models", Effect.succeed([p.name])),
       features: () => Effect.die("features are not used by the run service"),
