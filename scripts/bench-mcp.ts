@@ -180,6 +180,7 @@ const main = async () => {
   await post(url, session, { jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => undefined)
   const legacyCall = (name: string, run = runId) => () => post(url, session, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { run_id: run } } })
   const statusAnswer = (await modernCall("agent_run_status")())?.result
+  if (statusAnswer === undefined) throw new Error("agent_run_status gave no answer to echo")
   const echoSame = await echoServer(statusAnswer)
   const echoBody = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "bench_noop", arguments: { run_id: runId } } }
 

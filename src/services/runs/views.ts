@@ -6,9 +6,9 @@
  */
 import { Effect, Option } from "effect"
 import { iso } from "../../common/time.ts"
-import type { PendingApproval, PendingClarification, RunEvent, RunEventsPage, RunListItem, RunView } from "../../domain/runs/view.ts"
+import type { AwaitingApproval, PendingApproval, PendingClarification, RunEvent, RunEventsPage, RunListItem, RunView } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
-import { CONTEXT_BYTES, CONTEXT_CHARS, cutJsonStrings, cutUtf8, firstChars, lastChars, outputWindow } from "../../domain/runs/window.ts"
+import { CONTEXT_BYTES, CONTEXT_CHARS, cutJsonStrings, cutUtf8, firstChars, lastChars, type OutputWindow, outputWindow } from "../../domain/runs/window.ts"
 import type { BridgeError } from "../../domain/errors.ts"
 import { BLOCK_REACH, mayContinueBlock } from "../../domain/redact/reach.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
@@ -34,6 +34,8 @@ export interface ViewDeps {
 }
 
 type ViewError = LedgerError | BridgeError
+/** What a run waiting on the operator shows as `awaiting_approval`. */
+type Approval = typeof AwaitingApproval.Type
 
 export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
   /** Redacted first, cut after, so a cut never leaves half a secret unmasked. */
@@ -51,8 +53,6 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
 
   const inputPreview = (input: string) => firstChars(redactor.text(firstChars(input, PREVIEW_CHARS + CONTEXT_CHARS)), PREVIEW_CHARS)
 
-  type Approval = { readonly approval_id: string; readonly command: string; readonly description: string; readonly since: string }
-
   const awaitingApproval = (r: RunRecord): Effect.Effect<Option.Option<Approval>, ViewError> =>
     r.status !== "waiting_for_approval"
       ? Effect.succeed(Option.none())
@@ -65,7 +65,7 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
           })))
         )
 
-  const approvalPending = (a: { approval_id: string; command: string; description: string; since: string }): PendingApproval => ({
+  const approvalPending = (a: Approval): PendingApproval => ({
     request_id: a.approval_id,
     kind: "approval",
     command: a.command,
@@ -119,7 +119,7 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
     })
 
   /** The run view from what was read (synchronous: every text is masked here). */
-  const render = (r: RunRecord, approval: Option.Option<Approval>, w: Effect.Effect.Success<ReturnType<typeof readWindow>>): RunView => {
+  const render = (r: RunRecord, approval: Option.Option<Approval>, w: OutputWindow): RunView => {
     const { fields, truncated } = baseFields(r, approval)
     const liveEdge = !isTerminal(r.status) && w.nextOffset === null
     const output = hasNoOutput(r) ? null : (redactor.segments([w.text], { before: w.before, after: w.after, liveEdge })[0] ?? "")
