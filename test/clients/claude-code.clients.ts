@@ -68,7 +68,7 @@ it(`is the pinned Claude Code ${VERSIONS.claudeCode}`, async () => {
 it("takes the printed `claude mcp add` line as it is", async () => {
   expect(bridge.setup.claudeCommand).toMatch(/^claude mcp add --transport http --scope user agent-bridge http:\/\/127\.0\.0\.1:\d+\/mcp\/agents\/mcp --header /)
   const added = await run("bash", ["-c", bridge.setup.claudeCommand], { env, timeoutMs: 60_000 })
-  expect(added.code, describeRun(added)).toBe(0)
+  expect(added.status, describeRun(added)).toBe(0)
   const stored = JSON.parse(fs.readFileSync(path.join(env["HOME"]!, ".claude.json"), "utf8"))
   expect(stored.mcpServers["agent-bridge"]).toEqual({
     type: "http",
@@ -84,7 +84,7 @@ const delegate = async (runEnv: Record<string, string>) => {
     ["-p", "Delegate the pull request summary to the Hermes agent and wait for it.", "--output-format", "json", "--allowedTools", TOOLS.join(",")],
     { env: runEnv, cwd: runEnv["HOME"]!, timeoutMs: 150_000 }
   )
-  expect(r.code, describeRun(r)).toBe(0)
+  expect(r.status, describeRun(r)).toBe(0)
   const reported = JSON.parse(r.stdout) as { result?: string; is_error?: boolean }
   expect(reported.is_error, describeRun(r)).toBe(false)
   const m = new RegExp(`${FINAL_PREFIX} run_id=(run_\\w+) status=(\\w+) output=(.*)$`).exec(reported.result ?? "")
@@ -120,7 +120,7 @@ it("speaks the 2026-07-28 era to the daemon: no initialize, every request at tha
     const command = bridge.setup.claudeCommand.replace(bridge.mcpUrl, `${relay.url}/mcp/agents/mcp`)
     expect(command).not.toBe(bridge.setup.claudeCommand)
     const added = await run("bash", ["-c", command], { env: wireEnv, timeoutMs: 60_000 })
-    expect(added.code, describeRun(added)).toBe(0)
+    expect(added.status, describeRun(added)).toBe(0)
     const { status } = await delegate(wireEnv)
     expect(status).toBe("completed")
     const posts = relay.seen.filter((s) => s.httpMethod === "POST")

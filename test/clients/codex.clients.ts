@@ -100,7 +100,7 @@ const delegate = async (home: string, snippet: string) => {
     ["exec", "--strict-config", "--skip-git-repo-check", "--ephemeral", "-s", "read-only", "-C", work, "-o", last, "Delegate the pull request summary to the Hermes agent and wait for it."],
     { env: runEnv, cwd: work, timeoutMs: 150_000 }
   )
-  expect(r.code, `${describeRun(r)}\nconfig.toml:\n${config}`).toBe(0)
+  expect(r.status, `${describeRun(r)}\nconfig.toml:\n${config}`).toBe(0)
   const reported = fs.readFileSync(last, "utf8")
   const m = new RegExp(`${FINAL_PREFIX} run_id=(run_\\w+) status=(\\w+) output=(.*)$`).exec(reported.trim())
   const offered = model.requests.map((q) => JSON.stringify((q.body?.tools ?? []).map((t: any) => (String(t.name).startsWith("mcp__") ? t : t.name ?? t.type))).slice(0, 3000))

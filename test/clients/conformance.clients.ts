@@ -66,7 +66,7 @@ describe("conformance suite", () => {
   it("0.1.16, 2025 era: every applicable scenario passes; the rest are exactly the expected failures", async () => {
     const r = await runConformance({ pkg: "conformance", url: url(), outDir: path.join(dir, "out-0.1"), env, expectedFailures: legacyBaseline })
     for (const s of LEGACY_APPLIES) expect(failuresOf(r, s), `${s}\n${describeRun(r.result)}`).toBe("")
-    expect(r.result.code, describeRun(r.result)).toBe(0)
+    expect(r.result.status, describeRun(r.result)).toBe(0)
     expect(sink.hits).toEqual([])
   })
 
@@ -80,7 +80,7 @@ describe("conformance suite", () => {
       args: ["--spec-version", "2025-11-25"]
     })
     for (const s of [...LEGACY_APPLIES, "server-session-lifecycle"]) expect(failuresOf(r, s), `${s}\n${describeRun(r.result)}`).toBe("")
-    expect(r.result.code, describeRun(r.result)).toBe(0)
+    expect(r.result.status, describeRun(r.result)).toBe(0)
     expect(sink.hits).toEqual([])
   })
 
@@ -101,7 +101,7 @@ describe("conformance suite", () => {
     expect(statelessFailures.map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ""}`).join("\n")).toBe("")
     // caching is listed as a whole (it also asks prompts and resources); its tools/list part applies.
     expect(checkOf(r, "caching", "sep-2549-tools-list-caching-hints")?.status, failuresOf(r, "caching")).toBe("SUCCESS")
-    expect(r.result.code, describeRun(r.result)).toBe(0)
+    expect(r.result.status, describeRun(r.result)).toBe(0)
     expect(sink.hits).toEqual([])
   })
 })

@@ -84,7 +84,7 @@ describe.each<Era>(["legacy", "modern"])("Inspector CLI, %s era", (era) => {
   it("gets a typed error for a bad input", async () => {
     const r = await callTool(base(), "agent_run", { agent: "hermes", input: "too long a wait", wait_s: 601 })
     // The Inspector exits 5 when the tool answers isError, and still prints the result.
-    expect(r.run.code, describeRun(r.run)).toBe(5)
+    expect(r.run.status, describeRun(r.run)).toBe(5)
     expect(r.json.result.isError).toBe(true)
     expect(r.json.result._meta["agent-bridge/error"]).toEqual({ code: "bridge.invalid_input", status: 422 })
     const text = (r.json.result.content as Array<{ text: string }>).map((c) => c.text).join("")

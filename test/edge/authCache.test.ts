@@ -53,7 +53,7 @@ describe("Auth remembers valid keys only while their changes are watched", () =>
       const { key } = yield* auth.addClient("remembered", ["agents"])
       const { heard, fiber } = yield* watch
       expect(client(yield* auth.authenticate(key))).toEqual(Option.some("remembered"))
-      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", new Date().toISOString(), "remembered")
+      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", Date.now(), "remembered")
       // The watch notices the commit and forgets the key before it tells the watcher.
       yield* Queue.take(heard)
       expect(yield* auth.authenticate(key)).toEqual(Option.none())
@@ -79,14 +79,14 @@ describe("Auth remembers valid keys only while their changes are watched", () =>
       const auth = yield* Auth
       const { key } = yield* auth.addClient("unwatched", ["agents"])
       expect(client(yield* auth.authenticate(key))).toEqual(Option.some("unwatched"))
-      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", new Date().toISOString(), "unwatched")
+      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", Date.now(), "unwatched")
       expect(yield* auth.authenticate(key)).toEqual(Option.none())
       // And a watch that ended leaves nothing remembered behind.
       yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = NULL WHERE name = ?", "unwatched")
       const { fiber } = yield* watch
       expect(client(yield* auth.authenticate(key))).toEqual(Option.some("unwatched"))
       yield* Fiber.interrupt(fiber)
-      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", new Date().toISOString(), "unwatched")
+      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", Date.now(), "unwatched")
       expect(yield* auth.authenticate(key)).toEqual(Option.none())
     }).pipe(Effect.provide(layer)), 20_000)
 })

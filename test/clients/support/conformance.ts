@@ -2,7 +2,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as YAML from "yaml"
-import { type RunResult, run, TOOLS } from "./tools.ts"
+import type { ProcessResult } from "../../support/runProcess.ts"
+import { run, TOOLS } from "./tools.ts"
 
 export interface Check {
   readonly id: string
@@ -11,7 +12,7 @@ export interface Check {
 }
 
 export interface ConformanceRun {
-  readonly result: RunResult
+  readonly result: ProcessResult
   /** Scenario name → its checks (from each scenario's checks.json). */
   readonly scenarios: ReadonlyMap<string, ReadonlyArray<Check>>
 }

@@ -1,10 +1,11 @@
 /** The MCP Inspector's CLI, one call per process, as a script or a person would run it. */
-import { BIN, describeRun, type RunResult, run } from "./tools.ts"
+import type { ProcessResult } from "../../support/runProcess.ts"
+import { BIN, describeRun, run } from "./tools.ts"
 
 export type Era = "legacy" | "modern"
 
 export interface InspectorCall {
-  readonly run: RunResult
+  readonly run: ProcessResult
   /** The parsed `--format json` stdout: `{result}` (exit 0, or 5 for a tool's isError) or `{error}`. */
   readonly json: { readonly result?: any; readonly error?: { code: string; message: string } }
 }

@@ -6,7 +6,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { runProcess } from "../../support/runProcess.ts"
+import { type ProcessResult, runProcess } from "../../support/runProcess.ts"
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 export const CACHE = process.env["CLIENTS_CACHE_DIR"] ?? path.join(REPO, ".cache", "clients")
@@ -72,23 +72,15 @@ export const makeHome = (root: string, name: string): string => {
   return home
 }
 
-export interface RunResult {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
 /** Runs a command to its end (killed after `timeoutMs`), with no stdin, in `HOME` unless told. */
 export const run = (
   command: string,
   args: ReadonlyArray<string>,
   options: { readonly env: Record<string, string>; readonly cwd?: string; readonly timeoutMs: number }
-): Promise<RunResult> => {
+): Promise<ProcessResult> => {
   const cwd = options.cwd ?? options.env["HOME"]
   return runProcess(command, args, { env: options.env, timeoutMs: options.timeoutMs, ...(cwd === undefined ? {} : { cwd }) })
-    .then(({ status, ...rest }) => ({ code: status, ...rest }))
 }
 
-export const describeRun = (r: RunResult): string =>
-  `exit ${r.code ?? r.signal}\n--- stdout ---\n${r.stdout.slice(-8000)}\n--- stderr ---\n${r.stderr.slice(-8000)}`
+export const describeRun = (r: ProcessResult): string =>
+  `exit ${r.status ?? r.signal}\n--- stdout ---\n${r.stdout.slice(-8000)}\n--- stderr ---\n${r.stderr.slice(-8000)}`
