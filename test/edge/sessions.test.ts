@@ -6,7 +6,7 @@
  * closed, and nobody else's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, TestClock } from "effect"
 import { makeCatalog } from "../../src/edge/mcp/catalog/clientCatalog.ts"
 import type { ServerKind } from "../../src/edge/mcp/catalog/listing.ts"
 import { MAX_SESSIONS_PER_CLIENT, McpSessions, McpSessionsLive } from "../../src/edge/mcp/McpSessions.ts"
@@ -66,6 +66,18 @@ describe("MCP sessions", () => {
       expect(deleted.status).toBe(200)
       expect(yield* size).toBe(0)
       expect(yield* listStatus(alice, id)).toBe(404)
+    }).pipe(Effect.provide(sessionsLayer)))
+
+  it.scoped("a session idle for 30 minutes is closed by the sweep; one used meanwhile stays open", () =>
+    Effect.gen(function* () {
+      const idle = yield* initialize(alice)
+      const used = yield* initialize(bob)
+      yield* TestClock.adjust("20 minutes")
+      expect(yield* listStatus(bob, used)).toBe(200)
+      yield* TestClock.adjust("11 minutes")
+      expect(yield* size).toBe(1)
+      expect(yield* listStatus(alice, idle)).toBe(404)
+      expect(yield* listStatus(bob, used)).toBe(200)
     }).pipe(Effect.provide(sessionsLayer)))
 
   it.scoped("a client past its session cap loses its least recently used session, and only its own", () =>

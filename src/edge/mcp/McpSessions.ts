@@ -106,6 +106,9 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
     McpSessions,
     Effect.gen(function* () {
       const runtime = yield* Effect.runtime<R>()
+      // Session times read the runtime's Clock (the SDK's callbacks are plain functions).
+      const clock = yield* Effect.clock
+      const now = () => clock.unsafeCurrentTimeMillis()
       const run = Runtime.runPromise(runtime)
       const inFlight = yield* makeInFlight
       const deps: ServerDeps = {
@@ -150,7 +153,7 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             sessionIdGenerator: randomUUID,
             keepAliveMs: KEEP_ALIVE_MS,
             onsessioninitialized: (id) => {
-              sessions.set(id, { transport, kind, owner: identity.caller.client, token: identity.token, lastSeen: Date.now() })
+              sessions.set(id, { transport, kind, owner: identity.caller.client, token: identity.token, lastSeen: now() })
               enforceCap(identity.caller.client)
             },
             onsessionclosed: (id) => {
@@ -174,7 +177,7 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             const s = sessions.get(sid)
             // A session belongs to the client that opened it, on the server it opened.
             if (s === undefined || s.kind !== kind || s.owner !== identity.caller.client) return sessionNotFound()
-            s.lastSeen = Date.now()
+            s.lastSeen = now()
             sessions.delete(sid)
             sessions.set(sid, s)
             transport = s.transport
@@ -201,7 +204,7 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         })
 
       const sweepIdle = Effect.suspend(() => {
-        const cutoff = Date.now() - Duration.toMillis(IDLE_LIMIT)
+        const cutoff = now() - Duration.toMillis(IDLE_LIMIT)
         const idle = [...sessions.entries()].filter(([, s]) => s.lastSeen < cutoff).map(([id]) => id)
         return Effect.forEach(idle, close, { discard: true })
       })
