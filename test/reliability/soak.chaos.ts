@@ -40,6 +40,7 @@ describe("soak", () => {
   let sim: SimProcess
   let daemon: SoakDaemon
   let sessions: ReadonlyArray<McpSession>
+  let keys: ReadonlyArray<string>
   let dir: string | undefined
 
   beforeAll(async () => {
@@ -51,7 +52,8 @@ describe("soak", () => {
       hermes: { url: sim.url, key: sim.key },
       memory: { enabled: false }
     }, dir), clock)
-    sessions = await Promise.all(Array.from({ length: CLIENTS }, async (_, i) => openSession(daemon.url, await daemon.addClient(`soak-${i}`))))
+    keys = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => daemon.addClient(`soak-${i}`)))
+    sessions = await Promise.all(keys.map((key) => openSession(daemon.url, key)))
   })
   afterAll(async () => {
     for (const s of sessions ?? []) await s.close()
@@ -86,6 +88,10 @@ describe("soak", () => {
       gc()
       const memory = process.memoryUsage()
       samples.push({ cycle, runs: last, seconds, dbBytes: stored.dbBytes, walBytes: stored.walBytesBefore, rss: memory.rss, heapUsed: memory.heapUsed })
+      // Days have passed on the daemon's clock, so its sessions are idle past their 30 minutes and
+      // swept: each client opens a new one, as a real client would after that long.
+      for (const session of sessions) await session.close()
+      sessions = await Promise.all(keys.map((key) => openSession(daemon.url, key)))
     }
 
     const first = samples[0]!
