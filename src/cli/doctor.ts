@@ -2,7 +2,7 @@
  * `agent-bridge doctor`: one row per check, the `agent-bridge` row first; exit 1 when any check fails.
  * Checks: the configuration decodes, the database opens, migrates and takes a write, the data dir is
  * private; each Hermes profile answers and accepts the bridge's key; the drop-in skills folder is in
- * the profile's `skills.external_dirs`.
+ * the profile's `skills.external_dirs`; and which optional Hermes features the profile lacks.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
@@ -13,6 +13,7 @@ import { AppConfig, AppConfigLive } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { HermesClientForTools } from "../hermes/client/HermesClientLive.ts"
 import { HermesClient, type HermesProfile } from "../hermes/client/HermesClient.ts"
+import { featureGaps, optionalFeatures, type OptionalFeatures } from "../hermes/client/features.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
 import { RedactorLive } from "../common/Redactor.ts"
 import { DbLive } from "../storage/Db.ts"
@@ -82,6 +83,40 @@ const profileRow = (p: HermesProfile) =>
     return { check: p.agent, status: "ok", detail: `${p.baseUrl} answers (version ${health.right.version ?? "unknown"}); key accepted; model ${models.right[0] ?? "?"}` } satisfies DoctorRow
   })
 
+const FEATURE_WORDS: Readonly<Record<keyof OptionalFeatures, string>> = {
+  steer: "steer",
+  event_replay: "event replay",
+  durable_idempotency: "durable idempotency"
+}
+
+/**
+ * Which optional features the profile has and lacks, from `HermesClient.features`, the detection
+ * the client acts on (`optionalFeatures`). Lacking one is no fault (the bridge adapts), so the row
+ * is ok; only capabilities that cannot be read are a warning. Event replay is never known in this
+ * process: it is seen on a run's stream, and the CLI opens none.
+ */
+const featuresRow = (p: HermesProfile) =>
+  Effect.gen(function* () {
+    const hermes = yield* HermesClient
+    const check = `${p.agent} features`
+    const read = yield* Effect.either(hermes.features(p).pipe(Effect.timeout("3 seconds")))
+    if (read._tag === "Left") {
+      return { check, status: "warn", detail: `capabilities could not be read (${read.left._tag}): which features this Hermes lacks is not known` } satisfies DoctorRow
+    }
+    const o = optionalFeatures(read.right)
+    const { lacks, unknown } = featureGaps(o)
+    const has = (Object.keys(o) as Array<keyof OptionalFeatures>).filter((n) => o[n] === true)
+    const words = (names: ReadonlyArray<keyof OptionalFeatures>) => names.map((n) => FEATURE_WORDS[n]).join(", ")
+    const parts = [
+      ...(has.length > 0 ? [`has ${words(has)}`] : []),
+      ...(lacks.length > 0 ? [`lacks ${words(lacks)}`] : []),
+      ...(unknown.length > 0
+        ? [`${words(unknown)} not known here (Hermes does not advertise it: agents_list shows what the daemon saw on a run's stream)`]
+        : [])
+    ]
+    return { check, status: "ok", detail: parts.join("; ") } satisfies DoctorRow
+  })
+
 const render = (rows: ReadonlyArray<DoctorRow>) => {
   const w = Math.max(...rows.map((r) => r.check.length))
   return rows.map((r) => `${r.status.toUpperCase().padEnd(4)}  ${r.check.padEnd(w)}  ${r.detail}`).join("\n")
@@ -94,7 +129,11 @@ export const doctorRows = (config: ResolvedConfig) => {
     const simulated = Option.isSome((yield* SimulatorInfo).url)
     const skills = simulated ? simulatorSkillsRow : skillsRow
     const first = yield* bridgeRow
-    const profiles = yield* Effect.forEach(hermes.profiles, (p) => Effect.map(profileRow(p), (r) => [r, skills(config, p)]), { concurrency: 4 })
+    const profiles = yield* Effect.forEach(
+      hermes.profiles,
+      (p) => Effect.map(Effect.zip(profileRow(p), featuresRow(p), { concurrent: true }), ([r, f]) => [r, f, skills(config, p)]),
+      { concurrency: 4 }
+    )
     return [first, ...profiles.flat()]
   }).pipe(Effect.provide(Layer.mergeAll(DbLive(config.dataDir), HermesClientForTools).pipe(Layer.provideMerge(base), Layer.provide(cliLoggingLayer))), Effect.scoped)
 }

@@ -69,7 +69,8 @@ export const inboxCommand = (args: ParsedArgs): Effect.Effect<string, BridgeErro
         const row = yield* inbox.decide(id, {
           approve: sub === "approve",
           choice: choice as ApprovalChoice | undefined,
-          by: DECIDER
+          by: DECIDER,
+          via: "cli"
         })
         if (asJson) return json({ row })
         const how = row.kind === "run_approval" && row.choice !== null ? ` (${row.choice})` : ""

@@ -19,6 +19,16 @@ export const unknownAgent = (agent: string): UnknownAgent =>
         : `unknown agent "${agent}": use "hermes" or "hermes/<profile>" for a configured profile`
   })
 
+/**
+ * The optional Hermes features of a profile (false: it lacks it; null: not known yet), as the
+ * Hermes client detects them (`hermes/client/features.ts`, `optionalFeatures`).
+ */
+export const HermesFeaturesRow = Schema.Struct({
+  steer: Schema.Boolean,
+  event_replay: Schema.NullOr(Schema.Boolean),
+  durable_idempotency: Schema.Boolean
+})
+
 /** `agents_list`: one row per configured profile, then `pi` (listed, never runnable). */
 export const AgentRow = Schema.Union(
   Schema.Struct({
@@ -26,7 +36,9 @@ export const AgentRow = Schema.Union(
     agent_id: Schema.String,
     health: Schema.Literal("ok", "down", "unauthorized"),
     keyed: Schema.Boolean,
-    model_id: Schema.NullOr(Schema.String)
+    model_id: Schema.NullOr(Schema.String),
+    // Added beside the seed's fields; null when the profile's capabilities could not be read.
+    hermes_features: Schema.NullOr(HermesFeaturesRow)
   }),
   Schema.Struct({ name: Schema.Literal("pi"), runnable: Schema.Literal(false) })
 )

@@ -53,9 +53,27 @@ describe("doctor", () => {
     expect(rows.find((r) => r.check === "hermes skills")).toMatchObject({ status: "ok" })
   }, 60_000)
 
+  it("says which optional features each profile lacks, from the client's own detection", async () => {
+    const old = await startSimulatorAsync({ generation: "old", profiles: [{ name: "default", key: "doctor-key-0123456789" }] })
+    try {
+      const home = hermesHome([])
+      const rows = await Effect.runPromise(doctorRows(testConfig({ hermes: { url: old.url, key: "doctor-key-0123456789", home } })))
+      expect(rows.find((r) => r.check === "hermes features")).toEqual({
+        check: "hermes features",
+        status: "ok",
+        detail: "lacks steer, durable idempotency; event replay not known here (Hermes does not advertise it: agents_list shows what the daemon saw on a run's stream)"
+      })
+      const newer = await Effect.runPromise(doctorRows(testConfig({ hermes: { url: sim.url, key: "doctor-key-0123456789", home } })))
+      expect(newer.find((r) => r.check === "hermes features")?.detail).toMatch(/^has steer, durable idempotency; event replay not known here/)
+    } finally {
+      await old.close()
+    }
+  }, 60_000)
+
   it("fails the profile row when Hermes does not answer", async () => {
     const rows = await Effect.runPromise(doctorRows(testConfig({ hermes: { url: "http://127.0.0.1:9", key: "k-0123456789" } })))
     expect(rows[0]?.check).toBe("agent-bridge")
     expect(rows.find((r) => r.check === "hermes")).toMatchObject({ status: "fail" })
+    expect(rows.find((r) => r.check === "hermes features")).toMatchObject({ status: "warn", detail: expect.stringContaining("capabilities could not be read") })
   }, 60_000)
 })

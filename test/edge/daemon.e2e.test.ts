@@ -85,9 +85,12 @@ describe("daemon over HTTP", () => {
     expect(res.isError).toBeFalsy()
     expect(res.structuredContent).toEqual({
       agents: [
-        { name: "hermes", agent_id: "hermes", health: "ok", keyed: true, model_id: "hermes-agent" },
-        { name: "hermes/coder", agent_id: "hermes__coder", health: "down", keyed: true, model_id: null },
-        { name: "hermes/nokey", agent_id: "hermes__nokey", health: "ok", keyed: false, model_id: null },
+        {
+          name: "hermes", agent_id: "hermes", health: "ok", keyed: true, model_id: "hermes-agent",
+          hermes_features: { steer: false, event_replay: null, durable_idempotency: false }
+        },
+        { name: "hermes/coder", agent_id: "hermes__coder", health: "down", keyed: true, model_id: null, hermes_features: null },
+        { name: "hermes/nokey", agent_id: "hermes__nokey", health: "ok", keyed: false, model_id: null, hermes_features: null },
         { name: "pi", runnable: false }
       ]
     })

@@ -45,8 +45,9 @@ for (const generation of ["old", "new"] as const) {
       expect(ok.json).toEqual({ object: "hermes.run.approval_response", run_id: id, choice: "once", resolved: 1 })
       const done = await statusOf(c, id, "completed")
       expect(done.output).toContain("after approval")
+      // A second answer: Hermes's approval session is there, with nothing pending in it.
       const again = await c.post(`/v1/runs/${id}/approval`, { choice: "once" })
-      expect([again.status, again.json.error.code]).toEqual([409, "approval_not_active"])
+      expect([again.status, again.json.error.code]).toEqual([409, "approval_not_pending"])
       // Older builds: the buffer nobody read is replayed to the first subscriber, also after the end.
       const events = (await c.sse(`/v1/runs/${id}/events`)).frames.map((f) => f.json)
       const request = events.find((e) => e.event === "approval.request")
@@ -60,6 +61,13 @@ for (const generation of ["old", "new"] as const) {
         expect(Object.keys(responded).sort()).toEqual(["choice", "event", "resolved", "run_id", "timestamp"])
         expect(responded).toMatchObject({ choice: "once", resolved: 1 })
       }
+    })
+
+    it("an answer to a run that never asked for approval is 409 approval_not_active", async () => {
+      const id = await start("plain run")
+      await statusOf(c, id, "completed")
+      const answer = await c.post(`/v1/runs/${id}/approval`, { choice: "once" })
+      expect([answer.status, answer.json.error.code]).toEqual([409, "approval_not_active"])
     })
 
     it("a denied approval completes without running the command", async () => {

@@ -117,7 +117,9 @@ describe("a request Hermes named no id for", () => {
     )
     const fields = fieldsOf(requested, "approval.request")
     if (fields === null) throw new Error("not decoded as an approval request")
-    expect(approvalOf(fields)).toEqual({ request_id: null, command: "rm -rf /", description: "delete in root path", choices: ["once", "session", "always", "deny"] })
+    expect(approvalOf(fields)).toEqual({
+      request_id: null, command: "rm -rf /", description: "delete in root path", pattern_key: "delete in root path", choices: ["once", "session", "always", "deny"]
+    })
     const responded = frame(`{"event": "approval.responded", "run_id": "run_x", "choice": "once", "resolved": 1}`)
     const r = reduceBatch({ status: "running", pending: null }, [requested, responded])
     // No id: whatever the run had pending is resolved.

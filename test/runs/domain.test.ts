@@ -100,7 +100,7 @@ describe("event reducer", () => {
     const request = ev("approval.request", { request_id: "r1", command: "rm", description: "d", choices: ["once", "deny"] })
     const approval = reduceBatch(running, [request])
     expect(approval.state.status).toBe("waiting_for_approval")
-    expect(approvalOf(approvalData(request))).toEqual({ request_id: "r1", command: "rm", description: "d", choices: ["once", "deny"] })
+    expect(approvalOf(approvalData(request))).toEqual({ request_id: "r1", command: "rm", description: "d", pattern_key: null, choices: ["once", "deny"] })
     expect(approvalOf(approvalData(ev("approval.request", { request_id: "r2" }))).choices).toEqual([])
     const responded = reduceBatch(approval.state, [ev("approval.responded", { request_id: "r1", choice: "deny", resolved: 1 })])
     expect(responded.state.status).toBe("running")

@@ -21,6 +21,8 @@ export interface ApprovalOpened {
   readonly request_id: string | null
   readonly command: string
   readonly description: string
+  /** Hermes's name for the rule that asked (`recursive_delete`), for the log; null when it sent none. */
+  readonly pattern_key: string | null
   readonly choices: ReadonlyArray<string>
 }
 
@@ -81,6 +83,9 @@ export const approvalOf = (data: ApprovalRequestData): ApprovalOpened => ({
   request_id: data.request_id ?? null,
   command: data.command ?? "",
   description: data.description ?? "",
+  // Read from the fields kept as they came, not from the event's Schema: a frame whose pattern_key
+  // is not a string still opens its row (it is only logged).
+  pattern_key: typeof data.pattern_key === "string" ? data.pattern_key : null,
   choices: data.choices ?? []
 })
 

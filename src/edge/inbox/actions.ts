@@ -90,9 +90,10 @@ const CHOICES: ReadonlyArray<ApprovalChoice> = ["once", "session", "always"]
 
 /** The form's `decision`: approve, deny, or (run approvals) the approve choice itself. */
 export const parseDecision = (value: string | undefined, kind: "skill_put" | "skill_delete" | "run_approval"): Decision | null => {
-  if (value === "deny") return { approve: false, by: DECIDER }
-  if (value === "approve") return { approve: true, by: DECIDER }
-  if (kind === "run_approval" && CHOICES.includes(value as ApprovalChoice)) return { approve: true, choice: value as ApprovalChoice, by: DECIDER }
+  const who = { by: DECIDER, via: "page" } as const
+  if (value === "deny") return { approve: false, ...who }
+  if (value === "approve") return { approve: true, ...who }
+  if (kind === "run_approval" && CHOICES.includes(value as ApprovalChoice)) return { approve: true, choice: value as ApprovalChoice, ...who }
   return null
 }
 

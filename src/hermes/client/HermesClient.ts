@@ -55,6 +55,13 @@ export interface HermesFeatures {
   readonly clarifyBody: "response" | "responses"
   readonly idempotency: { readonly supported: boolean; readonly durable: boolean; readonly retentionSeconds: number }
   readonly sessionKeyHeader: string | null
+  /**
+   * Whether the profile's event streams number their frames (`id:`), which is what lets a
+   * reconnect resume with `Last-Event-ID` (newer builds replay; 0.19/0.20 do not). Capabilities do
+   * not advertise it, so it is what this client saw on the last stream it read of the profile; null
+   * until it read one (and always in a process that never subscribes: the CLI).
+   */
+  readonly eventReplay: boolean | null
 }
 
 export interface HermesHealth {

@@ -14,7 +14,9 @@ import { HermesProfiles } from "../profiles.ts"
 import type { HermesFailure } from "./failure.ts"
 import { makeFeatureCache } from "./features.ts"
 import { followRun } from "./follow.ts"
-import { findProfile, HermesClient, type HermesClientShape, type HermesFeatures, type HermesProfile } from "./HermesClient.ts"
+import {
+  findProfile, HermesClient, type HermesClientShape, type HermesEvent, type HermesFeatures, type HermesProfile
+} from "./HermesClient.ts"
 import { makeHermesHttp } from "./http.ts"
 import { fetchFeatures, makeOperations } from "./operations.ts"
 import { followReconnectSchedule } from "./schedules.ts"
@@ -46,9 +48,15 @@ export const makeHermesClient = (
       },
       options.featuresTtl ?? "60 seconds"
     )
+    // What the last stream read of each profile showed: numbered frames (`id:`) or not. It is the
+    // one sign of event replay (capabilities do not list it), so `features` reports it from here.
+    const numbered = new Map<string, boolean>()
+    const sawFrame = (p: HermesProfile) => (e: HermesEvent) => Effect.sync(() => numbered.set(p.name, e.id !== null))
     // Configured profiles go through the cache; a profile built elsewhere (tests) is asked directly.
     const features = (p: HermesProfile): Effect.Effect<HermesFeatures, HermesFailure> =>
-      byName.get(p.name) === p ? cache.get(p.name) : fetchFeatures(http, p)
+      (byName.get(p.name) === p ? cache.get(p.name) : fetchFeatures(http, p)).pipe(
+        Effect.map((f) => ({ ...f, eventReplay: numbered.get(p.name) ?? null }))
+      )
     const ops = makeOperations({ http, features, streamIdleTimeout: Duration.decode(options.streamIdleTimeout ?? "90 seconds") })
     const reconnect = options.reconnectSchedule ?? followReconnectSchedule
     const defaultPoll = Duration.decode(options.pollInterval ?? "1 second")
@@ -61,12 +69,12 @@ export const makeHermesClient = (
       features,
       start: ops.start,
       status: ops.status,
-      events: (p, runId, lastEventId) => ops.events(p, runId, lastEventId ?? null),
+      events: (p, runId, lastEventId) => ops.events(p, runId, lastEventId ?? null).pipe(Stream.tap(sawFrame(p))),
       follow: (p, runId, o) =>
         followRun(
           {
             runId,
-            openEvents: (lastId) => ops.events(p, runId, lastId),
+            openEvents: (lastId) => ops.events(p, runId, lastId).pipe(Stream.tap(sawFrame(p))),
             status: ops.status(p, runId),
             profile: p.name,
             agent: p.agent,

@@ -1,16 +1,29 @@
 /**
  * `HermesClientTest`: a scripted `HermesClient` for edge tests that do not need a real Hermes: fixed
- * profiles, health and model answers, failing as the real client does (with the adapter's errors);
+ * profiles, health, model and features answers, failing as the real client does (with the adapter's errors);
  * it records nothing, and any other call is a defect. Run tests use `fakeHermes.ts` (scripted runs,
  * records calls) or the simulator instead.
  */
 import { Effect, Layer, Option, Redacted, Stream } from "effect"
 import { HermesTransport } from "./failure.ts"
-import { findProfile, HermesClient, type HermesClientShape, type HermesProfile, namedProfile } from "./HermesClient.ts"
+import { parseFeatures } from "./features.ts"
+import { findProfile, HermesClient, type HermesClientShape, type HermesFeatures, type HermesProfile, namedProfile } from "./HermesClient.ts"
 
 export interface DoubleOptions {
-  readonly profiles?: ReadonlyArray<{ readonly name: string; readonly keyed?: boolean; readonly up?: boolean; readonly version?: string | null }>
+  readonly profiles?: ReadonlyArray<{
+    readonly name: string
+    readonly keyed?: boolean
+    readonly up?: boolean
+    readonly version?: string | null
+    /** Its features; default those of Hermes 0.20 (no steer, no idempotency, replay not seen yet). */
+    readonly features?: HermesFeatures
+  }>
 }
+
+/** The capabilities Hermes 0.20 answers, as the client reads them. */
+const HERMES_020 = parseFeatures({
+  features: { run_submission: true, run_status: true, run_events_sse: true, run_stop: true, run_approval_response: true, session_key_header: "X-Hermes-Session-Key" }
+})
 
 export const HermesClientTest = (options: DoubleOptions = {}) => {
   const specs = options.profiles ?? [{ name: "default" }]
@@ -25,7 +38,7 @@ export const HermesClientTest = (options: DoubleOptions = {}) => {
     profile: (agent) => findProfile(profiles, agent),
     health: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /health")) : Effect.succeed({ status: "ok", version: spec(p).version ?? "0.20.4" })),
     models: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /v1/models")) : Effect.succeed([p.name === "default" ? "hermes-agent" : p.name])),
-    features: unused,
+    features: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /v1/capabilities")) : Effect.succeed(spec(p).features ?? HERMES_020)),
     start: unused,
     status: unused,
     events: () => Stream.die("not scripted"),

@@ -21,7 +21,8 @@ export const noFeatures: HermesFeatures = {
   runClarify: false,
   clarifyBody: "response",
   idempotency: { supported: false, durable: false, retentionSeconds: 0 },
-  sessionKeyHeader: null
+  sessionKeyHeader: null,
+  eventReplay: null
 }
 
 /**
@@ -57,8 +58,36 @@ export const parseFeatures = (body: {
     runClarify: flag(f, "run_clarify"),
     clarifyBody: clarifyBodyOf(body.endpoints?.run_clarify),
     idempotency,
-    sessionKeyHeader: typeof header === "string" && header !== "" ? header : null
+    sessionKeyHeader: typeof header === "string" && header !== "" ? header : null,
+    // Not in the capabilities: the client adds what it saw on the profile's streams.
+    eventReplay: null
   }
+}
+
+/**
+ * The optional features the bridge reports per profile (`doctor`, `agents_list`), from the same
+ * `HermesFeatures` the client's operations read: false where the profile lacks one, null where it
+ * is not known yet (event replay before a stream of the profile was read).
+ */
+export interface OptionalFeatures {
+  /** `run_steer`: without it `agent_run_steer` is refused and Hermes is not called. */
+  readonly steer: boolean
+  /** Numbered frames: a dropped stream resumes with `Last-Event-ID` instead of polling the status. */
+  readonly event_replay: boolean | null
+  /** `runs_idempotency` supported and durable: a repeated start with one key is the same run. */
+  readonly durable_idempotency: boolean
+}
+
+export const optionalFeatures = (f: HermesFeatures): OptionalFeatures => ({
+  steer: f.runSteer,
+  event_replay: f.eventReplay,
+  durable_idempotency: f.idempotency.supported && f.idempotency.durable
+})
+
+/** The features of `o` that the profile lacks and those not known yet, by their names above. */
+export const featureGaps = (o: OptionalFeatures) => {
+  const names = Object.keys(o) as Array<keyof OptionalFeatures>
+  return { lacks: names.filter((n) => o[n] === false), unknown: names.filter((n) => o[n] === null) }
 }
 
 /** A per-profile cache of `lookup`: successes live `ttl`, failures are asked again next time. */

@@ -178,6 +178,14 @@ const APPROVAL_CHOICES: Readonly<Record<string, string>> = {
   once: "once", session: "session", always: "always", deny: "deny", approve: "once", approved: "once", allow: "once"
 }
 
+/**
+ * Runs whose approval this route has answered. Hermes keeps a run's approval session once it asked,
+ * so a second answer finds the session with nothing pending (`approval_not_pending`); only a run
+ * that never asked has no session (`approval_not_active`). Kept here, beside the route, so the
+ * run's own record and its executor stay as they are.
+ */
+const answeredApproval = new WeakSet<SimRun>()
+
 export const approval: RunHandler = ({ state, profile, body }, runId) =>
   Effect.gen(function* () {
     const run = state.find(profile, runId)
@@ -186,12 +194,17 @@ export const approval: RunHandler = ({ state, profile, body }, runId) =>
     const choice = APPROVAL_CHOICES[raw]
     if (choice === undefined) return yield* fail(400, "invalid_approval_choice", "choice must be one of once, session, always, deny", { param: "choice" })
     const pending = run.approval
-    if (pending === null) return yield* fail(409, "approval_not_active", "No approval is pending for this run")
+    if (pending === null) {
+      return answeredApproval.has(run)
+        ? yield* fail(409, "approval_not_pending", "No approval is pending for this run")
+        : yield* fail(409, "approval_not_active", "No approval session is active for this run")
+    }
     // Older builds never read `request_id` from the body.
     if (state.isNew && isObject(body) && typeof body.request_id === "string" && body.request_id !== pending.request_id) {
       return yield* fail(409, "approval_not_pending", "That approval request is not pending")
     }
     yield* Deferred.succeed(pending.answer, choice)
+    answeredApproval.add(run)
     return yield* json(200, { object: "hermes.run.approval_response", run_id: run.id, choice, resolved: 1 })
   })
 

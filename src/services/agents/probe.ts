@@ -1,8 +1,9 @@
 /**
- * Probes each Hermes profile's health and model id, cached briefly so a burst of `agents_list` calls
+ * Probes each Hermes profile's health, model id and optional features, cached briefly so a burst of `agents_list` calls
  * costs one round of requests, and bounded so a dead Hermes never holds a list for more than 2 s.
  */
 import { Duration, Effect, Option } from "effect"
+import { optionalFeatures, type OptionalFeatures } from "../../hermes/client/features.ts"
 import type { HermesClientShape, HermesProfile } from "../../hermes/client/HermesClient.ts"
 
 export type AgentHealth = "ok" | "down" | "unauthorized"
@@ -13,6 +14,7 @@ export interface ProfileRow {
   readonly health: AgentHealth
   readonly keyed: boolean
   readonly model_id: string | null
+  readonly hermes_features: OptionalFeatures | null
 }
 
 const CACHE_TTL = Duration.seconds(5)
@@ -21,6 +23,10 @@ const PROBE_BUDGET = Duration.millis(1800)
 const probeOne = (hermes: HermesClientShape, p: HermesProfile): Effect.Effect<ProfileRow> => {
   const keyed = Option.isSome(p.key)
   const base = { name: p.agent, agent_id: p.agentId, keyed }
+  // The client's own detection (cached by it), so the list says what the client will do.
+  const features = keyed
+    ? hermes.features(p).pipe(Effect.map(optionalFeatures), Effect.orElseSucceed(() => null))
+    : Effect.succeed(null)
   const health = hermes.health(p).pipe(
     Effect.as<AgentHealth>("ok"),
     Effect.catchAll(() => Effect.succeed<AgentHealth>("down"))
@@ -35,13 +41,18 @@ const probeOne = (hermes: HermesClientShape, p: HermesProfile): Effect.Effect<Pr
         Effect.catchAll(() => Effect.succeed({ model: null, unauthorized: false }))
       )
     : Effect.succeed({ model: null, unauthorized: false })
-  return Effect.all([health, model], { concurrency: 2 }).pipe(
-    Effect.map(([h, m]): ProfileRow => ({
+  return Effect.all([health, model, features], { concurrency: 3 }).pipe(
+    Effect.map(([h, m, f]): ProfileRow => ({
       ...base,
       health: h === "ok" && m.unauthorized ? "unauthorized" : h,
-      model_id: m.model
+      model_id: m.model,
+      hermes_features: f
     })),
-    Effect.timeoutTo({ duration: PROBE_BUDGET, onTimeout: (): ProfileRow => ({ ...base, health: "down", model_id: null }), onSuccess: (r) => r })
+    Effect.timeoutTo({
+      duration: PROBE_BUDGET,
+      onTimeout: (): ProfileRow => ({ ...base, health: "down", model_id: null, hermes_features: null }),
+      onSuccess: (r) => r
+    })
   )
 }
 

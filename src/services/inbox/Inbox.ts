@@ -41,6 +41,8 @@ export interface RunApprovalInput {
   readonly request_id: string | null
   readonly command: string
   readonly description: string
+  /** Hermes's name for the rule that asked: logged at arrival, not kept in the row. */
+  readonly pattern_key?: string | null | undefined
   readonly choices: ReadonlyArray<string>
 }
 
@@ -56,6 +58,8 @@ export interface Decision {
   /** For run approvals: the choice to send (default "once"). */
   readonly choice?: ApprovalChoice | undefined
   readonly by: string
+  /** Where the operator decided (the log's `via`): the inbox page or `agent-bridge inbox`. */
+  readonly via?: "page" | "cli" | undefined
 }
 
 export interface InboxShape {

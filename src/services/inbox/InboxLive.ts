@@ -12,6 +12,7 @@ import { type Decision, Inbox, type InboxRow, type InboxState, type RunApprovalI
 import { pendingRunApproval } from "./rows.ts"
 import { SkillStore } from "../skill-store/SkillStore.ts"
 import { answerRunApproval } from "./decideRun.ts"
+import { logApprovalDecided, logApprovalRequested } from "./approvalLog.ts"
 import { carryOutSkillRow } from "./decideSkill.ts"
 import { InboxChanges, InboxChangesLive } from "./InboxChanges.ts"
 import { InboxStore, InboxStoreLive, newInboxId } from "./InboxStore.ts"
@@ -36,6 +37,7 @@ export const InboxOnStore = Layer.effect(
         if (Option.isSome(existing)) return existing.value as RunApprovalRow
         const row = pendingRunApproval(input, newInboxId(), yield* nowIso)
         yield* store.insert(row)
+        yield* logApprovalRequested(row, input.pattern_key ?? null)
         return row
       })
 
@@ -91,10 +93,12 @@ export const InboxOnStore = Layer.effect(
       Effect.gen(function* () {
         const answer = yield* answerRunApproval(hermes, row, decision)
         if (answer.outcome === "answered") {
-          return yield* close(row, decision.approve ? "approved" : "denied", decision.by, answer.choice, true)
+          const closed = yield* close(row, decision.approve ? "approved" : "denied", decision.by, answer.choice, true)
+          return yield* Effect.as(logApprovalDecided(closed, decision, answer.choice), closed)
         }
         const after = yield* reread(row.id)
-        return after.state === "expired" ? after : yield* close(row, "expired", null)
+        const expired = after.state === "expired" ? after : yield* close(row, "expired", null)
+        return yield* Effect.as(logApprovalDecided(expired, decision, null), expired)
       })
 
     const decide = (id: string, decision: Decision): Effect.Effect<InboxRow, BridgeError> =>

@@ -7,7 +7,7 @@ export default defineTool({
   name: "agents_list",
   title: "List Hermes agents",
   description:
-    "List the Hermes agents this bridge can delegate to, each with its health, whether the bridge holds its key, and its model id. Call it first to pick the `agent` for agent_run.",
+    "List the Hermes agents this bridge can delegate to, each with its health, whether the bridge holds its key, its model id, and hermes_features: whether that Hermes can take agent_run_steer (steer), resume a dropped event stream (event_replay) and keep idempotency keys durably (durable_idempotency); false means it lacks it, null not known yet. Call it first to pick the `agent` for agent_run.",
   input: Schema.Struct({}),
   output: AgentsList,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
