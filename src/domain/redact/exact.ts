@@ -14,9 +14,16 @@
  * redactor stops accidental and one-step exposure, not code written to get a key out.
  */
 import type { ScanContext } from "./findings.ts"
+import { KNOWN_PREFIXES } from "./prefixes.ts"
 
 /** Shorter values cannot be told from ordinary text; they are not registered. */
 export const MIN_SECRET_LENGTH = 6
+/**
+ * A registered key that starts with a known prefix (`hal0bk_`, `sk-proj-`, …) is masked without its
+ * prefix too (a program that prints the body, a URL that carries it): its body counts as a value
+ * of its own when it is at least this long (shorter could be an ordinary word).
+ */
+const MIN_BODY_LENGTH = 16
 /** The shortest encoded fragment worth masking. */
 const MIN_VARIANT_LENGTH = 8
 /** At the live edge, the shortest start of a secret that is masked at the end of the text. */
@@ -97,9 +104,17 @@ export interface ExactSecrets {
   readonly regex: RegExp | undefined
 }
 
+/** `value` without the known prefix it starts with, when what is left is long enough to mask alone. */
+const bodyOf = (value: string): ReadonlyArray<string> => {
+  const known = KNOWN_PREFIXES.find((k) => value.startsWith(k.prefix))
+  const body = known === undefined ? "" : value.slice(known.prefix.length)
+  return body.length >= MIN_BODY_LENGTH ? [body] : []
+}
+
 export const makeExactSecrets = (values: ReadonlyArray<string>): ExactSecrets => {
   const kept = [...new Set(values.filter((v) => v.length >= MIN_SECRET_LENGTH))]
-  const variants = [...new Set(kept.flatMap(secretVariants))].sort((a, b) => b.length - a.length)
+  const masked = [...new Set(kept.flatMap((v) => [v, ...bodyOf(v)]))]
+  const variants = [...new Set(masked.flatMap(secretVariants))].sort((a, b) => b.length - a.length)
   const regex = variants.length === 0 ? undefined : new RegExp(variants.map(escapeRegex).join("|"), "g")
   return { values: kept, variants, regex }
 }
