@@ -11,6 +11,7 @@
  * - `rules/moreFormats.ts` formats gitleaks has no rule for, as data of the same shape
  * - `rules/encoded.ts` percent- and base64-encoded runs, decoded and scanned again
  * - `exact.ts`      registered secrets and the forms they are encoded or derived in
+ * - `exactSearch.ts` where those forms are in a text (a shift table, not one alternation)
  * - `reach.ts`      how far before a window or page the context reaches
  * - `literals.ts`   the one search for every rule's trigger literals
  * - `scan.ts`       one pass that finds every span to mask
