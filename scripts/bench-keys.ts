@@ -78,3 +78,12 @@ for (const row of rows) {
     `${String(row.count).padStart(4)}   ${row.textMs.toFixed(0).padStart(6)} (${(row.textMs / zero.textMs).toFixed(2)}x)      ${row.liveMs.toFixed(0).padStart(6)} (${(row.liveMs / zero.liveMs).toFixed(2)}x)        ${row.registerMs.toFixed(1).padStart(8)}               ${row.shown} of 10`
   )
 }
+// For scripts/bench.ts: one machine-readable line, last.
+const at = (count: number) => rows.find((r) => r.count === count)!
+console.log(`BENCH_JSON ${JSON.stringify({
+  bench: "keys",
+  rows: [10, 200].flatMap((count) => [
+    { metric: `mask ${MB} MB, ${count} client keys registered (ms CPU)`, value: at(count).textMs, baseline: zero.textMs, baselineName: "no key registered", leaks: at(count).shown },
+    { metric: `200 live-edge reads, ${count} client keys registered (ms CPU)`, value: at(count).liveMs, baseline: zero.liveMs, baselineName: "no key registered" }
+  ])
+})}`)
