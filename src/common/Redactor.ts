@@ -111,12 +111,15 @@ export const RedactorWith = (secrets: ReadonlyArray<string> = []) =>
         }
       }
       // A new Redaction is a new mask list: the memo compares by identity, so a kept value made
-      // under the old one is stale from here on.
+      // under the old one is stale from here on. The hot path's copy is set inside the update
+      // (which runs once, synchronously): set in a later step, a fiber that yielded in between
+      // could put back an older list over a newer one, dropping a key registered meanwhile.
       const update = (f: (old: Redaction) => Redaction) =>
-        Ref.updateAndGet(current, f).pipe(
-          Effect.tap((next) => Effect.sync(() => { r = next })),
-          Effect.asVoid
-        )
+        Ref.update(current, (old) => {
+          const next = f(old)
+          r = next
+          return next
+        })
       const shape: RedactorShape = {
         text: (s, o) => counted(s, r.text(s, o?.liveEdge ?? false)),
         json: (v) => r.json(v),
