@@ -3,6 +3,7 @@
  * one summary table of ratios against baselines measured in the same run.
  *
  * - bench-redactor:  the Redactor vs one alternation regex (issue 3)
+ * - bench-keys:      the Redactor with 10 and 200 client keys registered vs none (issue 23)
  * - bench-hermes:    HermesClient vs plain fetch against the simulator (issue 4)
  * - bench-runs:      run tools and streaming through the bridge vs direct (issue 5)
  * - bench-coldstart: process start to /healthz vs a bare `node -e` http server (issue 9)
@@ -35,6 +36,7 @@ interface Bench {
 
 const BENCHES: ReadonlyArray<Bench> = [
   { name: "redactor", script: "bench-redactor.ts", args: [], quickArgs: ["1", "2"] },
+  { name: "keys", script: "bench-keys.ts", args: [], quickArgs: ["1", "2"] },
   { name: "hermes", script: "bench-hermes.ts", args: [], quickArgs: ["2000", "20"] },
   { name: "runs", script: "bench-runs.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1"] },
   { name: "coldstart", script: "bench-coldstart.ts", args: [], quickArgs: ["1"] },

@@ -10,6 +10,7 @@
  * can be repeated, and waits send progress notifications (see docs/CONNECT.md).
  */
 import * as YAML from "yaml"
+import { BRIDGE_KEY_PREFIX } from "../domain/bridgeKeys.ts"
 import { WAIT_MAX_SECONDS } from "../domain/limits.ts"
 
 export interface SetupInput {
@@ -27,7 +28,7 @@ export const DEFAULT_SERVER_NAME = "agent-bridge"
 export const CLIENT_TOOL_TIMEOUT_S = WAIT_MAX_SECONDS + 60
 
 /** What docs/CONNECT.md shows: the default listener and a key placeholder in the key's own alphabet. */
-export const DOC_EXAMPLE: SetupInput = { url: "http://127.0.0.1:8765/mcp/agents/mcp", key: "hal0bk_YOUR_KEY" }
+export const DOC_EXAMPLE: SetupInput = { url: "http://127.0.0.1:8765/mcp/agents/mcp", key: `${BRIDGE_KEY_PREFIX}YOUR_KEY` }
 
 interface ServerEntry {
   readonly name: string

@@ -1,8 +1,9 @@
 /**
  * The last gate between a remote machine and what the Hermes box knows: every text that leaves the
  * bridge goes through this service. The rules are pure functions in `src/domain/redact/`; the service
- * adds the exact values of the secrets the bridge itself holds (registered at start, and later as
- * keys are created or rotated).
+ * adds the exact values of the secrets the bridge itself holds: the Hermes keys, the admin key and
+ * the metrics token at start; a client key whenever this process sees it in plain text (created,
+ * rotated, or presented by a caller it authenticated), until it is revoked (`services/auth/`).
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import { makeRedaction, type Redaction } from "../domain/redact/redact.ts"
@@ -20,8 +21,9 @@ export interface StreamRedactOptions {
 /**
  * Values made by masking through the Redactor, kept for reuse (a finished run's view, read again and
  * again by a polling client). A kept value is returned only while the mask list it was made under
- * stands: registering a secret makes every kept value stale, so nothing made before a secret was
- * known is ever sent after. Serving a kept value counts its masked texts again, as making it did.
+ * stands: registering or unregistering a secret makes every kept value stale, so nothing made before
+ * a secret was known is ever sent after (and nothing made under a list since changed). Registering a
+ * value already registered, or unregistering one that is not, leaves the list, and the memo, as is. Serving a kept value counts its masked texts again, as making it did.
  * At most `capacity` values are kept; the least recently used goes first.
  */
 export interface RedactionMemo<A> {
@@ -49,8 +51,13 @@ export interface RedactorShape {
    * is a placeholder, else the `bridge.skill_invalid` message naming `fileName` and the line.
    */
   readonly skillProblem: (fileName: string, text: string) => string | null
-  /** Adds an exact secret value (and its encodings) to the mask list. Values under 6 characters are ignored. */
+  /**
+   * Adds an exact secret value (and its encodings, and its body after a known prefix) to the mask
+   * list. Values under 6 characters, and values registered already, change nothing.
+   */
   readonly registerSecret: (value: string) => Effect.Effect<void>
+  /** Takes a registered value off the mask list (a revoked key); its prefix, if known, still masks it. */
+  readonly unregisterSecret: (value: string) => Effect.Effect<void>
   /** A new store of reusable masked values (see `RedactionMemo`). */
   readonly memo: <A>(capacity: number) => RedactionMemo<A>
 }
@@ -103,17 +110,24 @@ export const RedactorWith = (secrets: ReadonlyArray<string> = []) =>
           }
         }
       }
+      // A new Redaction is a new mask list: the memo compares by identity, so a kept value made
+      // under the old one is stale from here on. The hot path's copy is set inside the update
+      // (which runs once, synchronously): set in a later step, a fiber that yielded in between
+      // could put back an older list over a newer one, dropping a key registered meanwhile.
+      const update = (f: (old: Redaction) => Redaction) =>
+        Ref.update(current, (old) => {
+          const next = f(old)
+          r = next
+          return next
+        })
       const shape: RedactorShape = {
         text: (s, o) => counted(s, r.text(s, o?.liveEdge ?? false)),
         json: (v) => r.json(v),
         segments: (parts, o) => r.segments(parts, o ?? {}).map((out, i) => counted(parts[i] ?? "", out)),
         wouldChange: (s) => r.wouldChange(s),
         skillProblem: (fileName, s) => r.skillProblem(fileName, s),
-        registerSecret: (value) =>
-          Ref.updateAndGet(current, (old) => old.withSecret(value)).pipe(
-            Effect.tap((next) => Effect.sync(() => { r = next })),
-            Effect.asVoid
-          ),
+        registerSecret: (value) => update((old) => old.withSecret(value)),
+        unregisterSecret: (value) => update((old) => old.withoutSecret(value)),
         memo
       }
       return shape

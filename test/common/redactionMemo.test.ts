@@ -49,6 +49,31 @@ describe("RedactionMemo", () => {
       expect(memo.get("k")).toBe(after)
     }))
 
+  it.effect("a value made while a secret was registered is never served after it is unregistered", () =>
+    Effect.gen(function* () {
+      const { redactor } = yield* setup
+      yield* redactor.registerSecret(SECRET)
+      const memo = redactor.memo<string>(4)
+      expect(memo.make("k", () => redactor.text(`the key is ${SECRET}`))).toBe(`the key is ${MASK}`)
+      yield* redactor.unregisterSecret(SECRET)
+      expect(memo.get("k")).toBeUndefined()
+      expect(memo.make("k", () => redactor.text(`the key is ${SECRET}`))).toBe(`the key is ${SECRET}`)
+      // Registered again: the view made without it is stale in turn.
+      yield* redactor.registerSecret(SECRET)
+      expect(memo.get("k")).toBeUndefined()
+    }))
+
+  it.effect("registering a secret already registered (or unregistering one that is not) keeps what is kept", () =>
+    Effect.gen(function* () {
+      const { redactor } = yield* setup
+      yield* redactor.registerSecret(SECRET)
+      const memo = redactor.memo<string>(4)
+      const value = memo.make("k", () => redactor.text(`the key is ${SECRET}`))
+      yield* redactor.registerSecret(SECRET)
+      yield* redactor.unregisterSecret("zz-never-registered-0815")
+      expect(memo.get("k")).toBe(value)
+    }))
+
   it.effect("serving a kept value counts its masked texts again", () =>
     Effect.gen(function* () {
       const { redactor, applied } = yield* setup

@@ -13,14 +13,20 @@
  * transformation a program of its own can make (xor, rot13, a key spelt out with separators): the
  * redactor stops accidental and one-step exposure, not code written to get a key out.
  */
+import { type ExactSearch, makeExactSearch, WINDOW } from "./exactSearch.ts"
 import type { ScanContext } from "./findings.ts"
+import { KNOWN_PREFIXES } from "./prefixes.ts"
 
 /** Shorter values cannot be told from ordinary text; they are not registered. */
 export const MIN_SECRET_LENGTH = 6
+/**
+ * A registered key that starts with a known prefix (`hal0bk_`, `sk-proj-`, …) is masked without its
+ * prefix too (a program that prints the body, a URL that carries it): its body counts as a value
+ * of its own when it is at least this long (shorter could be an ordinary word).
+ */
+const MIN_BODY_LENGTH = 16
 /** The shortest encoded fragment worth masking. */
 const MIN_VARIANT_LENGTH = 8
-/** At the live edge, the shortest start of a secret that is masked at the end of the text. */
-const MIN_LIVE_PREFIX = 4
 
 const toUrlSafe = (b64: string): string => b64.replace(/\+/g, "-").replace(/\//g, "_")
 
@@ -88,40 +94,38 @@ export const secretVariants = (secret: string): ReadonlyArray<string> => {
   return [...new Set([...forms, ...escaped])].filter((f) => f === secret || f.length >= MIN_VARIANT_LENGTH)
 }
 
-const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
-
-/** The registered secrets, matched with one alternation (longest first). */
+/** The registered secrets, and the search for their variants (`exactSearch.ts`). */
 export interface ExactSecrets {
   readonly values: ReadonlyArray<string>
   readonly variants: ReadonlyArray<string>
-  readonly regex: RegExp | undefined
+  readonly search: ExactSearch
 }
+
+/** `value` without the known prefix it starts with, when what is left is long enough to mask alone. */
+const bodyOf = (value: string): ReadonlyArray<string> => {
+  const known = KNOWN_PREFIXES.find((k) => value.startsWith(k.prefix))
+  const body = known === undefined ? "" : value.slice(known.prefix.length)
+  return body.length >= MIN_BODY_LENGTH ? [body] : []
+}
+
+// The search hashes a variant's first characters: none may be shorter.
+if (MIN_SECRET_LENGTH < WINDOW || MIN_VARIANT_LENGTH < WINDOW) throw new Error("a registered secret's variant is shorter than the search's window")
 
 export const makeExactSecrets = (values: ReadonlyArray<string>): ExactSecrets => {
   const kept = [...new Set(values.filter((v) => v.length >= MIN_SECRET_LENGTH))]
-  const variants = [...new Set(kept.flatMap(secretVariants))].sort((a, b) => b.length - a.length)
-  const regex = variants.length === 0 ? undefined : new RegExp(variants.map(escapeRegex).join("|"), "g")
-  return { values: kept, variants, regex }
+  const masked = [...new Set(kept.flatMap((v) => [v, ...bodyOf(v)]))]
+  const variants = [...new Set(masked.flatMap(secretVariants))].sort((a, b) => b.length - a.length)
+  return { values: kept, variants, search: makeExactSearch(variants) }
 }
 
 /** Adds a finding for every occurrence of a registered secret (overlapping ones too). */
 export const exactRule = (ctx: ScanContext, secrets: ExactSecrets): void => {
-  const { regex } = secrets
-  if (regex === undefined) return
-  const { text } = ctx
-  regex.lastIndex = 0
-  for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
-    ctx.findings.push({ start: m.index, end: m.index + m[0].length, kind: "exact", quoted: false, detail: "a secret the bridge holds" })
-    regex.lastIndex = m.index + 1
-  }
+  const { text, findings } = ctx
+  secrets.search.each(text, (start, end) => {
+    findings.push({ start, end, kind: "exact", quoted: false, detail: "a secret the bridge holds" })
+  })
   if (!ctx.liveEdge) return
   // The text may stop inside a secret: mask its start at the end of the text.
-  for (const v of secrets.variants) {
-    for (let n = Math.min(v.length - 1, text.length); n >= MIN_LIVE_PREFIX; n--) {
-      if (text.endsWith(v.slice(0, n))) {
-        ctx.findings.push({ start: text.length - n, end: text.length, kind: "exact", quoted: false, detail: "a secret the bridge holds" })
-        break
-      }
-    }
-  }
+  const n = secrets.search.liveTail(text)
+  if (n > 0) findings.push({ start: text.length - n, end: text.length, kind: "exact", quoted: false, detail: "a secret the bridge holds" })
 }

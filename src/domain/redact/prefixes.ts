@@ -8,6 +8,7 @@
  * A part of a prefix at the end of the text (`gh`, `xox`) is not masked: it holds nothing secret
  * and would mask ordinary words; the token is masked as soon as its whole prefix is there.
  */
+import { BRIDGE_KEY_PREFIX } from "../bridgeKeys.ts"
 import type { RunCache } from "./bounded.ts"
 
 export interface KnownPrefix {
@@ -31,7 +32,7 @@ const slack = (p: string): KnownPrefix => ({ prefix: p, body: ALNUM_DASH, min: 1
 
 /** Longer prefixes first, so `sk-ant-` names the token before `sk-` does. */
 export const KNOWN_PREFIXES: ReadonlyArray<KnownPrefix> = [
-  { prefix: "hal0bk_", body: ALNUM, min: 20, label: "a bridge client key" },
+  { prefix: BRIDGE_KEY_PREFIX, body: ALNUM, min: 20, label: "a bridge client key" },
   { prefix: "github_pat_", body: ALNUM_UNDERSCORE, min: 22, label: "a GitHub token" },
   { prefix: "api_org_", body: ALNUM, min: 20, label: "a Hugging Face token" },
   { prefix: "hf_", body: ALNUM, min: 20, label: "a Hugging Face token" },

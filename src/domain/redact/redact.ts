@@ -11,6 +11,7 @@
  * - `rules/moreFormats.ts` formats gitleaks has no rule for, as data of the same shape
  * - `rules/encoded.ts` percent- and base64-encoded runs, decoded and scanned again
  * - `exact.ts`      registered secrets and the forms they are encoded or derived in
+ * - `exactSearch.ts` where those forms are in a text (a shift table, not one alternation)
  * - `reach.ts`      how far before a window or page the context reaches
  * - `literals.ts`   the one search for every rule's trigger literals
  * - `scan.ts`       one pass that finds every span to mask
@@ -20,7 +21,7 @@
  * - `skillCheck.ts` the skill-push check (`skillSecretProblem`) built on the same scan
  */
 import type { ExactSecrets } from "./exact.ts"
-import { makeExactSecrets } from "./exact.ts"
+import { makeExactSecrets, MIN_SECRET_LENGTH } from "./exact.ts"
 import type { Finding } from "./findings.ts"
 import { redactJson } from "./json.ts"
 import { scan } from "./scan.ts"
@@ -40,8 +41,13 @@ export interface Redaction {
   readonly json: <A>(value: A) => A
   /** Consecutive `message.text` parts masked as one text (see `segments.ts` for the mapping). */
   readonly segments: (parts: ReadonlyArray<string>, options: SegmentOptions) => ReadonlyArray<string>
-  /** A Redaction that also masks `value` (and its encodings). Values under 6 characters are ignored. */
+  /**
+   * A Redaction that also masks `value` (and its encodings, and its body after a known prefix).
+   * Values under 6 characters are ignored. This same Redaction when `value` is registered already.
+   */
   readonly withSecret: (value: string) => Redaction
+  /** A Redaction that no longer masks `value` by value (its prefix may still); this one when it is not registered. */
+  readonly withoutSecret: (value: string) => Redaction
   /** True when `text(s, false)` would change `s`. */
   readonly wouldChange: (s: string) => boolean
   /** The spans one scan of `s` finds, with what each is (`text` masks these, and more next to a mask when needed). */
@@ -53,15 +59,21 @@ export interface Redaction {
 const fromSecrets = (secrets: ExactSecrets): Redaction => {
   const scanWith = (s: string, liveEdge: boolean) => scan(s, liveEdge, secrets)
   const text = (s: string, liveEdge: boolean): string => maskStable(s, liveEdge, scanWith)
-  return {
+  // Kept identical when the list does not change: the Redactor's memo keeps a value only while
+  // the Redaction it was made under stands, and a key seen again must not make them all stale.
+  const self: Redaction = {
     text,
     json: (value) => redactJson(value, (s) => text(s, false)),
     segments: (parts, options) => redactSegments(parts, options, secrets),
-    withSecret: (value) => fromSecrets(makeExactSecrets([...secrets.values, value])),
+    withSecret: (value) =>
+      value.length < MIN_SECRET_LENGTH || secrets.values.includes(value) ? self : fromSecrets(makeExactSecrets([...secrets.values, value])),
+    withoutSecret: (value) =>
+      secrets.values.includes(value) ? fromSecrets(makeExactSecrets(secrets.values.filter((v) => v !== value))) : self,
     wouldChange: (s) => scan(s, false, secrets).length > 0,
     findings: (s, liveEdge) => scan(s, liveEdge, secrets),
     skillProblem: (fileName, s) => skillSecretProblem(fileName, s, secrets)
   }
+  return self
 }
 
 export const makeRedaction = (secrets: ReadonlyArray<string>): Redaction => fromSecrets(makeExactSecrets(secrets))

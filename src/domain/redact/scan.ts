@@ -11,6 +11,7 @@
  * a trigger refused only because of the character before it is tried again, as if that character
  * were masked, when a span found holds that character.
  */
+import { BRIDGE_KEY_PREFIX } from "../bridgeKeys.ts"
 import { RunCache } from "./bounded.ts"
 import { escapeBefore } from "./escapes.ts"
 import type { ExactSecrets } from "./exact.ts"
@@ -32,7 +33,7 @@ const enum Group { Prefix, Jwt, Pem, Url, Name, Scheme, Authorization, UserFlag 
  * the character after the literal must be one of these (curl's `-u` and `--user` flags).
  */
 const MAIN_TRIGGERS: ReadonlyArray<{ readonly literal: string; readonly group: Group; readonly follow?: string }> = [
-  ...["api_org_", "akia", "asia", "aiza", "github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-", "hal0bk_", "hf_",
+  ...["api_org_", "akia", "asia", "aiza", "github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-", BRIDGE_KEY_PREFIX, "hf_",
     "rk_live_", "sk-", "sk_", "whsec_", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xapp-"].map((literal) => ({ literal, group: Group.Prefix })),
   { literal: "authorization", group: Group.Authorization },
   { literal: "bearer", group: Group.Scheme }, { literal: "basic", group: Group.Scheme },

@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { ClientName } from "../../config/schema.ts"
 import { digestKey, newKey, sameDigest } from "./apiKeys.ts"
+import { makeLiveKeys } from "./liveKeys.ts"
 import { Schema } from "effect"
 import type { CallerShape, Scope } from "../../request/Caller.ts"
 import { Redactor } from "../../common/Redactor.ts"
@@ -86,6 +87,7 @@ const ClientRow = Schema.Struct({
 type ClientRow = typeof ClientRow.Type
 const decodeClients = Schema.decodeUnknown(Schema.Array(ClientRow))
 const encodeClient = Schema.encode(ClientRow)
+const LiveDigests = Schema.Array(Schema.Struct({ key_digest: Schema.String }))
 const DataVersion = Schema.Array(Schema.Struct({ data_version: Schema.Int }))
 
 const toRecord = (r: ClientRow): ClientRecord => ({
@@ -101,7 +103,11 @@ const normalizeScopes = (scopes: ReadonlyArray<Scope>): ReadonlyArray<Scope> =>
 
 export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {}
 
-/** The production Auth over the `clients` table; the admin key and the metrics token are registered with the Redactor. */
+/**
+ * The production Auth over the `clients` table. The admin key and the metrics token are registered
+ * with the Redactor at start; a client key whenever this process sees it in plain text, until it
+ * goes (`liveKeys.ts`).
+ */
 export const AuthLive = Layer.effect(
   Auth,
   Effect.gen(function* () {
@@ -113,6 +119,7 @@ export const AuthLive = Layer.effect(
     yield* redactor.registerSecret(admin)
     // The metrics token is a key the bridge holds too: never shown to a remote machine.
     if (config.bridge.metrics_token !== undefined) yield* redactor.registerSecret(Redacted.value(config.bridge.metrics_token))
+    const liveKeys = makeLiveKeys(redactor)
     const lastWritten = new Map<string, number>()
     // Storage failures in identity, and rows that do not decode, are defects: the edge reports
     // them as bridge.internal.
@@ -156,7 +163,9 @@ export const AuthLive = Layer.effect(
         return Effect.gen(function* () {
           const rows = yield* clientRows(sql`SELECT * FROM clients WHERE key_digest = ${digest} AND revoked_at IS NULL`)
           const row = rows[0]
-          if (row === undefined || !sameDigest(row.key_digest, digest)) return Option.none()
+          // A key refused may be one this process knew (revoked by another process since).
+          if (row === undefined || !sameDigest(row.key_digest, digest)) return yield* Effect.as(liveKeys.gone(digest), Option.none())
+          yield* liveKeys.saw(token, digest)
           yield* touch(row.name)
           const caller: CallerShape = { client: row.name, isAdmin: false, scopes: toRecord(row).scopes }
           if (watchers > 0 && readAt === generation) {
@@ -184,6 +193,7 @@ export const AuthLive = Layer.effect(
         const row: ClientRow = { name, key_digest: digest, scopes: normalizeScopes(scopes).join(","), created_at: yield* nowIso, last_used_at: null, revoked_at: null }
         const columns = yield* orDie(encodeClient(row))
         yield* orDie(sql`INSERT INTO clients ${sql.insert({ ...columns })}`)
+        yield* liveKeys.saw(key, digest)
         return { key, client: toRecord(row) }
       })
 
@@ -199,6 +209,7 @@ export const AuthLive = Layer.effect(
         if (row.revoked_at !== null) return toRecord(row)
         const at = yield* Clock.currentTimeMillis
         yield* orDie(sql`UPDATE clients SET revoked_at = ${at} WHERE name = ${name}`)
+        yield* liveKeys.gone(row.key_digest)
         yield* forget
         yield* changed
         return toRecord({ ...row, revoked_at: iso(at) })
@@ -209,6 +220,8 @@ export const AuthLive = Layer.effect(
         const row = yield* existing(name)
         const { key, digest } = issue(name)
         yield* orDie(sql`UPDATE clients SET key_digest = ${digest}, revoked_at = NULL WHERE name = ${name}`)
+        yield* liveKeys.gone(row.key_digest)
+        yield* liveKeys.saw(key, digest)
         yield* forget
         yield* changed
         return { key, client: toRecord({ ...row, key_digest: digest, revoked_at: null }) }
@@ -217,8 +230,11 @@ export const AuthLive = Layer.effect(
     const localChanges = yield* SubscriptionRef.make(0)
     const changed = SubscriptionRef.update(localChanges, (n) => n + 1)
     const dataVersion = orDie(Effect.flatMap(sql`PRAGMA data_version`, Schema.decodeUnknown(DataVersion))).pipe(Effect.map((rows) => rows[0]?.data_version ?? 0))
-    // Another connection's commit may have revoked a remembered key: it is forgotten before the
-    // watcher is told. Keys are remembered only once a watch has its baseline (the first read of
+    const liveDigests = orDie(Effect.flatMap(sql`SELECT key_digest FROM clients WHERE revoked_at IS NULL`, Schema.decodeUnknown(LiveDigests))).pipe(
+      Effect.map((rows) => new Set(rows.map((r) => r.key_digest)))
+    )
+    // Another connection's commit may have revoked a remembered key: it is forgotten, and a key
+    // known here whose digest has no live row any more is unregistered, before the watcher is told. Keys are remembered only once a watch has its baseline (the first read of
     // data_version), so that no commit is missed between remembering a key and watching.
     const otherConnections = (every: Duration.DurationInput) =>
       Stream.suspend(() => {
@@ -234,6 +250,7 @@ export const AuthLive = Layer.effect(
           Stream.changes,
           Stream.drop(1),
           Stream.tap(() => forget),
+          Stream.tap(() => Effect.flatMap(liveDigests, liveKeys.keepOnly)),
           Stream.ensuring(
             Effect.sync(() => {
               if (!counted) return

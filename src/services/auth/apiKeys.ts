@@ -1,10 +1,9 @@
 /**
- * Client and admin keys: `hal0bk_` + 32 random bytes in base62. Only the SHA-256 digest of a key is
+ * Client and admin keys: `hal0bk_` (`BRIDGE_KEY_PREFIX`) + 32 random bytes in base62. Only the SHA-256 digest of a key is
  * ever stored; comparisons of digests are constant-time.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
-
-export const KEY_PREFIX = "hal0bk_"
+import { BRIDGE_KEY_BODY_LENGTH, BRIDGE_KEY_PREFIX } from "../../domain/bridgeKeys.ts"
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 export const base62 = (bytes: Uint8Array): string => {
@@ -15,10 +14,10 @@ export const base62 = (bytes: Uint8Array): string => {
     n /= 62n
   }
   // 32 bytes need at most 43 base62 digits; pad so every key has the same length.
-  return out.padStart(43, "0")
+  return out.padStart(BRIDGE_KEY_BODY_LENGTH, "0")
 }
 
-export const newKey = (): string => KEY_PREFIX + base62(randomBytes(32))
+export const newKey = (): string => BRIDGE_KEY_PREFIX + base62(randomBytes(32))
 
 export const digestKey = (key: string): string => createHash("sha256").update(key, "utf8").digest("hex")
 
