@@ -7,10 +7,17 @@ export default defineConfig({
     hookTimeout: 30_000,
     // A fresh temp folder per run; the run fails if a test leaves an agent-bridge-* entry in it.
     globalSetup: ["test/support/tmpdirSetup.ts"],
-    // Before each file: a passing test's console lines kept in the fork, a failing test's printed
-    // (quietConsole.ts); @effect/vitest's default `it.effect` back in place (a layer(...) of the
-    // previous file leaves its own there); after each file, the data dirs its tests made removed.
-    setupFiles: ["test/support/quietConsole.ts", "test/support/effectVitestReset.ts", "test/support/tempDirCleanup.ts"],
+    // Before each file: the fork's event loop turned after every test, so vitest's RPC answers are
+    // read (turnEventLoop.ts: else "Timeout calling onTaskUpdate" under load); a passing test's
+    // console lines kept in the fork, a failing test's printed (quietConsole.ts); @effect/vitest's
+    // default `it.effect` back in place (a layer(...) of the previous file leaves its own there);
+    // after each file, the data dirs its tests made removed.
+    setupFiles: [
+      "test/support/turnEventLoop.ts",
+      "test/support/quietConsole.ts",
+      "test/support/effectVitestReset.ts",
+      "test/support/tempDirCleanup.ts"
+    ],
     // End-to-end tests start daemons and simulators on loopback ports; two cores keep this modest.
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
