@@ -3,10 +3,11 @@
  * a test that fails gets its own output printed after it, the way vitest shows any test's logs.
  *
  * Why in the worker and not vitest's `silent: "passed-only"` or `onConsoleLog`: both filter in the
- * main process, after each line has crossed the worker's RPC channel, the one that also carries
- * the worker's task updates ("Timeout calling onTaskUpdate" when an answer takes over 60 s). The
- * daemons and services under test log through Effect's logger, which writes with `console.log` /
- * `console.error`; kept here, in the fork's memory, a passing test sends nothing.
+ * main process, after each line has crossed the fork's RPC channel. The daemons and services under
+ * test log through Effect's logger, which writes with `console.log` / `console.error`: about 200 KB
+ * in 660 messages a run, not the cause of "Timeout calling onTaskUpdate" (turnEventLoop.ts is), but
+ * noise that buried the one failure a run had. Kept here, in the fork's memory, a passing test
+ * sends nothing.
  *
  * `AGENT_BRIDGE_TEST_LOGS=all` lets every line through (vitest prints it as usual).
  */
