@@ -16,8 +16,11 @@ export const LEGACY = "2025-11-25"
 export type Era = typeof MODERN | typeof LEGACY
 export const CONNECTIONS = 16
 
-/** What the bench uses of undici's Pool (its own types are not in the project's dependencies). */
-interface UndiciPool {
+/**
+ * What the bench uses of undici's Pool (its own types are not in the project's dependencies); a test
+ * can hand in any object of this shape.
+ */
+export interface UndiciPool {
   request(options: { path: string; method: string; headers: Record<string, string>; body?: string }): Promise<{
     statusCode: number
     headers: Record<string, string | Array<string> | undefined>

@@ -9,7 +9,7 @@
  *
  * Usage: node --import tsx scripts/peers/sdkEcho.ts PORT (endpoint /mcp on 127.0.0.1).
  */
-import { createMcpHandler, isLegacyRequest, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server"
+import { createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server"
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 
@@ -21,9 +21,11 @@ const makeServer = () => {
   server.setRequestHandler("tools/list", async () => ({
     tools: [{ name: "echo", description: "Echoes its message.", inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } }]
   }))
-  server.setRequestHandler("tools/call", async (req) => ({
-    content: [{ type: "text", text: String((req.params.arguments as { message?: unknown } | undefined)?.message ?? "") }]
-  }))
+  server.setRequestHandler("tools/call", async (req) => {
+    // As the bridge does: an unknown tool is a protocol error, not an echo.
+    if (req.params.name !== "echo") throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`)
+    return { content: [{ type: "text", text: String((req.params.arguments as { message?: unknown } | undefined)?.message ?? "") }] }
+  })
   return server
 }
 
