@@ -11,7 +11,7 @@
  * - bench-sim-memory: the simulator's heap after many runs, bounded vs keeping every run (issue 13)
  *
  * Each script prints its own figures and ends with a `BENCH_JSON {bench, rows[]}` line; a row is
- * `{metric, value, baseline, baselineName, goal?, noRatio?}`, and its ratio is value / baseline
+ * `{metric, value, baseline, baselineName, goal?, noRatio?, client?}`, and its ratio is value / baseline
  * (lower is better: every row is a time, a size or a count).
  *
  * BENCH_QUICK=1 runs each with small sizes (a smoke test of the plumbing, figures meaningless).
@@ -51,6 +51,8 @@ interface Row {
   readonly baselineName: string
   readonly goal?: string
   readonly noRatio?: boolean
+  /** The client the row was measured with, where the script names it. */
+  readonly client?: string
 }
 
 interface Outcome {
@@ -123,6 +125,8 @@ const main = async () => {
   console.log(`\n== summary (${started.toISOString().slice(0, 10)}, ${machine}; load average at the end ${os.loadavg()[0]!.toFixed(1)})`)
   console.log("ratio = value / baseline, both measured in this run; lower is better\n")
   console.log(summaryTable(outcomes))
+  const clients = outcomes.flatMap((o) => [...new Set(o.rows.flatMap((r) => (r.client === undefined ? [] : [r.client])))].map((c) => `${o.bench}: ${c}`))
+  if (clients.length > 0) console.log(`\nclients: ${clients.join("; ")}`)
   console.log(`\n${outcomes.map((o) => `${o.bench} ${o.seconds.toFixed(0)} s`).join(", ")}`)
   if (outcomes.some((o) => o.error !== undefined)) process.exitCode = 1
 }
