@@ -61,6 +61,12 @@ export const looksRandom = (v: string): boolean =>
   (/[A-Z]/.test(v.slice(1)) && /[a-z]/.test(v) && !/^[A-Za-z][a-z]+(?:[A-Z][a-z]+)*$/.test(v)) ||
   (v.length >= 24 && !/^[a-z]+(?:[-_/. ][a-z]+)*$/i.test(v))
 
+/**
+ * The value of a short generic name (`pwd`, `auth`, `credentials`) that is a secret: random-looking
+ * and 8 characters or more (`auth: "oauth2"` names a scheme).
+ */
+export const looksLikeShortNameSecret = (v: string): boolean => v.length >= 8 && looksRandom(v)
+
 const isVariableName = (v: string, ctx: AssignmentContext): boolean => {
   const words = nameWords(v)
   if (words.length >= 2 && secretNameStrength(v) !== undefined) return true
