@@ -24,7 +24,8 @@
  * The short generic names whose last word is `pwd`, `auth`, `credentials` (`credential`, `creds`)
  * hold secrets too (`pwd=…`, `"auth": "…"`, issue 23), but the same words name other things
  * everywhere (`credentials: "include"`, `auth: basic`, `pwd: /home/alice`): under them a value is
- * a secret only when it looks random, however it is written.
+ * a secret only when it looks random, however it is written. So is the name `pass` written in lower
+ * case alone, which is mostly the English word (`First pass: identify the nodes`).
  */
 
 /** Last words that make a name a description of a secret, not the secret (`HF_TOKEN_FILE`). */
@@ -91,7 +92,8 @@ export const secretNameStrength = (rawName: string): NameStrength | undefined =>
   const joined = words.join("_")
   if (words.some((w) => holdsToken(w) || holdsSecret(w) || holdsPassword(w))) return "strong"
   if (/(?:api_?key|access_?key|private_?key)/.test(joined)) return "strong"
-  if (SHORT_NAMES.has(last)) return "random"
+  // A lone lower-case `pass` is mostly the English word ("First pass: identify …"); `PASS=` is not.
+  if (SHORT_NAMES.has(last) || name === "pass" || name === "Pass") return "random"
   if (last.endsWith("pass") && !PASS_WORDS_NOT_SECRET.has(last)) return "weak"
   return last === "key" && words.length >= 2 && !isKeyNameNotSecret(joined) ? "weak" : undefined
 }
