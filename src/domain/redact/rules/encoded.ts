@@ -105,9 +105,20 @@ const backslashAt: EscapeAt = (text, i, end) => {
   return { char: String.fromCharCode(code), length: 2 + digits }
 }
 
-/** Decodes the run of `\uXXXX` / `\xXX` escapes around `at` and reports what the rules find in it. Returns where the run ends. */
+/** Characters of a token and of the text just around it (`NAME=`, `user:`), and of an escape (`\`). */
+const isTokenCode = (c: number): boolean =>
+  (c >= 48 && c <= 58) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46 || c === 43 || c === 47 || c === 61 || c === 126 || c === 92
+
+/**
+ * Decodes the run of token characters and `\uXXXX` / `\xXX` escapes around `at` and reports what
+ * the rules find in it. Only an escape of a token character (a letter, a digit, `_`, `-` …) starts
+ * a run: JSON and source code are full of `\u003c` and `\x1b`, which hide no token. Returns where
+ * the run ends.
+ */
 export const backslashRule = (text: string, at: number, liveEdge: boolean, rescan: Rescan, out: Array<Finding>): number => {
-  const run = runAround(text, at, isUrlCode)
+  const e = backslashAt(text, at, text.length)
+  if (e === undefined || e.char === "\\" || !isTokenCode(e.char.charCodeAt(0))) return at + 1
+  const run = runAround(text, at, isTokenCode)
   decodeRun(text, run, backslashAt, liveEdge, rescan, out, "escaped")
   return run.end
 }
