@@ -15,7 +15,8 @@
  * value in the URLs, JSON and markup an agent writes). Betterleaks' CEL `filter` is read for the
  * forms it takes in the rule set: `entropy(secret) <= N` (the least entropy), `matchesAny(secret |
  * match | line, […])` (allow-lists), `!matchesAny(secret, […])` (the secret must match),
- * `containsAny(secret, […])` (stop-words); a term on the file path is dropped (a stream has none).
+ * `containsAny(secret, […])` (stop-words); a term on the file path is dropped (a stream has none);
+ * the least entropy of a rule whose token is all hex digits is at most `HEX_ENTROPY`.
  * A rule whose filter holds anything else is left out and named in the header, as are the rules
  * left out by design (`LEFT_OUT`).
  */
@@ -348,7 +349,8 @@ const header = `/**
  * Upstream: Betterleaks (gitleaks' successor, same maintainers), config/betterleaks.toml of
  * github.com/betterleaks/betterleaks, ${version}, commit ${commit}: ${kept.length} of its ${toml.rules.length} rules,
  * translated from Go's RE2 to JavaScript and from its CEL filters to entropy, allow-lists,
- * required matches and stop-words (see the script). Refresh:
+ * required matches and stop-words (see the script; the least entropy of an all-hex token is at
+ * most ${HEX_ENTROPY}). Refresh:
  *   npx tsx scripts/rules-refresh.ts <path to betterleaks.toml> <commit> <version>
  *
  * Left out: ${skipped.join(", ")}.
