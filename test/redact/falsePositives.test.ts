@@ -104,3 +104,28 @@ describe("false positives", () => {
     expect(files.length).toBeGreaterThan(10)
   })
 })
+
+/**
+ * Lines of installed packages' sources that the redactor masked before (effect's `dist`,
+ * TypeScript's `lib.dom.d.ts`, yaml's `dist`), counted by `npm run bench`'s false positives per MB.
+ */
+describe("code of installed packages", () => {
+  it.each([
+    `const ClockSymbolKey = "effect/Clock";`,
+    `const MemoMapTypeIdKey = "effect/Layer/MemoMap";`,
+    `const STMSymbolKey = "effect/STM";`,
+    `    readonly STENCIL_PASS_DEPTH_PASS: 0x0B96;`,
+    `  // First pass: identify nodes to remove`,
+    `                pair.srcToken = collItem;`,
+    `    new <T extends WeakKey = WeakKey>(values?: readonly T[] | null): WeakSet<T>;`,
+    `    type LocaleHourCycleKey = "h12" | "h23" | "h11" | "h24";`,
+    `        const implicitKey = !keyProps.found;`,
+    `        implicitKey: !explicitKey && (simpleKeys || !keyComment),`
+  ])("%s", (line) => expect(r.text(line, false)).toBe(line))
+
+  it("still masks random values under the same names", () => {
+    for (const line of [`const DEPLOY_KEY = "aG7kP2xQ9mZ4";`, `  db_pass: Zq8rT5wLm2`, `pair.srcToken = "Zq8rT5wLm2vB";`]) {
+      expect(r.text(line, false), line).not.toBe(line)
+    }
+  })
+})

@@ -3,7 +3,9 @@
  * the bridge's own of the same shape): per rule, a fake secret drawn from the rule's own regex
  * (`sampleFromRegex.ts`), checked against that regex and the rule's least entropy, with the part
  * the rule calls the secret as the core that must never show. A "name = value" rule's value is
- * given under a name made of its keyword (`ADAFRUIT_API_KEY`), the way such values are found.
+ * given under a name made of its keyword (`ADAFRUIT_API_KEY`), the way such values are found; a
+ * rule of the "service name, then `=` or `:`, then the value" kind, under the service's name as a
+ * label (`adafruit=…`, `"adafruit": "…"`: no secret-name rule masks these, the rule itself must).
  *
  * Deterministic: a seeded PRNG per rule. A rule whose regex the generator cannot satisfy in
  * `TRIES` draws has no sample; `ruleFormats.test.ts` names them.
@@ -16,6 +18,8 @@ import { sampleFromRegex } from "./sampleFromRegex.ts"
 
 const TRIES = 40
 const NAME_PREFIX = "[\\w.-]{0,50}?"
+/** The "name, then an assignment" part of upstream's keyword rules (`adafruit … = value`). */
+const ASSIGNMENT = /\(\?:=\|>\|:\{1,3\}=\|/
 
 export interface RuleSample extends Secret {
   readonly rule: string
@@ -55,6 +59,18 @@ export const ruleSample = (rule: GitleaksRule): RuleSample | undefined => {
     const core = secretOf(rule, m)
     if (secretOf(rule, spaced).trim() !== core || core.length < 4 || shannon(core) < (rule.entropy ?? 0)) continue
     const keyword = rule.keywords[0] ?? "service"
+    if (ASSIGNMENT.test(rule.regex)) {
+      // A "service name = value" rule: the value under the service's own name, as a label
+      // (`adafruit=…`, `"adafruit": "…"`), which no secret-name rule masks; else under the
+      // name the drawn text starts with.
+      const label = [keyword.replace(/[^A-Za-z0-9_]+/g, "_"), /^[\w.-]+/.exec(value)?.[0] ?? ""].find((n) => {
+        if (n.length === 0) return false
+        const as = regex.exec(`${n}=${core} `)
+        return as !== null && secretOf(rule, as) === core
+      })
+      if (label === undefined) continue
+      return { rule: rule.id, sample: `${label}=${core}`, drawn: value, format: rule.id, placement: "named", value: core, core, prefix: undefined, name: label }
+    }
     if (named) {
       const name = `${keyword.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`
       return { rule: rule.id, sample: `${name}=${core}`, drawn: value, format: rule.id, placement: "named", value: core, core, prefix: undefined, name }

@@ -20,6 +20,7 @@ type Node =
   | { readonly t: "repeat"; readonly body: Node; readonly min: number; readonly max: number; readonly lazy: boolean }
   | { readonly t: "backref"; readonly index: number }
   | { readonly t: "empty" }
+  | { readonly t: "boundary" }
 
 const PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join("")
 const range = (a: string, b: string): string => {
@@ -130,7 +131,10 @@ class Parser {
       case "n": return chars("\n")
       case "r": return chars("\r")
       case "t": return chars("\t")
-      case "b": case "B": return inClass ? "\b" : { t: "empty" }
+      // A word boundary between two parts of a rule (`amplitude\b…\b[0-9a-f]{32}`): nothing or a
+      // space, so some draws hold the boundary (the caller keeps only draws the regex matches).
+      case "b": return inClass ? "\b" : { t: "boundary" }
+      case "B": return inClass ? "\b" : { t: "empty" }
       case "x": {
         const h = this.src.slice(this.i, this.i + 2)
         this.i += 2
@@ -177,7 +181,7 @@ class Parser {
 
 const matchesEmpty = (n: Node): boolean => {
   switch (n.t) {
-    case "empty": return true
+    case "empty": case "boundary": return true
     case "chars": return false
     case "seq": return n.items.every(matchesEmpty)
     case "alt": return n.options.some(matchesEmpty)
@@ -194,6 +198,7 @@ export const sampleFromRegex = (source: string, rng: Rng): string => {
   const gen = (n: Node): string => {
     switch (n.t) {
       case "empty": return ""
+      case "boundary": return rng() < 0.5 ? " " : ""
       case "chars": {
         // Printable characters, white space only as a space.
         const set = [...n.set].filter((c) => c >= " " && c <= "~")

@@ -5,22 +5,24 @@
  * (empty, a mask, a keyword, a `$ENV_VAR` or template reference). Under a weak name (`*_KEY`, `KEY`,
  * `*PASS`) the name alone is not enough: the value must also look random, since such keys are
  * everywhere in data (Hermes's `"pattern_key": "delete in root path"` names the rule an approval
- * matched). Either way the string still goes through the text rules. Values that are not plain
+ * matched); likewise under a short generic name (`pwd`, `auth`, `credentials`). Either way the string still goes through the text rules. Values that are not plain
  * objects or arrays pass unchanged.
  */
 import { MASK } from "./mask.ts"
 import { secretNameStrength } from "./names.ts"
-import { looksRandom } from "./rules/codeValues.ts"
+import { looksLikeShortNameSecret, looksRandom } from "./rules/codeValues.ts"
 import { isInertValue } from "./values.ts"
 
 const AUTHORIZATION_KEY = /^(?:proxy[-_])?authorization$/i
 
-type Under = "none" | "weak" | "strong"
+type Under = "none" | "short" | "weak" | "strong"
 
 const under = (parent: Under, key: string): Under => {
   if (parent === "strong" || AUTHORIZATION_KEY.test(key)) return "strong"
   const strength = secretNameStrength(key)
-  return strength === "strong" ? "strong" : strength === "weak" || parent === "weak" ? "weak" : "none"
+  if (strength === "strong") return "strong"
+  if (strength === "weak" || parent === "weak") return "weak"
+  return strength === "random" || parent === "short" ? "short" : "none"
 }
 
 
@@ -33,7 +35,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 export const redactJson = <A>(value: A, text: (s: string) => string): A => {
   const walk = (v: unknown, place: Under): unknown => {
     if (typeof v === "string") {
-      const secret = place === "strong" || (place === "weak" && looksRandom(v))
+      const secret = place === "strong" || (place === "weak" && looksRandom(v)) || (place === "short" && looksLikeShortNameSecret(v))
       return secret && !isInertValue(v, true) ? MASK : text(v)
     }
     if (Array.isArray(v)) return v.map((x) => walk(x, place))

@@ -12,6 +12,11 @@
  * U+007F folds to an ASCII letter (`ſ`, the Kelvin sign), so they never match.
  */
 
+/** Bits of the hashed table of four-character starts (64 KiB). */
+const FOUR_BITS = 1 << 19
+/** A hash of three folded characters `t` (21 bits) and a fourth `c`, below `FOUR_BITS`. */
+const fourHash = (t: number, c: number): number => (Math.imul((t << 7) | (c | 0), 0x9e3779b1) >>> 13) & (FOUR_BITS - 1)
+
 /** Per UTF-16 code unit: its lower-case ASCII code, or 0 for anything outside ASCII (and NUL). */
 const FOLD = new Uint8Array(65536)
 for (let c = 1; c < 128; c++) FOLD[c] = c >= 65 && c <= 90 ? c | 0x20 : c
@@ -50,6 +55,23 @@ export const makeLiteralSearch = (literals: ReadonlyArray<string>): LiteralSearc
   const candidates = new Map<number, Int32Array>(
     [...byThree].map(([t, ids]) => [t, Int32Array.from(ids.sort((x, y) => lower[y]!.length - lower[x]!.length))])
   )
+  // A second filter on the fourth character: with hundreds of literals, common three-letter
+  // starts (`con`, `ent`, `ion`) pass the first table at most places in a text, but their
+  // literals' fourth character rarely follows. `short`: the threes that have a literal of three
+  // characters or fewer (those need no fourth); `four`: a hashed bit table of every longer
+  // literal's first four characters (a false pass costs only the full comparison).
+  const short = new Uint8Array((1 << 21) / 8)
+  const four = new Uint8Array(FOUR_BITS / 8)
+  lower.forEach((l) => {
+    const pair = (l.charCodeAt(0) << 14) | (l.charCodeAt(1) << 7)
+    if (l.length <= 3) {
+      if (l.length === 3) short[(pair | l.charCodeAt(2)) >> 3]! |= 1 << ((pair | l.charCodeAt(2)) & 7)
+      else for (let c = 0; c < 128; c++) short[(pair | c) >> 3]! |= 1 << ((pair | c) & 7)
+    } else {
+      const h = fourHash(pair | l.charCodeAt(2), l.charCodeAt(3))
+      four[h >> 3]! |= 1 << (h & 7)
+    }
+  })
 
   /** The literals found at `at`, whose first three characters (7 bits each) are `t`. */
   const check = (text: string, at: number, t: number, hit: (id: number, at: number) => void): void => {
@@ -71,7 +93,12 @@ export const makeLiteralSearch = (literals: ReadonlyArray<string>): LiteralSearc
     let t = (FOLD[text.charCodeAt(from)]! << 7) | FOLD[text.charCodeAt(from + 1)]!
     for (let i = from + 2; i < n; i++) {
       t = ((t << 7) | FOLD[text.charCodeAt(i)]!) & 0x1fffff
-      if ((three[t >> 3]! & (1 << (t & 7))) !== 0) check(text, i - 2, t, hit)
+      if ((three[t >> 3]! & (1 << (t & 7))) === 0) continue
+      if ((short[t >> 3]! & (1 << (t & 7))) === 0) {
+        const h = fourHash(t, FOLD[text.charCodeAt(i + 1)]!) // NaN past the end: FOLD[NaN] is undefined, `| 0` below
+        if ((four[h >> 3]! & (1 << (h & 7))) === 0) continue
+      }
+      check(text, i - 2, t, hit)
     }
     // The last two characters, followed by nothing (only a literal of two can be there).
     t = (t << 7) & 0x1fffff

@@ -20,6 +20,12 @@
  *
  * The `*_KEY`, `KEY` and `*PASS` names are weak: many keys are map keys and constants
  * (`ERROR_META_KEY = "agent-bridge/error"`), so in code their value must also look random.
+ *
+ * The short generic names whose last word is `pwd`, `auth`, `credentials` (`credential`, `creds`)
+ * hold secrets too (`pwd=…`, `"auth": "…"`, issue 23), but the same words name other things
+ * everywhere (`credentials: "include"`, `auth: basic`, `pwd: /home/alice`): under them a value is
+ * a secret only when it looks random, however it is written. So is the name `pass` written in lower
+ * case alone, which is mostly the English word (`First pass: identify the nodes`).
  */
 
 /** Last words that make a name a description of a secret, not the secret (`HF_TOKEN_FILE`). */
@@ -66,7 +72,10 @@ const isKeyNameNotSecret = (joined: string): boolean => {
   return false
 }
 
-export type NameStrength = "strong" | "weak"
+export type NameStrength = "strong" | "weak" | "random"
+
+/** Last words of the short generic names (see the module comment). */
+const SHORT_NAMES: ReadonlySet<string> = new Set(["pwd", "auth", "credentials", "credential", "creds"])
 
 /**
  * How `name` is secret-shaped, or undefined when it is not. `name` is the bare name: no leading
@@ -83,6 +92,8 @@ export const secretNameStrength = (rawName: string): NameStrength | undefined =>
   const joined = words.join("_")
   if (words.some((w) => holdsToken(w) || holdsSecret(w) || holdsPassword(w))) return "strong"
   if (/(?:api_?key|access_?key|private_?key)/.test(joined)) return "strong"
+  // A lone lower-case `pass` is mostly the English word ("First pass: identify …"); `PASS=` is not.
+  if (SHORT_NAMES.has(last) || name === "pass" || name === "Pass") return "random"
   if (last.endsWith("pass") && !PASS_WORDS_NOT_SECRET.has(last)) return "weak"
   return last === "key" && words.length >= 2 && !isKeyNameNotSecret(joined) ? "weak" : undefined
 }

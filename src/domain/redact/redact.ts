@@ -7,8 +7,9 @@
  * - `values.ts`     where such a value starts and ends, and when it is code or a reference, not a value
  * - `prefixes.ts`   known token prefixes (`hf_`, `ghp_`, `sk-`, `AKIA`, ...) and the live edge
  * - `rules/*`       assignments and flags, authorization credentials, URL passwords, JWTs, PEM keys
- * - `rules/gitleaks/` the formats of gitleaks' rule set, as data, and how they are applied
+ * - `rules/gitleaks/` the formats of Betterleaks' rule set (generated, `upstream.ts`) and gitleaks', as data, and how they are applied
  * - `rules/moreFormats.ts` formats gitleaks has no rule for, as data of the same shape
+ * - `rules/aiFormats.ts` keys of AI-model providers that the upstream rules miss, likewise
  * - `rules/encoded.ts` percent- and base64-encoded runs, decoded and scanned again
  * - `exact.ts`      registered secrets and the forms they are encoded or derived in
  * - `exactSearch.ts` where those forms are in a text (a shift table, not one alternation)

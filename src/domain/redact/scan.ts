@@ -21,7 +21,7 @@ import { isAlnum, KNOWN_PREFIXES, tokenAt } from "./prefixes.ts"
 import { assignmentRule, userFlagRule } from "./rules/assignments.ts"
 import { GITLEAKS_EXACT_STARTS, GITLEAKS_LITERALS, gitleaksHit, newGitleaksState } from "./rules/gitleaks/gitleaks.ts"
 import { makeLiteralSearch } from "./literals.ts"
-import { base64Rule, base64Triggers, PERCENT_TRIGGERS, percentRule } from "./rules/encoded.ts"
+import { backslashRule, base64Rule, base64Triggers, ESCAPE_TRIGGERS, PERCENT_TRIGGERS, percentRule } from "./rules/encoded.ts"
 import { authorizationHeaderRule, schemeCredentialRule } from "./rules/authorization.ts"
 import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
 
@@ -38,7 +38,7 @@ const MAIN_TRIGGERS: ReadonlyArray<{ readonly literal: string; readonly group: G
   { literal: "authorization", group: Group.Authorization },
   { literal: "bearer", group: Group.Scheme }, { literal: "basic", group: Group.Scheme },
   { literal: "eyj", group: Group.Jwt },
-  ...["key", "pass", "secret", "token"].map((literal) => ({ literal, group: Group.Name })),
+  ...["key", "pass", "secret", "token", "pwd", "auth", "cred"].map((literal) => ({ literal, group: Group.Name })),
   { literal: "://", group: Group.Url },
   { literal: "-----begin ", group: Group.Pem },
   { literal: "--user", group: Group.UserFlag, follow: " \t=" }, { literal: "-u", group: Group.UserFlag, follow: " \t=" }
@@ -60,14 +60,16 @@ interface Wanted {
   readonly main: (typeof MAIN_TRIGGERS)[number] | undefined
   readonly gitleaks: boolean
   readonly percent: boolean
+  /** A backslash escape of a character (`\u0070`) starts here. */
+  readonly escape: boolean
   /** The base64 forms (case as written) that fold to this literal. */
   readonly base64: ReadonlyArray<string>
 }
-const SEARCH = makeLiteralSearch([...MAIN_TRIGGERS.map((t) => t.literal), ...GITLEAKS_LITERALS, ...PERCENT_TRIGGERS, ...BASE64_FORMS])
+const SEARCH = makeLiteralSearch([...MAIN_TRIGGERS.map((t) => t.literal), ...GITLEAKS_LITERALS, ...PERCENT_TRIGGERS, ...ESCAPE_TRIGGERS, ...BASE64_FORMS])
 const GITLEAKS_SET = new Set(GITLEAKS_LITERALS)
 const WANTED: ReadonlyArray<Wanted> = SEARCH.literals.map((literal) => ({
   literal, main: MAIN_TRIGGERS.find((t) => t.literal === literal), gitleaks: GITLEAKS_SET.has(literal),
-  percent: PERCENT_TRIGGERS.includes(literal), base64: BASE64_FORMS.filter((f) => f.toLowerCase() === literal)
+  percent: PERCENT_TRIGGERS.includes(literal), escape: ESCAPE_TRIGGERS.includes(literal), base64: BASE64_FORMS.filter((f) => f.toLowerCase() === literal)
 }))
 
 interface Trigger {
@@ -119,6 +121,7 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets, dec
   let mainNext = 0
   // Encoded runs already decoded end here.
   let percentNext = 0
+  let escapeNext = 0
   let base64Next = 0
   const rescan = (decoded: string, edge: boolean) => scan(decoded, edge, secrets, false)
   SEARCH.search(text, (id, at) => {
@@ -135,6 +138,7 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets, dec
     if (w.gitleaks) gitleaksHit(ctx, w.literal, at, gitleaks)
     if (!decode) return
     if (w.percent && at >= percentNext) percentNext = percentRule(text, at, liveEdge, rescan, findings)
+    if (w.escape && at >= escapeNext) escapeNext = backslashRule(text, at, liveEdge, rescan, findings)
     if (w.base64.length > 0 && at >= base64Next) {
       for (const form of w.base64) base64Next = Math.max(base64Next, base64Rule(text, at, form, rescan, findings))
     }

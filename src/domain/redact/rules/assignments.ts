@@ -9,7 +9,7 @@ import type { ScanContext } from "../findings.ts"
 import { escapeBefore } from "../escapes.ts"
 import { secretNameStrengthCached as secretNameStrength } from "../names.ts"
 import { isInertValue, valueAt } from "../values.ts"
-import { isCodeValue, isDeclared } from "./codeValues.ts"
+import { isCodeValue, isDeclared, looksLikeShortNameSecret, looksRandom } from "./codeValues.ts"
 
 /** A name longer than this is not a name (a base64 blob, a minified line). */
 const MAX_NAME = 128
@@ -66,6 +66,23 @@ const separatorAfter = (text: string, i: number, flag: boolean): Separator | und
   return flag && i > afterName ? { valueStart: i, kind: "", spaced: true } : undefined
 }
 
+/** A plain word written before a token (`token: live 7d1f…`, `api_key: the …`). */
+const PLAIN_WORD = /^[A-Za-z]{1,12}$/
+/** What may follow it as the token: a run of token characters, long and random-looking. */
+const TOKEN_RUN = /^[A-Za-z0-9_\-.+/=]{16,4096}/
+
+/**
+ * The token after the value `v` when `v` is a plain word and a random-looking run follows it on
+ * the same line: prose and CLIs write `token: live 7d1f…`, where the value is the run, not the word.
+ */
+const tokenAfterWord = (text: string, value: { readonly end: number; readonly quoted: boolean }, v: string): { start: number; end: number } | undefined => {
+  if (value.quoted || !PLAIN_WORD.test(v) || !isBlank(text[value.end])) return undefined
+  const start = skipBlanks(text, value.end)
+  const m = TOKEN_RUN.exec(text.slice(start, start + 4097))
+  if (m === null || !looksRandom(m[0]) || !/\d/.test(m[0])) return undefined
+  return { start, end: start + m[0].length }
+}
+
 /** Looks at the name around the trigger word `[at, triggerEnd)`. */
 export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number): void => {
   const { text } = ctx
@@ -88,7 +105,11 @@ export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number)
   const value = valueAt(text, sep.valueStart, ctx.runs)
   if (value === undefined) return
   const v = text.slice(value.start, value.end)
+  const token = tokenAfterWord(text, value, v)
+  if (token !== undefined) ctx.findings.push({ start: token.start, end: token.end, kind: "assignment", quoted: false, detail: name })
   if (isInertValue(v, value.quoted)) return
+  // `pwd`, `auth`, `credentials`: only a value that looks random (`auth=basic` is a setting).
+  if (strength === "random" && !looksLikeShortNameSecret(v)) return
   if (sep.kind === "") {
     // `--name value`: prose says "pass --token to the tool".
     if (!value.quoted && (v.startsWith("-") || PROSE_WORDS.has(v.toLowerCase()))) return

@@ -14,7 +14,8 @@
  *
  * A weak name (`*_KEY`, `KEY`, `*PASS`) in a declaration, written `NAME = value` with blanks, or
  * with a quoted value after a colon (JSON, YAML) keeps its value unless the value looks random (a digit among letters, mixed case, or
- * 24 characters that are not words): `ERROR_META_KEY = "agent-bridge/error"` is a map key.
+ * 24 characters that are not words) and is 8 characters or more: `ERROR_META_KEY = "agent-bridge/error"`
+ * is a map key, `type HourCycleKey = "h12"` a type. A number literal (`readonly STENCIL_PASS: 0x0B96`) is code.
  */
 import type { NameStrength } from "../names.ts"
 import { nameWords, secretNameStrength } from "../names.ts"
@@ -55,11 +56,26 @@ export const isDeclared = (text: string, nameStart: number): boolean => {
   return DECLARATION.test(before.slice(before.lastIndexOf("\n") + 1))
 }
 
-/** A digit among letters, mixed case inside, or 24 characters that are not words. */
+/** A word, or words joined in camel case (`Clock`, `MemoMap`, `keyProps`), or an acronym (`STM`). */
+const CAMEL_WORDS = /^(?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*|[A-Z]+)$/
+
+/**
+ * A digit among letters, mixed case inside a part that is not camel-case words (`effect/Layer/MemoMap`
+ * and `!keyProps.found` are words), or 24 characters that are not words.
+ */
 export const looksRandom = (v: string): boolean =>
   (/\d/.test(v) && /[A-Za-z]/.test(v)) ||
-  (/[A-Z]/.test(v.slice(1)) && /[a-z]/.test(v) && !/^[A-Za-z][a-z]+(?:[A-Z][a-z]+)*$/.test(v)) ||
+  (/[A-Z]/.test(v.slice(1)) && /[a-z]/.test(v) && !v.split(/[^A-Za-z0-9]+/).every((p) => p === "" || CAMEL_WORDS.test(p))) ||
   (v.length >= 24 && !/^[a-z]+(?:[-_/. ][a-z]+)*$/i.test(v))
+
+/** A number literal of code (`0x0B96`, `0b1010`, `0o755`). */
+const NUMBER_LITERAL = /^(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+)n?$/
+
+/**
+ * The value of a short generic name (`pwd`, `auth`, `credentials`) that is a secret: random-looking
+ * and 8 characters or more (`auth: "oauth2"` names a scheme).
+ */
+export const looksLikeShortNameSecret = (v: string): boolean => v.length >= 8 && looksRandom(v)
 
 const isVariableName = (v: string, ctx: AssignmentContext): boolean => {
   const words = nameWords(v)
@@ -77,11 +93,15 @@ export const isCodeValue = (v: string, quoted: boolean, ctx: AssignmentContext):
   if (!ctx.colon && !ctx.spaced) return false
   // A weak name written `NAME: "value"` is JSON or YAML data, where such keys are common (an
   // approval's `"pattern_key": "delete in root path"`): likewise only a random-looking value.
-  if (ctx.strength === "weak" && (ctx.declared || !ctx.colon || quoted) && !looksRandom(v)) return true
+  if (ctx.strength === "weak" && (ctx.declared || !ctx.colon || quoted) && !looksLikeShortNameSecret(v)) return true
   if (quoted || v.startsWith("$")) return false
+  // `implicitKey: !explicitKey && …`: a negated variable.
+  if (/^!+[A-Za-z_$][\w$.]*$/.test(v) && !looksRandom(v.replace(/^!+/, ""))) return true
+  if (NUMBER_LITERAL.test(v) && (ctx.declared || ctx.spaced)) return true
   if (ctx.declared && v.startsWith("/")) return true
   if (!IDENTIFIER.test(v)) return false
-  if (ctx.declared || OPERATOR.test(ctx.rest) || isVariableName(v, ctx)) return true
+  // `pair.srcToken = collItem;`: an identifier ending a statement.
+  if (ctx.declared || OPERATOR.test(ctx.rest) || isVariableName(v, ctx) || (ctx.spaced && ctx.rest.startsWith(";"))) return true
   const next = ctx.rest[0] ?? ""
   return ctx.colon && TYPE_NAME.test(v) && (AFTER_TYPE.has(next) || (next === "" && ctx.declared))
 }

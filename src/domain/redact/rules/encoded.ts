@@ -1,13 +1,14 @@
 /**
  * A third-party credential written percent-encoded (`token%3Dghp_…`, `%22sk_live_…%22` in a query,
- * a whole `Authorization%3A%20Bearer%20…` header in a redirect URL) or base64-encoded
+ * a whole `Authorization%3A%20Bearer%20…` header in a redirect URL), with characters written as
+ * backslash escapes (`gh\u0070_…`, `\x70`: JSON, JavaScript, Python) or base64-encoded
  * (`echo -n "$TOKEN" | base64`). The redactor's own secrets have their encoded forms listed
  * (`exact.ts`); a third party's cannot be listed, so the run of text around an encoding is decoded
  * and the decoded text scanned again by every rule; what they find there is masked in the
  * encoded text.
  *
  * Bounded, so it stays cheap: a run is decoded only where the one pass found a trigger for it
- * (a `%XX` escape, or the base64 form of a token prefix or secret word, `base64Triggers`), at most
+ * (a `%XX` or `\u`/`\x` escape, or the base64 form of a token prefix or secret word, `base64Triggers`), at most
  * `MAX_RUN` characters, once per run, and the decoded text is not decoded again. Not covered:
  * base64 of a secret whose text has no trigger word or prefix (a bare password), base64 wrapped over
  * lines, double encodings, and encodings other than these two.
@@ -37,34 +38,88 @@ const runAround = (text: string, at: number, isCode: (c: number) => boolean): { 
 /** The literals that start a percent escape worth decoding (`%2…` to `%7…`: punctuation and letters). */
 export const PERCENT_TRIGGERS: ReadonlyArray<string> = ["%2", "%3", "%4", "%5", "%6", "%7"]
 
+/** The decoded character and the length of the escape at `i` (not past `end`), or undefined. */
+type EscapeAt = (text: string, i: number, end: number) => { readonly char: string; readonly length: number } | undefined
+
 /**
- * Decodes the percent-encoded run around `at` and reports what the rules find in it. Returns where
- * the run ends (the caller skips triggers before it).
+ * Decodes the run `[start, end)` with `escapeAt` and reports what the rules find in it, over the
+ * encoded characters that hold them. `label`: how the finding's detail names the encoding.
  */
-export const percentRule = (text: string, at: number, liveEdge: boolean, rescan: Rescan, out: Array<Finding>): number => {
-  const run = runAround(text, at, isUrlCode)
+const decodeRun = (text: string, run: { start: number; end: number }, escapeAt: EscapeAt, liveEdge: boolean, rescan: Rescan, out: Array<Finding>, label: string): void => {
   // Decoded text, and for each of its characters where it starts in `text`.
   let decoded = ""
   const from: Array<number> = []
   let escapes = 0
   for (let i = run.start; i < run.end; ) {
-    const hi = text.charCodeAt(i) === 37 && i + 2 < run.end ? hexValue(text.charCodeAt(i + 1)) : -1
-    const lo = hi >= 0 ? hexValue(text.charCodeAt(i + 2)) : -1
+    const e = escapeAt(text, i, run.end)
     from.push(i)
-    if (lo >= 0) {
-      decoded += String.fromCharCode(hi * 16 + lo)
+    if (e !== undefined) {
+      decoded += e.char
       escapes++
-      i += 3
+      i += e.length
     } else {
       decoded += text[i]
       i++
     }
   }
   from.push(run.end)
-  if (escapes === 0) return run.end
+  if (escapes === 0) return
   for (const f of rescan(decoded, liveEdge && run.end === text.length)) {
-    out.push({ ...f, start: from[f.start]!, end: from[f.end]!, detail: `${f.detail}, percent-encoded` })
+    out.push({ ...f, start: from[f.start]!, end: from[f.end]!, detail: `${f.detail}, ${label}` })
   }
+}
+
+const percentAt: EscapeAt = (text, i, end) => {
+  const hi = text.charCodeAt(i) === 37 && i + 2 < end ? hexValue(text.charCodeAt(i + 1)) : -1
+  const lo = hi >= 0 ? hexValue(text.charCodeAt(i + 2)) : -1
+  return lo >= 0 ? { char: String.fromCharCode(hi * 16 + lo), length: 3 } : undefined
+}
+
+/**
+ * Decodes the percent-encoded run around `at` and reports what the rules find in it. Returns where
+ * the run ends (the caller skips triggers before it).
+ */
+export const percentRule = (text: string, at: number, liveEdge: boolean, rescan: Rescan, out: Array<Finding>): number => {
+  const run = runAround(text, at, isUrlCode)
+  decodeRun(text, run, percentAt, liveEdge, rescan, out, "percent-encoded")
+  return run.end
+}
+
+/**
+ * The literals that start a backslash escape of a character (`\u0070`, `\x70`): JSON, JavaScript
+ * and Python write one letter of a token so (`gh\u0070_…`), as `encodeURIComponent` writes `%70`.
+ */
+export const ESCAPE_TRIGGERS: ReadonlyArray<string> = ["\\u", "\\x"]
+
+const backslashAt: EscapeAt = (text, i, end) => {
+  if (text.charCodeAt(i) !== 92) return undefined
+  const n = text[i + 1]
+  const digits = n === "u" ? 4 : n === "x" ? 2 : 0
+  if (digits === 0 || i + 2 + digits > end) return undefined
+  let code = 0
+  for (let k = i + 2; k < i + 2 + digits; k++) {
+    const h = hexValue(text.charCodeAt(k))
+    if (h < 0) return undefined
+    code = code * 16 + h
+  }
+  return { char: String.fromCharCode(code), length: 2 + digits }
+}
+
+/** Characters of a token and of the text just around it (`NAME=`, `user:`), and of an escape (`\`). */
+const isTokenCode = (c: number): boolean =>
+  (c >= 48 && c <= 58) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46 || c === 43 || c === 47 || c === 61 || c === 126 || c === 92
+
+/**
+ * Decodes the run of token characters and `\uXXXX` / `\xXX` escapes around `at` and reports what
+ * the rules find in it. Only an escape of a token character (a letter, a digit, `_`, `-` …) starts
+ * a run: JSON and source code are full of `\u003c` and `\x1b`, which hide no token. Returns where
+ * the run ends.
+ */
+export const backslashRule = (text: string, at: number, liveEdge: boolean, rescan: Rescan, out: Array<Finding>): number => {
+  const e = backslashAt(text, at, text.length)
+  if (e === undefined || e.char === "\\" || !isTokenCode(e.char.charCodeAt(0))) return at + 1
+  const run = runAround(text, at, isTokenCode)
+  decodeRun(text, run, backslashAt, liveEdge, rescan, out, "escaped")
   return run.end
 }
 

@@ -13,12 +13,13 @@
  * allow-list or stop-word says it is an example.
  */
 import type { ScanContext } from "../../findings.ts"
+import { AI_FORMATS } from "../aiFormats.ts"
 import { MORE_FORMATS } from "../moreFormats.ts"
 import { GITLEAKS_RULES, GLOBAL_ALLOW, GLOBAL_STOPWORDS, type GitleaksRule } from "./data.ts"
 import { type Width, widthOf } from "./width.ts"
 
-/** The rules applied here: gitleaks' and the bridge's own of the same shape. */
-export const FORMAT_RULES: ReadonlyArray<GitleaksRule> = [...GITLEAKS_RULES, ...MORE_FORMATS]
+/** The rules applied here: Betterleaks' and gitleaks' (`data.ts`), and the bridge's own of the same shape. */
+export const FORMAT_RULES: ReadonlyArray<GitleaksRule> = [...GITLEAKS_RULES, ...MORE_FORMATS, ...AI_FORMATS]
 
 /** How far before its keyword a match may start, for rules not of the "name = value" kind. */
 const LEAD = 12
@@ -37,6 +38,7 @@ interface Compiled {
   readonly allowMatch: ReadonlyArray<RegExp>
   readonly allowLine: ReadonlyArray<RegExp>
   readonly stopwords: ReadonlyArray<string>
+  readonly require: ReadonlyArray<RegExp>
 }
 
 const compile = (r: GitleaksRule): Compiled => {
@@ -52,7 +54,8 @@ const compile = (r: GitleaksRule): Compiled => {
     allowSecret: regexes("secret"),
     allowMatch: regexes("match"),
     allowLine: regexes("line"),
-    stopwords: allow.flatMap((a) => (a.target === "stopwords" && "words" in a ? a.words : []))
+    stopwords: allow.flatMap((a) => (a.target === "stopwords" && "words" in a ? a.words : [])),
+    require: (r.require ?? []).map((s) => new RegExp(s))
   }
 }
 
@@ -87,11 +90,21 @@ const AT_START: Width = { min: 0, max: 0 }
 const MAX_KEYWORD_LEAD = 256
 
 /**
+ * Where `keyword` is spelled in a regex source, in either case or as classes of both cases
+ * (`[tT][wW]…`, the way a case-insensitive rule is written here), a sign escaped or not, or -1.
+ */
+const keywordIn = (src: string, keyword: string): number => {
+  const letter = (c: string) => `(?:${c}|\\[${c}${c.toUpperCase()}\\]|\\[${c.toUpperCase()}${c}\\])`
+  const pattern = [...keyword].map((c) => (/[a-z]/.test(c) ? letter(c) : `\\\\?${c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`)).join("")
+  return src.search(new RegExp(pattern, "i"))
+}
+
+/**
  * Where a keyword that stands in the middle of a rule's regex (`…{29}_mmk`, `\.(?:atlasv1)\.`)
  * lies from the start of the match, when the regex before it has a bounded width.
  */
 const keywordLead = (src: string, keyword: string): Width | undefined => {
-  const at = src.toLowerCase().indexOf(keyword)
+  const at = keywordIn(src, keyword)
   if (at <= 0 || src[at - 1] === "\\") return undefined
   const w = widthOf(src.slice(0, at))
   return w.max <= MAX_KEYWORD_LEAD ? w : undefined
@@ -153,12 +166,15 @@ const MIN_TRIGGER = 2
 export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger> => {
   const src = r.regex
   let i = src.startsWith("\\b") ? 2 : 0
-  while (src.startsWith("(", i) && !src.startsWith("(?", i)) i++
+  // The innermost capturing group the regex opens with, if any (`\\b(bkaa_…|bkpat_…)`).
+  let open = -1
+  while (src.startsWith("(", i) && !src.startsWith("(?", i)) open = i++
+  const groupAt = src.startsWith("(?:", i) ? i : open >= 0 && (branches(src, open)?.starts.length ?? 0) > 1 ? open : -1
   let lits: ReadonlyArray<{ readonly lower: string; readonly exact: string | undefined }> = []
-  if (src.startsWith("(?:", i)) {
+  if (groupAt >= 0) {
     // A group of alternatives, not optional: each branch's literal, and the literal after the
     // group when the branch is all literal (`(?:sk|rk)_` gives `sk_`, `rk_`).
-    const group = branches(src, i)
+    const group = branches(src, groupAt)
     if (group !== undefined && !/[?*{]/.test(src[group.close + 1] ?? "")) {
       const after = leadingLiteral(src, group.close + 1)
       lits = group.starts.map((b) => {
@@ -187,11 +203,39 @@ export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger
   // from the regex when the keyword stands in it, else `LEAD`; a keyword that is a plain word and
   // not in the regex tells nothing about where a match is, and is not looked for.
   const named = src.startsWith(NAME_PREFIX)
-  return r.keywords.map((k) => {
+  const byKeyword = r.keywords.map((k) => {
     const lead = named ? undefined : keywordLead(src, k)
     const scanned = !named && (lead !== undefined || /[^a-z0-9]/.test(k))
     return { rule, literal: k, exact: undefined, atStart: false, wordStart: false, scanned, lead: lead ?? LEAD_WIDTH }
   })
+  if (named || byKeyword.some((t) => t.scanned)) return byKeyword
+  // No keyword tells where a match is (`[A-Za-z0-9+/]{22}==:[A-Za-z0-9]{32}` under `tableau`): a
+  // literal of the regex itself, when the regex before it has a bounded width.
+  const middle = middleLiteral(src)
+  return middle === undefined ? byKeyword : [...byKeyword, { rule, literal: middle.lower, exact: middle.exact, atStart: false, wordStart: false, scanned: true, lead: middle.lead }]
+}
+
+/**
+ * The first literal of at least 3 characters after a quantified atom in `src`, when `src` has no
+ * alternation (so every match holds it) and the width before it is bounded.
+ */
+const middleLiteral = (src: string): { readonly lower: string; readonly exact: string | undefined; readonly lead: Width } | undefined => {
+  const atoms: Array<number> = [] // where a literal may start: after `}`, `]`, `)`, `+`, `*` outside classes
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]
+    if (c === "\\") { i++; continue }
+    if (c === "[") { while (i < src.length && src[i] !== "]") i += src[i] === "\\" ? 2 : 1; atoms.push(i + 1); continue }
+    if (c === "|") return undefined
+    if (c === "}" || c === ")" || c === "+" || c === "*") atoms.push(i + 1)
+  }
+  for (const i of atoms) {
+    if (/[?*+{]/.test(src[i] ?? "")) continue
+    const l = leadingLiteral(src, i)
+    if (l.lower.length < 3) continue
+    const lead = widthOf(src.slice(0, i))
+    if (lead.max <= MAX_KEYWORD_LEAD) return { lower: l.lower, exact: l.exact, lead }
+  }
+  return undefined
 }
 
 const TRIGGERS: ReadonlyArray<Trigger> = FORMAT_RULES.flatMap(triggersOf)
@@ -262,7 +306,7 @@ const tryAt = (ctx: ScanContext, rule: Compiled, from: number): number => {
   if (span === undefined || span[1] <= span[0]) return -1
   const secret = ctx.text.slice(span[0], span[1])
   if (rule.entropy > 0 && shannon(secret) < rule.entropy) return -1
-  if (isAllowed(rule, ctx.text, m, secret, m.index)) return -1
+  if (isAllowed(rule, ctx.text, m, secret, m.index) || !rule.require.every((r) => r.test(secret))) return -1
   ctx.findings.push({ start: span[0], end: span[1], kind: "token", quoted: false, detail: `a secret (${rule.id})` })
   return m.index + m[0].length
 }
