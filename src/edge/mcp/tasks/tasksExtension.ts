@@ -8,7 +8,7 @@ import type { Server, ServerContext } from "@modelcontextprotocol/server"
 import { Either, Schema } from "effect"
 import type { ToolDef } from "../ToolDef.ts"
 import type { CallToolResult } from "../wireTypes.ts"
-import { declaresTasks, missingCapability, TASKS_EXTENSION_ID } from "./protocol.ts"
+import { declaresTasks, invalidParams, missingCapability, TASKS_EXTENSION_ID } from "./protocol.ts"
 import { cancelTask, getTask, protocolErrorOf, type TaskProgram, type TaskRunner, updateTask } from "./taskMethods.ts"
 import { createTaskResult } from "./taskOfRun.ts"
 import type { RunView } from "../../../domain/runs/view.ts"
@@ -34,10 +34,6 @@ export interface TaskCall {
 }
 
 const TaskIdParams = Schema.standardSchemaV1(Schema.Struct({ taskId: Schema.String }))
-const UpdateParams = Schema.standardSchemaV1(Schema.Struct({
-  taskId: Schema.String,
-  inputResponses: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-}))
 
 type Json = Record<string, unknown>
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -109,8 +105,12 @@ export const makeTasksBridge = (runnerFor: TaskRunnerFor, retentionMs: number): 
     server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID]: {} } })
     server.setRequestHandler("tasks/get", { params: TaskIdParams }, async (params, ctx) =>
       ({ ...(await serve(ctx, "retrieve", getTask(params.taskId, retentionMs))) }) as any)
-    server.setRequestHandler("tasks/update", { params: UpdateParams }, async (params, ctx) => {
-      await serve(ctx, "update", updateTask(params.taskId, params.inputResponses))
+    // The SDK lifts `inputResponses` out of the params, as for any 2026-07-28 request (multi
+    // round-trip requests), and drops entries that are not responses; the handler reads what is left.
+    server.setRequestHandler("tasks/update", { params: TaskIdParams }, async (params, ctx) => {
+      const responses = (ctx.mcpReq as { inputResponses?: Record<string, unknown> }).inputResponses
+      if (responses === undefined && declaresTasks(ctx)) throw invalidParams("tasks/update needs inputResponses")
+      await serve(ctx, "update", updateTask(params.taskId, responses ?? {}))
       return {} as any
     })
     server.setRequestHandler("tasks/cancel", { params: TaskIdParams }, async (params, ctx) => {
