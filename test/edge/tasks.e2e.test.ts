@@ -219,6 +219,65 @@ describe("MCP Tasks: a run as a task", () => {
     expect((await settled(carol, mine))["result"].status).toBe("completed")
   })
 
+  /** A raw `subscriptions/listen` POST; its SSE messages as they arrive. */
+  const listen = async (key: string, taskIds: ReadonlyArray<string>, declare = true) => {
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL,
+      "io.modelcontextprotocol/clientInfo": { name: "tasks-test", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": declare ? { extensions: { [TASKS]: {} } } : {}
+    }
+    const controller = new AbortController()
+    const res = await fetch(url(), {
+      method: "POST",
+      signal: controller.signal,
+      headers: { ...mcpHeaders(key, undefined), "mcp-protocol-version": MODERN_PROTOCOL, "mcp-method": "subscriptions/listen" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: "listen-1", method: "subscriptions/listen", params: { notifications: { taskIds }, _meta: meta } })
+    })
+    const messages: Array<Json> = []
+    if ((res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+      void (async () => {
+        const reader = res.body!.getReader()
+        let buffered = ""
+        for (;;) {
+          const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }))
+          if (done) return
+          buffered += new TextDecoder().decode(value)
+          const frames = buffered.split("\n\n")
+          buffered = frames.pop()!
+          for (const f of frames) for (const line of f.split("\n")) if (line.startsWith("data: ")) messages.push(JSON.parse(line.slice(6)))
+        }
+      })()
+    }
+    return { res, messages, close: () => controller.abort() }
+  }
+
+  it("notifications/tasks on subscriptions/listen: the acknowledgement names the caller's own tasks, then each change comes", async () => {
+    const mine = (await start(carol, "[sim:slow=800ms] follow me"))["result"].taskId
+    const theirs = (await start(bob, "not yours"))["result"].taskId
+    const stream = await listen(carolKey, [mine, theirs, "run_" + "0".repeat(32)])
+    try {
+      expect(stream.res.status).toBe(200)
+      const ack = await until(async () => ({ m: stream.messages[0] }), (a) => a["m"] !== undefined)
+      expect(ack["m"]).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { notifications: { taskIds: [mine] }, _meta: { "io.modelcontextprotocol/subscriptionId": "listen-1" } }
+      })
+      const last = await until(async () => ({ m: stream.messages.at(-1) }), (a) => a["m"]?.params?.status === "completed")
+      expect(last["m"].method).toBe("notifications/tasks")
+      // The whole task, as tasks/get answers it.
+      const { resultType: _rt, _meta: _m, ...polled } = (await get(carol, mine))["result"]
+      const { _meta: _n, ...pushed } = last["m"].params
+      expect(pushed).toEqual(polled)
+      expect(stream.messages.every((m) => m.method !== "notifications/tasks" || m.params.taskId === mine)).toBe(true)
+    } finally {
+      stream.close()
+    }
+    const undeclared = await listen(carolKey, [mine], false)
+    expect(undeclared.res.status).toBe(400)
+    expect((await undeclared.res.json()).error.code).toBe(-32021)
+  })
+
   it("a task is read after a daemon restart, and finishes", async () => {
     const id = (await start(carol, "[sim:deltas=30,slow=1500ms] long job"))["result"].taskId
     await until(() => get(carol, id), (m) => m["result"].statusMessage.includes("events so far") && !/\(1 events/.test(m["result"].statusMessage))

@@ -138,6 +138,8 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         )
       }
 
+      const forkListen = (program: Effect.Effect<void, never, any>) => Runtime.runFork(runtime)(program as Effect.Effect<void, never, R>)
+
       // ── 2026-07-28: one SDK handler per server, a server instance per request, no session.
       // A tool call is served by a server without the skills extension: nothing of that surface can
       // show in a call's answer, and attaching it (a resource template, two methods, a capability)
@@ -224,6 +226,9 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             (version !== null && version !== MODERN_PROTOCOL && version.startsWith("2025-")) ||
             (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request, parsedBody).catch(() => true))))
           if (legacy) return yield* handleLegacy(kind, request, identity, sid, parsedBody)
+          // Task notifications on subscriptions/listen are the Tasks extension's (tasks/taskListen.ts).
+          const listen = kind === "agents" ? deps.tasks?.listen(parsedBody, identity.caller, forkListen) : undefined
+          if (listen !== undefined) return listen
           return yield* Effect.promise(() => modern[kind].fetch(request, sdkOptions(identity, parsedBody)))
         })
 
@@ -254,7 +259,10 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         yield* auth.value.changes(KEY_RECHECK_EVERY).pipe(Stream.runForEach(() => recheckKeys), Effect.forkScoped)
       }
 
-      const closeAll = Effect.forEach([...sessions.keys()], close, { discard: true })
+      const closeAll = Effect.zipRight(
+        Effect.sync(() => deps.tasks?.closeStreams()),
+        Effect.forEach([...sessions.keys()], close, { discard: true })
+      )
       const drain = inFlight.drain.pipe(Effect.zipRight(closeAll))
       yield* Effect.addFinalizer(() => closeAll)
       return { handle, size: Effect.sync(() => sessions.size), closeAll, drain, recheckKeys }

@@ -11,6 +11,10 @@ import type { CallToolResult } from "../wireTypes.ts"
 import { declaresTasks, invalidParams, missingCapability, TASKS_EXTENSION_ID } from "./protocol.ts"
 import { cancelTask, getTask, protocolErrorOf, type TaskProgram, type TaskRunner, updateTask } from "./taskMethods.ts"
 import { createTaskResult } from "./taskOfRun.ts"
+import { type ListenFork, listenResponse, missingCapabilityResponse, taskListenRequest } from "./taskListen.ts"
+import { Effect } from "effect"
+import { Caller, type CallerShape } from "../../../request/Caller.ts"
+import { Progress } from "../../../request/Progress.ts"
 import type { RunView } from "../../../domain/runs/view.ts"
 
 export { TASKS_EXTENSION_ID } from "./protocol.ts"
@@ -26,6 +30,13 @@ export interface TasksBridge {
    * how its answer becomes the task. `undefined`: an ordinary call.
    */
   readonly taskCall: (tool: ToolDef, args: unknown, ctx: ServerContext) => TaskCall | undefined
+  /**
+   * A `subscriptions/listen` body that asks for task notifications: the stream that serves it (or
+   * the -32021 refusal). `undefined`: any other body, which the SDK serves.
+   */
+  readonly listen: (body: unknown, caller: CallerShape, fork: ListenFork) => Response | undefined
+  /** Ends every open task stream (shutdown). */
+  readonly closeStreams: () => void
 }
 
 export interface TaskCall {
@@ -119,6 +130,24 @@ export const makeTasksBridge = (runnerFor: TaskRunnerFor, retentionMs: number): 
     })
   }
 
-  return { attach, taskCall }
+  const streams = new Set<() => void>()
+  const noProgress = { enabled: false, report: () => Effect.void }
+  const listen: TasksBridge["listen"] = (body, caller, fork) => {
+    const req = taskListenRequest(body)
+    if (req === undefined) return undefined
+    if (!req.declared) return missingCapabilityResponse(req.id)
+    const read = (taskId: string) =>
+      getTask(taskId, retentionMs).pipe(Effect.provideService(Caller, caller), Effect.provideService(Progress, noProgress))
+    return listenResponse(req, read, fork, (stop) => {
+      streams.add(stop)
+      return () => streams.delete(stop)
+    })
+  }
+  const closeStreams = () => {
+    for (const stop of [...streams]) stop()
+    streams.clear()
+  }
+
+  return { attach, taskCall, listen, closeStreams }
 }
 
