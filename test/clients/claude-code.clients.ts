@@ -152,6 +152,21 @@ it("with tasks offered, `claude -p` declares no tasks extension and delegates wi
     const command = bridge.setup.claudeCommand.replace(bridge.mcpUrl, `${relay.url}/mcp/agents/mcp`)
     const added = await run("bash", ["-c", command], { env: wireEnv, timeoutMs: 60_000 })
     expect(added.status, describeRun(added)).toBe(0)
+    // What Claude Code is offered: the extension, in server/discover.
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "probe", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": {}
+    }
+    const discovered = await fetch(bridge.mcpUrl, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${bridge.setup.key}`, "content-type": "application/json", accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover"
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } })
+    }).then((r) => r.json() as Promise<{ result: { capabilities: { extensions?: Record<string, unknown> } } }>)
+    expect(discovered.result.capabilities.extensions?.["io.modelcontextprotocol/tasks"]).toEqual({})
     const { runId, status, output } = await delegate(wireEnv)
     expect(status).toBe("completed")
     const posts = relay.seen.filter((s) => s.httpMethod === "POST").map((s) => JSON.parse(s.body) as { method?: string; params?: any })

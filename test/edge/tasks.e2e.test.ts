@@ -139,7 +139,13 @@ describe("MCP Tasks: a run as a task", () => {
   it("idempotency keys work as for agent_run: the same key is the same task", async () => {
     const a = (await start(carol, "[sim:slow=300ms] once", { idempotency_key: "task-key-1" }))["result"]
     const b = (await start(carol, "[sim:slow=300ms] once", { idempotency_key: "task-key-1" }))["result"]
+    expect(a.resultType).toBe("task")
+    expect(a.taskId).toMatch(/^run_[0-9a-f]{32}$/)
+    expect(b.resultType).toBe("task")
     expect(b.taskId).toBe(a.taskId)
+    // The same run the tool answers without tasks: the key is the run's, whichever way it was asked.
+    const plain = (await carol.request("tools/call", { name: "agent_run", arguments: { agent: "hermes", input: "[sim:slow=300ms] once", idempotency_key: "task-key-1" } }, false))["result"]
+    expect(plain.structuredContent.run_id).toBe(a.taskId)
     const conflict = (await start(carol, "something else", { idempotency_key: "task-key-1" }))["result"]
     expect(conflict.isError).toBe(true)
     expect(conflict.resultType).toBe("complete")
