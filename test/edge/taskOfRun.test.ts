@@ -78,3 +78,28 @@ describe("a run as a task", () => {
     expect("inputRequests" in created).toBe(false)
   })
 })
+
+describe("the task methods' protocol errors", () => {
+  it("a run unknown to the caller is the spec's Task not found; a refusal is invalid params; the rest internal", async () => {
+    const { protocolErrorOf } = await import("../../src/edge/mcp/tasks/taskMethods.ts")
+    const { InvalidInput, RunNotFound, Unavailable } = await import("../../src/domain/errors.ts")
+    const notFound = protocolErrorOf(new RunNotFound({ message: "no run" }), "cancel")
+    expect([notFound.code, notFound.message]).toEqual([-32602, "Failed to cancel task: Task not found"])
+    const refused = protocolErrorOf(new InvalidInput({ message: "bad answer" }), "update")
+    expect([refused.code, refused.message]).toEqual([-32602, "bridge.invalid_input: bad answer"])
+    const down = protocolErrorOf(new Unavailable({ message: "draining" }), "retrieve")
+    expect([down.code, down.message]).toEqual([-32603, "bridge.unavailable: draining"])
+  })
+
+  it("a listen asks for task notifications only with a taskIds list; ids are deduplicated and capped", async () => {
+    const { MAX_TASK_IDS, taskListenRequest } = await import("../../src/edge/mcp/tasks/taskListen.ts")
+    const caps = { "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } }
+    const body = (notifications: unknown, meta: unknown = caps) => ({ jsonrpc: "2.0", id: 3, method: "subscriptions/listen", params: { notifications, _meta: meta } })
+    expect(taskListenRequest(body({ toolsListChanged: true }))).toBeUndefined()
+    expect(taskListenRequest({ ...body({ taskIds: ["a"] }), method: "tools/list" })).toBeUndefined()
+    expect(taskListenRequest(body({ taskIds: ["a", "a", 7, "b"] }))).toEqual({ id: 3, taskIds: ["a", "b"], declared: true })
+    expect(taskListenRequest(body({ taskIds: ["a"] }, {}))?.declared).toBe(false)
+    const many = Array.from({ length: 40 }, (_, i) => `run_${i}`)
+    expect(taskListenRequest(body({ taskIds: many }))?.taskIds).toHaveLength(MAX_TASK_IDS)
+  })
+})

@@ -174,6 +174,8 @@ describe("MCP Tasks: a run as a task", () => {
     expect(ignored["result"].resultType).toBe("complete")
     expect((await carol.request("tasks/update", { taskId: id, inputResponses: { [key]: { action: "decline" } } }))["result"]).toBeDefined()
     expect((await get(carol, id))["result"].status).toBe("input_required")
+    // No inputResponses at all is invalid params.
+    expect((await carol.request("tasks/update", { taskId: id }))["error"]).toEqual({ code: -32602, message: "tasks/update needs inputResponses" })
     // An accepted form without an answer is invalid params.
     const bad = await carol.request("tasks/update", { taskId: id, inputResponses: { [key]: { action: "accept", content: { answer: 3 } } } })
     expect(bad["error"].code).toBe(-32602)
