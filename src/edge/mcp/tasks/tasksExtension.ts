@@ -1,21 +1,21 @@
 /**
  * The Tasks extension on the agents server, 2026-07-28 only: `agent_run` (directly, or as the one
  * call of a compact catalog's `tool_call`) answers a `CreateTaskResult` to a request that declares
- * the extension, and `tasks/get` / `tasks/update` / `tasks/cancel` follow the run. A request that
- * does not declare it, and every 2025-era request, is served exactly as before: nothing here runs.
+ * the extension, `tasks/get` / `tasks/update` / `tasks/cancel` follow the run, and a listen with
+ * `taskIds` hears its changes (`taskListen.ts`). A request that does not declare it, and every
+ * 2025-era request, is served exactly as before: nothing here runs.
  */
 import type { Server, ServerContext } from "@modelcontextprotocol/server"
-import { Either, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
+import type { RunView } from "../../../domain/runs/view.ts"
+import { Caller, type CallerShape } from "../../../request/Caller.ts"
+import { Progress } from "../../../request/Progress.ts"
 import type { ToolDef } from "../ToolDef.ts"
 import type { CallToolResult } from "../wireTypes.ts"
 import { declaresTasks, invalidParams, missingCapability, TASKS_EXTENSION_ID } from "./protocol.ts"
 import { cancelTask, getTask, protocolErrorOf, type TaskProgram, type TaskRunner, updateTask } from "./taskMethods.ts"
-import { createTaskResult } from "./taskOfRun.ts"
 import { type ListenFork, listenResponse, missingCapabilityResponse, taskListenRequest } from "./taskListen.ts"
-import { Effect } from "effect"
-import { Caller, type CallerShape } from "../../../request/Caller.ts"
-import { Progress } from "../../../request/Progress.ts"
-import type { RunView } from "../../../domain/runs/view.ts"
+import { createTaskResult } from "./taskOfRun.ts"
 
 export { TASKS_EXTENSION_ID } from "./protocol.ts"
 
