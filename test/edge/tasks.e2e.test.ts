@@ -115,8 +115,8 @@ describe("MCP Tasks: a run as a task", () => {
     expect(plain["result"].taskId).toBeUndefined()
   })
 
-  it("agent_run answers a CreateTaskResult, durable at once, polled to completed with agent_run_wait's final answer", async () => {
-    const created = (await start(carol, "[sim:slow=600ms] summarize", { wait_s: 30 }))["result"]
+  it("agent_run answers a CreateTaskResult, durable at once, polled to completed with agent_run's final answer", async () => {
+    const created = (await start(carol, "[sim:slow=600ms] summarize"))["result"]
     expect(created).toMatchObject({ resultType: "task", status: "working", ttlMs: 7 * 86_400_000, pollIntervalMs: 1000 })
     expect(created.taskId).toMatch(/^run_[0-9a-f]{32}$/)
     expect(Date.parse(created.createdAt)).not.toBeNaN()
@@ -129,11 +129,25 @@ describe("MCP Tasks: a run as a task", () => {
     const done = (await settled(carol, created.taskId))["result"]
     expect(done.status).toBe("completed")
     expect(done.statusMessage).toBe("The run completed.")
+    // The run view agent_run answers (what agent_run_wait ends with, without its events tail).
+    const status = (await carol.request("tools/call", { name: "agent_run_status", arguments: { run_id: created.taskId } }, false))["result"]
+    expect(done.result.structuredContent).toEqual(status.structuredContent)
+    expect(done.result.content).toEqual(status.content)
     const wait = (await carol.request("tools/call", { name: "agent_run_wait", arguments: { run_id: created.taskId, timeout_s: 0 } }, false))["result"]
-    expect(done.result.structuredContent).toEqual(wait.structuredContent)
-    expect(done.result.content).toEqual(wait.content)
+    const { events_tail: _tail, timed_out: _timedOut, ...waited } = wait.structuredContent
+    expect(done.result.structuredContent).toEqual(waited)
     expect(done.result.structuredContent.output).toMatch(/summarize/)
     expect(done.ttlMs).toBe(Date.parse(done.lastUpdatedAt) - Date.parse(done.createdAt) + 7 * 86_400_000)
+  })
+
+  it("wait_s keeps agent_run's rules: checked, then waited on before the task is answered", async () => {
+    const refused = (await start(carol, "x", { wait_s: 601 }))["result"]
+    expect(refused.resultType).toBe("complete")
+    expect(refused.isError).toBe(true)
+    expect(refused.content[0].text).toMatch(/bridge\.invalid_input/)
+    const waited = (await start(carol, "[sim:slow=200ms] quick", { wait_s: 30 }))["result"]
+    expect(waited.resultType).toBe("task")
+    expect(waited.status).toBe("completed")
   })
 
   it("idempotency keys work as for agent_run: the same key is the same task", async () => {

@@ -10,7 +10,7 @@ import type { RunView } from "../../../domain/runs/view.ts"
 import type { Caller } from "../../../request/Caller.ts"
 import type { Progress } from "../../../request/Progress.ts"
 import { Runs } from "../../../services/runs/Runs.ts"
-import agentRunWait from "../agent-tools/agent_run_wait.ts"
+import agentRunStatus from "../agent-tools/agent_run_status.ts"
 import { toolProgram } from "../runTool.ts"
 import { type DetailedTask, internalError, invalidParams, taskNotFound } from "./protocol.ts"
 import { ANSWER_FIELD, isFinishedRun, pendingClarification, taskOfRun } from "./taskOfRun.ts"
@@ -28,11 +28,15 @@ export type TaskRunner = <A>(program: TaskProgram<A>) => Promise<Either.Either<A
  */
 const finishedTasks = new WeakMap<RunView, DetailedTask>()
 
-/** The final result, as `agent_run_wait` answers it once the run has ended. */
+/**
+ * The final result: what `agent_run` itself answers for the finished run (the run view with the
+ * first output window, redacted), so that it reads against `agent_run`'s output schema, as a
+ * client that validates a task's result with the tool's schema does (the MCP Inspector).
+ */
 const finalResult = (runId: string) =>
-  Effect.flatMap(toolProgram(agentRunWait, { run_id: runId, timeout_s: 0 }), (result) =>
+  Effect.flatMap(toolProgram(agentRunStatus, { run_id: runId }), (result) =>
     result.isError === true
-      ? Effect.dieMessage(`agent_run_wait on a finished run answered an error: ${JSON.stringify(result.content)}`)
+      ? Effect.dieMessage(`agent_run_status on a finished run answered an error: ${JSON.stringify(result.content)}`)
       : Effect.succeed(result))
 
 export const getTask = (taskId: string, retentionMs: number): TaskProgram<DetailedTask> =>

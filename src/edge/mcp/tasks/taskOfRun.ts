@@ -6,13 +6,14 @@
  * | queued, running, stopping                    | working                                         |
  * | waiting_for_approval                         | working, statusMessage names the command        |
  * | waiting_for_clarification (question pending) | input_required, the question as an elicitation  |
- * | completed, failed, interrupted               | completed, result = agent_run_wait's last answer |
+ * | completed, failed, interrupted               | completed, result = agent_run's answer at the end |
  * | cancelled                                    | cancelled                                       |
  *
  * A failed or interrupted run is `completed`, not the spec's `failed`: the spec keeps `failed` for
  * a JSON-RPC error, and the run tools answer such a run with its view (status and error in it), not
- * with an error. The result is exactly what `agent_run_wait` answers at the end, so a client reads
- * the same thing either way; the statusMessage says the run failed and why.
+ * with an error. The result is exactly what `agent_run` answers for the finished run (its run
+ * view, as `agent_run_wait` ends with it, without the events tail), so it reads against the tool's
+ * output schema; the statusMessage says the run failed and why.
  */
 import type { RunView } from "../../../domain/runs/view.ts"
 import type { CallToolResult } from "../wireTypes.ts"
@@ -117,7 +118,7 @@ const finishedMessage = (view: RunView) => {
 
 /**
  * The task for `view`. A finished run (other than cancelled) needs `result`: the CallToolResult
- * `agent_run_wait` answers for it.
+ * `agent_run` answers for it.
  */
 export const taskOfRun = (view: RunView, retentionMs: number, result?: CallToolResult): DetailedTask => {
   if (!isFinishedRun(view)) return unfinished(view, retentionMs)

@@ -49,16 +49,6 @@ const TaskIdParams = Schema.standardSchemaV1(Schema.Struct({ taskId: Schema.Stri
 type Json = Record<string, unknown>
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/**
- * `agent_run`'s `wait_s` is dropped for a task: the task is the wait. (A task is answered at once;
- * the client polls `tasks/get`.)
- */
-const withoutWait = (args: unknown): unknown => {
-  if (!isObject(args) || !("wait_s" in args)) return args
-  const { wait_s: _wait, ...rest } = args
-  return rest
-}
-
 /** The run view of a successful `agent_run` answer; `undefined` for an error (answered as it is). */
 const startedRun = (result: CallToolResult): RunView | undefined => {
   if (result.isError === true || !isObject(result.structuredContent)) return undefined
@@ -91,15 +81,12 @@ export const makeTasksBridge = (runnerFor: TaskRunnerFor, retentionMs: number): 
   const taskCall: TasksBridge["taskCall"] = (tool, args, ctx) => {
     if (tool.name === "agent_run") {
       if (!declaresTasks(ctx)) return undefined
-      return { args: withoutWait(args), answer: (result) => asTask(result) }
+      return { args, answer: (result) => asTask(result) }
     }
     if (tool.name === "tool_call") {
       const call = singleAgentRun(args)
       if (call === undefined || !declaresTasks(ctx)) return undefined
-      return {
-        args: { ...(args as Json), calls: [{ ...call, ...("arguments" in call ? { arguments: withoutWait(call["arguments"]) } : {}) }] },
-        answer: (result) => asTask(result, innerResult(result))
-      }
+      return { args, answer: (result) => asTask(result, innerResult(result)) }
     }
     return undefined
   }
