@@ -20,6 +20,8 @@
  *   answer, serialized per request from memory: what sending those 35 KB costs any server here;
  * - edge 404: a POST to a path the daemon does not serve (host guard, router, JSON 404): the HTTP
  *   layer's own floor (Effect's platform server), under every MCP call.
+ * - tasks/get: the Tasks extension's poll of the same finished runs (a declaring 2026-07-28 request):
+ *   the task with the final result inline, held to ≤ 1.1× `agent_run_status` on the same run.
  * The SDK client's own figures (@modelcontextprotocol/client, both eras) are printed too, for what
  * a real client adds.
  *
@@ -192,6 +194,16 @@ const main = async () => {
         _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} }
       }
     })
+  const tasksMeta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } }
+  }
+  const taskGet = (run: string) => async () => {
+    const answer = await post(url, { ...base, "mcp-protocol-version": MODERN, "mcp-method": "tasks/get", "mcp-name": run }, {
+      jsonrpc: "2.0", id: 1, method: "tasks/get", params: { taskId: run, _meta: tasksMeta }
+    })
+    if ((answer?.result as { status?: string } | undefined)?.status !== "completed") throw new Error(`tasks/get did not answer the completed task: ${JSON.stringify(answer).slice(0, 200)}`)
+  }
   const init = await fetch(url, { method: "POST", headers: base, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "bench", version: "0" } } }) })
   const sid = init.headers.get("mcp-session-id")!
   await init.text()
@@ -215,6 +227,8 @@ const main = async () => {
     modernNoop: modernCall("bench_noop"),
     modernStatus: modernCall("agent_run_status"),
     modernStatusSmall: modernCall("agent_run_status", smallRunId),
+    modernTaskGet: taskGet(runId),
+    modernTaskGetSmall: taskGet(smallRunId),
     legacyNoop: legacyCall("bench_noop"),
     legacyStatus: legacyCall("agent_run_status"),
     legacyStatusSmall: legacyCall("agent_run_status", smallRunId)
@@ -242,6 +256,7 @@ const main = async () => {
   for (const [name, v] of Object.entries(sdkFigures)) console.log(line(`SDK client ${name}`, v))
   const row = (metric: string, v: { p50: number }, goal?: string) => ({ metric, value: v.p50, baseline: e, baselineName: "node:http JSON echo, same run", ...(goal === undefined ? {} : { goal }) })
   const sameBytesRow = (metric: string, v: { p50: number }) => ({ metric, value: v.p50, baseline: figures.echoSame.p50, baselineName: "node:http answering the same 35 KB, same run" })
+  const vsStatus = (metric: string, v: { p50: number }, status: { p50: number }) => ({ metric, value: v.p50, baseline: status.p50, baselineName: "agent_run_status on the same finished run, 2026-07-28, same run", goal: "≤ 1.1×" })
   const cpuRow = (metric: string, v: Figures) => ({ metric, value: v.cpu, baseline: ec, baselineName: `node:http JSON echo, ${CPU_LABEL}` })
   console.log(`BENCH_JSON ${JSON.stringify({
     bench: "mcp",
@@ -253,6 +268,8 @@ const main = async () => {
       row("echo answering the same 35 KB p50 (ms)", figures.echoSame),
       row("edge 404 (HTTP layer alone) p50 (ms)", figures.edge404),
       sameBytesRow("agent_run_status p50 vs the same-bytes echo, 2026-07-28 (ms)", figures.modernStatus),
+      vsStatus("tasks/get p50 vs agent_run_status, finished run, 20 KB output (ms)", figures.modernTaskGet, figures.modernStatus),
+      vsStatus("tasks/get p50 vs agent_run_status, finished run, 1 KB answer (ms)", figures.modernTaskGetSmall, figures.modernStatusSmall),
       row("no-op tool p50, 2026-07-28 (ms)", figures.modernNoop),
       row("no-op tool p50, 2025-11-25 session (ms)", figures.legacyNoop),
       cpuRow("agent_run_status CPU/call, 2026-07-28 (ms)", figures.modernStatus),

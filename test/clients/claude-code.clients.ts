@@ -133,3 +133,55 @@ it("speaks the 2026-07-28 era to the daemon: no initialize, every request at tha
     await relay.close()
   }
 })
+
+/**
+ * The Tasks extension with Claude Code, as the pinned CLI does it in print mode. The bridge offers
+ * it (`server/discover` advertises `io.modelcontextprotocol/tasks`, and `agent_run` answers a task to
+ * a request that declares it), but `claude -p` 2.1.332 never declares it: its MCP-tasks gate is
+ * a remote flag whose default is on only for the interactive entrypoint (`cli`), and `-p` runs as
+ * `sdk-cli` (neither `CLAUDE_INTERNAL_FC_OVERRIDES` nor `MCP_SDK_GENERATION=v2` turns it on there).
+ * So in print mode `agent_run` answers the run view as before and Claude Code follows the run
+ * with `agent_run_wait`; no `tasks/get` is sent. This records that, through the recording relay:
+ * once a CLI declares the extension in print mode, this fails, and the case becomes "a task,
+ * polled with tasks/get to completed" (the bridge's side is proven in test/edge/tasks.e2e.test.ts).
+ */
+it("with tasks offered, `claude -p` declares no tasks extension and delegates with agent_run_wait", async () => {
+  const relay = await startAuthRelay(bridge.url, bridge.setup.key)
+  try {
+    const wireEnv = claudeEnv(makeHome(dir, "home-tasks"))
+    const command = bridge.setup.claudeCommand.replace(bridge.mcpUrl, `${relay.url}/mcp/agents/mcp`)
+    const added = await run("bash", ["-c", command], { env: wireEnv, timeoutMs: 60_000 })
+    expect(added.status, describeRun(added)).toBe(0)
+    // What Claude Code is offered: the extension, in server/discover.
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "probe", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": {}
+    }
+    const discovered = await fetch(bridge.mcpUrl, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${bridge.setup.key}`, "content-type": "application/json", accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover"
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } })
+    }).then((r) => r.json() as Promise<{ result: { capabilities: { extensions?: Record<string, unknown> } } }>)
+    expect(discovered.result.capabilities.extensions?.["io.modelcontextprotocol/tasks"]).toEqual({})
+    const { runId, status, output } = await delegate(wireEnv)
+    expect(status).toBe("completed")
+    const posts = relay.seen.filter((s) => s.httpMethod === "POST").map((s) => JSON.parse(s.body) as { method?: string; params?: any })
+    const wire = posts.map((m) => `${m.method} ${JSON.stringify(m.params?._meta?.["io.modelcontextprotocol/clientCapabilities"])}`).join("\n")
+    expect(posts.some((m) => m.method === "server/discover"), wire).toBe(true)
+    const declared = posts.filter((m) => m.params?._meta?.["io.modelcontextprotocol/clientCapabilities"]?.extensions?.["io.modelcontextprotocol/tasks"] !== undefined)
+    expect(declared, wire).toEqual([])
+    expect(posts.filter((m) => m.method?.startsWith("tasks/")), wire).toEqual([])
+    const runCall = posts.find((m) => m.method === "tools/call" && m.params?.name === "agent_run")
+    expect(runCall, wire).toBeDefined()
+    // The run Claude Code reported is the daemon's, finished with the output it relayed.
+    const view = structuredOf(await (await bridge.inspect()).callTool({ name: "agent_run_status", arguments: { run_id: runId } }))
+    expect(JSON.parse(output)).toBe(view["output"])
+    expect(sink.hits).toEqual([])
+  } finally {
+    await relay.close()
+  }
+})

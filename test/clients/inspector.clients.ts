@@ -38,6 +38,33 @@ it(`is the pinned Inspector ${VERSIONS.inspector}`, async () => {
   expect(v.stdout.trim(), describeRun(v)).toBe(VERSIONS.inspector)
 })
 
+/**
+ * The Inspector 2.12 declares the Tasks extension on every 2026-07-28 request (its default), so the
+ * bridge answers its `agent_run` with a task, which the CLI follows to the end and prints the
+ * final result: the run view. A question the run asks leaves the task
+ * `input_required`; the CLI, with no one to ask, keeps polling. So the question is answered meanwhile
+ * by the same client over the run tools (`agent_run_answer`), and the Inspector's call ends with
+ * the completed run.
+ */
+const clarifiedAsTask = async (base: { url: string; key: string; era: Era; env: Record<string, string> }) => {
+  const calling = callTool(base, "agent_run", { agent: "hermes", input: "[sim:clarify] deploy the site as a task" })
+  const client = await bridge.inspect()
+  let pending: any
+  for (let i = 0; i < 300 && pending === undefined; i++) {
+    const listed = (await client.callTool({ name: "agent_runs_list", arguments: { status: "waiting_for_clarification" } })).structuredContent as any
+    pending = listed.runs.find((r: any) => r.input_preview.includes("as a task"))
+    if (pending === undefined) await new Promise((r) => setTimeout(r, 100))
+  }
+  expect(pending?.pending).toMatchObject({ kind: "clarification", question: "Which environment should I deploy to?" })
+  const answered = await client.callTool({ name: "agent_run_answer", arguments: { run_id: pending.run_id, request_id: pending.pending.request_id, answer: "staging" } })
+  expect(answered.isError).toBeFalsy()
+  const done = await calling
+  expect(done.json.error, describeRun(done.run)).toBeUndefined()
+  expect(done.json.result.structuredContent).toMatchObject({ run_id: pending.run_id, status: "completed" })
+  expect(done.json.result.structuredContent.output).toContain("You chose: staging.")
+  expect(sink.hits).toEqual([])
+}
+
 describe.each<Era>(["legacy", "modern"])("Inspector CLI, %s era", (era) => {
   const base = () => ({ url: bridge.mcpUrl, key: bridge.setup.key, era, env })
 
@@ -68,6 +95,7 @@ describe.each<Era>(["legacy", "modern"])("Inspector CLI, %s era", (era) => {
   })
 
   it("answers a clarification the run asks for", async () => {
+    if (era === "modern") return await clarifiedAsTask(base())
     const started = await callTool(base(), "agent_run", { agent: "hermes", input: "[sim:clarify] deploy the site" })
     expect(started.json.error, describeRun(started.run)).toBeUndefined()
     const runId = started.json.result.structuredContent.run_id as string

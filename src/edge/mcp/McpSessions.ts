@@ -17,13 +17,17 @@
 import { createMcpHandler, isLegacyRequest, type McpHttpHandler, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server"
 import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, Stream } from "effect"
 import { randomUUID } from "node:crypto"
+import { AppConfig } from "../../config/AppConfig.ts"
 import { AuthForbidden } from "../../domain/errors.ts"
+import { Caller } from "../../request/Caller.ts"
+import { Progress } from "../../request/Progress.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import type { Catalog, ServerKind } from "./catalog/listing.ts"
 import { makeInFlight } from "./inFlight.ts"
-import { authInfoFor, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"
+import { authInfoFor, identityOf, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"
 import { callRuntime } from "./runTool.ts"
 import { makeSkillsBridge } from "./skillsExtension.ts"
+import { makeTasksBridge } from "./tasks/tasksExtension.ts"
 
 export { SERVER_NAMES, SERVER_VERSION } from "./mcpServer.ts"
 
@@ -38,6 +42,11 @@ export const MAX_SESSIONS_PER_CLIENT = 64
 const MODERN_PROTOCOL = "2026-07-28"
 /** SSE comment frames on open streams: proxies and clients drop a silent connection. */
 const KEEP_ALIVE_MS = 15_000
+/** `bridge.run_retention_days` when no config is provided (its default): a task's ttlMs. */
+const DEFAULT_RETENTION_DAYS = 7
+const DAY_MS = 86_400_000
+/** A task request reports no progress (only a tool call's wait does). */
+const NO_PROGRESS = { enabled: false, report: () => Effect.void }
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport
@@ -111,21 +120,38 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
       const now = () => clock.unsafeCurrentTimeMillis()
       const run = Runtime.runPromise(runtime)
       const inFlight = yield* makeInFlight
+      const config = yield* Effect.serviceOption(AppConfig)
+      const retentionDays = Option.match(config, { onNone: () => DEFAULT_RETENTION_DAYS, onSome: (c) => c.bridge.run_retention_days })
       const deps: ServerDeps = {
         catalog,
         runCall: (program, toolName, identity, progress, signal) =>
           inFlight.run(program, callRuntime(runtime, toolName, identity.caller, progress), toolName, identity, signal),
-        skills: makeSkillsBridge((program) => run(Effect.either(program) as Effect.Effect<any, never, any>))
+        skills: makeSkillsBridge((program) => run(Effect.either(program) as Effect.Effect<any, never, any>)),
+        // Task requests are short reads and writes of the run service, with the request's caller.
+        tasks: makeTasksBridge(
+          (ctx) => (program) =>
+            run(Effect.either(program).pipe(
+              Effect.provideService(Caller, identityOf(ctx).caller),
+              Effect.provideService(Progress, NO_PROGRESS)
+            ) as Effect.Effect<any, never, any>),
+          retentionDays * DAY_MS
+        )
       }
+
+      const forkListen = (program: Effect.Effect<void, never, any>) => Runtime.runFork(runtime)(program as Effect.Effect<void, never, R>)
 
       // ── 2026-07-28: one SDK handler per server, a server instance per request, no session.
       // A tool call is served by a server without the skills extension: nothing of that surface can
       // show in a call's answer, and attaching it (a resource template, two methods, a capability)
-      // was a tenth of a no-op call's cost in the SDK. The SDK has checked `Mcp-Method` against the
-      // body before it asks for the instance; every other method gets the whole surface.
+      // was a tenth of a no-op call's cost in the SDK; nor is a task method. The SDK has checked
+      // `Mcp-Method` against the body before it asks for the instance; every other method gets the
+      // whole surface. Only this era serves the Tasks extension.
       const modern: Record<ServerKind, McpHttpHandler> = {
         agents: createMcpHandler(
-          ({ requestInfo }) => makeMcpServer("agents", deps, { skills: requestInfo?.headers.get("mcp-method") !== "tools/call" }),
+          ({ requestInfo }) => {
+            const method = requestInfo?.headers.get("mcp-method") ?? ""
+            return makeMcpServer("agents", deps, { skills: method !== "tools/call" && !method.startsWith("tasks/"), tasks: true })
+          },
           { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS }
         ),
         memory: createMcpHandler(() => makeMcpServer("memory", deps), { legacy: "reject", keepAliveMs: KEEP_ALIVE_MS })
@@ -200,6 +226,9 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             (version !== null && version !== MODERN_PROTOCOL && version.startsWith("2025-")) ||
             (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request, parsedBody).catch(() => true))))
           if (legacy) return yield* handleLegacy(kind, request, identity, sid, parsedBody)
+          // Task notifications on subscriptions/listen are the Tasks extension's (tasks/taskListen.ts).
+          const listen = kind === "agents" ? deps.tasks?.listen(parsedBody, identity.caller, forkListen) : undefined
+          if (listen !== undefined) return listen
           return yield* Effect.promise(() => modern[kind].fetch(request, sdkOptions(identity, parsedBody)))
         })
 
@@ -230,7 +259,10 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         yield* auth.value.changes(KEY_RECHECK_EVERY).pipe(Stream.runForEach(() => recheckKeys), Effect.forkScoped)
       }
 
-      const closeAll = Effect.forEach([...sessions.keys()], close, { discard: true })
+      const closeAll = Effect.zipRight(
+        Effect.sync(() => deps.tasks?.closeStreams()),
+        Effect.forEach([...sessions.keys()], close, { discard: true })
+      )
       const drain = inFlight.drain.pipe(Effect.zipRight(closeAll))
       yield* Effect.addFinalizer(() => closeAll)
       return { handle, size: Effect.sync(() => sessions.size), closeAll, drain, recheckKeys }

@@ -13,6 +13,7 @@ import { SERVER_INSTRUCTIONS } from "./instructions.ts"
 import { progressFor } from "./progress.ts"
 import { toolProgram } from "./runTool.ts"
 import type { SkillsBridge } from "./skillsExtension.ts"
+import type { TasksBridge } from "./tasks/tasksExtension.ts"
 import type { ToolDef } from "./ToolDef.ts"
 import type { CallToolResult } from "./wireTypes.ts"
 
@@ -56,15 +57,21 @@ export interface ServerDeps {
   readonly catalog: Catalog
   readonly runCall: ToolRunner
   readonly skills?: SkillsBridge
+  readonly tasks?: TasksBridge
 }
 
 export interface ServerSurface {
   /** Serve the skills extension too (the agents server only). Default true. */
   readonly skills?: boolean
+  /**
+   * Serve the Tasks extension too (the agents server only): 2026-07-28 instances only, since it is
+   * advertised in `server/discover` and never at a 2025 `initialize`. Default false.
+   */
+  readonly tasks?: boolean
 }
 
 /** The two tool methods, on the low-level server, reading the per-client catalog with the request's caller. */
-const serveTools = (server: Server, kind: ServerKind, deps: ServerDeps) => {
+const serveTools = (server: Server, kind: ServerKind, deps: ServerDeps, tasks: TasksBridge | undefined) => {
   server.setRequestHandler("tools/list", async (_req, ctx) => ({
     tools: [...deps.catalog.list(kind, identityOf(ctx).caller)] as any
   }))
@@ -74,8 +81,11 @@ const serveTools = (server: Server, kind: ServerKind, deps: ServerDeps) => {
     // The SDK sends the message as it stands (no code prefix), so clients show it once.
     if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`)
     const progress = progressFor(req.params._meta?.progressToken, (n) => ctx.mcpReq.notify(n))
-    const program = toolProgram(tool as ToolDef<any, any, any>, req.params.arguments)
-    return (await deps.runCall(program, tool.name, identity, progress, ctx.mcpReq.signal)) as any
+    // A run started for a client that takes tasks is answered as one (tasks/tasksExtension.ts).
+    const task = tasks?.taskCall(tool, req.params.arguments, ctx)
+    const program = toolProgram(tool as ToolDef<any, any, any>, task === undefined ? req.params.arguments : task.args)
+    const result = await deps.runCall(program, tool.name, identity, progress, ctx.mcpReq.signal)
+    return (task === undefined ? result : task.answer(result)) as any
   })
 }
 
@@ -90,13 +100,16 @@ export const makeMcpServer = (kind: ServerKind, deps: ServerDeps, surface: Serve
   const info = { name: SERVER_NAMES[kind], version: SERVER_VERSION }
   // `listChanged: true` is what McpServer has always declared for tools; both kinds declare it.
   const options = { capabilities: { tools: { listChanged: true } }, instructions: SERVER_INSTRUCTIONS[kind] }
+  const tasks = kind === "agents" && surface.tasks === true ? deps.tasks : undefined
   if (kind !== "agents" || deps.skills === undefined || surface.skills === false) {
     const server = new Server(info, options)
-    serveTools(server, kind, deps)
+    serveTools(server, kind, deps, tasks)
+    tasks?.attach(server)
     return server
   }
   const mcp = new McpServer(info, options)
-  serveTools(mcp.server, kind, deps)
+  serveTools(mcp.server, kind, deps, tasks)
+  tasks?.attach(mcp.server)
   deps.skills.attach(mcp)
   return mcp
 }

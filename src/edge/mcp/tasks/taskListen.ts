@@ -1,0 +1,149 @@
+/**
+ * `notifications/tasks` on a `subscriptions/listen` stream (2026-07-28): a client that declares
+ * the extension and lists `notifications.taskIds` gets the acknowledgement with the ids it may
+ * follow (its own tasks; another client's id is left out exactly like an unknown one), then a
+ * `notifications/tasks` with the whole task, as `tasks/get` would answer it, each time one of them
+ * changes, until it closes the stream. The SDK 2.4 serves `subscriptions/listen` itself with a
+ * fixed set of notification kinds and no task ids, so the edge hands such a request here instead.
+ * The runs service is read every POLL_MS for the tasks not yet finished (a read is a ledger
+ * lookup): the service has no public change feed, and a poll keeps this folder its only client.
+ */
+import { Duration, Effect, Either, type Fiber, FiberId, Schedule } from "effect"
+import type { BridgeError } from "../../../domain/errors.ts"
+import { type DetailedTask, TASKS_EXTENSION_ID } from "./protocol.ts"
+
+const SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
+const CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
+/** How often the followed tasks are read. */
+export const POLL_MS = 500
+/** A keep-alive comment every this many polls (15 s). */
+const KEEP_ALIVE_TICKS = 30
+/** Task ids one stream may follow; more are left out of the acknowledgement. */
+export const MAX_TASK_IDS = 32
+
+type Json = Record<string, unknown>
+const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+
+export interface TaskListenRequest {
+  readonly id: string | number
+  readonly taskIds: ReadonlyArray<string>
+  readonly declared: boolean
+}
+
+/** The body when it is a `subscriptions/listen` that asks for task notifications; else `undefined`. */
+export const taskListenRequest = (body: unknown): TaskListenRequest | undefined => {
+  if (!isObject(body) || body["method"] !== "subscriptions/listen" || !isObject(body["params"])) return undefined
+  const id = body["id"]
+  const notifications = body["params"]["notifications"]
+  const taskIds = isObject(notifications) ? notifications["taskIds"] : undefined
+  if ((typeof id !== "string" && typeof id !== "number") || !Array.isArray(taskIds)) return undefined
+  const meta = body["params"]["_meta"]
+  const caps = isObject(meta) ? meta[CAPABILITIES_META_KEY] : undefined
+  const extensions = isObject(caps) ? caps["extensions"] : undefined
+  return {
+    id,
+    taskIds: [...new Set(taskIds.filter((t): t is string => typeof t === "string"))].slice(0, MAX_TASK_IDS),
+    declared: isObject(extensions) && isObject(extensions[TASKS_EXTENSION_ID])
+  }
+}
+
+/** `-32021` for a listener that asks for task notifications without declaring the extension. */
+export const missingCapabilityResponse = (id: string | number) =>
+  new Response(JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    error: { code: -32021, message: "Missing required client capability", data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } } }
+  }), { status: 400, headers: { "content-type": "application/json" } })
+
+const frame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
+
+const isFinal = (t: DetailedTask) => t.status === "completed" || t.status === "cancelled" || t.status === "failed"
+/** What a notification is sent for: a new status, message or update time. */
+const stamp = (t: DetailedTask) => `${t.status}\u0000${t.lastUpdatedAt}\u0000${t.statusMessage ?? ""}`
+
+/**
+ * The stream's program: the acknowledgement, then the changes. `read` reads one task as the
+ * request's caller; `send` writes one SSE frame. It runs until interrupted (the stream closed).
+ */
+export const listenProgram = <R>(
+  req: TaskListenRequest,
+  read: (taskId: string) => Effect.Effect<DetailedTask, BridgeError, R>,
+  send: (text: string) => void
+) =>
+  Effect.gen(function* () {
+    const meta = { [SUBSCRIPTION_ID_META_KEY]: req.id }
+    const first = yield* Effect.forEach(req.taskIds, (id) => Effect.either(read(id)))
+    const followed = new Map<string, string>()
+    req.taskIds.forEach((id, i) => {
+      const got = first[i]!
+      if (Either.isRight(got)) followed.set(id, stamp(got.right))
+    })
+    send(frame({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { notifications: { taskIds: [...followed.keys()] }, _meta: meta }
+    }))
+    const open = new Set([...followed.keys()].filter((id) => {
+      const got = first[req.taskIds.indexOf(id)]!
+      return Either.isRight(got) && !isFinal(got.right)
+    }))
+    let ticks = 0
+    const keepAlive = Effect.sync(() => {
+      // A comment frame now and then: proxies and clients drop a silent connection.
+      if (++ticks % KEEP_ALIVE_TICKS === 0) send(": keep-alive\n\n")
+    })
+    const tick = Effect.zipRight(keepAlive, Effect.forEach([...open], (id) =>
+      Effect.either(read(id)).pipe(Effect.map((got) => {
+        // A task that can no longer be read (deleted) is dropped from the stream.
+        if (Either.isLeft(got)) return void open.delete(id)
+        const now = stamp(got.right)
+        if (isFinal(got.right)) open.delete(id)
+        if (now === followed.get(id)) return
+        followed.set(id, now)
+        send(frame({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...got.right, _meta: meta } }))
+      })), { discard: true }))
+    yield* Effect.repeat(tick, Schedule.spaced(Duration.millis(POLL_MS)))
+  })
+
+/** Runs a stream's program in the daemon's runtime, with the caller; the fiber ends it. */
+export type ListenFork = (program: Effect.Effect<void, never, any>) => Fiber.RuntimeFiber<void, never>
+
+/**
+ * The SSE response for `req`; its program stops when the client closes the stream or `stop` is
+ * called (shutdown).
+ */
+export const listenResponse = <R>(
+  req: TaskListenRequest,
+  read: (taskId: string) => Effect.Effect<DetailedTask, BridgeError, R>,
+  fork: ListenFork,
+  onEnd: (stop: () => void) => () => void
+): Response => {
+  const encoder = new TextEncoder()
+  let fiber: Fiber.RuntimeFiber<void, never> | undefined
+  let forget = () => {}
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => {
+      const send = (text: string) => {
+        try {
+          controller.enqueue(encoder.encode(text))
+        } catch {
+          // closed meanwhile: the fiber is being interrupted
+        }
+      }
+      fiber = fork(listenProgram(req, read, send))
+      forget = onEnd(() => {
+        fiber?.unsafeInterruptAsFork(FiberId.none)
+        try {
+          controller.close()
+        } catch {
+          // already closed
+        }
+      })
+    },
+    cancel: () => {
+      forget()
+      fiber?.unsafeInterruptAsFork(FiberId.none)
+    }
+  })
+  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })
+}
