@@ -39,7 +39,15 @@ export const watchQuiet = (options: QuietWatchOptions): Effect.Effect<QuietWatch
     const intervalMs = Duration.toMillis(options.interval)
     let lastEvent = yield* Clock.currentTimeMillis
     const done = yield* Deferred.make<void>()
-    const check = options.ended.pipe(Effect.tap((ended) => (ended ? Deferred.succeed(done, undefined) : Effect.void)))
+    // An event that came while Hermes was asked means the stream is alive after all: it is left to
+    // deliver (its terminal event included), so nothing it carried is cut off with it.
+    const check = Effect.suspend(() => {
+      const asked = lastEvent
+      return options.ended.pipe(
+        Effect.map((ended) => ended && lastEvent === asked),
+        Effect.tap((ended) => (ended ? Deferred.succeed(done, undefined) : Effect.void))
+      )
+    })
     /** One tick: asks only when no event came for a whole interval. */
     const tick = Effect.gen(function* () {
       const quietFor = (yield* Clock.currentTimeMillis) - lastEvent
