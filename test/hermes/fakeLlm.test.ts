@@ -7,7 +7,7 @@
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startProxySink } from "../hermes-real/support/proxySink.ts"
-import { FAKE_PROVIDER_KEY, type FakeLlm, PLAIN_ANSWER, SLOW_CHUNKS, startFakeLlm, UNICODE_ANSWER } from "../support/fakeLlm.ts"
+import { FAKE_PROVIDER_KEY, type FakeLlm, PLAIN_ANSWER, SLEEP_ANSWER, SLOW_CHUNKS, startFakeLlm, UNICODE_ANSWER } from "../support/fakeLlm.ts"
 
 const tools = [{ type: "function", function: { name: "terminal", parameters: { type: "object" } } }]
 
@@ -66,6 +66,22 @@ describe("fake model provider", () => {
   it("approval: a recursive delete inside the scratch folder", async () => {
     const first = readStream((await post(llm, { stream: true, tools, messages: [{ role: "user", content: "[llm:approval]" }] })).text)
     expect(JSON.parse(first.toolCalls[0].function.arguments)).toEqual({ command: "rm -rf /tmp/agent-bridge-fake-scratch/build" })
+  })
+
+  it("sleep: a terminal call of `sleep S` (20 by default), then its fixed answer", async () => {
+    for (const [marker, command] of [["[llm:sleep=30]", "sleep 30"], ["[llm:sleep]", "sleep 20"], ["[llm:sleep=1;rm]", "sleep 20"]] as const) {
+      const first = readStream((await post(llm, { stream: true, tools, messages: [{ role: "user", content: marker }] })).text)
+      expect(JSON.parse(first.toolCalls[0].function.arguments)).toEqual({ command })
+    }
+    const second = readStream((await post(llm, {
+      stream: true, tools,
+      messages: [
+        { role: "user", content: "[llm:sleep=30]" },
+        { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "terminal", arguments: "{}" } }] },
+        { role: "tool", content: JSON.stringify({ output: "", exit_code: 0 }) }
+      ]
+    })).text)
+    expect(second.content).toBe(SLEEP_ANSWER)
   })
 
   it("slow: the answer in many chunks over the time asked", async () => {

@@ -80,7 +80,8 @@ describe("waits on the clock", () => {
 describe("retention", () => {
   it.scoped("deletes ended runs with their events after run_retention_days, and frees their keys", () =>
     Effect.gen(function* () {
-      const h = yield* harness({ retentionDays: 2 })
+      // A live run stays quiet for days of test clock here: one quiet check an hour, not 17,280.
+      const h = yield* harness({ retentionDays: 2, quietCheckMs: 3_600_000 })
       const ended = yield* alice(h.runs.start({ agent: "hermes", input: "done soon", idempotency_key: "k" }))
       const live = yield* alice(h.runs.start({ agent: "hermes", input: "runs on" }))
       const [hEnded] = [...h.hermes.runs.keys()]

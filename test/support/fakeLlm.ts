@@ -9,6 +9,8 @@
  * - `approval`: a `terminal` call of a dangerous command (a recursive delete of `<scratch>/build`,
  *   which Hermes holds for approval), then an answer saying how it went.
  * - `slow=MS`: the answer in 20 chunks spread over MS milliseconds (default 4000).
+ * - `sleep=S`: a `terminal` call running `sleep S` (default 20): a run quiet for S seconds between
+ *   its `tool.started` and `tool.completed`, then an answer (`SLEEP_ANSWER`).
  * - `fail`: the provider answers 401 with a message quoting a fake key (`FAKE_PROVIDER_KEY`).
  *
  * Requests without tools (Hermes's side calls, e.g. titles) get a plain short answer. Every
@@ -25,6 +27,7 @@ export const UNICODE_ANSWER = "Unicode check: naïve café — 東京 🚀 ✓"
 export const TOOL_ANSWER_PREFIX = "The command printed: "
 export const APPROVAL_ANSWER_PREFIX = "The delete is over: "
 export const SLOW_CHUNKS = 20
+export const SLEEP_ANSWER = "Slept as asked; nothing else happened."
 
 export interface FakeLlmRequest {
   readonly path: string
@@ -114,6 +117,10 @@ const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation>, h
     case "approval":
       return toolTurns === 0 ? { _tag: "tool", command: `rm -rf ${o.scratchDir}/build` }
         : { _tag: "text", chunks: [APPROVAL_ANSWER_PREFIX, firstLine(lastToolResult) || "done"], gapMs: 5 }
+    case "sleep": {
+      const seconds = scenario.value !== null && /^\d{1,3}$/.test(scenario.value) ? scenario.value : "20"
+      return toolTurns === 0 ? { _tag: "tool", command: `sleep ${seconds}` } : { _tag: "text", chunks: chunksOf(SLEEP_ANSWER, 3), gapMs: 5 }
+    }
     case "slow": {
       const ms = scenario.value === null ? 4000 : Number(scenario.value)
       const chunks = Array.from({ length: SLOW_CHUNKS }, (_, i) => `part ${i + 1}. `)

@@ -171,7 +171,8 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
         guard(p, "POST /v1/runs/{id}/stop", Effect.gen(function* () {
           const r = yield* get(p, "POST /v1/runs/{id}/stop", id)
           calls.stop.push(id)
-          if (TERMINAL_STATUSES.has(r.status)) return
+          // As the released builds: a finished run has no live task to stop.
+          if (TERMINAL_STATUSES.has(r.status)) return yield* refusal(p, "POST /v1/runs/{id}/stop", 404, "run_not_found")
           const approval = r.pendingApproval
           r.status = "stopping"
           if (approval !== null) yield* emit(id, "approval.responded", { choice: "deny", resolved: 1, request_id: approval })

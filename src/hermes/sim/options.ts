@@ -51,6 +51,13 @@ export interface SimOptions {
   readonly speed?: number | undefined
   /** A just-started run becomes visible to the events route only after this. Default 0. */
   readonly registrationDelayMs?: number | undefined
+  /**
+   * A subscriber whose connection died stays registered until its next write (the next event, or
+   * a keepalive after `keepaliveMs`), as Hermes's SSE handler notices it; older builds share one
+   * queue, so a re-attach meanwhile shares it and loses the run's later events. Default: older
+   * builds (the released ones behave so); false leaves at once.
+   */
+  readonly deadSubscriberNoticedLate?: boolean | undefined
   /** Frames a subscriber may fall behind before it is disconnected (newer builds). Default 4096. */
   readonly slowSubscriberLimit?: number | undefined
   /** How long terminal runs are kept before 404. Default one hour, as Hermes. */
@@ -83,6 +90,7 @@ export interface ResolvedSimOptions {
   readonly keepaliveMs: number
   readonly speed: number
   readonly registrationDelayMs: number
+  readonly deadSubscriberNoticedLate: boolean
   readonly slowSubscriberLimit: number
   readonly terminalRetentionMs: number
   readonly maxTerminalRuns: number
@@ -123,6 +131,7 @@ export const resolveSimOptions = (o: SimOptions): ResolvedSimOptions => {
     keepaliveMs: o.keepaliveMs ?? 15_000,
     speed,
     registrationDelayMs: o.registrationDelayMs ?? 0,
+    deadSubscriberNoticedLate: o.deadSubscriberNoticedLate ?? generation === "old",
     slowSubscriberLimit: o.slowSubscriberLimit ?? 4096,
     terminalRetentionMs: o.terminalRetentionMs ?? 3_600_000,
     maxTerminalRuns: o.maxTerminalRuns ?? 500,

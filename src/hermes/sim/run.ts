@@ -28,6 +28,13 @@ export interface Subscriber {
   readonly destroy: () => void
   /** Live frames published since it came that it has not taken yet. */
   readonly backlog: () => number
+  /**
+   * Its connection died and Hermes has not noticed yet (older builds notice at the next write):
+   * still registered, still first in line for the run's queue.
+   */
+  readonly isDead: () => boolean
+  /** A write to the dead connection: it fails, the handler leaves and drops the run's queue. */
+  readonly writeFails: () => void
 }
 
 export interface PendingApproval {

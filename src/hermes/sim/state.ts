@@ -186,6 +186,13 @@ export class SimState {
       const seq = run.nextSeq++
       // An older build's buffer is gone once its consumer left: later events reach nobody.
       if (!this.isNew && run.bufferDropped) return Effect.void
+      // An older build's dead subscriber has waited on the queue longest, so it takes this event;
+      // the write fails, its handler drops the run's queue, and the event reaches nobody.
+      const dead = [...run.subscribers].find((s) => s.isDead())
+      if (dead !== undefined) {
+        dead.writeFails()
+        return Effect.void
+      }
       const payload = { event, run_id: run.id, timestamp: unixSeconds(now), ...fields }
       const terminal = TERMINAL_EVENTS.has(event)
       run.frames.push({ seq, json: asciiJson(payload), terminal })

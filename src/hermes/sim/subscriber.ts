@@ -4,6 +4,13 @@
  * leaves; newer builds number frames,
  * replay after `Last-Event-ID`, and cut a subscriber that falls too far behind. Idle streams get
  * `: keepalive` comments; after the terminal event comes `: stream closed`, then EOF.
+ *
+ * A subscriber whose connection died (the client went away, or the link broke) is noticed as
+ * Hermes notices it (`deadSubscriberNoticedLate`, older builds by default): only at its next
+ * write, the next event it takes or a keepalive after `keepaliveMs` idle. Until then it stays
+ * registered, so a re-attach gets 200 and shares its queue; it takes the next event, that write
+ * fails, the queue is dropped (`leave`), and the re-attached stream sees only keepalives while the
+ * run goes on and ends (docs/SIMULATOR.md).
  */
 import { Effect, Stream } from "effect"
 import type { Frame, SimRun, Subscriber } from "./run.ts"
@@ -27,9 +34,14 @@ export const subscriberStream = (
     let cursor = isNew && afterSeq !== null ? afterSeq + 1 : 0
     let lastWrite = Date.now()
     let left = false
+    /** The stream ended as Hermes ends it (after the terminal frame), so the handler knows it is done. */
+    let finished = false
+    let dead = false
+    let deadTimer: ReturnType<typeof setTimeout> | undefined
     const leave = () => {
       if (left) return
       left = true
+      if (deadTimer !== undefined) clearTimeout(deadTimer)
       run.subscribers.delete(subscriber)
       // Older builds: the queue belongs to its one consumer and disappears with it.
       if (!isNew) {
@@ -47,7 +59,17 @@ export const subscriberStream = (
         leave()
         cut()
       },
-      backlog: () => run.frames.length - Math.max(sent, liveFrom)
+      backlog: () => run.frames.length - Math.max(sent, liveFrom),
+      isDead: () => dead && !left,
+      writeFails: leave
+    }
+    /** The connection is gone: leave now, or (older builds) at the next write. */
+    const connectionGone = () => {
+      if (left || finished || !state.options.deadSubscriberNoticedLate) return leave()
+      dead = true
+      // Its next keepalive is due a keepalive interval after its last write; that write fails too.
+      deadTimer = setTimeout(leave, Math.max(0, lastWrite + keepaliveMs - Date.now()))
+      deadTimer.unref?.()
     }
     run.subscribers.add(subscriber)
     run.consumed = true
@@ -93,7 +115,9 @@ export const subscriberStream = (
       Stream.mapConcat(() => take()),
       Stream.takeUntil((f) => f.terminal),
       Stream.map((f): Out => ({ text: sseFrame(f.json, isNew ? f.seq : null), seq: f.seq })),
-      Stream.concat(Stream.succeed<Out>({ text: sseClosed, seq: null }))
+      Stream.concat(Stream.succeed<Out>({ text: sseClosed, seq: null })),
+      // Only on a normal end (a finalizer would also run when the connection dies).
+      Stream.concat(Stream.execute(Effect.sync(() => { finished = true })))
     )
     const keepalive = Stream.tick(keepaliveMs).pipe(
       Stream.drop(1),
@@ -108,6 +132,7 @@ export const subscriberStream = (
       })),
       Stream.map((o) => o.text),
       Stream.encodeText,
-      Stream.ensuring(Effect.sync(leave))
+      // Ended before the terminal frame went out: the connection is gone (the sim's own cuts left already).
+      Stream.ensuring(Effect.sync(connectionGone))
     )
   })

@@ -6,7 +6,7 @@
  * Every call answers `bridge.unavailable` unless the daemon's Lifecycle is `ready`. Building the layer
  * re-attaches every run the ledger holds as unfinished.
  */
-import { Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { InvalidOffset, RunNotFound } from "../../domain/errors.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
@@ -42,11 +42,11 @@ export const makeRuns = Effect.gen(function* () {
 
   const signals = yield* makeRunSignals
   const locks = makeRunLocks()
-  const follower = makeFollower({ ledger, hermes, inbox, signals, locks })
+  const follower = makeFollower({ ledger, hermes, inbox, signals, locks, quietCheck: Duration.millis(config.hermes.quiet_check_ms) })
   const supervisor = yield* makeRunSupervisor(follower.followOnce)
   const views = makeViews({ ledger, redactor, inbox })
   const waits = makeWaits({ ledger, signals, views })
-  const control = makeControl({ ledger, hermes, signals, locks })
+  const control = makeControl({ ledger, hermes, signals, locks, reconcile: follower.reconcile })
   const start = makeStart({
     ledger,
     hermes,

@@ -4,7 +4,7 @@
  * run Hermes no longer has a live task for is answered in the caller's terms (nothing pending, not
  * running).
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { NoPendingRequest, RunNotRunning } from "../../domain/errors.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { StopActor } from "./Runs.ts"
@@ -14,14 +14,16 @@ import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import type { RunSignals } from "./RunSignals.ts"
 import type { RunLocks } from "./runLocks.ts"
 
-export interface ControlDeps {
+export interface ControlDeps<E> {
   readonly ledger: LedgerShape
   readonly hermes: HermesClientShape
   readonly signals: RunSignals
   readonly locks: RunLocks
+  /** Settles a run from Hermes's status (the follower's reconciliation); none when the ledger lost it. */
+  readonly reconcile: (runId: string) => Effect.Effect<Option.Option<RunRecord>, E>
 }
 
-export const makeControl = ({ ledger, hermes, signals, locks }: ControlDeps) => {
+export const makeControl = <E>({ ledger, hermes, signals, locks, reconcile }: ControlDeps<E>) => {
   const notPending = (requestId: string) =>
     new NoPendingRequest({ message: `no clarification ${JSON.stringify(requestId.slice(0, 80))} is pending on this run` })
   const notRunning = (status: string) =>
@@ -73,23 +75,38 @@ export const makeControl = ({ ledger, hermes, signals, locks }: ControlDeps) => 
 
   // Holding the run's permit: Hermes's run.cancelled, which may come before its answer to the stop,
   // is committed by the follower only after this stop's own record (runLocks.ts).
-  const stop = (run: RunRecord, actor?: StopActor) =>
+  const askToStop = (run: RunRecord, actor?: StopActor) =>
     locks.withRun(run.runId, Effect.gen(function* () {
-      if (isTerminal(run.status) || run.status === "stopping") return run
+      if (isTerminal(run.status) || run.status === "stopping") return Option.some(run)
       const profile = yield* hermes.profile(run.agent).pipe(Effect.mapError(unknownProfile))
       const accepted = yield* hermes.stop(profile, run.hermesRunId).pipe(
         Effect.as(true),
         Effect.mapError(hermesError(HERMES_RAISES.stop)),
-        // No live task: the run just ended in Hermes; the follower records how.
         Effect.catchTag("RunNotFound", () => Effect.succeed(false))
       )
-      if (!accepted) return run
-      return yield* commit(run.runId, (current) =>
+      if (!accepted) return Option.none<RunRecord>()
+      return Option.some(yield* commit(run.runId, (current) =>
         isTerminal(current.status) || current.status === "stopping"
           ? {}
           // A stopping run asks nothing any more: a pending clarification is dropped with it.
-          : { status: "stopping", pending: null, events: [{ type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } }] })
+          : { status: "stopping", pending: null, events: [{ type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } }] }))
     }))
+
+  /**
+   * No live task in Hermes: the run ended there (or Hermes forgot it), perhaps long ago, on a
+   * stream that never said so (docs/RELIABILITY.md, "restart"). The run is settled from Hermes's
+   * status, outside the permit (the settling commit takes it), rather than returned unchanged.
+   */
+  const stop = (run: RunRecord, actor?: StopActor) =>
+    Effect.gen(function* () {
+      const asked = yield* askToStop(run, actor)
+      if (Option.isSome(asked)) return asked.value
+      const settled = Option.getOrElse(yield* reconcile(run.runId), () => run)
+      yield* Effect.logWarning("stop: Hermes has no live task for the run; settled it from Hermes's status").pipe(
+        Effect.annotateLogs({ run_id: run.runId, hermes_run_id: run.hermesRunId, client: run.client, status: settled.status })
+      )
+      return settled
+    })
 
   return { answer, steer, stop }
 }

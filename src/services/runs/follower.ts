@@ -19,6 +19,7 @@ import { consumeInBatches } from "./batches.ts"
 import { logRunEnded, logRunFollowed } from "./runLog.ts"
 import type { RunSignals } from "./RunSignals.ts"
 import type { RunLocks } from "./runLocks.ts"
+import { type QuietWatch, watchQuiet } from "./quietWatch.ts"
 
 /** The "short timer" of delta coalescing, and the most Hermes events committed in one write. */
 export const FLUSH_INTERVAL = Duration.millis(50)
@@ -39,13 +40,17 @@ export interface FollowerDeps {
   readonly inbox: InboxShape
   readonly signals: RunSignals
   readonly locks: RunLocks
+  /** A followed stream with no event this long is checked against Hermes's status (`hermes.quiet_check_ms`). */
+  readonly quietCheck: Duration.Duration
 }
 
 /** Side effects on the inbox are retried briefly; the ledger already holds the truth. */
 const inboxRetry = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
 
 export const makeFollower = (deps: FollowerDeps) => {
-  const { ledger, hermes, inbox, signals, locks } = deps
+  const { ledger, hermes, inbox, signals, locks, quietCheck } = deps
+  /** The quiet watch of each run followed now, so a run settled elsewhere (a stop) ends its follow at once. */
+  const watching = new Map<string, QuietWatch>()
 
   const expire = (runId: string, requestId?: string) =>
     inbox.expireRunApprovals(runId, requestId).pipe(
@@ -89,7 +94,11 @@ export const makeFollower = (deps: FollowerDeps) => {
       yield* signals.publish(record)
       if (isTerminal(record.status) && !isTerminal(run.status)) yield* logRunEnded(record)
       yield* Effect.forEach(result.approvalsResolved, (id) => expire(run.runId, id ?? undefined), { discard: true })
-      if (isTerminal(record.status)) yield* expire(run.runId)
+      if (isTerminal(record.status)) {
+        yield* expire(run.runId)
+        const watch = watching.get(run.runId)
+        if (watch !== undefined) yield* watch.halt
+      }
       return record
     }))
 
@@ -109,8 +118,11 @@ export const makeFollower = (deps: FollowerDeps) => {
    * a completion adds only what is missing or replaces it whole). A run Hermes still runs is
    * followed again.
    */
-  const settle = (run: RunRecord, profile: HermesProfile) =>
+  const settle = (stale: RunRecord, profile: HermesProfile) =>
     Effect.gen(function* () {
+      // The caller's copy may be older than the ledger (a commit raced an interrupted stream).
+      const run = Option.getOrElse(yield* ledger.get(stale.runId), () => stale)
+      if (isTerminal(run.status)) return run
       const found = yield* statusInHermes(run, profile)
       const received = run.outputBytes > 0 ? yield* ledger.output(run.runId) : ""
       // Synthesised events are stamped from Effect's Clock, so a TestClock moves them.
@@ -120,6 +132,27 @@ export const makeFollower = (deps: FollowerDeps) => {
       if (!isTerminal(found.value.status)) return yield* new FollowerStalled({ runId: run.runId, status: found.value.status })
       return yield* commit(run, tracker.fromStatus(found.value))
     })
+
+  /**
+   * The quiet watch's question: has the run ended, in the ledger (a stop settled it) or in Hermes
+   * (its status is terminal, or Hermes no longer knows it)? A failed status read is no answer: the
+   * next quiet interval asks again.
+   */
+  const endedElsewhere = (runId: string, profile: HermesProfile) =>
+    Effect.gen(function* () {
+      const stored = yield* ledger.get(runId)
+      if (Option.isNone(stored) || isTerminal(stored.value.status)) return true
+      const found = yield* statusInHermes(stored.value, profile)
+      const ended = Option.isNone(found) || isTerminal(found.value.status)
+      if (ended) {
+        yield* Effect.logWarning("Hermes ended a run its event stream did not report; settling it from Hermes's status").pipe(
+          Effect.annotateLogs({ run_id: runId, hermes_run_id: stored.value.hermesRunId, hermes_status: Option.match(found, { onNone: () => "unknown", onSome: (s) => s.status }) })
+        )
+      }
+      return ended
+    }).pipe(
+      Effect.catchAll((e) => Effect.logDebug("quiet check: no answer from Hermes or the ledger; asking again later", e).pipe(Effect.as(false)))
+    )
 
   /**
    * A run picked up again (daemon start, follower restart) takes Hermes's word for where it stands,
@@ -173,9 +206,16 @@ export const makeFollower = (deps: FollowerDeps) => {
       // status (older builds) adds only what is missing.
       const lastEventId = run.hermesEventId ?? undefined
       const receivedText = run.outputBytes > 0 ? yield* ledger.output(runId) : undefined
+      // A stream can stay open on keepalives alone after Hermes ended the run (quietWatch.ts): it
+      // is cut when Hermes's status says so, and the run is settled from that status below.
+      const quiet = yield* watchQuiet({ interval: quietCheck, checkAtOnce: resume, ended: endedElsewhere(runId, profile.value) })
+      watching.set(runId, quiet)
+      yield* Effect.addFinalizer(() => Effect.sync(() => { if (watching.get(runId) === quiet) watching.delete(runId) }))
       yield* consumeInBatches(
         hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText }).pipe(
-          Stream.mapError(hermesError(HERMES_RAISES.generic))
+          Stream.mapError(hermesError(HERMES_RAISES.generic)),
+          Stream.tap(() => quiet.saw),
+          Stream.interruptWhen(quiet.ended)
         ),
         { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, urgent: (e) => !STREAMED.has(e.event) },
         (batch) =>
@@ -187,7 +227,24 @@ export const makeFollower = (deps: FollowerDeps) => {
           )
       )
       if (!isTerminal(run.status)) yield* settle(run, profile.value)
+    }).pipe(Effect.scoped)
+
+  /**
+   * Settles a run from Hermes's status now (a stop Hermes answered "no live task"): terminal or
+   * unknown in Hermes ends it in the ledger, through the same reconciliation as `settle`; a run
+   * Hermes still runs is returned as stored (its follower goes on). Never holds the run's permit
+   * on entry (its commit takes it).
+   */
+  const reconcile = (runId: string) =>
+    Effect.gen(function* () {
+      const found = yield* ledger.get(runId)
+      if (Option.isNone(found) || isTerminal(found.value.status)) return found
+      const profile = yield* hermes.profile(found.value.agent).pipe(Effect.option)
+      if (Option.isNone(profile) || Option.isNone(profile.value.key)) return found
+      return Option.some(yield* settle(found.value, profile.value).pipe(
+        Effect.catchTag("FollowerStalled", () => Effect.succeed(found.value))
+      ))
     })
 
-  return { followOnce, commit }
+  return { followOnce, commit, reconcile }
 }

@@ -272,6 +272,29 @@ export const contractSuite = (spec: ContractSpec): void => {
       }
     }, 60_000)
 
+    it("a re-attach while the dead subscriber is still registered: older builds answer 200, the dead one takes the next event and the queue with it; only the status tells the end", async () => {
+      const id = await start(target.inputs.approval)
+      // The first subscriber goes away while the run waits (no write is due: Hermes does not notice).
+      const first = await raw.sse(`/v1/runs/${id}/events`, { until: (t) => t.includes("approval.request"), maxMs: T })
+      expect(first.ending).toBe("stopped")
+      const request = first.frames.map((f) => f.json).find((j) => j.event === "approval.request")
+      await statusOf(id, ["waiting_for_approval"])
+      const again = raw.sse(`/v1/runs/${id}/events`, { until: (t) => t.includes(": stream closed"), maxMs: newer ? T : 8_000 })
+      await sleep(500)
+      await run((h) => h.approval(p, id, { choice: "once", ...(newer ? { requestId: String(request?.request_id) } : {}) }))
+      const final = await statusOf(id, ["completed"])
+      const r = await again
+      expect(r.status).toBe(200)
+      if (newer) {
+        expect(r.frames.at(-1)?.json.event).toBe("run.completed")
+      } else {
+        // Not one event after the approval: they went to the dead connection, or to nobody.
+        expect(r.frames).toEqual([])
+        expect(r.text).not.toContain(": stream closed")
+        expect(final.output).toEqual(expect.any(String))
+      }
+    }, 90_000)
+
     it("idempotent start: newer builds replay the same key and body, older ones ignore the key", async () => {
       const key = `contract-${Date.now()}`
       const body = { input: target.inputs.plain }

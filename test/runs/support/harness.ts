@@ -21,11 +21,12 @@ import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
 import { type FakeHermes, makeFakeHermes, type FakeOptions } from "../../../src/hermes/client/fakeHermes.ts"
 import { InboxTest } from "../../../src/services/inbox/InboxTest.ts"
 
-export const testRunsConfig = (maxRuns = 3, retentionDays = 7): ResolvedConfig => {
+export const testRunsConfig = (maxRuns = 3, retentionDays = 7, quietCheckMs?: number): ResolvedConfig => {
   const loaded = loadConfig({
     env: {
       AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: String(maxRuns),
-      AGENT_BRIDGE_BRIDGE_RUN_RETENTION_DAYS: String(retentionDays)
+      AGENT_BRIDGE_BRIDGE_RUN_RETENTION_DAYS: String(retentionDays),
+      ...(quietCheckMs === undefined ? {} : { AGENT_BRIDGE_HERMES_QUIET_CHECK_MS: String(quietCheckMs) })
     },
     cwd: os.tmpdir()
   })
@@ -36,6 +37,8 @@ export const testRunsConfig = (maxRuns = 3, retentionDays = 7): ResolvedConfig =
 export interface HarnessOptions extends FakeOptions {
   readonly maxRuns?: number
   readonly retentionDays?: number
+  /** `hermes.quiet_check_ms` (default 10 s): a test that moves the clock by days raises it, or every quiet run is checked 8,640 times a day. */
+  readonly quietCheckMs?: number
   /** Replaces the SQLite ledger (e.g. a failing double). */
   readonly ledger?: Layer.Layer<Ledger, never, SqlClient.SqlClient>
   readonly phase?: Phase
@@ -56,7 +59,7 @@ export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<Retur
       hermes.layer,
       inbox.layer,
       RedactorLive,
-      AppConfigLive(testRunsConfig(options.maxRuns, options.retentionDays)),
+      AppConfigLive(testRunsConfig(options.maxRuns, options.retentionDays, options.quietCheckMs)),
       LifecycleAt(options.phase ?? "ready"),
       options.ledger ?? LedgerLive
     )

@@ -24,6 +24,8 @@ export interface SimHarnessOptions {
   readonly sim?: SimOptions
   readonly client?: HermesClientOptions
   readonly maxRuns?: number
+  /** `hermes.quiet_check_ms` (default 10 s). */
+  readonly quietCheckMs?: number
 }
 
 export const simHarness = (options: SimHarnessOptions = {}) =>
@@ -33,7 +35,8 @@ export const simHarness = (options: SimHarnessOptions = {}) =>
     const loaded = loadConfig({
       env: {
         AGENT_BRIDGE_BRIDGE_DATA_DIR: path.join(dir, "data"),
-        AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: String(options.maxRuns ?? 4)
+        AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: String(options.maxRuns ?? 4),
+        ...(options.quietCheckMs === undefined ? {} : { AGENT_BRIDGE_HERMES_QUIET_CHECK_MS: String(options.quietCheckMs) })
       },
       cwd: dir
     })
