@@ -7,14 +7,14 @@
  */
 import { it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Duration, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
+import { Effect, Fiber, Layer, Option, Queue } from "effect"
 import * as path from "node:path"
 import { describe, expect } from "vitest"
 import { authLayer } from "../../src/cli/runtime.ts"
 import { Auth } from "../../src/services/auth/Auth.ts"
 import { testConfig } from "../support/daemon.ts"
+import { watchAuth } from "./support/watchAuth.ts"
 
-const EVERY = Duration.millis(20)
 
 /** An UPDATE from another connection to the same file, as `agent-bridge client revoke` makes it. */
 const fromAnotherProcess = (dataDir: string, statement: string, ...params: Array<unknown>) =>
@@ -34,15 +34,8 @@ const layerFor = () => {
 
 const client = (caller: Option.Option<{ client: string }>) => Option.map(caller, (c) => c.client)
 
-/** Watches `changes` as the edge does; each change lands in the queue once the watcher has it. */
-const watch = Effect.gen(function* () {
-  const auth = yield* Auth
-  const heard = yield* Queue.unbounded<void>()
-  const fiber = yield* auth.changes(EVERY).pipe(Stream.runForEach(() => Queue.offer(heard, undefined)), Effect.fork)
-  // Keys are remembered once the watch has its baseline: its first poll.
-  yield* Effect.sleep(Duration.times(EVERY, 3))
-  return { heard, fiber }
-})
+/** Watches `changes` as the edge does. */
+const watch = watchAuth
 
 describe("Auth remembers valid keys only while their changes are watched", () => {
   const { config, layer } = layerFor()

@@ -8,7 +8,7 @@
  * elsewhere and never presented is masked by its prefix alone.
  */
 import { it } from "@effect/vitest"
-import { Context, Duration, Effect, Fiber, Layer, Option, Queue, Redacted, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Option, Queue, Redacted } from "effect"
 import { describe, expect } from "vitest"
 import { authLayer } from "../../src/cli/runtime.ts"
 import { Redactor } from "../../src/common/Redactor.ts"
@@ -16,8 +16,8 @@ import { BRIDGE_KEY_PREFIX } from "../../src/domain/bridgeKeys.ts"
 import { MASK } from "../../src/domain/redact/redact.ts"
 import { Auth } from "../../src/services/auth/Auth.ts"
 import { testConfig } from "../support/daemon.ts"
+import { watchAuth } from "./support/watchAuth.ts"
 
-const EVERY = Duration.millis(20)
 const METRICS_TOKEN = "zz-metrics-token-0123456789"
 const config = testConfig({ bridge: { metrics_token: METRICS_TOKEN } })
 /** The daemon's Auth and Redactor. */
@@ -39,14 +39,8 @@ const registered = (key: string) =>
     return bare
   })
 
-/** Watches `changes` as the edge does; each change lands in the queue once the watcher has it. */
-const watch = Effect.gen(function* () {
-  const auth = yield* Auth
-  const heard = yield* Queue.unbounded<void>()
-  const fiber = yield* auth.changes(EVERY).pipe(Stream.runForEach(() => Queue.offer(heard, undefined)), Effect.fork)
-  yield* Effect.sleep(Duration.times(EVERY, 3))
-  return { heard, fiber }
-})
+/** Watches `changes` as the edge does. */
+const watch = watchAuth
 
 describe("live keys are registered with the Redactor by value", () => {
   it.live("the admin key (also without its prefix) and the metrics token, from the start", () =>
