@@ -14,29 +14,12 @@ import path from "node:path"
 import { BRIDGE_KEY_PREFIX } from "../src/domain/bridgeKeys.ts"
 import { makeRedaction, type Redaction } from "../src/domain/redact/redact.ts"
 import { newKey } from "../src/services/auth/apiKeys.ts"
+import { bestTimes } from "./benchTiming.ts"
 
 const MB = Number(process.argv[2] ?? 2)
 const RUNS = Number(process.argv[3] ?? 5)
 const ROOT = path.resolve(import.meta.dirname, "..")
 const COUNTS = [0, 1, 10, 50, 200]
-
-const cpuMs = (): number => {
-  const u = process.cpuUsage()
-  return (u.user + u.system) / 1000
-}
-/** Best CPU time (ms) of each job over `RUNS` rounds, the jobs taking turns. */
-const bestTimes = (jobs: ReadonlyArray<() => void>): Array<number> => {
-  for (const job of jobs) job() // warm up
-  const best = jobs.map(() => Infinity)
-  for (let i = 0; i < RUNS; i++) {
-    jobs.forEach((job, j) => {
-      const start = cpuMs()
-      job()
-      best[j] = Math.min(best[j]!, cpuMs() - start)
-    })
-  }
-  return best
-}
 
 const sources = (): string => {
   const parts: Array<string> = []
@@ -62,9 +45,9 @@ const withBodies = Array.from({ length: 10 }, (_, i) => `${text.slice(i * 5000, 
 
 const redactions: ReadonlyArray<Redaction> = COUNTS.map((count) => makeRedaction(keys.slice(0, count)))
 const extra = newKey()
-const textMs = bestTimes(redactions.map((r) => () => { r.text(text, false) }))
-const liveMs = bestTimes(redactions.map((r) => () => { for (const t of liveTexts) r.text(t, true) }))
-const registerMs = bestTimes(redactions.map((r) => () => { r.withSecret(extra) }))
+const textMs = bestTimes(redactions.map((r) => () => { r.text(text, false) }), RUNS)
+const liveMs = bestTimes(redactions.map((r) => () => { for (const t of liveTexts) r.text(t, true) }), RUNS)
+const registerMs = bestTimes(redactions.map((r) => () => { r.withSecret(extra) }), RUNS)
 const rows = COUNTS.map((count, i) => {
   const out = redactions[i]!.text(withBodies, false)
   const shown = keys.slice(0, 10).filter((k) => out.includes(body(k).slice(4, 20))).length

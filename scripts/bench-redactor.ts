@@ -18,6 +18,7 @@ import { GITLEAKS_RULES } from "../src/domain/redact/rules/gitleaks/data.ts"
 import { UPSTREAM, UPSTREAM_RULES } from "../src/domain/redact/rules/gitleaks/upstream.ts"
 import { foreignCorpus } from "./foreignCorpus.ts"
 import { CONTEXTS, embed, FORMATS, leakFinder, makeSecrets, mulberry32, pick } from "../test/redact/corpus.ts"
+import { bestTimes } from "./benchTiming.ts"
 
 const MB = Number(process.argv[2] ?? 8)
 const RUNS = Number(process.argv[3] ?? 7)
@@ -101,29 +102,6 @@ const BASELINE = new RegExp(
   "gi"
 )
 
-/** This process's CPU time in ms (user + system): other processes on a shared machine do not count. */
-const cpuMs = (): number => {
-  const u = process.cpuUsage()
-  return (u.user + u.system) / 1000
-}
-
-/**
- * Best CPU time (ms) of each job over `RUNS` rounds. The jobs take turns, so whatever else loads
- * the machine (caches, memory bandwidth) hits them alike.
- */
-const bestTimes = (jobs: ReadonlyArray<() => void>): Array<number> => {
-  for (const job of jobs) job() // warm up
-  const best = jobs.map(() => Infinity)
-  for (let i = 0; i < RUNS; i++) {
-    jobs.forEach((job, j) => {
-      const start = cpuMs()
-      job()
-      best[j] = Math.min(best[j]!, cpuMs() - start)
-    })
-  }
-  return best
-}
-
 const { text, cores } = transcript(MB)
 const size = Buffer.byteLength(text) / 1e6
 const r = makeRedaction(["hermes-key-0f1e2d3c4b5a69788796", "admin-key-a1b2c3d4e5f60718293a"])
@@ -141,7 +119,7 @@ const [redactorMs, baselineMs, pagesMs] = bestTimes([
       r.segments(events.slice(i, i + 100), { before: events[i - 1] ?? "", after: events[i + 100] ?? "" })
     }
   }
-]) as [number, number, number]
+], RUNS) as [number, number, number]
 
 const leaks = cores.filter((c) => leakFinder(c)(redacted) !== undefined).length
 
