@@ -3,7 +3,8 @@
  * add` line that `agent-bridge client add` prints is run as printed, then `claude -p` runs a
  * conversation whose model is our fake Anthropic API on loopback, scripted to call agents_list,
  * agent_run and agent_run_wait until the run is done. The test checks what Claude Code reports
- * against what the daemon holds, and that nothing tried to leave loopback.
+ * against what the daemon holds, and that nothing tried to leave loopback. The last case runs the
+ * interactive `claude` in tmux, the only mode whose MCP tasks are on.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -14,7 +15,7 @@ import { type Bridge, startBridge, structuredOf } from "./support/bridge.ts"
 import { type FakeModelServer, startFakeAnthropic } from "./support/fakeAnthropic.ts"
 import { DELEGATED_INPUT, FINAL_PREFIX, WAITING_PREFIX } from "./support/fakeModel.ts"
 import { type ProxySink, startProxySink } from "./support/proxySink.ts"
-import { startTerminal } from "./support/tmux.ts"
+import { startTerminal, TMUX } from "./support/tmux.ts"
 import { BIN, describeRun, makeHome, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
 
 const PREFIX = "mcp__agent-bridge__"
@@ -27,7 +28,7 @@ let model: FakeModelServer
 let env: Record<string, string>
 
 beforeAll(async () => {
-  requireInstalled(`${BIN}/claude`)
+  requireInstalled(`${BIN}/claude`, TMUX)
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-bridge-claude-"))
   sink = await startProxySink()
   model = await startFakeAnthropic(PREFIX)
