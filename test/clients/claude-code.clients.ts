@@ -3,7 +3,8 @@
  * add` line that `agent-bridge client add` prints is run as printed, then `claude -p` runs a
  * conversation whose model is our fake Anthropic API on loopback, scripted to call agents_list,
  * agent_run and agent_run_wait until the run is done. The test checks what Claude Code reports
- * against what the daemon holds, and that nothing tried to leave loopback.
+ * against what the daemon holds, and that nothing tried to leave loopback. The last case runs the
+ * interactive `claude` in tmux, the only mode whose MCP tasks are on.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -12,8 +13,9 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { startAuthRelay } from "./support/authRelay.ts"
 import { type Bridge, startBridge, structuredOf } from "./support/bridge.ts"
 import { type FakeModelServer, startFakeAnthropic } from "./support/fakeAnthropic.ts"
-import { DELEGATED_INPUT, FINAL_PREFIX } from "./support/fakeModel.ts"
+import { DELEGATED_INPUT, FINAL_PREFIX, WAITING_PREFIX } from "./support/fakeModel.ts"
 import { type ProxySink, startProxySink } from "./support/proxySink.ts"
+import { startTerminal, TMUX } from "./support/tmux.ts"
 import { BIN, describeRun, makeHome, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
 
 const PREFIX = "mcp__agent-bridge__"
@@ -26,7 +28,7 @@ let model: FakeModelServer
 let env: Record<string, string>
 
 beforeAll(async () => {
-  requireInstalled(`${BIN}/claude`)
+  requireInstalled(`${BIN}/claude`, TMUX)
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-bridge-claude-"))
   sink = await startProxySink()
   model = await startFakeAnthropic(PREFIX)
@@ -49,7 +51,11 @@ const claudeEnv = (home: string) =>
       DISABLE_BUG_COMMAND: "1",
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
       // The bridge's tools in the model's tool list itself, not deferred behind Claude Code's tool search.
-      ENABLE_TOOL_SEARCH: "false"
+      ENABLE_TOOL_SEARCH: "false",
+      // The interactive mode also fetches a model catalog (downloads.claude.ai) and installs the
+      // official plugin marketplace (github.com): both off, by their documented switches.
+      CLAUDE_CODE_MODEL_CATALOG: "off",
+      CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: "1"
     }
   })
 
@@ -140,10 +146,13 @@ it("speaks the 2026-07-28 era to the daemon: no initialize, every request at tha
  * a request that declares it), but `claude -p` 2.1.332 never declares it: its MCP-tasks gate is
  * a remote flag whose default is on only for the interactive entrypoint (`cli`), and `-p` runs as
  * `sdk-cli` (neither `CLAUDE_INTERNAL_FC_OVERRIDES` nor `MCP_SDK_GENERATION=v2` turns it on there).
+ * No setting selects the gate in print mode: the bundle sets the entrypoint from
+ * CLAUDE_CODE_ENTRYPOINT but rewrites `cli` to `sdk-cli` when `-p` is given, and the gate asks for
+ * `cli` (CLAUDE_CODE_DISABLE_MCP_TASKS is the only switch, and it turns tasks off).
  * So in print mode `agent_run` answers the run view as before and Claude Code follows the run
  * with `agent_run_wait`; no `tasks/get` is sent. This records that, through the recording relay:
- * once a CLI declares the extension in print mode, this fails, and the case becomes "a task,
- * polled with tasks/get to completed" (the bridge's side is proven in test/edge/tasks.e2e.test.ts).
+ * once a CLI declares the extension in print mode, this fails. The interactive mode does declare
+ * it: the next case.
  */
 it("with tasks offered, `claude -p` declares no tasks extension and delegates with agent_run_wait", async () => {
   const relay = await startAuthRelay(bridge.url, bridge.setup.key)
@@ -182,6 +191,108 @@ it("with tasks offered, `claude -p` declares no tasks extension and delegates wi
     expect(JSON.parse(output)).toBe(view["output"])
     expect(sink.hits).toEqual([])
   } finally {
+    await relay.close()
+  }
+})
+
+/** The JSON-RPC answer in a relayed response body, plain JSON or an SSE stream of messages. */
+const answerOf = (response: string): any => {
+  if (response.trimStart().startsWith("{")) return JSON.parse(response)
+  const data = response.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)))
+  return data.find((d) => d.id !== undefined && (d.result !== undefined || d.error !== undefined))
+}
+
+/** Checks every second until `check` gives a value, for at most `ms`; what it saw in the failure. */
+const waitFor = async <A>(what: string, ms: number, check: () => A | undefined, seen: () => string): Promise<A> => {
+  for (let waited = 0; waited < ms; waited += 1000) {
+    const found = check()
+    if (found !== undefined) return found
+    await new Promise((r) => setTimeout(r, 1000))
+  }
+  throw new Error(`no ${what} after ${ms / 1000}s:\n${seen()}`)
+}
+
+/**
+ * The Tasks extension with Claude Code in its interactive mode (entrypoint `cli`), run in a
+ * pseudo-terminal (tmux), where its tasks gate's default is on. Its ~/.claude.json is pre-seeded as
+ * a user who finished onboarding, trusts the folder and approved the API key, so it opens straight
+ * at the prompt; the prompt is typed once the bridge's tools are listed. What it does, through the
+ * recording relay: it declares the extension, `agent_run` is answered a task, Claude Code moves the
+ * call to the background (the model gets a note naming the task, not the run) and polls
+ * `tasks/get` at the task's pollIntervalMs until `completed`, reading the result inlined there (no
+ * other tasks/ method); then it opens a new turn with a `<task-notification>` carrying the result,
+ * and the model's final answer echoes the run's output from it. No agent_run_wait is called.
+ */
+it("interactive Claude Code declares tasks, polls the run's task with tasks/get to completed and answers its output", async () => {
+  const relay = await startAuthRelay(bridge.url, bridge.setup.key)
+  const home = makeHome(dir, "home-interactive")
+  const { CI: _ci, ...base } = claudeEnv(home)
+  const ttyEnv: Record<string, string> = { ...base, TERM: "xterm-256color" }
+  let terminal: ReturnType<typeof startTerminal> | undefined
+  try {
+    const command = bridge.setup.claudeCommand.replace(bridge.mcpUrl, `${relay.url}/mcp/agents/mcp`)
+    const added = await run("bash", ["-c", command], { env: ttyEnv, timeoutMs: 60_000 })
+    expect(added.status, describeRun(added)).toBe(0)
+    const configFile = path.join(home, ".claude.json")
+    const config = JSON.parse(fs.readFileSync(configFile, "utf8"))
+    fs.writeFileSync(configFile, JSON.stringify({
+      ...config,
+      hasCompletedOnboarding: true,
+      theme: "dark",
+      customApiKeyResponses: { approved: [ttyEnv["ANTHROPIC_API_KEY"]!.slice(-20)], rejected: [] },
+      projects: { [home]: { hasTrustDialogAccepted: true, allowedTools: [] } }
+    }))
+    const firstRequest = model.requests.length
+    const firstCall = model.toolCalls.length
+    terminal = startTerminal({ dir, name: "claude-interactive", command: `${BIN}/claude`, args: ["--allowedTools", TOOLS.join(",")], env: ttyEnv, cwd: home })
+    const screen = () => terminal!.screen()
+    const posts = () => relay.seen.filter((s) => s.httpMethod === "POST").map((s) => ({ message: JSON.parse(s.body) as { method?: string; params?: any }, answer: () => answerOf(s.response) }))
+    await waitFor("prompt with the bridge's tools listed", 90_000, () => (screen().includes("shift+tab to cycle") && posts().some((p) => p.message.method === "tools/list" && JSON.stringify(p.answer() ?? {}).includes('"agent_run"')) ? true : undefined), screen)
+    const prompt = "Delegate the pull request summary to the Hermes agent and wait for it."
+    terminal.type(prompt)
+    await waitFor("typed prompt", 30_000, () => (screen().includes(prompt) ? true : undefined), screen)
+    terminal.enter()
+    const final = await waitFor("final answer", 90_000, () => new RegExp(`${FINAL_PREFIX} run_id=(run_\\w+) status=(\\w+) output=`).exec(screen()) ?? undefined, () => `${screen()}\nmodel saw: ${JSON.stringify(model.toolCalls.slice(firstCall))}`)
+    const [, runId, status] = final
+    const shown = screen()
+    const wire = posts().map((p) => `${p.message.method} ${JSON.stringify(p.message.params?._meta?.["io.modelcontextprotocol/clientCapabilities"]?.extensions)}`).join("\n")
+
+    // Claude Code declared the extension.
+    const declaring = posts().filter((p) => p.message.params?._meta?.["io.modelcontextprotocol/clientCapabilities"]?.extensions?.["io.modelcontextprotocol/tasks"] !== undefined)
+    expect(declaring.length, wire).toBeGreaterThan(0)
+    // The bridge answered agent_run with a task: the run's id, working.
+    const runCall = posts().find((p) => p.message.method === "tools/call" && p.message.params?.name === "agent_run")
+    expect(runCall, wire).toBeDefined()
+    expect(runCall!.message.params._meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"]).toBeDefined()
+    expect(runCall!.answer().result).toMatchObject({ resultType: "task", taskId: runId, status: "working" })
+    // Claude Code polled it with tasks/get, and only that, until completed.
+    const polls = posts().filter((p) => p.message.method?.startsWith("tasks/"))
+    expect(polls.map((p) => p.message.method), wire).toEqual(polls.map(() => "tasks/get"))
+    expect(polls.length, wire).toBeGreaterThan(0)
+    expect(polls.map((p) => p.message.params.taskId)).toEqual(polls.map(() => runId))
+    const statuses = polls.map((p) => p.answer().result.status as string)
+    expect(statuses.at(-1), statuses.join(",")).toBe("completed")
+    expect(statuses.slice(0, -1).every((s) => s === "working"), statuses.join(",")).toBe(true)
+
+    // The model: agents_list and agent_run, a note that the call went to the background, then the
+    // task's result in a notification, echoed in its final answer; no agent_run_wait.
+    expect(model.toolCalls.slice(firstCall).map((c) => c.name)).toEqual(["agents_list", "agent_run"])
+    const mainTurns = model.requests.slice(firstRequest).filter((r) => r.body?.tools?.some((t: any) => t?.name === `${PREFIX}agent_run`))
+    const sent = JSON.stringify(mainTurns.map((r) => r.body.messages))
+    expect(sent).toContain(`started server-side task ${runId}.`)
+    expect(sent).toContain(`${WAITING_PREFIX} ${runId}`)
+    expect(sent).toContain("<task-notification>")
+    expect(status).toBe("completed")
+    const view = structuredOf(await (await bridge.inspect()).callTool({ name: "agent_run_status", arguments: { run_id: runId } }))
+    expect(view).toMatchObject({ run_id: runId, client: "claude-code", status: "completed", input_preview: DELEGATED_INPUT })
+    // The final answer on Claude Code's screen carries the run's output (rendered as Markdown, so
+    // the JSON escapes are gone; compared with whitespace folded, as the pane wraps).
+    const fold = (t: string) => t.replace(/\s+/g, " ")
+    expect(view["output"]).toContain(`I looked into "${DELEGATED_INPUT}"`)
+    expect(fold(shown), shown).toContain(fold(String(view["output"])))
+    expect(sink.hits).toEqual([])
+  } finally {
+    terminal?.kill()
     await relay.close()
   }
 })

@@ -3,7 +3,8 @@
  * everything else through untouched (method, path, headers including Host and Origin, body,
  * streamed responses). The conformance suite has no way to send a header of its own, and the
  * daemon refuses a request without a key, so the suite talks to the daemon through this. It also
- * records what each request was (`seen`), for tests that check which protocol era a client spoke.
+ * records what each request was and what the daemon answered (`seen`), for tests that check which
+ * protocol era a client spoke and what it was answered.
  */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -14,6 +15,8 @@ export interface SeenRequest {
   readonly protocolHeader: string | undefined
   /** The request body (the JSON-RPC message), as sent. */
   readonly body: string
+  /** The daemon's answer body as it streamed back (JSON or SSE text); filled in as it arrives. */
+  readonly response: string
 }
 
 export interface AuthRelay {
@@ -27,10 +30,12 @@ export const startAuthRelay = async (target: string, key: string): Promise<AuthR
   const seen: Array<SeenRequest> = []
   const server = http.createServer((req, res) => {
     let body = ""
+    const protocol = req.headers["mcp-protocol-version"]
+    const entry = { httpMethod: req.method ?? "", protocolHeader: Array.isArray(protocol) ? protocol[0] : protocol, body, response: "" }
     req.on("data", (c: Buffer) => (body += c.toString("utf8")))
     req.on("end", () => {
-      const protocol = req.headers["mcp-protocol-version"]
-      seen.push({ httpMethod: req.method ?? "", protocolHeader: Array.isArray(protocol) ? protocol[0] : protocol, body })
+      entry.body = body
+      seen.push(entry)
     })
     const headers = { ...req.headers }
     if (headers.authorization === undefined) headers.authorization = `Bearer ${key}`
@@ -39,6 +44,7 @@ export const startAuthRelay = async (target: string, key: string): Promise<AuthR
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers)
         res.flushHeaders()
+        answer.on("data", (c: Buffer) => (entry.response += c.toString("utf8")))
         answer.pipe(res)
       }
     )

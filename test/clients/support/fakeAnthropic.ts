@@ -37,7 +37,13 @@ const textOf = (content: unknown): string =>
       ? content.map((c: any) => (c?.type === "text" ? String(c.text ?? "") : textOf(c?.content))).join("")
       : ""
 
-/** The bridge's tool results so far, matched to the tool_use blocks that asked for them. */
+/** The result a `<task-notification>` in a user turn carries (Claude Code's word for a finished background task). */
+const NOTIFIED = /<task-notification>[\s\S]*?<result>\s*([\s\S]*?)\s*<\/result>/
+
+/**
+ * The bridge's tool results so far, matched to the tool_use blocks that asked for them, and the
+ * results of background tasks the client notified in a user turn, in the order they came.
+ */
 const outcomesOf = (messages: ReadonlyArray<any>, prefix: string): Array<ToolOutcome> => {
   const names = new Map<string, string>()
   const out: Array<ToolOutcome> = []
@@ -50,6 +56,8 @@ const outcomesOf = (messages: ReadonlyArray<any>, prefix: string): Array<ToolOut
         if (name.startsWith(prefix)) out.push({ tool: name.slice(prefix.length), text: textOf(block.content) })
       }
     }
+    const notified = m.role === "user" ? NOTIFIED.exec(textOf(m.content)) : null
+    if (notified !== null) out.push({ tool: "task-notification", text: notified[1]! })
   }
   return out
 }
