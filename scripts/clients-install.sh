@@ -6,7 +6,8 @@
 #   tools/   the conformance suite (0.1.x and the 0.2 pre-release), the MCP Inspector, Claude Code
 #            and Codex, at the versions pinned in test/clients/tools/package-lock.json
 # Each folder is installed with `npm install` over the lockfile kept in test/clients/tools/ and stamped
-# with the lockfile's digest, so a second run with nothing changed does nothing.
+# with the lockfile's digest, so a second run with nothing changed does nothing. Debian's tmux, which
+# Claude Code's interactive case runs in, is installed with apt-get as root when absent.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,6 +38,18 @@ install_into() {
 }
 
 started=$SECONDS
+# Claude Code's MCP tasks are on only in its interactive mode, which the suite drives in tmux
+# (test/clients/support/tmux.ts): Debian's package, installed here as root when absent.
+if ! command -v tmux >/dev/null 2>&1; then
+  if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "clients-install: installing tmux (apt-get)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+  else
+    echo "clients-install: tmux is needed (Claude Code's interactive case); install Debian's tmux package" >&2
+    exit 1
+  fi
+fi
 install_into "$SRC/node22" "$CACHE/node22"
 NODE22_BIN="$CACHE/node22/node_modules/node/bin"
 got="$("$NODE22_BIN/node" --version)"
