@@ -65,4 +65,12 @@ describe("literal search", () => {
     s.search("key key", (_, at) => out.push(at), 1)
     expect(out).toEqual([4])
   })
+
+  it("at the end of the text, a three that only longer literals start finds nothing, and a literal of three is found", () => {
+    // The fourth-character filter finds no fourth character there (its read past the end gives NaN).
+    expect(found(["keys"], "a key")).toEqual([])
+    expect(found(["keys"], "KEYS")).toEqual(["0:keys"])
+    expect(found(["keys", "key"], "a key")).toEqual(["2:key"])
+    expect(found(["keys", "ke"], "a key")).toEqual(["2:ke"])
+  })
 })
