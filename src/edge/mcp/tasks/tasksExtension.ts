@@ -12,6 +12,7 @@ import { Caller, type CallerShape } from "../../../request/Caller.ts"
 import { Progress } from "../../../request/Progress.ts"
 import type { ToolDef } from "../ToolDef.ts"
 import type { CallToolResult } from "../wireTypes.ts"
+import { syncStandardSchema } from "./standardSchema.ts"
 import { declaresTasks, invalidParams, missingCapability, TASKS_EXTENSION_ID } from "./protocol.ts"
 import { cancelTask, getTask, protocolErrorOf, type TaskProgram, type TaskRunner, updateTask } from "./taskMethods.ts"
 import { type ListenFork, listenResponse, missingCapabilityResponse, taskListenRequest } from "./taskListen.ts"
@@ -44,7 +45,12 @@ export interface TaskCall {
   readonly answer: (result: CallToolResult) => unknown
 }
 
-const TaskIdParams = Schema.standardSchemaV1(Schema.Struct({ taskId: Schema.String }))
+/**
+ * The task methods' params, as a Standard Schema the SDK validates each request with. Effect's own
+ * `Schema.standardSchemaV1` starts a fiber (with a scheduler of its own) per validation; this
+ * schema is synchronous, so its decoder is compiled once and answers in place.
+ */
+const TaskIdParams = syncStandardSchema(Schema.Struct({ taskId: Schema.String }))
 
 type Json = Record<string, unknown>
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
