@@ -16,7 +16,7 @@ import { type FakeModelServer, startFakeAnthropic } from "./support/fakeAnthropi
 import { DELEGATED_INPUT, FINAL_PREFIX, WAITING_PREFIX } from "./support/fakeModel.ts"
 import { type ProxySink, startProxySink } from "./support/proxySink.ts"
 import { startTerminal, TMUX } from "./support/tmux.ts"
-import { BIN, describeRun, makeHome, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
+import { BIN, describeRun, makeHome, removeDir, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
 
 const PREFIX = "mcp__agent-bridge__"
 const TOOLS = ["agents_list", "agent_run", "agent_run_wait"].map((t) => `${PREFIX}${t}`)
@@ -63,7 +63,7 @@ afterAll(async () => {
   await bridge?.close()
   await model?.close()
   await sink?.close()
-  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
+  removeDir(dir)
 })
 
 it(`is the pinned Claude Code ${VERSIONS.claudeCode}`, async () => {
@@ -292,7 +292,7 @@ it("interactive Claude Code declares tasks, polls the run's task with tasks/get 
     expect(fold(shown), shown).toContain(fold(String(view["output"])))
     expect(sink.hits).toEqual([])
   } finally {
-    terminal?.kill()
+    await terminal?.kill()
     await relay.close()
   }
 })

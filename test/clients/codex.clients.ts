@@ -17,7 +17,7 @@ import type { FakeModelServer } from "./support/fakeAnthropic.ts"
 import { DELEGATED_INPUT, FINAL_PREFIX } from "./support/fakeModel.ts"
 import { startFakeOpenAI } from "./support/fakeOpenAI.ts"
 import { type ProxySink, startProxySink } from "./support/proxySink.ts"
-import { BIN, describeRun, makeHome, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
+import { BIN, describeRun, makeHome, removeDir, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
 
 /**
  * `codex exec` runs with approval policy "never", under which Codex refuses any MCP tool call that
@@ -46,7 +46,7 @@ afterAll(async () => {
   await bridge?.close()
   await model?.close()
   await sink?.close()
-  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
+  removeDir(dir)
 })
 
 /** Our part of config.toml: the fake model provider, and Codex's own traffic (update checks, analytics) off. */

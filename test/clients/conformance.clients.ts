@@ -14,7 +14,7 @@ import { type AuthRelay, startAuthRelay } from "./support/authRelay.ts"
 import { type Bridge, startBridge } from "./support/bridge.ts"
 import { checkOf, effectiveBaseline, failuresOf, runConformance } from "./support/conformance.ts"
 import { type ProxySink, startProxySink } from "./support/proxySink.ts"
-import { describeRun, makeHome, requireInstalled, TOOLS, toolEnv } from "./support/tools.ts"
+import { describeRun, makeHome, removeDir, requireInstalled, TOOLS, toolEnv } from "./support/tools.ts"
 
 const HERE = path.join(path.dirname(new URL(import.meta.url).pathname), "conformance")
 const LEGACY_BASELINE = path.join(HERE, "expected-failures.legacy.yaml")
@@ -72,7 +72,7 @@ describe("conformance suite", () => {
     await relay?.close()
     await bridge?.close()
     await sink?.close()
-    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
+    removeDir(dir)
   })
 
   const url = () => `${relay.url}/mcp/agents/mcp`

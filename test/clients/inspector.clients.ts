@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Bridge, startBridge } from "./support/bridge.ts"
 import { callTool, type Era, inspector } from "./support/inspector.ts"
 import { type ProxySink, startProxySink } from "./support/proxySink.ts"
-import { BIN, describeRun, makeHome, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
+import { BIN, describeRun, makeHome, removeDir, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
 
 let dir: string
 let bridge: Bridge
@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await bridge?.close()
   await sink?.close()
-  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
+  removeDir(dir)
 })
 
 it(`is the pinned Inspector ${VERSIONS.inspector}`, async () => {

@@ -16,8 +16,12 @@ export interface TerminalSession {
   /** Types `text` literally (no Enter: wait for it on screen, then `enter`). */
   readonly type: (text: string) => void
   readonly enter: () => void
-  /** Ends the tmux server and with it the tool; safe to call twice. */
-  readonly kill: () => void
+  /**
+   * Ends the tool (its whole process group: SIGTERM, then SIGKILL after 5 s) and the tmux server,
+   * and returns once no process of that group is left, so nothing still writes into the test's
+   * folder when it is removed; safe to call twice.
+   */
+  readonly kill: () => Promise<void>
 }
 
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
@@ -37,19 +41,48 @@ export const startTerminal = (options: {
   fs.writeFileSync(script, `#!/bin/bash\ncd ${quote(options.cwd)} || exit 1\nexec env -i ${env} ${[options.command, ...options.args].map(quote).join(" ")} 2>>${quote(stderr)}\n`, { mode: 0o755 })
   const tmux = (...args: ReadonlyArray<string>) => execFileSync(TMUX, ["-S", socket, "-f", "/dev/null", ...args], { encoding: "utf8", timeout: 30_000 })
   tmux("new-session", "-d", "-x", "200", "-y", "50", script)
+  // The pane's first process is the tool itself (the script `exec`s it), the leader of the pane's
+  // process group: Claude Code's helpers (and anything they spawn) stay in that group.
+  const pid = Number(tmux("display-message", "-p", "#{pane_pid}").trim())
   let alive = true
   return {
     screen: () => tmux("capture-pane", "-p", "-J"),
     type: (text) => void tmux("send-keys", "-l", text),
     enter: () => void tmux("send-keys", "Enter"),
-    kill: () => {
+    kill: async () => {
       if (!alive) return
       alive = false
+      signalGroup(pid, "SIGTERM")
+      if (!(await groupGone(pid, 5_000))) {
+        signalGroup(pid, "SIGKILL")
+        await groupGone(pid, 5_000)
+      }
       try {
         tmux("kill-server")
       } catch {
-        // the session already ended (the tool exited): nothing left to end
+        // the server ended with its last session (the tool exited): nothing left to end
       }
     }
   }
+}
+
+/** Sends `signal` to the process group led by `pid`; false when no process of it is left. */
+const signalGroup = (pid: number, signal: NodeJS.Signals | 0): boolean => {
+  if (!Number.isInteger(pid) || pid <= 1) return false
+  try {
+    process.kill(-pid, signal)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Polls (every 50 ms, at most `ms`) until the group has no process; true when it is gone. */
+const groupGone = async (pid: number, ms: number): Promise<boolean> => {
+  const until = Date.now() + ms
+  while (Date.now() < until) {
+    if (!signalGroup(pid, 0)) return true
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return !signalGroup(pid, 0)
 }

@@ -72,6 +72,15 @@ export const makeHome = (root: string, name: string): string => {
   return home
 }
 
+/**
+ * Removes a test's folder. A client's own late writes (a session file, a cache flush by a helper
+ * that outlives its parent for a moment) can land while the tree is walked, which fails a plain
+ * removal with ENOTEMPTY: Node retries those (and EBUSY) with a growing pause.
+ */
+export const removeDir = (dir: string | undefined): void => {
+  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+}
+
 /** Runs a command to its end (killed after `timeoutMs`), with no stdin, in `HOME` unless told. */
 export const run = (
   command: string,
