@@ -4,7 +4,7 @@
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { makeLiteralSearch } from "../../src/domain/redact/literals.ts"
+import { type LiteralSpec, makeLiteralSearch } from "../../src/domain/redact/literals.ts"
 
 const naive = (literals: ReadonlyArray<string>, text: string): Array<string> => {
   const out: Array<string> = []
@@ -72,5 +72,87 @@ describe("literal search", () => {
     expect(found(["keys"], "KEYS")).toEqual(["0:keys"])
     expect(found(["keys", "key"], "a key")).toEqual(["2:key"])
     expect(found(["keys", "ke"], "a key")).toEqual(["2:ke"])
+  })
+
+  describe("conditions on a place", () => {
+    const isWord = (c: string | undefined) => c !== undefined && /\w/.test(c)
+    /** The plain definition of a literal with conditions holding at `at`. */
+    const holds = (spec: LiteralSpec, text: string, at: number): boolean => {
+      const l = spec.literal
+      if (text.slice(at, at + l.length).replace(/[A-Z]/g, (c) => c.toLowerCase()) !== l.toLowerCase()) return false
+      if (spec.cased === true && !text.startsWith(l, at)) return false
+      if (spec.wordStart === true && isWord(text[at - 1]) && isWord(text[at])) return false
+      if (spec.follow !== undefined) {
+        for (let k = 0; k < (spec.followCount ?? 1); k++) {
+          const c = text[at + l.length + k]
+          if (c === undefined || !spec.follow.includes(c)) return false
+        }
+      }
+      return true
+    }
+    const naiveSpecs = (specs: ReadonlyArray<LiteralSpec>, text: string): Array<string> => {
+      const out: Array<string> = []
+      const s = makeLiteralSearch(specs)
+      const order = s.specs.map((spec, id) => ({ spec, id })).sort((a, b) => b.spec.literal.length - a.spec.literal.length)
+      for (let at = 0; at < text.length; at++) for (const { spec, id } of order) if (holds(spec, text, at)) out.push(`${at}:${id}`)
+      return out
+    }
+    const foundSpecs = (specs: ReadonlyArray<LiteralSpec>, text: string): Array<string> => {
+      const s = makeLiteralSearch(specs)
+      const out: Array<string> = []
+      s.search(text, (id, at) => out.push(`${at}:${id}`))
+      return out
+    }
+
+    it("checks the case written, a word start and the characters after, and nothing else", () => {
+      const specs: Array<LiteralSpec> = [
+        { literal: "AC", cased: true, wordStart: true },
+        { literal: "00", wordStart: true, follow: "0123456789abcdef", followCount: 3 },
+        { literal: "key", follow: "=:" },
+        { literal: "key" }
+      ]
+      const s = makeLiteralSearch(specs)
+      const hits = (text: string) => {
+        const out: Array<string> = []
+        s.search(text, (id, at) => out.push(`${at}:${s.specs[id]!.literal}${s.specs[id]!.follow === undefined ? "" : "+"}`))
+        return out
+      }
+      expect(hits("AC1 ac1 bAC1 -AC1")).toEqual(["0:AC", "14:AC"])
+      expect(hits("00abc 100abc :00ab 00ab1 00")).toEqual(["0:00+", "19:00+"])
+      expect(hits("key= key x KEY:")).toEqual(["0:key+", "0:key", "5:key", "11:key+", "11:key"])
+    })
+
+    it("agrees with the plain definition on random literals, conditions and text", () => {
+      const alphabet = fc.constantFrom(..."abAB0_-=: .\u00e9".split(""))
+      const spec: fc.Arbitrary<LiteralSpec> = fc.record(
+        {
+          literal: fc.stringOf(fc.constantFrom(..."abAB0_-=".split("")), { minLength: 2, maxLength: 4 }),
+          cased: fc.boolean(),
+          wordStart: fc.boolean(),
+          follow: fc.stringOf(fc.constantFrom(..."abA0_=:".split("")), { minLength: 1, maxLength: 3 }),
+          followCount: fc.integer({ min: 1, max: 3 })
+        },
+        { requiredKeys: ["literal"] }
+      ).map((s) => (s.follow === undefined ? (({ followCount: _, ...rest }) => rest)(s) : s))
+      fc.assert(
+        fc.property(fc.array(spec, { minLength: 1, maxLength: 6 }), fc.stringOf(alphabet, { maxLength: 50 }), (specs, text) => {
+          expect(foundSpecs(specs, text)).toEqual(naiveSpecs(specs, text))
+        }),
+        { numRuns: 300, seed: 23 }
+      )
+    })
+
+    it("gives one id to a literal given twice with the same conditions, and tells which", () => {
+      const s = makeLiteralSearch([{ literal: "Key", wordStart: true }, "key", { literal: "KEY", wordStart: true }, { literal: "key", cased: true }])
+      expect(s.given[0]).toBe(s.given[2])
+      expect(new Set(s.given).size).toBe(3)
+    })
+
+    it("refuses conditions it cannot check", () => {
+      expect(() => makeLiteralSearch([{ literal: "ab", follow: "" }])).toThrow(/ASCII characters to follow/)
+      expect(() => makeLiteralSearch([{ literal: "ab", follow: "\u00e9" }])).toThrow(/ASCII characters to follow/)
+      expect(() => makeLiteralSearch([{ literal: "ab", followCount: 2 }])).toThrow(/count of characters/)
+      expect(() => makeLiteralSearch([{ literal: "ab", follow: "x", followCount: 0 }])).toThrow(/count of characters/)
+    })
   })
 })

@@ -10,12 +10,14 @@
  *
  * Case folding is ASCII only, as a `/i` regex without the `u` flag does: no character above
  * U+007F folds to an ASCII letter (`ſ`, the Kelvin sign), so they never match.
+ *
+ * A literal may carry conditions its caller would check first at every hit (its case as written,
+ * a word start, the character after it): checked here, in the loop, they cost a comparison instead
+ * of a call, and most hits of a short literal (`ac` in every `back`, `00` in every `100`) end there.
  */
 
-/** Bits of the hashed table of three-character starts (8 KiB). */
-const THREE_BITS = 1 << 16
-/** A hash of three folded characters `t` (21 bits), below `THREE_BITS`. */
-const threeHash = (t: number): number => Math.imul(t, 0x9e3779b1) >>> 16
+/** Bits of the direct table of three-character starts (256 KiB): every three folded characters, 7 bits each. */
+const THREE_BITS = 1 << 21
 
 /** Bits of the hashed table of four-character starts (64 KiB). */
 const FOUR_BITS = 1 << 19
@@ -26,9 +28,29 @@ const fourHash = (t: number, c: number): number => (Math.imul((t << 7) | (c | 0)
 const FOLD = new Uint8Array(65536)
 for (let c = 1; c < 128; c++) FOLD[c] = c >= 65 && c <= 90 ? c | 0x20 : c
 
+/** A literal to look for, and the conditions a place must meet besides holding it (folded). */
+export interface LiteralSpec {
+  readonly literal: string
+  /** Only in the case written (base64 forms, a rule's `AKIA`). */
+  readonly cased?: boolean
+  /**
+   * Not where the character before and the literal's first are both word characters (`[A-Za-z0-9_]`):
+   * where a regex's leading `\b` cannot hold.
+   */
+  readonly wordStart?: boolean
+  /** ASCII characters, one of which must follow the literal (compared as written, not folded). */
+  readonly follow?: string
+  /** How many characters of `follow` must follow, at least (1 unless told). */
+  readonly followCount?: number
+}
+
 export interface LiteralSearch {
   /** The literals, lower case, by id. */
   readonly literals: ReadonlyArray<string>
+  /** The literals with their conditions, by id. */
+  readonly specs: ReadonlyArray<LiteralSpec>
+  /** The id of each literal given, in the order given (literals given twice share one). */
+  readonly given: ReadonlyArray<number>
   /**
    * Calls `hit(id, at)` for every literal found at every position (overlapping ones too), in order
    * of position, and at one position longer literals first. `from`: where to start.
@@ -36,53 +58,84 @@ export interface LiteralSearch {
   readonly search: (text: string, hit: (id: number, at: number) => void, from?: number) => void
 }
 
-/** The search for `literals` (ASCII, at least 2 characters each; duplicates are one literal). */
-export const makeLiteralSearch = (literals: ReadonlyArray<string>): LiteralSearch => {
-  const lower = [...new Set(literals.map((l) => l.toLowerCase()))]
-  for (const l of lower) {
-    if (l.length < 2 || /[^\x01-\x7f]/.test(l)) throw new Error(`not a searchable literal: ${JSON.stringify(l)}`)
+const isWordCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
+
+/** One literal with its conditions as the loop reads them. */
+const specKey = (s: LiteralSpec): string =>
+  JSON.stringify([s.cased === true ? s.literal : s.literal.toLowerCase(), s.cased === true, s.wordStart === true, s.follow === undefined ? null : [...new Set(s.follow)].sort().join(""), s.follow === undefined ? 0 : s.followCount ?? 1])
+
+/**
+ * The search for `literals` (ASCII, at least 2 characters each). A plain string is a literal with
+ * no condition; literals of the same text and conditions are one.
+ */
+export const makeLiteralSearch = (literals: ReadonlyArray<string | LiteralSpec>): LiteralSearch => {
+  const byKey = new Map<string, LiteralSpec>()
+  const keys: Array<string> = []
+  for (const l of literals) {
+    const spec: LiteralSpec = typeof l === "string" ? { literal: l } : l
+    if (spec.literal.length < 2 || /[^\x01-\x7f]/.test(spec.literal)) throw new Error(`not a searchable literal: ${JSON.stringify(spec.literal)}`)
+    if (spec.follow !== undefined && (spec.follow.length === 0 || /[^\x01-\x7f]/.test(spec.follow))) throw new Error(`not a set of ASCII characters to follow ${JSON.stringify(spec.literal)}: ${JSON.stringify(spec.follow)}`)
+    if (spec.followCount !== undefined && (spec.follow === undefined || !Number.isInteger(spec.followCount) || spec.followCount < 1)) throw new Error(`not a count of characters to follow ${JSON.stringify(spec.literal)}: ${spec.followCount}`)
+    const key = specKey(spec)
+    keys.push(key)
+    if (!byKey.has(key)) byKey.set(key, spec)
   }
-  // Literals of two characters, by their pair (7 bits each): a bit table of 2 KiB. Longer ones by
-  // their first three: a hashed bit table of 8 KiB. Both stay in the first-level cache, which a
-  // direct table of every three (256 KiB) did not: its misses were most of the search's time. A
-  // false pass of the hashed table costs a look-up of the three, which finds no literal.
-  const pairs = new Uint8Array((1 << 14) / 8)
+  const specs = [...byKey.values()]
+  const idOfKey = new Map([...byKey.keys()].map((k, id) => [k, id] as const))
+  const given = keys.map((k) => idOfKey.get(k)!)
+  const lower = specs.map((s) => s.literal.toLowerCase())
+  // The conditions by id: the exact spelling (or undefined), a word start, the characters that may follow (128 flags).
+  const exact = specs.map((s) => (s.cased === true ? s.literal : undefined))
+  const wordStart = specs.map((s) => s.wordStart === true)
+  const follow = specs.map((s) => {
+    if (s.follow === undefined) return undefined
+    const flags = new Uint8Array(128)
+    for (const c of s.follow) flags[c.charCodeAt(0)] = 1
+    return flags
+  })
+  const followCount = specs.map((s) => s.followCount ?? 1)
+  const conditioned = specs.map((s) => s.cased === true || s.wordStart === true || s.follow !== undefined)
+  // Every literal by its first three characters (7 bits each, folded), in a direct bit table of
+  // every three (256 KiB): one look-up per position, no hash. A literal of two stands under each
+  // three it starts (128 of them), so one table serves both. A hashed table of 8 KiB that stays in
+  // the first-level cache, probed beside a table of pairs, took twice as long on the machines
+  // measured here (scripts/bench-redactor.ts): its hash and its second probe cost more than the
+  // misses of the larger table, whose passes are rare (about 6% of positions in agent transcripts).
   const threes = new Uint8Array(THREE_BITS / 8)
-  const byPair = new Map<number, Array<number>>()
   const byThree = new Map<number, Array<number>>()
+  // Literals of two, by their pair: for the last two characters of a text, which start no three.
+  const byPair = new Map<number, Array<number>>()
+  const add = (t: number, id: number) => {
+    threes[t >> 3]! |= 1 << (t & 7)
+    byThree.set(t, [...(byThree.get(t) ?? []), id])
+  }
   lower.forEach((l, id) => {
     const pair = (l.charCodeAt(0) << 7) | l.charCodeAt(1)
     if (l.length === 2) {
-      pairs[pair >> 3]! |= 1 << (pair & 7)
       byPair.set(pair, [...(byPair.get(pair) ?? []), id])
-    } else {
-      const t = (pair << 7) | l.charCodeAt(2)
-      const h = threeHash(t)
-      threes[h >> 3]! |= 1 << (h & 7)
-      byThree.set(t, [...(byThree.get(t) ?? []), id])
-    }
+      for (let c = 0; c < 128; c++) add((pair << 7) | c, id)
+    } else add((pair << 7) | l.charCodeAt(2), id)
   })
   const longestFirst = (m: Map<number, Array<number>>) =>
     new Map<number, Int32Array>([...m].map(([t, ids]) => [t, Int32Array.from(ids.sort((x, y) => lower[y]!.length - lower[x]!.length))]))
   const candidates = longestFirst(byThree)
   const pairCandidates = longestFirst(byPair)
   // A second filter on the fourth character: with hundreds of literals, common three-letter
-  // starts (`con`, `ent`, `ion`) pass the first table at most places in a text, but their
-  // literals' fourth character rarely follows. `short`: the threes (hashed as above) that have a
-  // literal of three characters (those need no fourth); `four`: a hashed bit table of every longer
-  // literal's first four characters (a false pass costs only the full comparison).
+  // starts (`con`, `ent`, `ion`) pass the first table at many places in a text, but their
+  // literals' fourth character rarely follows. `short`: the threes that start a literal of three
+  // characters or fewer (those need no fourth), a direct bit table like `threes`; `four`: a hashed
+  // bit table of every longer literal's first four characters (a false pass costs only the full
+  // comparison).
   const short = new Uint8Array(THREE_BITS / 8)
   const four = new Uint8Array(FOUR_BITS / 8)
+  for (const [t, ids] of candidates) {
+    if (ids.some((id) => lower[id]!.length <= 3)) short[t >> 3]! |= 1 << (t & 7)
+  }
   lower.forEach((l) => {
-    if (l.length < 3) return
+    if (l.length < 4) return
     const t = (l.charCodeAt(0) << 14) | (l.charCodeAt(1) << 7) | l.charCodeAt(2)
-    if (l.length === 3) {
-      const h = threeHash(t)
-      short[h >> 3]! |= 1 << (h & 7)
-    } else {
-      const h = fourHash(t, l.charCodeAt(3))
-      four[h >> 3]! |= 1 << (h & 7)
-    }
+    const h = fourHash(t, l.charCodeAt(3))
+    four[h >> 3]! |= 1 << (h & 7)
   })
 
   /** The literals of `ids` found at `at`, whose first `known` characters are known to match. */
@@ -91,10 +144,24 @@ export const makeLiteralSearch = (literals: ReadonlyArray<string>): LiteralSearc
       const id = ids[k]!
       const l = lower[id]!
       if (at + l.length > text.length) continue
-      let j = known
+      let j = known < l.length ? known : l.length
       while (j < l.length && FOLD[text.charCodeAt(at + j)] === l.charCodeAt(j)) j++
-      if (j === l.length) hit(id, at)
+      if (j === l.length && (!conditioned[id] || holds(text, at, id, l.length))) hit(id, at)
     }
+  }
+
+  /** Whether the conditions of literal `id` (found folded at `at`, `length` long) hold there. */
+  const holds = (text: string, at: number, id: number, length: number): boolean => {
+    if (wordStart[id] && at > 0 && isWordCode(text.charCodeAt(at - 1)) && isWordCode(text.charCodeAt(at))) return false
+    const f = follow[id]
+    if (f !== undefined) {
+      for (let k = at + length, end = k + followCount[id]!; k < end; k++) {
+        const c = text.charCodeAt(k) // NaN past the end: no character follows
+        if (!(c < 128) || f[c] === 0) return false
+      }
+    }
+    const e = exact[id]
+    return e === undefined || text.startsWith(e, at)
   }
 
   const search = (text: string, hit: (id: number, at: number) => void, from = 0): void => {
@@ -104,24 +171,16 @@ export const makeLiteralSearch = (literals: ReadonlyArray<string>): LiteralSearc
     let t = (FOLD[text.charCodeAt(from)]! << 7) | FOLD[text.charCodeAt(from + 1)]!
     for (let i = from + 2; i < n; i++) {
       t = ((t << 7) | FOLD[text.charCodeAt(i)]!) & 0x1fffff
-      const h = threeHash(t)
-      if ((threes[h >> 3]! & (1 << (h & 7))) !== 0) {
-        let pass = true
-        if ((short[h >> 3]! & (1 << (h & 7))) === 0) {
-          const h4 = fourHash(t, FOLD[text.charCodeAt(i + 1)]!) // NaN past the end: FOLD[NaN] is undefined, `| 0` in the hash
-          pass = (four[h4 >> 3]! & (1 << (h4 & 7))) !== 0
-        }
-        if (pass) {
-          const ids = candidates.get(t)
-          if (ids !== undefined) check(text, i - 2, ids, 3, hit)
-        }
+      if ((threes[t >> 3]! & (1 << (t & 7))) === 0) continue
+      if ((short[t >> 3]! & (1 << (t & 7))) === 0) {
+        const h4 = fourHash(t, FOLD[text.charCodeAt(i + 1)]!) // NaN past the end: FOLD[NaN] is undefined, `| 0` in the hash
+        if ((four[h4 >> 3]! & (1 << (h4 & 7))) === 0) continue
       }
-      const p = t >> 7
-      if ((pairs[p >> 3]! & (1 << (p & 7))) !== 0) check(text, i - 2, pairCandidates.get(p)!, 2, hit)
+      check(text, i - 2, candidates.get(t)!, 3, hit)
     }
     // The last two characters, followed by nothing (only a literal of two can be there).
-    const p = t & 0x3fff
-    if ((pairs[p >> 3]! & (1 << (p & 7))) !== 0) check(text, n - 2, pairCandidates.get(p)!, 2, hit)
+    const last = pairCandidates.get(t & 0x3fff)
+    if (last !== undefined) check(text, n - 2, last, 2, hit)
   }
-  return { literals: lower, search }
+  return { literals: lower, specs, given, search }
 }

@@ -19,8 +19,8 @@ import { exactRule } from "./exact.ts"
 import type { Finding, ScanContext } from "./findings.ts"
 import { isAlnum, KNOWN_PREFIXES, tokenAt } from "./prefixes.ts"
 import { assignmentRule, userFlagRule } from "./rules/assignments.ts"
-import { GITLEAKS_EXACT_STARTS, GITLEAKS_LITERALS, gitleaksHit, newGitleaksState } from "./rules/gitleaks/gitleaks.ts"
-import { makeLiteralSearch } from "./literals.ts"
+import { GITLEAKS_EXACT_STARTS, GITLEAKS_SEARCH, type GitleaksLiteral, gitleaksHit, newGitleaksState } from "./rules/gitleaks/gitleaks.ts"
+import { type LiteralSpec, makeLiteralSearch } from "./literals.ts"
 import { backslashRule, base64Rule, base64Triggers, ESCAPE_TRIGGERS, PERCENT_TRIGGERS, percentRule } from "./rules/encoded.ts"
 import { authorizationHeaderRule, schemeCredentialRule } from "./rules/authorization.ts"
 import { jwtRule, privateKeyRule, urlPasswordRule } from "./rules/shapes.ts"
@@ -54,23 +54,41 @@ const BASE64_WORDS: ReadonlyArray<string> = [
 ]
 const BASE64_FORMS = base64Triggers(BASE64_WORDS)
 
-/** What the one pass looks for: each literal, with its trigger of the bridge's rules, whether gitleaks' rules want it, and what encoding it may start. */
+/**
+ * What one literal the pass looks for stands for: a trigger of the bridge's rules, the gitleaks
+ * rules of that literal and its conditions, a percent or backslash escape, a base64 form (each
+ * with the conditions under which it is wanted, checked by the search: `literals.ts`).
+ */
 interface Wanted {
   readonly literal: string
-  readonly main: (typeof MAIN_TRIGGERS)[number] | undefined
-  readonly gitleaks: boolean
-  readonly percent: boolean
+  main: (typeof MAIN_TRIGGERS)[number] | undefined
+  gitleaks: GitleaksLiteral | undefined
+  percent: boolean
   /** A backslash escape of a character (`\u0070`) starts here. */
-  readonly escape: boolean
-  /** The base64 forms (case as written) that fold to this literal. */
-  readonly base64: ReadonlyArray<string>
+  escape: boolean
+  /** The base64 form (case as written) found here. */
+  base64: string | undefined
 }
-const SEARCH = makeLiteralSearch([...MAIN_TRIGGERS.map((t) => t.literal), ...GITLEAKS_LITERALS, ...PERCENT_TRIGGERS, ...ESCAPE_TRIGGERS, ...BASE64_FORMS])
-const GITLEAKS_SET = new Set(GITLEAKS_LITERALS)
-const WANTED: ReadonlyArray<Wanted> = SEARCH.literals.map((literal) => ({
-  literal, main: MAIN_TRIGGERS.find((t) => t.literal === literal), gitleaks: GITLEAKS_SET.has(literal),
-  percent: PERCENT_TRIGGERS.includes(literal), escape: ESCAPE_TRIGGERS.includes(literal), base64: BASE64_FORMS.filter((f) => f.toLowerCase() === literal)
-}))
+
+/** The literals of the one pass, and what each stands for, by the search's id. */
+const { SEARCH, WANTED } = (() => {
+  const specs: Array<LiteralSpec> = []
+  const meant: Array<(w: Wanted) => void> = []
+  const want = (spec: LiteralSpec, mark: (w: Wanted) => void) => {
+    specs.push(spec)
+    meant.push(mark)
+  }
+  for (const t of MAIN_TRIGGERS) want({ literal: t.literal, ...(t.follow !== undefined ? { follow: t.follow } : {}) }, (w) => { w.main = t })
+  for (const g of GITLEAKS_SEARCH) want(g.spec, (w) => { w.gitleaks = g })
+  for (const l of PERCENT_TRIGGERS) want({ literal: l }, (w) => { w.percent = true })
+  for (const l of ESCAPE_TRIGGERS) want({ literal: l }, (w) => { w.escape = true })
+  for (const f of BASE64_FORMS) want({ literal: f, cased: true }, (w) => { w.base64 = f })
+  const search = makeLiteralSearch(specs)
+  const wanted: Array<Wanted> = search.literals.map((literal) => ({ literal, main: undefined, gitleaks: undefined, percent: false, escape: false, base64: undefined }))
+  // Literals given twice (the same text and conditions) are one: each mark lands on the one it became.
+  search.given.forEach((id, i) => meant[i]!(wanted[id]!))
+  return { SEARCH: search, WANTED: wanted }
+})()
 
 interface Trigger {
   readonly at: number
@@ -129,19 +147,15 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets, dec
     const main = w.main
     if (main !== undefined && at >= mainNext) {
       const end = at + w.literal.length
-      if (main.follow === undefined || (end < text.length && main.follow.includes(text[end]!))) {
-        mainNext = end
-        current = { at, end, group: main.group }
-        dispatch(ctx, current)
-      }
+      mainNext = end
+      current = { at, end, group: main.group }
+      dispatch(ctx, current)
     }
-    if (w.gitleaks) gitleaksHit(ctx, w.literal, at, gitleaks)
+    if (w.gitleaks !== undefined) gitleaksHit(ctx, w.gitleaks, at, gitleaks)
     if (!decode) return
     if (w.percent && at >= percentNext) percentNext = percentRule(text, at, liveEdge, rescan, findings)
     if (w.escape && at >= escapeNext) escapeNext = backslashRule(text, at, liveEdge, rescan, findings)
-    if (w.base64.length > 0 && at >= base64Next) {
-      for (const form of w.base64) base64Next = Math.max(base64Next, base64Rule(text, at, form, rescan, findings))
-    }
+    if (w.base64 !== undefined && at >= base64Next) base64Next = Math.max(base64Next, base64Rule(text, at, w.base64, rescan, findings))
   })
   exactRule(ctx, secrets)
   if (refused.length === 0 || findings.length === 0) return findings

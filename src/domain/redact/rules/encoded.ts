@@ -158,8 +158,8 @@ const isText = (s: string): boolean => /^[\x20-\x7e\t\r\n]*$/.test(s)
  * groups of three. Returns where the run ends.
  */
 export const base64Rule = (text: string, at: number, form: string, rescan: Rescan, out: Array<Finding>): number => {
+  if (!text.startsWith(form, at)) return at + 1 // base64 is case-sensitive (the scan's search checks it too)
   const run = runAround(text, at, isBase64Code)
-  if (!text.startsWith(form, at)) return at + 1 // the search is case-insensitive; base64 is not
   const encoded = text.slice(run.start, run.end).replace(/-/g, "+").replace(/_/g, "/")
   for (const skip of [0, 1, 2, 3]) {
     const usable = encoded.slice(skip, skip + Math.floor((encoded.length - skip) / 4) * 4)

@@ -13,6 +13,7 @@
  * allow-list or stop-word says it is an example.
  */
 import type { ScanContext } from "../../findings.ts"
+import type { LiteralSpec } from "../../literals.ts"
 import { AI_FORMATS } from "../aiFormats.ts"
 import { MORE_FORMATS } from "../moreFormats.ts"
 import { GITLEAKS_RULES, GLOBAL_ALLOW, GLOBAL_STOPWORDS, type GitleaksRule } from "./data.ts"
@@ -82,6 +83,10 @@ interface Trigger {
   readonly scanned: boolean
   /** Unless `atStart`: how far before the trigger the match starts, at least and at most. */
   readonly lead: Width
+  /** When `atStart`: the characters the regex wants right after the literal (`followCount` of them at least), if it says. */
+  readonly follow?: { readonly chars: string; readonly count: number }
+  /** When `atStart`: the regex goes on after the literal with gitleaks' assignment (`ASSIGNMENT`). */
+  readonly assignment: boolean
 }
 
 const LEAD_WIDTH: Width = { min: 0, max: LEAD }
@@ -162,6 +167,73 @@ const branches = (src: string, i: number): { readonly starts: ReadonlyArray<numb
 
 const MIN_TRIGGER = 2
 
+const WORD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+const DIGIT_CHARS = "0123456789"
+
+/**
+ * The characters of the class `[…]` at `i` of a regex source when at least one of them must stand
+ * there (the class is not optional: no `?`, `*`, `{0…}` after it), as a string, and how many times
+ * at least (its quantifier's least: `{13}`, `{20,}`, `+`); undefined for anything else, or a class
+ * this does not read (a negation, `\s`, an escaped code).
+ */
+export const classAt = (src: string, i: number): { readonly chars: string; readonly count: number } | undefined => {
+  if (src[i] !== "[" || src[i + 1] === "^") return undefined
+  let chars = ""
+  let j = i + 1
+  while (j < src.length && src[j] !== "]") {
+    const c = src[j]!
+    if (c === "\\") {
+      const n = src[j + 1] ?? ""
+      if (n === "w") chars += WORD_CHARS
+      else if (n === "d") chars += DIGIT_CHARS
+      else if (/^[.\-_/:~+=*\\[\]]$/.test(n)) chars += n
+      else return undefined
+      j += 2
+      continue
+    }
+    const to = src[j + 2]
+    if (src[j + 1] === "-" && to !== undefined && to !== "]" && to !== "\\") {
+      if (to.charCodeAt(0) < c.charCodeAt(0)) return undefined
+      for (let k = c.charCodeAt(0); k <= to.charCodeAt(0); k++) chars += String.fromCharCode(k)
+      j += 3
+      continue
+    }
+    chars += c
+    j++
+  }
+  if (src[j] !== "]" || chars.length === 0 || /[^\x01-\x7f]/.test(chars)) return undefined
+  const q = src.slice(j + 1, j + 12)
+  if (q.startsWith("?") || q.startsWith("*")) return undefined
+  const least = /^\{(\d+)(?:,\d*)?\}/.exec(q)
+  const count = least === null ? 1 : Number(least[1])
+  return count >= 1 ? { chars, count } : undefined
+}
+
+/**
+ * How gitleaks' generated rules go on after their keyword: a name's rest, quotes, an operator.
+ * The operator's first character stands at most 23 characters after the keyword, with nothing but
+ * name characters, white space and quotes before it (`assignmentAhead`).
+ */
+const ASSIGNMENT = "(?:[ \\t\\w.-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)"
+const ASSIGNMENT_REACH = 20 + 3
+
+const isNameOrQuoteCode = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45 || c === 32 || (c >= 9 && c <= 13) || c === 34 || c === 39
+const isOperatorCode = (c: number): boolean => c === 61 || c === 62 || c === 58 || c === 124 || c === 63 || c === 44
+
+/**
+ * Whether `ASSIGNMENT` can match at `from`: its operator is found first after name characters, white
+ * space and quotes, within reach. A character above ASCII (some are `\s`) leaves it to the regex.
+ */
+export const assignmentAhead = (text: string, from: number): boolean => {
+  for (let k = from; k <= from + ASSIGNMENT_REACH && k < text.length; k++) {
+    const c = text.charCodeAt(k)
+    if (c >= 128) return true
+    if (!isNameOrQuoteCode(c)) return isOperatorCode(c)
+  }
+  return false
+}
+
 /** The triggers of rule `r` (see `Trigger`). */
 export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger> => {
   const src = r.regex
@@ -170,7 +242,8 @@ export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger
   let open = -1
   while (src.startsWith("(", i) && !src.startsWith("(?", i)) open = i++
   const groupAt = src.startsWith("(?:", i) ? i : open >= 0 && (branches(src, open)?.starts.length ?? 0) > 1 ? open : -1
-  let lits: ReadonlyArray<{ readonly lower: string; readonly exact: string | undefined }> = []
+  // Each literal, and where it stops in the regex (what the regex wants after it starts there).
+  let lits: ReadonlyArray<{ readonly lower: string; readonly exact: string | undefined; readonly end: number }> = []
   if (groupAt >= 0) {
     // A group of alternatives, not optional: each branch's literal, and the literal after the
     // group when the branch is all literal (`(?:sk|rk)_` gives `sk_`, `rk_`).
@@ -181,7 +254,7 @@ export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger
         const l = leadingLiteral(src, b)
         const whole = src[l.end] === "|" || l.end === group.close
         if (!whole) return l
-        return { lower: l.lower + after.lower, exact: l.exact !== undefined && after.exact !== undefined ? l.exact + after.exact : undefined }
+        return { lower: l.lower + after.lower, exact: l.exact !== undefined && after.exact !== undefined ? l.exact + after.exact : undefined, end: after.end }
       })
     }
   } else {
@@ -189,14 +262,19 @@ export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger
   }
   const wordStart = src.startsWith("\\b")
   if (lits.length > 0 && lits.every((l) => l.lower.length >= MIN_TRIGGER)) {
-    return lits.map((l) => ({ rule, literal: l.lower, exact: l.exact, atStart: true, wordStart, scanned: true, lead: AT_START }))
+    // What the regex wants right after the literal: a class (`00[A-Za-z0-9]{13}`), or gitleaks'
+    // assignment after a group of keywords (`(?:alibaba|…|key)(?:[ \t\w.-]{0,20})…`).
+    return lits.map((l) => {
+      const follow = classAt(src, l.end)
+      return { rule, literal: l.lower, exact: l.exact, atStart: true, wordStart, scanned: true, lead: AT_START, assignment: src.startsWith(ASSIGNMENT, l.end), ...(follow === undefined ? {} : { follow }) }
+    })
   }
   // An optional group first (`(?:https?://)?hooks.slack.com`): the literal after it, which the
   // match starts at most `LEAD` characters before.
   const group = src.startsWith("(?:", i) ? branches(src, i) : undefined
   if (group !== undefined && src[group.close + 1] === "?") {
     const after = leadingLiteral(src, group.close + 2)
-    if (after.lower.length >= 4) return [{ rule, literal: after.lower, exact: after.exact, atStart: false, wordStart: false, scanned: true, lead: LEAD_WIDTH }]
+    if (after.lower.length >= 4) return [{ rule, literal: after.lower, exact: after.exact, atStart: false, wordStart: false, scanned: true, lead: LEAD_WIDTH, assignment: false }]
   }
   // Else the keywords. A "name = value" rule's (`adafruit`) are not looked for: the assignment rule
   // masks such values by their name. Any other rule's keyword is, with the reach before it read
@@ -206,13 +284,13 @@ export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger
   const byKeyword = r.keywords.map((k) => {
     const lead = named ? undefined : keywordLead(src, k)
     const scanned = !named && (lead !== undefined || /[^a-z0-9]/.test(k))
-    return { rule, literal: k, exact: undefined, atStart: false, wordStart: false, scanned, lead: lead ?? LEAD_WIDTH }
+    return { rule, literal: k, exact: undefined, atStart: false, wordStart: false, scanned, lead: lead ?? LEAD_WIDTH, assignment: false }
   })
   if (named || byKeyword.some((t) => t.scanned)) return byKeyword
   // No keyword tells where a match is (`[A-Za-z0-9+/]{22}==:[A-Za-z0-9]{32}` under `tableau`): a
   // literal of the regex itself, when the regex before it has a bounded width.
   const middle = middleLiteral(src)
-  return middle === undefined ? byKeyword : [...byKeyword, { rule, literal: middle.lower, exact: middle.exact, atStart: false, wordStart: false, scanned: true, lead: middle.lead }]
+  return middle === undefined ? byKeyword : [...byKeyword, { rule, literal: middle.lower, exact: middle.exact, atStart: false, wordStart: false, scanned: true, lead: middle.lead, assignment: false }]
 }
 
 /**
@@ -240,25 +318,11 @@ const middleLiteral = (src: string): { readonly lower: string; readonly exact: s
 
 const TRIGGERS: ReadonlyArray<Trigger> = FORMAT_RULES.flatMap(triggersOf)
 
-/** Lower-cases an ASCII letter code. */
-const fold = (c: number): number => (c >= 65 && c <= 90 ? c | 0x20 : c)
-
-/** Triggers by their literal (lower case). */
-const BY_LITERAL = new Map<string, Array<Trigger>>()
-for (const t of TRIGGERS) BY_LITERAL.set(t.literal, [...(BY_LITERAL.get(t.literal) ?? []), t])
 
 /** Every trigger, for the test that every rule has one. */
 export const TRIGGER_LITERALS: ReadonlyArray<{ readonly rule: string; readonly literal: string; readonly atStart: boolean; readonly scanned: boolean }> =
   TRIGGERS.map((t) => ({ rule: FORMAT_RULES[t.rule]!.id, literal: t.literal, atStart: t.atStart, scanned: t.scanned }))
 
-const isWordCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
-
-const holdsAt = (text: string, at: number, t: Trigger): boolean => {
-  if (t.wordStart && at > 0 && isWordCode(text.charCodeAt(at - 1)) && isWordCode(text.charCodeAt(at))) return false
-  if (t.exact !== undefined) return text.startsWith(t.exact, at)
-  for (let k = 0; k < t.literal.length; k++) if (fold(text.charCodeAt(at + k)) !== t.literal.charCodeAt(k)) return false
-  return true
-}
 
 /** Shannon entropy of `s`, in bits per character. */
 export const shannon = (s: string): number => {
@@ -333,14 +397,43 @@ const tryTrigger = (ctx: ScanContext, t: Trigger, at: number, triedTo: Int32Arra
   }
 }
 
+/** What one place found by the scan's search stands for: the triggers of one literal with the same conditions. */
+export interface GitleaksLiteral {
+  /** The literal, with the conditions every trigger here puts on a place (its case, `\b`, the next character). */
+  readonly spec: LiteralSpec
+  readonly triggers: ReadonlyArray<Trigger>
+}
+
 /**
- * The literals the scan looks for (lower case): those read from the rules' regexes, and the
- * keywords that hold a character other than letters and digits. The keywords of the "name = value"
- * rules (a company name near an `=`) are not looked for: the assignment rule masks such values by
- * their name, and looking for 135 words costs more than the rest of the scan. `scan.ts` finds them
- * with the redactor's other triggers, in one pass (`literals.ts`), and calls `gitleaksHit`.
+ * The literals the scan looks for: those read from the rules' regexes, and the keywords that hold
+ * a character other than letters and digits, each with the conditions its rules put on the place
+ * (checked by the search itself, `literals.ts`, before any rule is tried). The keywords of the
+ * "name = value" rules (a company name near an `=`) are not looked for: the assignment rule masks
+ * such values by their name, and looking for 135 words costs more than the rest of the scan.
+ * `scan.ts` finds them with the redactor's other triggers, in one pass, and calls `gitleaksHit`.
  */
-export const GITLEAKS_LITERALS: ReadonlyArray<string> = [...BY_LITERAL.keys()].filter((l) => BY_LITERAL.get(l)!.some((t) => t.scanned))
+export const GITLEAKS_SEARCH: ReadonlyArray<GitleaksLiteral> = (() => {
+  const groups = new Map<string, { spec: LiteralSpec; triggers: Array<Trigger> }>()
+  for (const t of TRIGGERS) {
+    if (!t.scanned) continue
+    const key = JSON.stringify([t.literal, t.exact ?? null, t.wordStart, t.follow ?? null])
+    const group = groups.get(key)
+    if (group !== undefined) group.triggers.push(t)
+    else {
+      const spec: LiteralSpec = {
+        literal: t.exact ?? t.literal,
+        ...(t.exact !== undefined ? { cased: true } : {}),
+        ...(t.wordStart ? { wordStart: true } : {}),
+        ...(t.follow !== undefined ? { follow: t.follow.chars, followCount: t.follow.count } : {})
+      }
+      groups.set(key, { spec, triggers: [t] })
+    }
+  }
+  return [...groups.values()]
+})()
+
+/** The literals the scan looks for (lower case), without their conditions. */
+export const GITLEAKS_LITERALS: ReadonlyArray<string> = [...new Set(GITLEAKS_SEARCH.map((g) => g.spec.literal.toLowerCase()))]
 
 /** The literals a rule's match starts with, in the case the rule wants (`ghp_`, `AKIA`, `SG.`). */
 export const GITLEAKS_EXACT_STARTS: ReadonlyArray<string> = [...new Set(TRIGGERS.filter((t) => t.scanned && t.atStart && t.exact !== undefined).map((t) => t.exact!))]
@@ -350,13 +443,13 @@ export type GitleaksState = { triedTo: Int32Array | undefined }
 
 export const newGitleaksState = (): GitleaksState => ({ triedTo: undefined })
 
-/** Tries the rules of `literal` (one of `GITLEAKS_LITERALS`), found at `at`; adds what they find. */
-export const gitleaksHit = (ctx: ScanContext, literal: string, at: number, state: GitleaksState): void => {
-  const candidates = BY_LITERAL.get(literal)
-  if (candidates === undefined) return
-  for (const t of candidates) {
-    if (!t.scanned || !holdsAt(ctx.text, at, t)) continue
-    state.triedTo ??= new Int32Array(RULES.length).fill(-1)
+/** Tries the rules of `found` (one of `GITLEAKS_SEARCH`), whose literal and conditions hold at `at`; adds what they find. */
+export const gitleaksHit = (ctx: ScanContext, found: GitleaksLiteral, at: number, state: GitleaksState): void => {
+  state.triedTo ??= new Int32Array(RULES.length).fill(-1)
+  // Whether an assignment follows the literal here, asked once for all its rules that want one.
+  let assigned: boolean | undefined
+  for (const t of found.triggers) {
+    if (t.assignment && !(assigned ??= assignmentAhead(ctx.text, at + t.literal.length))) continue
     tryTrigger(ctx, t, at, state.triedTo)
   }
 }
