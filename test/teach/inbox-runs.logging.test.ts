@@ -12,21 +12,13 @@ import { Inbox, type RunApprovalInput } from "../../src/services/inbox/Inbox.ts"
 import { approvalOf } from "../../src/domain/runs/events.ts"
 import { parseDecision } from "../../src/edge/inbox/actions.ts"
 import { makeStack } from "./skillFixtures.ts"
+import { approvalRequest } from "./approvalRequest.ts"
 
 const SECRET = "sk-proj-Zq8vR2mN5tY7wX1cB4dF6gH9jK3lP0sA"
 
-const request = (over: Partial<RunApprovalInput> = {}): RunApprovalInput => ({
-  run_id: "run_0123456789abcdef0123456789abcdef",
-  client: "alice",
-  agent: "hermes/coder",
-  hermes_run_id: "hr_1",
-  request_id: "req_1",
-  command: "rm -rf ./build",
-  description: "delete in root path",
-  pattern_key: "recursive_delete",
-  choices: ["once", "session", "always", "deny"],
-  ...over
-})
+// Hermes's own wording of a dangerous command, with the pattern it matched.
+const request = (over: Partial<RunApprovalInput> = {}): RunApprovalInput =>
+  approvalRequest({ description: "delete in root path", pattern_key: "recursive_delete", ...over })
 
 /** The daemon's JSON logger (formatter, then the Redactor), its lines kept for the test. */
 const capturing = (lines: Array<Record<string, unknown>>) =>

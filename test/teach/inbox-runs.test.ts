@@ -8,24 +8,15 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { HermesStatus, HermesTransport } from "../../src/hermes/client/failure.ts"
-import { Inbox, type RunApprovalInput } from "../../src/services/inbox/Inbox.ts"
+import { Inbox } from "../../src/services/inbox/Inbox.ts"
 import { InboxLive } from "../../src/services/inbox/InboxLive.ts"
 import { SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { DbLive } from "../../src/storage/Db.ts"
 import { makeDirs, makeStack } from "./skillFixtures.ts"
+import { approvalRequest } from "./approvalRequest.ts"
 import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
 
-const request = (over: Partial<RunApprovalInput> = {}): RunApprovalInput => ({
-  run_id: "run_0123456789abcdef0123456789abcdef",
-  client: "alice",
-  agent: "hermes/coder",
-  hermes_run_id: "hr_1",
-  request_id: "req_1",
-  command: "rm -rf ./build",
-  description: "clean the build folder",
-  choices: ["once", "session", "always", "deny"],
-  ...over
-})
+const request = approvalRequest
 const inbox = Inbox
 
 describe("run approvals", () => {
