@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * The run ledger on PostgreSQL, the same columns as SQLite's (../sqlite/0002_ledger.ts); times are
- * epoch milliseconds as BIGINT. `insert_seq` stands in for SQLite's rowid, which the ledger and the
+ * epoch milliseconds as BIGINT. `insert_seq` stands in for SQLite's implicit row number, which the ledger and the
  * console use to order runs created in the same millisecond: PostgreSQL has no insertion order of
  * its own. (node-postgres returns BIGINT as a string: the PostgreSQL driver decodes it.)
  */

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 /**
  * The operator's inbox on PostgreSQL: SQLite's columns and indexes (../sqlite/0003_inbox.ts) in the
  * shape 0007 gives them there (times as BIGINT epoch milliseconds). `insert_seq` stands in for the
- * rowid the inbox orders by (rows of the same millisecond, pending rows of one skill or run).
+ * implicit row number SQLite orders the inbox by (rows of the same millisecond, pending rows of one skill or run).
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 /**
  * The embedded memory on PostgreSQL: notes with their full-text index in the row (issue 24 item 2).
  * `search` is a `tsvector` under a GIN index, written by the PostgreSQL memory store with each note:
- * the text at weight A and the client's own tags at weight B (SQLite's bm25 weighs text 1.0, tags
+ * the text at weight A and the client's own tags at weight B (SQLite's ranking weighs text 1.0, tags
  * 0.5), folded as SQLite's `unicode61 remove_diacritics 2` folds them (the store folds case and
  * accents before `to_tsvector('simple', …)`, so no `unaccent` extension is needed). It is no
  * generated column because the indexed tags leave out the bridge's source tag, a rule of the store.
