@@ -91,7 +91,7 @@ const passwordTexts = (url: string): ReadonlyArray<string> => {
 }
 
 /** What went wrong beneath the driver's "PgClient: Failed to connect" (node gives an AggregateError for several addresses). */
-const reasonOf = (error: unknown, url: string): string => {
+export const unreachableReason = (error: unknown, url: string): string => {
   const texts: Array<string> = []
   for (let at = error, depth = 0; depth < 6 && typeof at === "object" && at !== null; depth++) {
     const e = at as { message?: unknown; errors?: unknown; cause?: unknown }
@@ -112,7 +112,7 @@ export const DbPostgres = (storage: StorageSection & { readonly url: Redacted.Re
     maxConnections: storage.pool_max,
     connectTimeout: Duration.seconds(10),
     applicationName: "agent-bridge"
-  }).pipe(Layer.mapError((error) => new StorageUnreachable({ server: pgServerName(url), reason: reasonOf(error, url) })))
+  }).pipe(Layer.mapError((error) => new StorageUnreachable({ server: pgServerName(url), reason: unreachableReason(error, url) })))
   return MigratorLive.pipe(Layer.provideMerge(client))
 }
 

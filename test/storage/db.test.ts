@@ -11,7 +11,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import type { StorageSection } from "../../src/config/schema.ts"
 import { causeLine } from "../../src/daemon/startFailure.ts"
-import { DB_FILE, DbFor, pgConnectionUrl } from "../../src/storage/Db.ts"
+import { DB_FILE, DbFor, pgConnectionUrl, unreachableReason } from "../../src/storage/Db.ts"
 import { migrations } from "../../src/storage/migrations/index.ts"
 import { tempDir } from "../support/daemon.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
@@ -144,5 +144,19 @@ describe("the start failure line for an unreachable PostgreSQL", () => {
     expect(line).toBe(
       'agent-bridge serve: cannot reach PostgreSQL at db.lan:5432/ledger: password authentication failed for user "bridge"; check that the server runs and that storage.url names it'
     )
+  })
+})
+
+describe("unreachableReason", () => {
+  it("says what each address answered, drops the driver's own wrapper, and masks the password", () => {
+    const url = "postgres://bridge:p%40ss-w0rd@db.lan/ledger"
+    const several = Object.assign(new AggregateError([new Error("connect ECONNREFUSED ::1:5432"), new Error("connect ECONNREFUSED 127.0.0.1:5432")], ""), {})
+    const wrapped = Object.assign(new Error("PgClient: Failed to connect"), { cause: several })
+    expect(unreachableReason(wrapped, url)).toBe("connect ECONNREFUSED ::1:5432: connect ECONNREFUSED 127.0.0.1:5432")
+    for (const shown of ["p%40ss-w0rd", "p@ss-w0rd"]) {
+      const said = unreachableReason(new Error(`no pg_hba.conf entry for password ${shown}`), url)
+      expect(said).toBe("no pg_hba.conf entry for password ***")
+    }
+    expect(unreachableReason({}, url)).toBe("no answer")
   })
 })
