@@ -25,7 +25,7 @@ export interface ResolvedConfig extends ConfigFile {
   readonly useSimulator: boolean
 }
 
-const SECTIONS = ["bridge", "hermes", "memory", "skills", "inbox"] as const
+const SECTIONS = ["bridge", "hermes", "memory", "skills", "inbox", "storage"] as const
 const ENV_PREFIX = "AGENT_BRIDGE_"
 
 /**
@@ -33,10 +33,14 @@ const ENV_PREFIX = "AGENT_BRIDGE_"
  * strings, taken from the environment as they are and never printed in a refusal.
  */
 const SECRET_KEYS: ReadonlySet<string> = new Set(["key", "admin_key", "metrics_token"])
+/** Secrets by section and key: `storage.url` may carry a password (`hermes.url` is no secret). */
+const SECRET_PATHS: ReadonlySet<string> = new Set(["storage.url"])
+
+const isSecret = (parent: string | undefined, key: string) => SECRET_KEYS.has(key) || SECRET_PATHS.has(`${parent}.${key}`)
 
 /** Turns an env string into the YAML value it stands for ("8080" → 8080, "a,b" for lists); a secret stays as it is. */
-const envValue = (key: string, raw: string, existing: unknown): unknown => {
-  if (SECRET_KEYS.has(key)) return raw
+const envValue = (section: string, key: string, raw: string, existing: unknown): unknown => {
+  if (isSecret(section, key)) return raw
   if (Array.isArray(existing) || raw.includes(",")) return raw.split(",").map((s) => s.trim()).filter((s) => s !== "")
   try {
     const parsed: unknown = YAML.parse(raw)
@@ -56,7 +60,7 @@ export const applyEnvOverrides = (raw: Record<string, unknown>, env: NodeJS.Proc
     if (section === undefined) continue
     const key = rest.slice(section.length + 1)
     const current = (typeof out[section] === "object" && out[section] !== null ? out[section] : {}) as Record<string, unknown>
-    out[section] = { ...current, [key]: envValue(key, value, current[key]) }
+    out[section] = { ...current, [key]: envValue(section, key, value, current[key]) }
   }
   return out
 }
@@ -67,10 +71,10 @@ const expand = (p: string, base: string): string => {
 }
 
 /** How the formatter may print each value found under a secret key of `node` (JSON and plain). */
-const secretTexts = (node: unknown, inSecret = false): ReadonlyArray<string> => {
+const secretTexts = (node: unknown, inSecret = false, parent?: string): ReadonlyArray<string> => {
   if (Array.isArray(node)) return node.flatMap((n) => secretTexts(n, inSecret))
   if (typeof node === "object" && node !== null) {
-    return Object.entries(node).flatMap(([k, v]) => secretTexts(v, inSecret || SECRET_KEYS.has(k)))
+    return Object.entries(node).flatMap(([k, v]) => secretTexts(v, inSecret || isSecret(parent, k), k))
   }
   return inSecret && node !== null && node !== undefined ? [JSON.stringify(node), String(node)].filter((t) => t !== "") : []
 }

@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { proxyEntryProblem } from "../common/trustedProxies.ts"
+import { pgUrlProblem } from "./storageUrl.ts"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
 const Port = Schema.Int.pipe(Schema.between(0, 65535))
@@ -94,6 +95,19 @@ export const HermesSection = Schema.Struct({
   profiles: withDefault(Schema.Record({ key: ProfileName, value: HermesEndpoint }), () => ({}))
 })
 
+/**
+ * Where the stores live. No `url`: the SQLite file in `bridge.data_dir`, as always. A PostgreSQL URL
+ * (`postgres://user:password@host:5432/db`): every store in that database (docs/DEPLOY.md). The URL
+ * is a secret (it may carry a password): it decodes to `Redacted` and a refusal never quotes it.
+ */
+export const StorageSection = Schema.Struct({
+  url: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.filter((s) => pgUrlProblem(s) ?? true)))),
+  /** The most connections the daemon holds open to PostgreSQL at once. */
+  pool_max: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 10),
+  /** A statement running longer on PostgreSQL is cancelled by the server (its `statement_timeout`). */
+  statement_timeout_ms: withDefault(Schema.Int.pipe(Schema.between(100, 3_600_000)), () => 5000)
+})
+
 export const ToolFilter = Schema.Struct({
   include: withDefault(Schema.Array(NonEmpty), () => []),
   exclude: withDefault(Schema.Array(NonEmpty), () => [])
@@ -108,6 +122,7 @@ export const ConfigFile = Schema.Struct({
   bridge: withDefault(BridgeSection, () => Schema.decodeSync(BridgeSection)({})),
   hermes: withDefault(HermesSection, () => Schema.decodeSync(HermesSection)({})),
   memory: withDefault(Schema.Struct({ enabled: withDefault(Schema.Boolean, () => true) }), () => ({ enabled: true })),
+  storage: withDefault(StorageSection, () => Schema.decodeSync(StorageSection)({})),
   skills: withDefault(Schema.Struct({ dropin_dir: Schema.optional(NonEmpty) }), () => ({})),
   /** Closed inbox rows (decided, expired, withdrawn) are deleted this many days after closing; pending ones never. */
   inbox: withDefault(
@@ -117,5 +132,6 @@ export const ConfigFile = Schema.Struct({
   clients: withDefault(Schema.Record({ key: ClientName, value: ClientSettings }), () => ({}))
 })
 export type ConfigFile = typeof ConfigFile.Type
+export type StorageSection = typeof StorageSection.Type
 export type HermesEndpoint = typeof HermesEndpoint.Type
 export type ClientSettings = typeof ClientSettings.Type

@@ -2,7 +2,8 @@
  * One line for a failure that ends a CLI verb or the daemon's start: what failed, the path or port,
  * and what to do. A stack trace (or Effect's `SqlError: Failed to execute statement`) tells an
  * operator nothing; the causes worth naming are a port in use, storage the bridge cannot write (a
- * full disk, a read-only data folder), and a database that cannot be opened.
+ * full disk, a read-only data folder), a database that cannot be opened, and a PostgreSQL server
+ * (`storage.url`) that does not answer, named as host:port/db and never by its URL.
  */
 import { Cause } from "effect"
 import { storageFaultMessage, storageFaultOf } from "../storage/faults.ts"
@@ -41,6 +42,9 @@ export const failureLine = (error: unknown, place: FailurePlace): string => {
     const why = code === "EADDRINUSE" ? "is in use by another process" : code === "EACCES" ? "needs privileges this process lacks" : "is not an address of this machine"
     return `${place.what}: cannot listen on ${at}: it ${why} (${code}); stop the other process or set bridge.port / bridge.host`
   }
+  // Not the data dir's fault: the sentence names the server, and the key to check is storage.url.
+  const unreachable = errors.find((e) => (e as { _tag?: unknown })._tag === "StorageUnreachable")
+  if (unreachable !== undefined) return `${place.what}: ${messageOf(unreachable)}`
   const fault = storageFaultOf(error)
   if (fault !== null) return `${storageFaultMessage(fault, place.what, place.dataDir)} (bridge.data_dir)`
   // Say what went wrong beneath a wrapper such as SqlError("Failed to execute statement").

@@ -1,13 +1,22 @@
 /**
- * The one SQLite database (WAL) in the data directory, with versioned migrations. The data dir is
- * created 0700 and the database file 0600 before SQLite opens it: the ledger holds raw output.
+ * The bridge's database, migrated (./migrations): the SQLite file (WAL) in the data directory, as
+ * always, or the PostgreSQL database `storage.url` names (issue 24). The data dir is created 0700
+ * and the database file 0600 before SQLite opens it: the ledger holds raw output.
+ *
+ * On PostgreSQL the pool holds at most `storage.pool_max` connections, and each connection starts
+ * with `statement_timeout` set to `storage.statement_timeout_ms`, so the server cancels a statement
+ * that runs longer. A server that cannot be reached at start is one `StorageUnreachable`, naming
+ * the server as host:port/db (never the URL, which may carry a password).
  */
-import { NodeContext } from "@effect/platform-node"
-import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import { Data, Effect, Layer } from "effect"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Data, Duration, Effect, Layer, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { migrations } from "./migrations/index.ts"
+import type { StorageSection } from "../config/schema.ts"
+import { pgServerName } from "../config/storageUrl.ts"
+import { migrate } from "./migrations/migrate.ts"
 
 export const DB_FILE = "bridge.db"
 
@@ -16,6 +25,18 @@ export class DataDirError extends Data.TaggedError("DataDirError")<{ readonly da
   override get message() {
     const reason = this.cause instanceof Error ? this.cause.message : String(this.cause)
     return `cannot prepare the data directory ${this.dataDir}: ${reason}`
+  }
+}
+
+/** The PostgreSQL server of `storage.url` did not answer at start (down, refused, wrong credentials). */
+export class StorageUnreachable extends Data.TaggedError("StorageUnreachable")<{
+  /** `host:port/db`, never the URL. */
+  readonly server: string
+  /** What the driver said, with any password in it masked. */
+  readonly reason: string
+}> {
+  override get message() {
+    return `cannot reach PostgreSQL at ${this.server}: ${this.reason}; check that the server runs and that storage.url names it`
   }
 }
 
@@ -33,9 +54,8 @@ export const prepareDataDir = (dataDir: string) =>
     catch: (cause) => new DataDirError({ dataDir, cause })
   })
 
-const MigratorLive = SqliteMigrator.layer({ loader: SqliteMigrator.fromRecord(migrations) }).pipe(
-  Layer.provide(NodeContext.layer)
-)
+/** Applies the migrations once the client is up (under an advisory lock on PostgreSQL). */
+const MigratorLive = Layer.effectDiscard(migrate)
 
 /** SqlClient over `<dataDir>/bridge.db`, migrated. */
 export const DbLive = (dataDir: string) =>
@@ -49,3 +69,58 @@ export const DbLive = (dataDir: string) =>
 
 /** An in-memory database with the same migrations (tests). */
 export const DbMemory = MigratorLive.pipe(Layer.provideMerge(SqliteClient.layer({ filename: ":memory:" })))
+
+/**
+ * The URL node-postgres opens: the operator's, with `statement_timeout` (a startup parameter of each
+ * connection, in milliseconds) set to the configured one, replacing any the URL had.
+ */
+export const pgConnectionUrl = (url: string, statementTimeoutMs: number): string => {
+  const parsed = new URL(url)
+  parsed.searchParams.set("statement_timeout", String(statementTimeoutMs))
+  return parsed.toString()
+}
+
+/** The texts a URL's password may appear as in a driver's message. */
+const passwordTexts = (url: string): ReadonlyArray<string> => {
+  try {
+    const raw = new URL(url).password
+    return raw === "" ? [] : [...new Set([raw, decodeURIComponent(raw)])].sort((a, b) => b.length - a.length)
+  } catch {
+    return []
+  }
+}
+
+/** What went wrong beneath the driver's "PgClient: Failed to connect" (node gives an AggregateError for several addresses). */
+export const unreachableReason = (error: unknown, url: string): string => {
+  const texts: Array<string> = []
+  for (let at = error, depth = 0; depth < 6 && typeof at === "object" && at !== null; depth++) {
+    const e = at as { message?: unknown; errors?: unknown; cause?: unknown }
+    const inner = Array.isArray(e.errors) ? (e.errors as Array<{ message?: unknown }>).map((x) => String(x?.message ?? x)) : []
+    const own = typeof e.message === "string" ? e.message : ""
+    texts.push(...(inner.length > 0 ? inner : [own]))
+    at = e.cause
+  }
+  const said = texts.filter((t, i, all) => t !== "" && !t.startsWith("PgClient:") && all.indexOf(t) === i).join(": ") || "no answer"
+  return passwordTexts(url).reduce((t, p) => t.split(p).join("***"), said)
+}
+
+/** SqlClient over the PostgreSQL database of `storage.url`, pooled, migrated. */
+export const DbPostgres = (storage: StorageSection & { readonly url: Redacted.Redacted<string> }) => {
+  const url = Redacted.value(storage.url)
+  const client = PgClient.layer({
+    url: Redacted.make(pgConnectionUrl(url, storage.statement_timeout_ms)),
+    maxConnections: storage.pool_max,
+    connectTimeout: Duration.seconds(10),
+    applicationName: "agent-bridge"
+  }).pipe(Layer.mapError((error) => new StorageUnreachable({ server: pgServerName(url), reason: unreachableReason(error, url) })))
+  return MigratorLive.pipe(Layer.provideMerge(client))
+}
+
+/** The configured store: PostgreSQL when `storage.url` is set, else the SQLite file in the data dir. */
+export const DbFor = (config: {
+  readonly dataDir: string
+  readonly storage: StorageSection
+}): Layer.Layer<SqlClient.SqlClient, Layer.Layer.Error<ReturnType<typeof DbLive>> | Layer.Layer.Error<ReturnType<typeof DbPostgres>>> => {
+  const { url } = config.storage
+  return url === undefined ? DbLive(config.dataDir) : DbPostgres({ ...config.storage, url })
+}

@@ -1,23 +1,43 @@
 /**
- * Every schema migration, in order. Each area owns its own file; the key prefix is the version.
- * Never edit an applied migration: add a new one.
+ * Every schema migration, in order, one list for both dialects: each entry has its SQLite form
+ * (./sqlite/) and its PostgreSQL form (./pg/), and runs the one for the database it is applied to.
+ * A migration whose SQL both accept (0005) is one file for both. The key prefix is the version.
+ * Never edit an applied migration: add a new one, in both forms.
  */
-import type { Effect } from "effect"
-import type { SqlClient } from "@effect/sql"
-import identity from "./0001_identity.ts"
-import ledger from "./0002_ledger.ts"
-import inbox from "./0003_inbox.ts"
-import memory from "./0004_memory.ts"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
 import inboxHistory from "./0005_inbox_history.ts"
-import consoleStops from "./0006_console.ts"
-import epochMs from "./0007_epoch_ms.ts"
+import pgIdentity from "./pg/0001_identity.ts"
+import pgLedger from "./pg/0002_ledger.ts"
+import pgInbox from "./pg/0003_inbox.ts"
+import pgMemory from "./pg/0004_memory.ts"
+import pgConsole from "./pg/0006_console.ts"
+import pgEpochMs from "./pg/0007_epoch_ms.ts"
+import identity from "./sqlite/0001_identity.ts"
+import ledger from "./sqlite/0002_ledger.ts"
+import inbox from "./sqlite/0003_inbox.ts"
+import memory from "./sqlite/0004_memory.ts"
+import consoleStops from "./sqlite/0006_console.ts"
+import epochMs from "./sqlite/0007_epoch_ms.ts"
 
-export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClient.SqlClient>> = {
-  "0001_identity": identity,
-  "0002_ledger": ledger,
-  "0003_inbox": inbox,
-  "0004_memory": memory,
+type Migration = Effect.Effect<unknown, unknown, SqlClient.SqlClient>
+
+/** A migration in both forms; a database of any other dialect is refused, not migrated wrongly. */
+export const forDialects = (forms: { readonly sqlite: Migration; readonly pg: Migration }): Migration =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.onDialectOrElse({
+      sqlite: () => forms.sqlite,
+      pg: () => forms.pg,
+      orElse: () => Effect.fail(new Error("the bridge migrates SQLite and PostgreSQL databases only"))
+    })
+  )
+
+export const migrations: Record<string, Migration> = {
+  "0001_identity": forDialects({ sqlite: identity, pg: pgIdentity }),
+  "0002_ledger": forDialects({ sqlite: ledger, pg: pgLedger }),
+  "0003_inbox": forDialects({ sqlite: inbox, pg: pgInbox }),
+  "0004_memory": forDialects({ sqlite: memory, pg: pgMemory }),
   "0005_inbox_history": inboxHistory,
-  "0006_console": consoleStops,
-  "0007_epoch_ms": epochMs
+  "0006_console": forDialects({ sqlite: consoleStops, pg: pgConsole }),
+  "0007_epoch_ms": forDialects({ sqlite: epochMs, pg: pgEpochMs })
 }
