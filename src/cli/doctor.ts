@@ -16,7 +16,7 @@ import { HermesClient, type HermesProfile } from "../hermes/client/HermesClient.
 import { featureGaps, optionalFeatures, type OptionalFeatures } from "../hermes/client/features.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
 import { RedactorLive } from "../common/Redactor.ts"
-import { DbLive } from "../storage/Db.ts"
+import { DbForStores } from "../storage/Db.ts"
 import { hasFlag, type ParsedArgs } from "./args.ts"
 import { cliLoggingLayer } from "./runtime.ts"
 
@@ -135,7 +135,7 @@ export const doctorRows = (config: ResolvedConfig) => {
       { concurrency: 4 }
     )
     return [first, ...profiles.flat()]
-  }).pipe(Effect.provide(Layer.mergeAll(DbLive(config.dataDir), HermesClientForTools).pipe(Layer.provideMerge(base), Layer.provide(cliLoggingLayer))), Effect.scoped)
+  }).pipe(Effect.provide(Layer.mergeAll(DbForStores(config), HermesClientForTools).pipe(Layer.provideMerge(base), Layer.provide(cliLoggingLayer))), Effect.scoped)
 }
 
 export const doctor = async (config: ResolvedConfig, args: ParsedArgs): Promise<number> => {

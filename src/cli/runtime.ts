@@ -3,12 +3,12 @@ import { Layer, LogLevel } from "effect"
 import { AppConfigLive } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { loggingLayer } from "../daemon/logging.ts"
-import { DbLive } from "../storage/Db.ts"
+import { DbForStores } from "../storage/Db.ts"
 import { AuthLive } from "../services/auth/Auth.ts"
 import { RedactorLive } from "../common/Redactor.ts"
 
 export const storageLayer = (config: ResolvedConfig) =>
-  Layer.mergeAll(DbLive(config.dataDir)).pipe(Layer.provideMerge(Layer.mergeAll(AppConfigLive(config), RedactorLive)))
+  Layer.mergeAll(DbForStores(config)).pipe(Layer.provideMerge(Layer.mergeAll(AppConfigLive(config), RedactorLive)))
 
 /**
  * The CLI's logger: stderr (stdout carries the verb's output, e.g. `--json`, which a log line there

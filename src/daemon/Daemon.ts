@@ -24,7 +24,7 @@ import { TeachServices } from "./teachServices.ts"
 import { RunsLive } from "../services/runs/RunsLive.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
-import { DbLive } from "../storage/Db.ts"
+import { DbForStores } from "../storage/Db.ts"
 import { AgentsLive } from "../services/agents/Agents.ts"
 import { AuthLive } from "../services/auth/Auth.ts"
 import { CapabilitiesLive } from "../services/capabilities/Capabilities.ts"
@@ -41,7 +41,7 @@ export interface DaemonOptions {
 /** Everything but the HTTP listener: what the tools need. */
 export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {}) => {
   const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleStarting, NodeFileSystem.layer)
-  const storage = DbLive(config.dataDir)
+  const storage = DbForStores(config)
   const hermes: Layer.Layer<HermesClient | SimulatorInfo, SimServeError, AppConfig | Redactor> =
     options.hermes === undefined ? HermesClientLive : Layer.merge(options.hermes, SimulatorInfoNone)
   // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).

@@ -70,6 +70,20 @@ describe("start-up faults", () => {
   })
 })
 
+describe("storage.url before the PostgreSQL stores exist", () => {
+  it("serve and client add refuse it in one line naming the server, never its password, and write nothing", async () => {
+    const data = path.join(dir, "pg-data")
+    const config = writeConfig("pg.yaml", `bridge: {port: 0, data_dir: ${data}}\nstorage: {url: "postgres://bridge:s3cret-pw@db.lan:5432/ledger"}\n`)
+    for (const verb of [["serve"], ["client", "add", "dave"]]) {
+      const r = await run(process.execPath, [BIN, ...verb, "--config", config], dir)
+      const line = oneLine(r)
+      expect(line).toContain("storage.url names PostgreSQL at db.lan:5432/ledger, but this version keeps its runs, keys, notes and inbox in SQLite only")
+      expect(r.stderr + r.stdout).not.toContain("s3cret-pw")
+    }
+    expect(fs.existsSync(path.join(data, "bridge.db"))).toBe(false)
+  })
+})
+
 describe.skipIf(!canUnshare)("storage faults in a private mount namespace", () => {
   it("a read-only data folder: serve and client add each end in one line naming it", async () => {
     const data = path.join(dir, "ro-data")
