@@ -122,6 +122,18 @@ describe("literal search", () => {
       expect(hits("key= key x KEY:")).toEqual(["0:key+", "0:key", "5:key", "11:key+", "11:key"])
     })
 
+    it("finds a literal of two or three by the characters it wants after it, folded, and not past the end", () => {
+      // The tables hold a short literal only under the threes (and fourths) its `follow` allows.
+      const s = makeLiteralSearch([{ literal: "ac", follow: "Bx" }, { literal: "key", follow: "=Z" }, "ke"])
+      const hits = (text: string) => {
+        const out: Array<string> = []
+        s.search(text, (id, at) => out.push(`${at}:${s.specs[id]!.literal}`))
+        return out
+      }
+      expect(hits("aCB acb acx ACX act ac")).toEqual(["0:ac", "8:ac"])
+      expect(hits("KEY= keyz keyZ key")).toEqual(["0:key", "0:ke", "5:ke", "10:key", "10:ke", "15:ke"])
+    })
+
     it("agrees with the plain definition on random literals, conditions and text", () => {
       const alphabet = fc.constantFrom(..."abAB0_-=: .\u00e9".split(""))
       const spec: fc.Arbitrary<LiteralSpec> = fc.record(

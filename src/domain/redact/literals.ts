@@ -97,10 +97,11 @@ export const makeLiteralSearch = (literals: ReadonlyArray<string | LiteralSpec>)
   const conditioned = specs.map((s) => s.cased === true || s.wordStart === true || s.follow !== undefined)
   // Every literal by its first three characters (7 bits each, folded), in a direct bit table of
   // every three (256 KiB): one look-up per position, no hash. A literal of two stands under each
-  // three it starts (128 of them), so one table serves both. A hashed table of 8 KiB that stays in
-  // the first-level cache, probed beside a table of pairs, took twice as long on the machines
-  // measured here (scripts/bench-redactor.ts): its hash and its second probe cost more than the
-  // misses of the larger table, whose passes are rare (about 6% of positions in agent transcripts).
+  // three it starts (128 of them; only those its `follow` allows, when it has one), so one table
+  // serves both. A hashed table of 8 KiB that stays in the first-level cache, probed beside a
+  // table of pairs, took twice as long on the machines measured here (scripts/bench-redactor.ts):
+  // its hash and its second probe cost more than the misses of the larger table, whose passes are
+  // rare (about 6% of positions in agent transcripts).
   const threes = new Uint8Array(THREE_BITS / 8)
   const byThree = new Map<number, Array<number>>()
   // Literals of two, by their pair: for the last two characters of a text, which start no three.
@@ -109,11 +110,16 @@ export const makeLiteralSearch = (literals: ReadonlyArray<string | LiteralSpec>)
     threes[t >> 3]! |= 1 << (t & 7)
     byThree.set(t, [...(byThree.get(t) ?? []), id])
   }
+  // What may stand after each literal (folded), when its conditions say: a literal of two then
+  // stands only under the threes its pair and those characters make, and a literal of three gets
+  // the second filter on them.
+  const after = specs.map((s) => (s.follow === undefined ? undefined : [...new Set([...s.follow].map((c) => FOLD[c.charCodeAt(0)]!))]))
   lower.forEach((l, id) => {
     const pair = (l.charCodeAt(0) << 7) | l.charCodeAt(1)
     if (l.length === 2) {
-      byPair.set(pair, [...(byPair.get(pair) ?? []), id])
-      for (let c = 0; c < 128; c++) add((pair << 7) | c, id)
+      const next = after[id]
+      if (next === undefined) byPair.set(pair, [...(byPair.get(pair) ?? []), id])
+      for (const c of next ?? Array.from({ length: 128 }, (_, c) => c)) add((pair << 7) | c, id)
     } else add((pair << 7) | l.charCodeAt(2), id)
   })
   const longestFirst = (m: Map<number, Array<number>>) =>
@@ -129,9 +135,14 @@ export const makeLiteralSearch = (literals: ReadonlyArray<string | LiteralSpec>)
   const short = new Uint8Array(THREE_BITS / 8)
   const four = new Uint8Array(FOUR_BITS / 8)
   for (const [t, ids] of candidates) {
-    if (ids.some((id) => lower[id]!.length <= 3)) short[t >> 3]! |= 1 << (t & 7)
+    if (ids.some((id) => lower[id]!.length === 2 || (lower[id]!.length === 3 && after[id] === undefined))) short[t >> 3]! |= 1 << (t & 7)
   }
-  lower.forEach((l) => {
+  lower.forEach((l, id) => {
+    const next = after[id]
+    if (l.length === 3 && next !== undefined) {
+      const t = (l.charCodeAt(0) << 14) | (l.charCodeAt(1) << 7) | l.charCodeAt(2)
+      for (const c of next) { const h = fourHash(t, c); four[h >> 3]! |= 1 << (h & 7) }
+    }
     if (l.length < 4) return
     const t = (l.charCodeAt(0) << 14) | (l.charCodeAt(1) << 7) | l.charCodeAt(2)
     const h = fourHash(t, l.charCodeAt(3))
