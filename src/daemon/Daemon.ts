@@ -25,6 +25,7 @@ import { RunsLive } from "../services/runs/RunsLive.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
 import { StopRequestsLive } from "../services/console/stopRequests.ts"
+import { StopRequestsRetention } from "../services/console/stopRetention.ts"
 import { ClientsLive } from "../services/auth/Clients.ts"
 import { DbLive } from "../storage/Db.ts"
 import { AgentsLive } from "../services/agents/Agents.ts"
@@ -99,6 +100,8 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     Layer.provideMerge(listener(config)),
     // The operator's console: stops asked from the page or the CLI (src/services/console).
     Layer.provideMerge(OperatorStopsLive),
+    // Stop requests go when the ledger no longer holds their run.
+    Layer.provideMerge(StopRequestsRetention),
     // What the console and /metrics read, each from its table's owner.
     Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)),
     Layer.provideMerge(servicesLayer(config, options))

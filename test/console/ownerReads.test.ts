@@ -1,7 +1,7 @@
 /**
  * The reads the console and /metrics make through the tables' owners: the ledger's briefs (live
  * first, then the newest, ties in insertion order), live runs per client, totals and version; the
- * stop requests by run and their version; Auth's clients and a version that moves on a rotation
+ * stop requests by run and their version, and their sweep after their runs'; Auth's clients and a version that moves on a rotation
  * (a change no listed field shows).
  */
 import { SqlClient } from "@effect/sql"
@@ -12,6 +12,7 @@ import { RedactorLive } from "../../src/common/Redactor.ts"
 import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
 import { Clients, ClientsLive } from "../../src/services/auth/Clients.ts"
 import { StopRequests, StopRequestsLive } from "../../src/services/console/stopRequests.ts"
+import { sweepStopRequests } from "../../src/services/console/stopRetention.ts"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
@@ -58,6 +59,23 @@ describe("the owners' reads for the console and /metrics", () => {
       const found = yield* stops.forRuns(["r1", "r2"])
       expect([...found.keys()]).toEqual(["r1"])
       expect(found.get("r1")?.outcome).toBe("stopping")
+    }).pipe(Effect.provide(owners)))
+
+  it.effect("stop requests go once the ledger no longer holds their run, and not before", () =>
+    Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const stops = yield* StopRequests
+      yield* ledger.insert(newRun("old"))
+      yield* ledger.insert(newRun("live"))
+      yield* stops.request("old", "cli")
+      yield* stops.request("live", "page")
+      yield* ledger.modify("old", () => ({ change: { status: "cancelled" }, result: null }))
+      expect(yield* sweepStopRequests).toBe(0)
+      yield* TestClock.adjust(10)
+      expect(yield* ledger.sweep(5)).toBe(1)
+      expect(yield* sweepStopRequests).toBe(1)
+      expect([...(yield* stops.forRuns(["old", "live"])).keys()]).toEqual(["live"])
+      expect(yield* sweepStopRequests).toBe(0)
     }).pipe(Effect.provide(owners)))
 
   it.effect("clients: listed by name, and the version moves on a rotation, which no listed field shows", () =>

@@ -53,6 +53,10 @@ export interface StopRequestsShape {
   readonly finish: (runId: string, outcome: string) => Effect.Effect<void, SqlError | ParseError>
   /** The requests of these runs, by run id (runs without one are absent). */
   readonly forRuns: (runIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, StopRequest>, SqlError | ParseError>
+  /** The run ids of every request kept (one row per run an operator stopped, within the runs' retention). */
+  readonly runIds: Effect.Effect<ReadonlyArray<string>, SqlError | ParseError>
+  /** Deletes the requests of these runs; answers how many went. */
+  readonly forget: (runIds: ReadonlyArray<string>) => Effect.Effect<number, SqlError>
   /** Text that changes when a request is made or carried out (the console's version). */
   readonly version: Effect.Effect<string, SqlError | ParseError>
 }
@@ -97,6 +101,14 @@ export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient
           Effect.flatMap(decodeRows),
           Effect.map((rows) => new Map(rows.map((r) => [r.run_id, toRequest(r)])))
         ),
+    runIds: sql`SELECT run_id FROM run_stop_requests`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ run_id: Schema.String })))),
+      Effect.map((rows) => rows.map((r) => r.run_id))
+    ),
+    forget: (runIds) =>
+      runIds.length === 0
+        ? Effect.succeed(0)
+        : sql`DELETE FROM run_stop_requests WHERE ${sql.in("run_id", runIds)} RETURNING run_id`.pipe(Effect.map((rows) => rows.length)),
     version: sql`SELECT count(*) || '.' || coalesce(max(requested_at), 0) || '.' || coalesce(max(done_at), 0) AS v FROM run_stop_requests`.pipe(
       Effect.flatMap(decodeValues),
       Effect.map((rows) => rows[0]?.v ?? "")

@@ -144,7 +144,10 @@ export interface LedgerShape {
   readonly outputSlice: (runId: string, from: number, to: number, total: number) => Effect.Effect<OutputSlice, LedgerError>
   /** The whole stored output (for a follower resuming a run; views read windows). */
   readonly output: (runId: string) => Effect.Effect<string, LedgerError>
-  /** Deletes runs that ended before `endedBefore` (ms), with their events and output. Returns how many. */
+  /**
+   * Deletes runs that ended before `endedBefore` (ms), with their events and output. Returns how
+   * many. Rows other owners keep per run (the operator's stop requests) go by their own sweep (`present`).
+   */
   readonly sweep: (endedBefore: number) => Effect.Effect<number, LedgerError>
 
   // The operator's console and /metrics (ledgerBriefs.ts).
@@ -159,6 +162,8 @@ export interface LedgerShape {
   readonly runChoices: Effect.Effect<{ readonly clients: ReadonlyArray<string>; readonly agents: ReadonlyArray<string> }, LedgerError>
   /** Text that changes whenever a run is written, started or ended (compared, never shown). */
   readonly version: Effect.Effect<string, LedgerError>
+  /** Which of these runs the ledger still holds (other owners' per-run rows follow the ledger's retention by it). */
+  readonly present: (runIds: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, LedgerError>
   /** The rows kept: runs and events. */
   readonly totals: Effect.Effect<{ readonly runs: number; readonly events: number }, LedgerError>
 }

@@ -247,7 +247,6 @@ export const makeLedgerSql = Effect.gen(function* () {
         const doomed = sql`SELECT run_id FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         yield* sql`DELETE FROM run_events WHERE run_id IN (${doomed})`
         yield* sql`DELETE FROM run_output WHERE run_id IN (${doomed})`
-        yield* sql`DELETE FROM run_stop_requests WHERE run_id IN (${doomed})`
         const gone = yield* sql`SELECT count(*) AS n FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`.pipe(Effect.flatMap(count))
         yield* sql`DELETE FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         return gone

@@ -44,7 +44,9 @@ const toBrief = (r: typeof BriefRow.Type): RunBrief => ({
   lastEventAt: r.last_at
 })
 
-type Briefs = Pick<LedgerShape, "briefs" | "brief" | "liveByClient" | "usageSince" | "runChoices" | "version" | "totals">
+type Briefs = Pick<LedgerShape, "briefs" | "brief" | "liveByClient" | "usageSince" | "runChoices" | "version" | "totals" | "present">
+
+const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ run_id: Schema.String })))
 
 export const makeLedgerBriefs = (sql: SqlClient.SqlClient, dialect: LedgerDialect, fail: (operation: string) => (cause: unknown) => LedgerError): Briefs => {
   const select = sql`SELECT r.run_id, r.client, r.agent, r.profile, r.status, r.created_at, r.updated_at, r.ended_at, r.usage,
@@ -90,6 +92,14 @@ export const makeLedgerBriefs = (sql: SqlClient.SqlClient, dialect: LedgerDialec
       Effect.map((vs) => vs[0] ?? ""),
       Effect.mapError(fail("version"))
     ),
+    present: (runIds) =>
+      runIds.length === 0
+        ? Effect.succeed(new Set<string>())
+        : sql`SELECT run_id FROM runs WHERE ${sql.in("run_id", runIds)}`.pipe(
+          Effect.flatMap(decodeIds),
+          Effect.map((rows) => new Set(rows.map((r) => r.run_id))),
+          Effect.mapError(fail("present"))
+        ),
     totals: sql`SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM run_events) AS events`.pipe(
       Effect.flatMap(decodeTotals),
       Effect.map((rows) => rows[0] ?? { runs: 0, events: 0 }),
