@@ -10,34 +10,20 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { createHash } from "node:crypto"
-import type { RunStatus } from "../../domain/runs/view.ts"
 import { Clients } from "../auth/Clients.ts"
-import { Ledger, type LedgerError, type RunBrief } from "../runs/Ledger.ts"
+import { type BriefFilter, Ledger, type LedgerError, type RunBrief } from "../runs/Ledger.ts"
 import { type StopRequest, StopRequests } from "./stopRequests.ts"
 
-export interface RunSummary {
-  readonly runId: string
-  readonly client: string
-  readonly agent: string
-  readonly profile: string
-  readonly status: RunStatus
-  readonly createdAt: number
-  readonly updatedAt: number
-  readonly endedAt: number | null
-  readonly lastEventType: string | null
-  readonly lastEventAt: number | null
+/** A run as the console shows it: the ledger's brief, with its tokens, usage and the operator's stop. */
+export interface RunSummary extends Omit<RunBrief, "usageText"> {
   readonly tokens: number | null
   readonly usage: Record<string, unknown> | null
   /** The operator's stop request, if any: null, "pending", or its outcome. */
   readonly operatorStop: string | null
 }
 
-export interface RunFilter {
-  readonly client?: string | undefined
-  readonly status?: RunStatus | undefined
-  readonly agent?: string | undefined
-  readonly limit: number
-}
+/** The console's runs filter is the ledger's (`limit` is bounded by MAX_RUNS_LISTED here). */
+export type RunFilter = BriefFilter
 
 export interface ClientSummary {
   readonly name: string
@@ -71,19 +57,10 @@ export const tokensOf = (usage: Record<string, unknown> | null): number | null =
   return input === null && output === null ? null : (input ?? 0) + (output ?? 0)
 }
 
-const toSummary = (r: RunBrief, stop: StopRequest | undefined): RunSummary => {
-  const usage = parseUsage(r.usageText)
+const toSummary = ({ usageText, ...brief }: RunBrief, stop: StopRequest | undefined): RunSummary => {
+  const usage = parseUsage(usageText)
   return {
-    runId: r.runId,
-    client: r.client,
-    agent: r.agent,
-    profile: r.profile,
-    status: r.status,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-    endedAt: r.endedAt,
-    lastEventType: r.lastEventType,
-    lastEventAt: r.lastEventAt,
+    ...brief,
     tokens: tokensOf(usage),
     usage,
     operatorStop: stop === undefined ? null : stop.doneAt === null ? "pending" : stop.outcome
