@@ -16,7 +16,7 @@ import { RunStatus } from "../domain/runs/view.ts"
 import { Schema } from "effect"
 import { OperatorStops } from "../services/console/OperatorStops.ts"
 import { makeConsoleQueries } from "../services/console/queries.ts"
-import { makeStopRequests } from "../services/console/stopRequests.ts"
+import { StopRequests } from "../services/console/stopRequests.ts"
 import { Inbox } from "../services/inbox/Inbox.ts"
 import { Redactor } from "../common/Redactor.ts"
 import { Ledger } from "../services/runs/Ledger.ts"
@@ -24,7 +24,7 @@ import { makeViews } from "../services/runs/views.ts"
 import { printedExit } from "./printedExit.ts"
 import { flag, hasFlag, type ParsedArgs, UsageError } from "./args.ts"
 import { eventsText, runDetail, runsTable } from "./runsFormat.ts"
-import type { SqlClient } from "@effect/sql"
+import type { Clients } from "../services/auth/Clients.ts"
 
 export const RUNS_USAGE = `usage: agent-bridge runs list [--client C] [--status S] [--agent A] [--limit N] [--json]
        agent-bridge runs show ID [--events] [--since SEQ] [--offset N] [--json]
@@ -47,7 +47,7 @@ const wholeNumber = (args: ParsedArgs, name: string, fallback: number): Effect.E
 
 const notFound = (id: string) => new RunNotFound({ message: `no run ${JSON.stringify(id.slice(0, 80))}` })
 
-export type RunsCliEnv = SqlClient.SqlClient | Ledger | Redactor | Inbox | OperatorStops
+export type RunsCliEnv = Ledger | StopRequests | Clients | Redactor | Inbox | OperatorStops
 
 export const runsCommand = (args: ParsedArgs): Effect.Effect<string, BridgeError | UsageError, RunsCliEnv> =>
   Effect.gen(function* () {
@@ -84,7 +84,7 @@ export const runsCommand = (args: ParsedArgs): Effect.Effect<string, BridgeError
         if (answer._tag === "AlreadyEnded") {
           return asJson ? json({ run_id: id, stop: "already_ended", status: answer.status }) : `${id}: the run already ended (${answer.status}); nothing to stop.`
         }
-        const store = yield* makeStopRequests
+        const store = yield* StopRequests
         // A running daemon carries it out within about a second; a stopped one when it starts.
         const outcome = yield* db(store.get(id)).pipe(
           Effect.flatMap((r) => (Option.isSome(r) && r.value.doneAt !== null ? Effect.succeed(r.value.outcome) : Effect.fail("not yet" as const))),

@@ -3,6 +3,8 @@ import { Effect, Layer } from "effect"
 import type { ResolvedConfig } from "../config/load.ts"
 import { HermesClientForTools } from "../hermes/client/HermesClientLive.ts"
 import { OperatorStopsRecording } from "../services/console/OperatorStops.ts"
+import { StopRequestsLive } from "../services/console/stopRequests.ts"
+import { ClientsLive } from "../services/auth/Clients.ts"
 import { InboxServices } from "../daemon/teachServices.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import type { ParsedArgs } from "./args.ts"
@@ -14,7 +16,7 @@ export const runsCommandLine = (config: ResolvedConfig, args: ParsedArgs): Promi
     runsMain(args).pipe(
       Effect.provide(
         OperatorStopsRecording.pipe(
-          Layer.provideMerge(LedgerLive),
+          Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)),
           Layer.provideMerge(InboxServices),
           Layer.provideMerge(HermesClientForTools),
           Layer.provideMerge(storageLayer(config)),

@@ -24,6 +24,9 @@ import { TeachServices } from "./teachServices.ts"
 import { RunsLive } from "../services/runs/RunsLive.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
+import { StopRequestsLive } from "../services/console/stopRequests.ts"
+import { StopRequestsRetention } from "../services/console/stopRetention.ts"
+import { ClientsLive } from "../services/auth/Clients.ts"
 import { DbForStores } from "../storage/Db.ts"
 import { AgentsLive } from "../services/agents/Agents.ts"
 import { AuthLive } from "../services/auth/Auth.ts"
@@ -96,7 +99,11 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     Layer.provideMerge(InboxWebLive()),
     Layer.provideMerge(listener(config)),
     // The operator's console: stops asked from the page or the CLI (src/services/console).
-    Layer.provideMerge(OperatorStopsLive.pipe(Layer.provide(LedgerLive))),
+    Layer.provideMerge(OperatorStopsLive),
+    // Stop requests go when the ledger no longer holds their run.
+    Layer.provideMerge(StopRequestsRetention),
+    // What the console and /metrics read, each from its table's owner.
+    Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)),
     Layer.provideMerge(servicesLayer(config, options))
   )
   return markReady.pipe(Layer.provideMerge(serving))

@@ -4,6 +4,8 @@
  * says what failed and what to do; anything else stays `bridge.internal`. Recognised by SQLite's
  * result codes (better-sqlite3's `code`) and node's errno codes, anywhere in an error's cause chain.
  */
+import { sqliteFaultKind } from "./sqlite/faultsSqlite.ts"
+
 export type StorageFaultKind = "full" | "readonly" | "io" | "busy"
 
 export interface StorageFault {
@@ -13,14 +15,15 @@ export interface StorageFault {
   readonly path: string | undefined
 }
 
-const kindOf = (code: string): StorageFaultKind | null => {
-  if (code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT") return "full"
-  if (code.startsWith("SQLITE_READONLY") || code === "SQLITE_PERM" || code.startsWith("SQLITE_CANTOPEN")) return "readonly"
+/** node's errno codes; the database's own codes are its driver's (`sqlite/faultsSqlite.ts`). */
+const errnoKind = (code: string): StorageFaultKind | null => {
+  if (code === "ENOSPC" || code === "EDQUOT") return "full"
   if (code === "EROFS" || code === "EACCES" || code === "EPERM") return "readonly"
-  if (code.startsWith("SQLITE_IOERR") || code === "EIO") return "io"
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "busy"
+  if (code === "EIO") return "io"
   return null
 }
+
+const kindOf = (code: string): StorageFaultKind | null => sqliteFaultKind(code) ?? errnoKind(code)
 
 /** The first storage fault in `cause`'s chain (at most 6 deep), or null. */
 export const storageFaultOf = (cause: unknown): StorageFault | null => {

@@ -1,13 +1,16 @@
 /**
- * A cheap check that the bridge can still write where it must: the database has room to grow (its
- * page limit, as SQLite's own `max_page_count` sets it), and the data and skills folders are
+ * A cheap check that the bridge can still write where it must: the database has room to grow (on
+ * SQLite its page limit, `sqlite/probeSqlite.ts`), and the data and skills folders are
  * writable and their disks not full (one `access` and one `statfs` each; nothing is written). `/healthz`
  * reports it, so a full or read-only disk shows before the next write fails.
  */
 import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
 import * as fs from "node:fs/promises"
 import { storageFaultOf } from "./faults.ts"
+import { databaseBytesSqlite, databaseFullSqlite } from "./sqlite/probeSqlite.ts"
 
 export type StorageState = "ok" | "full" | "read_only" | "unavailable"
 
@@ -16,15 +19,30 @@ export interface StorageProblem {
   readonly state: Exclude<StorageState, "ok">
 }
 
-/** `full` when the database is at its page limit with no free page left. */
+/**
+ * `full` when the database cannot grow: SQLite at its page limit with no free page left. A
+ * database server grows until its own disk is full, which it reports on the failed write itself.
+ */
 export const databaseRoom = (sql: SqlClient.SqlClient): Effect.Effect<StorageState> =>
-  Effect.gen(function* () {
-    const pages = yield* Effect.flatMap(sql`PRAGMA page_count`, Schema.decodeUnknown(Schema.Array(Schema.Struct({ page_count: Schema.Int }))))
-    const max = yield* Effect.flatMap(sql`PRAGMA max_page_count`, Schema.decodeUnknown(Schema.Array(Schema.Struct({ max_page_count: Schema.Int }))))
-    const free = yield* Effect.flatMap(sql`PRAGMA freelist_count`, Schema.decodeUnknown(Schema.Array(Schema.Struct({ freelist_count: Schema.Int }))))
-    const [p, m, f] = [pages[0]?.page_count ?? 0, max[0]?.max_page_count ?? Infinity, free[0]?.freelist_count ?? 0]
-    return p >= m && f === 0 ? ("full" as const) : ("ok" as const)
-  }).pipe(Effect.catchAll(() => Effect.succeed("unavailable" as const)))
+  Effect.catchAll(
+    sql.onDialectOrElse({
+      sqlite: () => Effect.map(databaseFullSqlite(sql), (full): StorageState => (full ? "full" : "ok")),
+      orElse: () => Effect.succeed<StorageState>("ok")
+    }),
+    () => Effect.succeed<StorageState>("unavailable")
+  )
+
+/** The database's size in bytes (`/metrics`). */
+export const databaseBytes = (sql: SqlClient.SqlClient): Effect.Effect<number, SqlError | ParseError> =>
+  sql.onDialectOrElse({
+    sqlite: () => databaseBytesSqlite(sql),
+    pg: () =>
+      sql`SELECT pg_database_size(current_database()) AS bytes`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ bytes: Schema.NumberFromString })))),
+        Effect.map((rows) => rows[0]?.bytes ?? 0)
+      ),
+    orElse: () => Effect.succeed(0)
+  })
 
 /**
  * One folder: writable and with room, or what is wrong. A folder not made yet is fine (it is made when needed).

@@ -4,7 +4,7 @@
  * store's own typed error (the inbox's `bridge.internal` under a logged incident, the memory's
  * `MemoryFailed`), a defect where the store's SQL errors are defects too (identity), or a typed
  * `ParseError` beside the `SqlError` the console's readers already fail with (their callers treat
- * both alike), never a wrong value passed on.
+ * both alike; a run's summary is the ledger's `LedgerError` over it), never a wrong value passed on.
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
@@ -13,7 +13,9 @@ import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { RedactorLive } from "../../src/common/Redactor.ts"
 import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
 import { makeConsoleQueries } from "../../src/services/console/queries.ts"
-import { makeStopRequests } from "../../src/services/console/stopRequests.ts"
+import { makeStopRequests, StopRequestsLive } from "../../src/services/console/stopRequests.ts"
+import { ClientsLive } from "../../src/services/auth/Clients.ts"
+import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
 import { InboxChangesLive } from "../../src/services/inbox/InboxChanges.ts"
 import { InboxStore, InboxStoreLive } from "../../src/services/inbox/InboxStore.ts"
 import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
@@ -110,11 +112,14 @@ describe("identity rows that do not decode are defects, console rows ParseErrors
       const queries = yield* makeConsoleQueries
       yield* sql`INSERT INTO runs (run_id, client, agent, profile, hermes_run_id, status, input, fingerprint, created_at, updated_at)
         VALUES ('run_x', 'alice', 'hermes', 'default', 'h', 'exploded', 'in', 'fp', 0, 0)`
-      expect(failureTag(yield* Effect.exit(queries.run("run_x")))).toBe("ParseError")
+      // The run's summary comes from the ledger: its own error, over the row's ParseError.
+      const summary = yield* Effect.flip(queries.run("run_x"))
+      expect(summary._tag).toBe("LedgerError")
+      expect((summary as { cause?: { _tag?: unknown } }).cause?._tag).toBe("ParseError")
       expect(failureTag(yield* Effect.exit(queries.clients(0)))).toBe("ParseError")
 
       const stops = yield* makeStopRequests
       yield* sql`INSERT INTO run_stop_requests (run_id, requested_by, via, requested_at) VALUES ('run_x', 'operator', 'carrier pigeon', 1)`
       expect(failureTag(yield* Effect.exit(stops.pending))).toBe("ParseError")
-    }).pipe(Effect.provide(AuthLive), Effect.provide(RedactorLive), Effect.provide(AppConfigLive(testConfig())), Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(AuthLive), Effect.provide(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)), Effect.provide(RedactorLive), Effect.provide(AppConfigLive(testConfig())), Effect.provide(DbMemory)))
 })

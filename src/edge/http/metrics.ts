@@ -2,7 +2,8 @@
  * `GET /metrics`: the daemon's metrics in the Prometheus text format (common/Metrics.ts). It needs
  * a bearer key: the admin key, or `bridge.metrics_token` when one is configured (so a scraper holds
  * no key that could do anything else). The database's facts (live runs, pending inbox rows, the
- * ledger's size) are read at each scrape, so they are exact whoever wrote them (the CLI included).
+ * ledger's size) are read at each scrape through their owners, so they are exact whoever wrote them
+ * (the CLI included).
  */
 import { SqlClient } from "@effect/sql"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
@@ -11,6 +12,9 @@ import { AppConfig } from "../../config/AppConfig.ts"
 import { bearerToken, digestKey, sameDigest } from "../../services/auth/apiKeys.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import { Metrics } from "../../common/Metrics.ts"
+import { InboxStore } from "../../services/inbox/InboxStore.ts"
+import { Ledger } from "../../services/runs/Ledger.ts"
+import { databaseBytes } from "../../storage/probe.ts"
 import { forbidden, jsonError } from "./responses.ts"
 
 export const METRICS_PATH = "/metrics"
@@ -27,20 +31,20 @@ const allowed = (token: string | undefined) =>
     return candidates.map((k) => sameDigest(digest, digestKey(Redacted.value(k)))).some((ok) => ok)
   })
 
+/** Read through each table's owner (the ledger, the inbox's store); the file's size from storage. */
 const storeFacts = Effect.gen(function* () {
+  const ledger = yield* Ledger
+  const inbox = yield* InboxStore
   const sql = yield* SqlClient.SqlClient
-  const live = yield* sql<{ client: string; n: number }>`SELECT client, count(*) AS n FROM runs WHERE ended_at IS NULL GROUP BY client`
-  const [counts] = yield* sql<{ runs: number; events: number; pending: number }>`SELECT
-      (SELECT count(*) FROM runs) AS runs,
-      (SELECT count(*) FROM run_events) AS events,
-      (SELECT count(*) FROM inbox WHERE state = 'pending') AS pending`
-  const [pages] = yield* sql<{ bytes: number }>`SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()`
+  const liveRuns = yield* ledger.liveByClient
+  const totals = yield* ledger.totals
+  const inboxPending = yield* inbox.pendingCount
   return {
-    liveRuns: live,
-    inboxPending: counts?.pending ?? 0,
-    ledgerRuns: counts?.runs ?? 0,
-    ledgerEvents: counts?.events ?? 0,
-    databaseBytes: pages?.bytes ?? 0
+    liveRuns,
+    inboxPending,
+    ledgerRuns: totals.runs,
+    ledgerEvents: totals.events,
+    databaseBytes: yield* databaseBytes(sql)
   }
 })
 

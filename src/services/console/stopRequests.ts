@@ -5,8 +5,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
+import { DbMemory } from "../../storage/Db.ts"
 import type { StopActor } from "../runs/Runs.ts"
 
 export interface StopRequest {
@@ -50,7 +51,20 @@ export interface StopRequestsShape {
   /** Requests not yet carried out, oldest first. */
   readonly pending: Effect.Effect<ReadonlyArray<StopRequest>, SqlError | ParseError>
   readonly finish: (runId: string, outcome: string) => Effect.Effect<void, SqlError | ParseError>
+  /** The requests of these runs, by run id (runs without one are absent). */
+  readonly forRuns: (runIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, StopRequest>, SqlError | ParseError>
+  /** The run ids of every request kept (one row per run an operator stopped, within the runs' retention). */
+  readonly runIds: Effect.Effect<ReadonlyArray<string>, SqlError | ParseError>
+  /** Deletes the requests of these runs; answers how many went. */
+  readonly forget: (runIds: ReadonlyArray<string>) => Effect.Effect<number, SqlError>
+  /** Text that changes when a request is made or carried out (the console's version). */
+  readonly version: Effect.Effect<string, SqlError | ParseError>
 }
+
+/** The stop requests' store as a service: the console reads through it (`makeStopRequests` builds it). */
+export class StopRequests extends Context.Tag("agent-bridge/console/StopRequests")<StopRequests, StopRequestsShape>() {}
+
+const decodeValues = Schema.decodeUnknown(Schema.Array(Schema.Struct({ v: Schema.String })))
 
 export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -79,6 +93,34 @@ export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient
     finish: (runId, outcome) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         sql`UPDATE run_stop_requests SET done_at = ${now}, outcome = ${outcome} WHERE run_id = ${runId} AND done_at IS NULL`
-      ).pipe(Effect.asVoid)
+      ).pipe(Effect.asVoid),
+    forRuns: (runIds) =>
+      runIds.length === 0
+        ? Effect.succeed(new Map())
+        : sql`SELECT * FROM run_stop_requests WHERE ${sql.in("run_id", runIds)}`.pipe(
+          Effect.flatMap(decodeRows),
+          Effect.map((rows) => new Map(rows.map((r) => [r.run_id, toRequest(r)])))
+        ),
+    runIds: sql`SELECT run_id FROM run_stop_requests`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ run_id: Schema.String })))),
+      Effect.map((rows) => rows.map((r) => r.run_id))
+    ),
+    forget: (runIds) =>
+      runIds.length === 0
+        ? Effect.succeed(0)
+        : sql`DELETE FROM run_stop_requests WHERE ${sql.in("run_id", runIds)} RETURNING run_id`.pipe(Effect.map((rows) => rows.length)),
+    version: sql`SELECT count(*) || '.' || coalesce(max(requested_at), 0) || '.' || coalesce(max(done_at), 0) AS v FROM run_stop_requests`.pipe(
+      Effect.flatMap(decodeValues),
+      Effect.map((rows) => rows[0]?.v ?? "")
+    )
   }
 })
+
+/** The stop requests over the `SqlClient` in context. */
+export const StopRequestsLive = Layer.effect(StopRequests, makeStopRequests)
+
+/**
+ * `StopRequestsTest`: the real store over a fresh in-memory database (migrated like the real one);
+ * it records requests in `run_stop_requests` and provides the `SqlClient` beside `StopRequests`.
+ */
+export const StopRequestsTest = StopRequestsLive.pipe(Layer.provideMerge(DbMemory))

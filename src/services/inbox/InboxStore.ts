@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto"
 import { Internal, StoreUnavailable } from "../../domain/errors.ts"
 import { failWithIncident } from "../../common/incident.ts"
 import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
+import { insertionOrder } from "../../storage/rowOrder.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import type { InboxRow, InboxState } from "./Inbox.ts"
 import { InboxChanges } from "./InboxChanges.ts"
@@ -39,6 +40,8 @@ export interface InboxStoreShape {
   readonly pendingForSkill: (name: string) => Effect.Effect<ReadonlyArray<InboxRow>, StoreFailure>
   /** How many skill changes `client` has pending. */
   readonly pendingCountFor: (client: string) => Effect.Effect<number, StoreFailure>
+  /** How many rows of any kind are pending (`/metrics`). */
+  readonly pendingCount: Effect.Effect<number, StoreFailure>
   /** Moves a row out of `pending`; false when it was not pending (someone decided it first). */
   readonly close: (id: string, change: StateChange) => Effect.Effect<boolean, StoreFailure>
   /**
@@ -103,17 +106,22 @@ export const InboxStoreLive = Layer.effect(
         rows(
           "list rows",
           state === undefined
-            ? sql`SELECT * FROM inbox ORDER BY created_at DESC, rowid DESC`
-            : sql`SELECT * FROM inbox WHERE state = ${state} ORDER BY created_at DESC, rowid DESC`
+            ? sql`SELECT * FROM inbox ORDER BY created_at DESC, ${insertionOrder(sql)} DESC`
+            : sql`SELECT * FROM inbox WHERE state = ${state} ORDER BY created_at DESC, ${insertionOrder(sql)} DESC`
         ),
       pendingForSkill: (name) =>
-        rows("read pending skill rows", sql`SELECT * FROM inbox WHERE state = 'pending' AND ${skillKinds} AND name = ${name} ORDER BY rowid`),
+        rows("read pending skill rows", sql`SELECT * FROM inbox WHERE state = 'pending' AND ${skillKinds} AND name = ${name} ORDER BY ${insertionOrder(sql)}`),
       pendingCountFor: (client) =>
         sql`SELECT count(*) AS n FROM inbox WHERE state = 'pending' AND ${skillKinds} AND client = ${client}`.pipe(
           Effect.flatMap(decodeCounts),
           Effect.map((rs) => rs[0]?.n ?? 0),
           Effect.catchTags({ SqlError: failed("count pending rows"), ParseError: failed("count pending rows") })
         ),
+      pendingCount: sql`SELECT count(*) AS n FROM inbox WHERE state = 'pending'`.pipe(
+        Effect.flatMap(decodeCounts),
+        Effect.map((rs) => rs[0]?.n ?? 0),
+        Effect.catchTags({ SqlError: failed("count pending rows"), ParseError: failed("count pending rows") })
+      ),
       close: (id, change) =>
         Effect.gen(function* () {
           const at = yield* epochMsColumn(change.at)
@@ -137,7 +145,7 @@ export const InboxStoreLive = Layer.effect(
           rows(
             "read a run approval",
             requestId === null
-              ? sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id IS NULL AND state = 'pending' ORDER BY rowid`
+              ? sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id IS NULL AND state = 'pending' ORDER BY ${insertionOrder(sql)}`
               : sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND run_id = ${runId} AND request_id = ${requestId}`
           ),
           (rs) => Option.fromNullable(rs[0])
@@ -146,8 +154,8 @@ export const InboxStoreLive = Layer.effect(
         rows(
           "read pending run approvals",
           requestId === undefined
-            ? sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} ORDER BY rowid`
-            : sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} AND request_id = ${requestId} ORDER BY rowid`
+            ? sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} ORDER BY ${insertionOrder(sql)}`
+            : sql`SELECT * FROM inbox WHERE kind = 'run_approval' AND state = 'pending' AND run_id = ${runId} AND request_id = ${requestId} ORDER BY ${insertionOrder(sql)}`
         ),
       deleteHistory: (decidedBefore) =>
         epochMsColumn(decidedBefore).pipe(

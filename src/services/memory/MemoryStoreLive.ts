@@ -1,6 +1,7 @@
 /**
- * `MemoryStore` over the bridge's SQLite database: notes in `memory_notes`, an FTS5 index in
- * `memory_fts` (migration 0004), bm25 ranking with the text weighted above the tags.
+ * `MemoryStore` over the bridge's database: notes in `memory_notes` (portable SQL here), their
+ * full-text index through the dialect's driver (`memoryIndex.ts`; on SQLite FTS5 with bm25 ranking,
+ * the text weighted above the tags, `sqlite/MemoryIndexSqlite.ts`).
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -10,6 +11,7 @@ import { randomBytes } from "node:crypto"
 import { MemoryFailed, MemoryInvalid } from "../../domain/errors.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { ftsMatch } from "./ftsQuery.ts"
+import { memoryIndex } from "./memoryIndex.ts"
 import { MemoryStore, type Note, type NoteInput, type ScoredNote } from "./MemoryStore.ts"
 import { SOURCE_TAG_PREFIX } from "./policy.ts"
 
@@ -55,6 +57,7 @@ export const MemoryStoreLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const inTransaction = transactionKeepingCause(sql)
+    const index = yield* memoryIndex(sql)
     const cols = sql`n.id, n.namespace, n.text, n.tags, n.client, n.created_at`
 
     const add = (input: NoteInput) =>
@@ -72,7 +75,7 @@ export const MemoryStoreLive = Layer.effect(
               created_at: createdAt
             })} RETURNING seq`.pipe(Effect.flatMap(decodeSeqs))
             const seq = inserted[0]?.seq
-            yield* sql`INSERT INTO memory_fts (rowid, text, tags) VALUES (${seq ?? null}, ${note.text}, ${indexedTags(note.tags)})`
+            yield* index.add(seq ?? null, note.text, indexedTags(note.tags))
           })
         )
         return note
@@ -85,16 +88,11 @@ export const MemoryStoreLive = Layer.effect(
           return yield* new MemoryInvalid({ message: "the query holds no searchable words (letters or digits)" })
         }
         if (request.namespaces.length === 0) return []
-        const rows = yield* sql`
-          SELECT ${cols}, bm25(memory_fts, 1.0, 0.5) AS rank
-          FROM memory_fts JOIN memory_notes n ON n.seq = memory_fts.rowid
-          WHERE memory_fts MATCH ${match} AND ${sql.in("n.namespace", request.namespaces)}
-          ORDER BY rank, n.seq DESC
-          LIMIT ${request.limit}`.pipe(
+        const rows = yield* index.search(cols, match, request.namespaces, request.limit).pipe(
           Effect.flatMap(decodeScored),
           Effect.catchTags({ SqlError: failed("search"), ParseError: failed("search") })
         )
-        // bm25 is lower-is-better and negative; a tiny positive score for a perfect tie is still "found".
+        // The rank is lower-is-better (bm25's, negative); a tiny positive score for a perfect tie is still "found".
         return rows.map((r): ScoredNote => ({ ...toNote(r), score: Number.isFinite(r.rank) ? -r.rank : 0 }))
       })
 
@@ -121,7 +119,7 @@ export const MemoryStoreLive = Layer.effect(
             const rows = yield* sql`DELETE FROM memory_notes WHERE id = ${id} RETURNING seq`.pipe(Effect.flatMap(decodeSeqs))
             const seq = rows[0]?.seq
             if (seq === undefined) return false
-            yield* sql`DELETE FROM memory_fts WHERE rowid = ${seq}`
+            yield* index.remove(seq)
             return true
           })
         ).pipe(Effect.catchTags({ SqlError: failed("delete the note"), ParseError: failed("delete the note") }))

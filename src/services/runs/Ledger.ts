@@ -1,5 +1,5 @@
 /**
- * The run ledger: every run, its newest events, its output and its idempotency key, in SQLite.
+ * The run ledger: every run, its newest events, its output and its idempotency key, in the store.
  * Text is stored raw (the database is 0600) and only ever redacted on the way out. Every write is
  * one transaction; `modify` reads the run inside that transaction, so concurrent writers (the
  * follower, stop, answer) never overwrite each other's changes.
@@ -93,6 +93,29 @@ export interface ListFilter {
   readonly limit: number
 }
 
+/** A run as the operator's console lists it: the row's facts and its newest event. */
+export interface RunBrief {
+  readonly runId: string
+  readonly client: string
+  readonly agent: string
+  readonly profile: string
+  readonly status: RunStatus
+  readonly createdAt: number
+  readonly updatedAt: number
+  readonly endedAt: number | null
+  /** Hermes's usage as stored (JSON text); the console shows what parses. */
+  readonly usageText: string | null
+  readonly lastEventType: string | null
+  readonly lastEventAt: number | null
+}
+
+export interface BriefFilter {
+  readonly client?: string | undefined
+  readonly status?: RunStatus | undefined
+  readonly agent?: string | undefined
+  readonly limit: number
+}
+
 export interface LedgerShape {
   /** Inserts a run and its `run.started` event. */
   readonly insert: (run: NewRun) => Effect.Effect<RunRecord, LedgerError | IdempotencyTaken>
@@ -121,8 +144,28 @@ export interface LedgerShape {
   readonly outputSlice: (runId: string, from: number, to: number, total: number) => Effect.Effect<OutputSlice, LedgerError>
   /** The whole stored output (for a follower resuming a run; views read windows). */
   readonly output: (runId: string) => Effect.Effect<string, LedgerError>
-  /** Deletes runs that ended before `endedBefore` (ms), with their events and output. Returns how many. */
+  /**
+   * Deletes runs that ended before `endedBefore` (ms), with their events and output. Returns how
+   * many. Rows other owners keep per run (the operator's stop requests) go by their own sweep (`present`).
+   */
   readonly sweep: (endedBefore: number) => Effect.Effect<number, LedgerError>
+
+  // The operator's console and /metrics (ledgerBriefs.ts).
+  /** Live runs first, then the newest, at most `limit`. */
+  readonly briefs: (filter: BriefFilter) => Effect.Effect<ReadonlyArray<RunBrief>, LedgerError>
+  readonly brief: (runId: string) => Effect.Effect<Option.Option<RunBrief>, LedgerError>
+  /** How many runs each client has that have not ended (clients with none are absent). */
+  readonly liveByClient: Effect.Effect<ReadonlyArray<{ readonly client: string; readonly n: number }>, LedgerError>
+  /** Every run created at or after `since` (ms): its client and stored usage. */
+  readonly usageSince: (since: number) => Effect.Effect<ReadonlyArray<{ readonly client: string; readonly usage: string | null }>, LedgerError>
+  /** The clients and agents that have runs (the console's filter choices), sorted. */
+  readonly runChoices: Effect.Effect<{ readonly clients: ReadonlyArray<string>; readonly agents: ReadonlyArray<string> }, LedgerError>
+  /** Text that changes whenever a run is written, started or ended (compared, never shown). */
+  readonly version: Effect.Effect<string, LedgerError>
+  /** Which of these runs the ledger still holds (other owners' per-run rows follow the ledger's retention by it). */
+  readonly present: (runIds: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, LedgerError>
+  /** The rows kept: runs and events. */
+  readonly totals: Effect.Effect<{ readonly runs: number; readonly events: number }, LedgerError>
 }
 
 export class Ledger extends Context.Tag("agent-bridge/runs/Ledger")<Ledger, LedgerShape>() {}

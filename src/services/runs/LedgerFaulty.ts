@@ -4,11 +4,10 @@
  * (`SQLITE_BUSY`) or the disk is full (`SQLITE_FULL`), or first stalls (a lock held elsewhere, a
  * slow disk) and then fails or goes on. Counts every call per operation.
  */
-import { SqlError } from "@effect/sql/SqlError"
-import Database from "better-sqlite3"
 import { Effect, Layer } from "effect"
-import { Ledger, LedgerError, type LedgerShape } from "./Ledger.ts"
+import { Ledger, type LedgerError, type LedgerShape } from "./Ledger.ts"
 import { makeLedgerSql } from "./LedgerSql.ts"
+import { sqliteFailure } from "./sqlite/ledgerFaultsSqlite.ts"
 
 export type LedgerOp = keyof LedgerShape
 
@@ -18,17 +17,8 @@ export type Fault =
   /** Waits, then fails (`then`) or does the real work. */
   | { readonly kind: "stall"; readonly ms: number; readonly then?: "busy" | "full" }
 
-const SQLITE: Record<"busy" | "full", { readonly code: string; readonly message: string }> = {
-  busy: { code: "SQLITE_BUSY", message: "database is locked" },
-  full: { code: "SQLITE_FULL", message: "database or disk is full" }
-}
-
-/** The error SQLite's driver raises, wrapped the way @effect/sql and the ledger wrap it. */
-export const sqliteFailure = (op: string, kind: "busy" | "full") =>
-  new LedgerError({
-    operation: op,
-    cause: new SqlError({ cause: new Database.SqliteError(SQLITE[kind].message, SQLITE[kind].code), message: "Failed to execute statement" })
-  })
+/** The injected failures are SQLite's own (`sqlite/ledgerFaultsSqlite.ts`); re-exported for the tests that build them. */
+export { sqliteFailure }
 
 export interface FaultControl {
   /** The next `times` calls of `op` meet `fault`. */

@@ -1,19 +1,21 @@
-/** The run ledger over the bridge's SQLite database (migration 0002_ledger). */
+/**
+ * The run ledger's SQL (migration 0002_ledger): portable statements through `@effect/sql`'s `sql`
+ * template, the few that differ by dialect from `ledgerDialect.ts` (SQLite's in
+ * `sqlite/LedgerSqlite.ts`), and what a write means from `ledgerWrite.ts`.
+ */
 import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Array as Arr, Clock, Effect, Layer, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
-import { isTerminal, PendingClarification, RunStatus } from "../../domain/runs/view.ts"
+import { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { Metrics } from "../../common/Metrics.ts"
-import { boundaryAtOrBefore, CONTEXT_CHARS, firstChars, fromUtf8, utf8, utf8Length } from "../../domain/runs/window.ts"
 import { IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
-import { EVENTS_KEPT, PREVIEW_CHARS, WINDOW_BYTES } from "../../domain/limits.ts"
+import { ledgerDialect } from "./ledgerDialect.ts"
+import { isEmptyChange, OUTPUT_CHUNK_BYTES, planWrite, replaceNeedsStoredOutput } from "./ledgerWrite.ts"
+import { makeLedgerBriefs } from "./ledgerBriefs.ts"
 
-/** Characters of output kept on the run row for list previews (preview plus redaction context). */
-export const OUTPUT_HEAD_CHARS = PREVIEW_CHARS + CONTEXT_CHARS
-/** Stored output chunks hold at most this many bytes, so a window read touches few rows. */
-export const OUTPUT_CHUNK_BYTES = WINDOW_BYTES
+/** The output's head and chunk sizes are the write plan's (`ledgerWrite.ts`); re-exported for the ledger's tests. */
+export { OUTPUT_CHUNK_BYTES, OUTPUT_HEAD_CHARS } from "./ledgerWrite.ts"
 
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
@@ -90,42 +92,15 @@ const firstRecord = (rows: ReadonlyArray<unknown>) => Effect.map(records(rows), 
 const events = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<StoredEvent>, ParseError> => decodeEvents(rows)
 const count = (rows: ReadonlyArray<unknown>) => Effect.map(decodeCounts(rows), (rs) => rs[0]?.n ?? 0)
 
-/** `text` in chunks of at most OUTPUT_CHUNK_BYTES of UTF-8, each ending on a character boundary. */
-const chunkOutput = (text: string): ReadonlyArray<{ readonly text: string; readonly bytes: number }> => {
-  const bytes = utf8(text)
-  const chunks: Array<{ text: string; bytes: number }> = []
-  let at = 0
-  while (at < bytes.length) {
-    const end = at + OUTPUT_CHUNK_BYTES >= bytes.length ? bytes.length : boundaryAtOrBefore(bytes, at + OUTPUT_CHUNK_BYTES)
-    chunks.push({ text: fromUtf8(bytes.subarray(at, end)), bytes: end - at })
-    at = end
-  }
-  return chunks
-}
-
-const isUniqueViolation = (e: SqlError): boolean => {
-  const code = (e.cause as { code?: unknown } | undefined)?.code
-  return code === "SQLITE_CONSTRAINT_UNIQUE"
-}
-
 export const makeLedgerSql = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const metrics = yield* Metrics
+  const dialect = yield* ledgerDialect(sql)
   const inTransaction = transactionKeepingCause(sql)
   const fail = (operation: string) => (cause: unknown) => new LedgerError({ operation, cause })
 
   const getRow = (runId: string) =>
     sql`SELECT * FROM runs WHERE run_id = ${runId}`.pipe(Effect.flatMap(firstRecord))
-
-  const insertChunks = (runId: string, startByte: number, text: string) =>
-    Effect.gen(function* () {
-      let at = startByte
-      for (const chunk of chunkOutput(text)) {
-        yield* sql`INSERT INTO run_output (run_id, start_byte, end_byte, text) VALUES (${runId}, ${at}, ${at + chunk.bytes}, ${chunk.text})`
-        at += chunk.bytes
-      }
-      return at
-    })
 
   const readOutput = (runId: string) =>
     sql`SELECT text FROM run_output WHERE run_id = ${runId} ORDER BY start_byte`.pipe(
@@ -133,50 +108,21 @@ export const makeLedgerSql = Effect.gen(function* () {
       Effect.map((rows) => rows.map((r) => r.text).join(""))
     )
 
-  /** Applies `change` to `current` (inside the caller's transaction) and returns the new record. */
+  /** Stores the plan of applying `change` to `current` (inside the caller's transaction); returns the new record. */
   const write = (current: RunRecord, change: RunChange, now: number) =>
     Effect.gen(function* () {
       const runId = current.runId
-      const appended: Array<StoredEvent> = []
-      let seq = current.lastSeq
-      for (const e of change.events ?? []) {
-        seq += 1
-        yield* sql`INSERT INTO run_events (run_id, seq, type, at, data) VALUES (${runId}, ${seq}, ${e.type}, ${now}, ${JSON.stringify(e.data)})`
-        appended.push({ seq, type: e.type, at: now, data: e.data })
+      const stored = replaceNeedsStoredOutput(current, change) ? yield* readOutput(runId) : null
+      const plan = planWrite(current, change, now, stored)
+      for (const e of plan.events) {
+        yield* sql`INSERT INTO run_events (run_id, seq, type, at, data) VALUES (${runId}, ${e.seq}, ${e.type}, ${e.at}, ${JSON.stringify(e.data)})`
       }
-      if (seq > EVENTS_KEPT && seq !== current.lastSeq) {
-        yield* sql`DELETE FROM run_events WHERE run_id = ${runId} AND seq <= ${seq - EVENTS_KEPT}`
+      if (plan.dropEventsThrough !== null) yield* sql`DELETE FROM run_events WHERE run_id = ${runId} AND seq <= ${plan.dropEventsThrough}`
+      if (plan.clearOutput) yield* sql`DELETE FROM run_output WHERE run_id = ${runId}`
+      for (const c of plan.chunks) {
+        yield* sql`INSERT INTO run_output (run_id, start_byte, end_byte, text) VALUES (${runId}, ${c.startByte}, ${c.endByte}, ${c.text})`
       }
-
-      let outputBytes = current.outputBytes
-      let outputHead = current.outputHead
-      const replace = change.outputReplace
-      if (replace !== undefined && replace !== null && (utf8Length(replace) !== outputBytes || (yield* readOutput(runId)) !== replace)) {
-        yield* sql`DELETE FROM run_output WHERE run_id = ${runId}`
-        outputBytes = yield* insertChunks(runId, 0, replace)
-        outputHead = firstChars(replace, OUTPUT_HEAD_CHARS)
-      }
-      const append = change.outputAppend ?? ""
-      if (append.length > 0) {
-        // The head grows only while it is the whole output; once cut, it is complete.
-        if (outputBytes === utf8Length(outputHead)) outputHead = firstChars(outputHead + append, OUTPUT_HEAD_CHARS)
-        outputBytes = yield* insertChunks(runId, outputBytes, append)
-      }
-
-      const status = change.status ?? current.status
-      const next: RunRecord = {
-        ...current,
-        status,
-        pending: change.pending === undefined ? current.pending : change.pending,
-        error: change.error === undefined ? current.error : change.error,
-        usage: change.usage === undefined ? current.usage : change.usage,
-        hermesEventId: change.hermesEventId === undefined || change.hermesEventId === null ? current.hermesEventId : change.hermesEventId,
-        lastSeq: seq,
-        outputBytes,
-        outputHead,
-        updatedAt: now,
-        endedAt: current.endedAt ?? (isTerminal(status) ? now : null)
-      }
+      const next = plan.next
       yield* sql`UPDATE runs SET
           status = ${next.status},
           pending = ${next.pending === null ? null : JSON.stringify(next.pending)},
@@ -189,18 +135,11 @@ export const makeLedgerSql = Effect.gen(function* () {
           updated_at = ${next.updatedAt},
           ended_at = ${next.endedAt}
         WHERE run_id = ${runId}`
-      return { record: next, appended }
+      return { record: next, appended: plan.events }
     })
 
-  /** True when the change would write nothing. */
-  const isEmpty = (c: RunChange): boolean =>
-    (c.events === undefined || c.events.length === 0) &&
-    c.status === undefined && c.pending === undefined && c.error === undefined && c.usage === undefined &&
-    (c.outputAppend === undefined || c.outputAppend.length === 0) &&
-    (c.outputReplace === undefined || c.outputReplace === null) &&
-    (c.hermesEventId === undefined || c.hermesEventId === null)
-
   const shape: LedgerShape = {
+    ...makeLedgerBriefs(sql, dialect, fail),
     insert: (run) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
@@ -218,7 +157,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         inTransaction,
         Effect.tap((record) => metrics.runStarted(record.client)),
         Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken> =>
-          run.idempotencyKey !== null && isUniqueViolation(e)
+          run.idempotencyKey !== null && dialect.isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
             : Effect.fail(fail("insert")(e))),
         Effect.catchTags({ ParseError: (e) => Effect.fail(fail("insert")(e)), LedgerRunMissing: (e) => Effect.fail(fail("insert")(e)) })
@@ -244,7 +183,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         ...(status === undefined ? [] : [sql`status = ${status}`])
       ]
       return sql`SELECT * FROM runs WHERE ${sql.and(where)}
-          ORDER BY created_at DESC, rowid DESC LIMIT ${limit}`.pipe(
+          ORDER BY created_at DESC, ${dialect.insertionOrder()} DESC LIMIT ${limit}`.pipe(
         Effect.flatMap(records),
         Effect.mapError(fail("list"))
       )
@@ -263,7 +202,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         const found = yield* getRow(runId)
         if (Option.isNone(found)) return yield* new LedgerRunMissing({ runId })
         const { change, result } = f(found.value)
-        if (isEmpty(change)) return { record: found.value, appended: [], result } satisfies Modified<A>
+        if (isEmptyChange(change)) return { record: found.value, appended: [], result } satisfies Modified<A>
         const now = yield* Clock.currentTimeMillis
         const { record, appended } = yield* write(found.value, change, now)
         if (found.value.endedAt === null && record.endedAt !== null) ended = record
@@ -289,7 +228,7 @@ export const makeLedgerSql = Effect.gen(function* () {
     outputSlice: (runId, from, to, total) =>
       // Chunks come back as bytes (no re-encoding); a chunk never exceeds OUTPUT_CHUNK_BYTES, which
       // bounds the range scan on the primary key.
-      sql`SELECT start_byte, CAST(text AS BLOB) AS bytes FROM run_output
+      sql`SELECT start_byte, ${dialect.textAsBytes("text")} AS bytes FROM run_output
           WHERE run_id = ${runId} AND start_byte > ${from - OUTPUT_CHUNK_BYTES} AND start_byte < ${to} AND end_byte > ${from}
           ORDER BY start_byte`.pipe(
         Effect.flatMap(decodeChunks),
@@ -308,7 +247,6 @@ export const makeLedgerSql = Effect.gen(function* () {
         const doomed = sql`SELECT run_id FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         yield* sql`DELETE FROM run_events WHERE run_id IN (${doomed})`
         yield* sql`DELETE FROM run_output WHERE run_id IN (${doomed})`
-        yield* sql`DELETE FROM run_stop_requests WHERE run_id IN (${doomed})`
         const gone = yield* sql`SELECT count(*) AS n FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`.pipe(Effect.flatMap(count))
         yield* sql`DELETE FROM runs WHERE ended_at IS NOT NULL AND ended_at < ${endedBefore}`
         return gone

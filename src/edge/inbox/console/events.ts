@@ -11,9 +11,11 @@ import { Effect, Option, Schedule, Stream } from "effect"
 import { makeConsoleQueries } from "../../../services/console/queries.ts"
 import { feedResponse, sessionFeed } from "../events.ts"
 import { InboxWeb } from "../InboxWeb.ts"
-import type { SqlClient } from "@effect/sql"
+import type { Clients } from "../../../services/auth/Clients.ts"
+import type { StopRequests } from "../../../services/console/stopRequests.ts"
+import type { Ledger } from "../../../services/runs/Ledger.ts"
 
-export const consoleEvents = (token: string): Stream.Stream<string, never, InboxWeb | SqlClient.SqlClient> =>
+export const consoleEvents = (token: string): Stream.Stream<string, never, InboxWeb | Ledger | StopRequests | Clients> =>
   Stream.unwrap(
     Effect.gen(function* () {
       const web = yield* InboxWeb

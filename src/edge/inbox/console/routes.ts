@@ -10,7 +10,9 @@
  *   GET  /inbox/console/events       Server-Sent Events: the console's version changed          (session)
  */
 import { HttpServerRequest } from "@effect/platform"
-import type { SqlClient } from "@effect/sql"
+import type { Clients } from "../../../services/auth/Clients.ts"
+import type { StopRequests } from "../../../services/console/stopRequests.ts"
+import type { Ledger } from "../../../services/runs/Ledger.ts"
 import { Clock, Effect, Option } from "effect"
 import { type BridgeError, errorStatus, errorText } from "../../../domain/errors.ts"
 import { Auth } from "../../../services/auth/Auth.ts"
@@ -27,7 +29,7 @@ import { consoleEventsResponse } from "./events.ts"
 import { parseRunFilter, readConsole } from "./read.ts"
 import { clientsPage, newKeyPage, runHref, runPage, runsPage } from "./views.ts"
 
-export type ConsoleRequirements = HttpServerRequest.HttpServerRequest | InboxWeb | Inbox | SqlClient.SqlClient | Runs | Auth | OperatorStops
+export type ConsoleRequirements = HttpServerRequest.HttpServerRequest | InboxWeb | Inbox | Ledger | StopRequests | Clients | Runs | Auth | OperatorStops
 
 type Handler = Effect.Effect<Response, BridgeError | FormTooLarge, ConsoleRequirements>
 

@@ -1,0 +1,26 @@
+/**
+ * The few places where the ledger's SQL differs by dialect, behind one interface: each dialect's
+ * driver answers them in its own folder (`sqlite/LedgerSqlite.ts`), and the ledger picks the one
+ * of the `SqlClient` it runs on (`sql.onDialectOrElse`). A dialect without a driver is refused when
+ * the ledger is built, never at its first write.
+ */
+import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect } from "effect"
+import { ledgerSqlite } from "./sqlite/LedgerSqlite.ts"
+
+export interface LedgerDialect {
+  /** True when `e` is the (profile, idempotency key) unique index refusing a second row. */
+  readonly isUniqueViolation: (e: SqlError) => boolean
+  /** The order rows were inserted in, to break ties between equal `created_at` (of `table` when given). */
+  readonly insertionOrder: (table?: string) => Fragment
+  /** A text column read as its UTF-8 bytes (output windows are cut in bytes). */
+  readonly textAsBytes: (column: string) => Fragment
+}
+
+export const ledgerDialect = (sql: SqlClient.SqlClient): Effect.Effect<LedgerDialect> =>
+  sql.onDialectOrElse({
+    sqlite: () => Effect.succeed(ledgerSqlite(sql)),
+    orElse: () => Effect.dieMessage(`the run ledger has no driver for the ${sql.onDialectOrElse({ pg: () => "PostgreSQL", orElse: () => "configured" })} database yet`)
+  })

@@ -1,0 +1,112 @@
+/**
+ * What one ledger write means, decided once above every SQL driver: the numbering of appended
+ * events, the cap on events kept (EVENTS_KEPT), the output's chunking (OUTPUT_CHUNK_BYTES, on
+ * character boundaries), the list-preview head and the run's new record. A driver only stores the
+ * plan this returns (`LedgerSql.ts` over SQLite today), so a second dialect cannot number or cap
+ * differently.
+ */
+import { EVENTS_KEPT, PREVIEW_CHARS, WINDOW_BYTES } from "../../domain/limits.ts"
+import { isTerminal } from "../../domain/runs/view.ts"
+import { boundaryAtOrBefore, CONTEXT_CHARS, firstChars, fromUtf8, utf8, utf8Length } from "../../domain/runs/window.ts"
+import type { RunChange, RunRecord, StoredEvent } from "./Ledger.ts"
+
+/** Characters of output kept on the run row for list previews (preview plus redaction context). */
+export const OUTPUT_HEAD_CHARS = PREVIEW_CHARS + CONTEXT_CHARS
+/** Stored output chunks hold at most this many bytes, so a window read touches few rows. */
+export const OUTPUT_CHUNK_BYTES = WINDOW_BYTES
+
+export interface OutputChunk {
+  readonly startByte: number
+  readonly endByte: number
+  readonly text: string
+}
+
+/** `text` in chunks of at most OUTPUT_CHUNK_BYTES of UTF-8 from byte `startByte`, each ending on a character boundary. */
+export const chunkOutput = (text: string, startByte: number): ReadonlyArray<OutputChunk> => {
+  const bytes = utf8(text)
+  const chunks: Array<OutputChunk> = []
+  let at = 0
+  while (at < bytes.length) {
+    const end = at + OUTPUT_CHUNK_BYTES >= bytes.length ? bytes.length : boundaryAtOrBefore(bytes, at + OUTPUT_CHUNK_BYTES)
+    chunks.push({ startByte: startByte + at, endByte: startByte + end, text: fromUtf8(bytes.subarray(at, end)) })
+    at = end
+  }
+  return chunks
+}
+
+/** True when the change would write nothing. */
+export const isEmptyChange = (c: RunChange): boolean =>
+  (c.events === undefined || c.events.length === 0) &&
+  c.status === undefined && c.pending === undefined && c.error === undefined && c.usage === undefined &&
+  (c.outputAppend === undefined || c.outputAppend.length === 0) &&
+  (c.outputReplace === undefined || c.outputReplace === null) &&
+  (c.hermesEventId === undefined || c.hermesEventId === null)
+
+/**
+ * Whether the stored output must be read to know if `outputReplace` changes it: only when it has
+ * the same length (a different length is a different text without reading anything).
+ */
+export const replaceNeedsStoredOutput = (current: RunRecord, change: RunChange): boolean =>
+  change.outputReplace !== undefined && change.outputReplace !== null && utf8Length(change.outputReplace) === current.outputBytes
+
+export interface WritePlan {
+  /** The appended events, numbered after the run's last seq. */
+  readonly events: ReadonlyArray<StoredEvent>
+  /** Delete the run's events with seq ≤ this (the cap), or null. */
+  readonly dropEventsThrough: number | null
+  /** Delete the whole stored output first (a replacement). */
+  readonly clearOutput: boolean
+  /** Output chunks to insert, in order. */
+  readonly chunks: ReadonlyArray<OutputChunk>
+  /** The run's row after the write. */
+  readonly next: RunRecord
+}
+
+/**
+ * The plan of applying `change` to `current` at `now`. `storedOutput` is the stored output when
+ * `replaceNeedsStoredOutput` said it is needed (else ignored): a replacement equal to it writes no output.
+ */
+export const planWrite = (current: RunRecord, change: RunChange, now: number, storedOutput: string | null): WritePlan => {
+  const events: Array<StoredEvent> = []
+  let seq = current.lastSeq
+  for (const e of change.events ?? []) {
+    seq += 1
+    events.push({ seq, type: e.type, at: now, data: e.data })
+  }
+  const dropEventsThrough = seq > EVENTS_KEPT && seq !== current.lastSeq ? seq - EVENTS_KEPT : null
+
+  let outputBytes = current.outputBytes
+  let outputHead = current.outputHead
+  let clearOutput = false
+  const chunks: Array<OutputChunk> = []
+  const replace = change.outputReplace
+  if (replace !== undefined && replace !== null && !(replaceNeedsStoredOutput(current, change) && storedOutput === replace)) {
+    clearOutput = true
+    chunks.push(...chunkOutput(replace, 0))
+    outputBytes = utf8Length(replace)
+    outputHead = firstChars(replace, OUTPUT_HEAD_CHARS)
+  }
+  const append = change.outputAppend ?? ""
+  if (append.length > 0) {
+    // The head grows only while it is the whole output; once cut, it is complete.
+    if (outputBytes === utf8Length(outputHead)) outputHead = firstChars(outputHead + append, OUTPUT_HEAD_CHARS)
+    chunks.push(...chunkOutput(append, outputBytes))
+    outputBytes += utf8Length(append)
+  }
+
+  const status = change.status ?? current.status
+  const next: RunRecord = {
+    ...current,
+    status,
+    pending: change.pending === undefined ? current.pending : change.pending,
+    error: change.error === undefined ? current.error : change.error,
+    usage: change.usage === undefined ? current.usage : change.usage,
+    hermesEventId: change.hermesEventId === undefined || change.hermesEventId === null ? current.hermesEventId : change.hermesEventId,
+    lastSeq: seq,
+    outputBytes,
+    outputHead,
+    updatedAt: now,
+    endedAt: current.endedAt ?? (isTerminal(status) ? now : null)
+  }
+  return { events, dropEventsThrough, clearOutput, chunks, next }
+}

@@ -1,0 +1,66 @@
+/**
+ * What a ledger write means, above every SQL driver (`ledgerWrite.ts`): events numbered after the
+ * last seq, the EVENTS_KEPT cap, output chunks on character boundaries at the right byte offsets,
+ * a replacement that equals the stored output writing nothing, the preview head, the end time.
+ */
+import { describe, expect, it } from "vitest"
+import { EVENTS_KEPT } from "../../src/domain/limits.ts"
+import { utf8Length } from "../../src/domain/runs/window.ts"
+import type { RunRecord } from "../../src/services/runs/Ledger.ts"
+import { chunkOutput, isEmptyChange, OUTPUT_CHUNK_BYTES, OUTPUT_HEAD_CHARS, planWrite, replaceNeedsStoredOutput } from "../../src/services/runs/ledgerWrite.ts"
+
+const record = (over: Partial<RunRecord> = {}): RunRecord => ({
+  runId: "r1", client: "alice", agent: "hermes", profile: "default", hermesRunId: "h1", status: "running",
+  input: "in", instructions: null, sessionKey: null, reasoningEffort: null, idempotencyKey: null, fingerprint: "fp",
+  error: null, usage: null, pending: null, lastSeq: 1, outputBytes: 0, outputHead: "", hermesEventId: null,
+  createdAt: 1, updatedAt: 1, endedAt: null, ...over
+})
+
+describe("ledger write plan", () => {
+  it("numbers events after the last seq and caps what is kept", () => {
+    const plan = planWrite(record({ lastSeq: EVENTS_KEPT - 1 }), { events: [{ type: "a", data: {} }, { type: "b", data: { x: 1 } }] }, 50, null)
+    expect(plan.events).toEqual([{ seq: EVENTS_KEPT, type: "a", at: 50, data: {} }, { seq: EVENTS_KEPT + 1, type: "b", at: 50, data: { x: 1 } }])
+    expect(plan.dropEventsThrough).toBe(1)
+    expect(plan.next.lastSeq).toBe(EVENTS_KEPT + 1)
+    // Under the cap, or with no new event, nothing is dropped.
+    expect(planWrite(record({ lastSeq: 3 }), { events: [{ type: "a", data: {} }] }, 50, null).dropEventsThrough).toBeNull()
+    expect(planWrite(record({ lastSeq: EVENTS_KEPT + 9 }), { status: "completed" }, 50, null).dropEventsThrough).toBeNull()
+  })
+
+  it("chunks output on character boundaries, at the byte where the stored output ends", () => {
+    const text = "é".repeat(OUTPUT_CHUNK_BYTES)
+    const chunks = chunkOutput(text, 10)
+    expect(chunks.map((c) => c.text).join("")).toBe(text)
+    expect(chunks[0]!.startByte).toBe(10)
+    for (const c of chunks) expect(c.endByte - c.startByte).toBeLessThanOrEqual(OUTPUT_CHUNK_BYTES)
+    for (let i = 1; i < chunks.length; i++) expect(chunks[i]!.startByte).toBe(chunks[i - 1]!.endByte)
+    const plan = planWrite(record({ outputBytes: 3, outputHead: "abc" }), { outputAppend: "dé" }, 5, null)
+    expect(plan.chunks).toEqual([{ startByte: 3, endByte: 6, text: "dé" }])
+    expect(plan.next.outputBytes).toBe(6)
+    expect(plan.next.outputHead).toBe("abcdé")
+  })
+
+  it("replaces the output only when the final text differs from what is stored", () => {
+    const current = record({ outputBytes: 5, outputHead: "hello" })
+    expect(replaceNeedsStoredOutput(current, { outputReplace: "world" })).toBe(true)
+    expect(planWrite(current, { outputReplace: "hello" }, 5, "hello").clearOutput).toBe(false)
+    const differs = planWrite(current, { outputReplace: "world" }, 5, "hello")
+    expect(differs.clearOutput).toBe(true)
+    expect(differs.chunks).toEqual([{ startByte: 0, endByte: 5, text: "world" }])
+    // Another length differs without reading what is stored.
+    expect(replaceNeedsStoredOutput(current, { outputReplace: "hi" })).toBe(false)
+    const long = "x".repeat(OUTPUT_HEAD_CHARS + 10)
+    const replaced = planWrite(current, { outputReplace: long }, 5, null)
+    expect(replaced.next.outputBytes).toBe(utf8Length(long))
+    expect(replaced.next.outputHead.length).toBe(OUTPUT_HEAD_CHARS)
+  })
+
+  it("ends the run once, at the first terminal status, and keeps fields a change omits", () => {
+    const ended = planWrite(record({ error: "e" }), { status: "failed" }, 70, null).next
+    expect(ended).toMatchObject({ status: "failed", endedAt: 70, updatedAt: 70, error: "e" })
+    expect(planWrite({ ...ended }, { status: "cancelled" }, 90, null).next.endedAt).toBe(70)
+    expect(isEmptyChange({})).toBe(true)
+    expect(isEmptyChange({ outputReplace: null, hermesEventId: null })).toBe(true)
+    expect(isEmptyChange({ outputAppend: "x" })).toBe(false)
+  })
+})
