@@ -4,11 +4,13 @@ import { AppConfigLive } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { loggingLayer } from "../daemon/logging.ts"
 import { DbLive } from "../storage/Db.ts"
+import { ChangeFeedLive } from "../storage/ChangeFeedLive.ts"
 import { AuthLive } from "../services/auth/Auth.ts"
 import { RedactorLive } from "../common/Redactor.ts"
 
+/** The database and the process's change feed over it (another process's commits: `ChangeFeed`). */
 export const storageLayer = (config: ResolvedConfig) =>
-  Layer.mergeAll(DbLive(config.dataDir)).pipe(Layer.provideMerge(Layer.mergeAll(AppConfigLive(config), RedactorLive)))
+  ChangeFeedLive.pipe(Layer.provideMerge(DbLive(config.dataDir)), Layer.provideMerge(Layer.mergeAll(AppConfigLive(config), RedactorLive)))
 
 /**
  * The CLI's logger: stderr (stdout carries the verb's output, e.g. `--json`, which a log line there

@@ -25,6 +25,7 @@ import { RunsLive } from "../services/runs/RunsLive.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
 import { DbLive } from "../storage/Db.ts"
+import { ChangeFeedLive } from "../storage/ChangeFeedLive.ts"
 import { AgentsLive } from "../services/agents/Agents.ts"
 import { AuthLive } from "../services/auth/Auth.ts"
 import { CapabilitiesLive } from "../services/capabilities/Capabilities.ts"
@@ -41,7 +42,8 @@ export interface DaemonOptions {
 /** Everything but the HTTP listener: what the tools need. */
 export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {}) => {
   const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleStarting, NodeFileSystem.layer)
-  const storage = DbLive(config.dataDir)
+  // The database and the one change feed over it that Auth, the inbox, waits and stops share.
+  const storage = ChangeFeedLive.pipe(Layer.provideMerge(DbLive(config.dataDir)))
   const hermes: Layer.Layer<HermesClient | SimulatorInfo, SimServeError, AppConfig | Redactor> =
     options.hermes === undefined ? HermesClientLive : Layer.merge(options.hermes, SimulatorInfoNone)
   // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).
