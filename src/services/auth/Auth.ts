@@ -249,7 +249,9 @@ export const AuthLive = Layer.effect(
       Stream.unwrapScoped(
         Effect.gen(function* () {
           const subscribed = yield* feed.subscribe("keys")
-          yield* Effect.acquireRelease(Effect.sync(() => { watchers += 1 }), () => unwatch)
+          // A read that began before the subscription is not remembered (it may predate a commit
+          // the feed reported before this subscriber was there to hear it).
+          yield* Effect.acquireRelease(Effect.sync(() => { watchers += 1; generation += 1 }), () => unwatch)
           return subscribed.pipe(
             Stream.tap((change) => (change.origin === "other" ? Effect.zipRight(forget, Effect.flatMap(liveDigests, liveKeys.keepOnly)) : Effect.void)),
             Stream.as(undefined)
