@@ -4,11 +4,13 @@ import { AppConfigLive } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
 import { loggingLayer } from "../daemon/logging.ts"
 import { DbForStores } from "../storage/Db.ts"
+import { ChangeFeedLive } from "../storage/ChangeFeedLive.ts"
 import { AuthLive } from "../services/auth/Auth.ts"
 import { RedactorLive } from "../common/Redactor.ts"
 
+/** The database and the process's change feed over it (another process's commits: `ChangeFeed`). */
 export const storageLayer = (config: ResolvedConfig) =>
-  Layer.mergeAll(DbForStores(config)).pipe(Layer.provideMerge(Layer.mergeAll(AppConfigLive(config), RedactorLive)))
+  ChangeFeedLive.pipe(Layer.provideMerge(DbForStores(config)), Layer.provideMerge(Layer.mergeAll(AppConfigLive(config), RedactorLive)))
 
 /**
  * The CLI's logger: stderr (stdout carries the verb's output, e.g. `--json`, which a log line there

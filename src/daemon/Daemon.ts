@@ -28,6 +28,7 @@ import { StopRequestsLive } from "../services/console/stopRequests.ts"
 import { StopRequestsRetention } from "../services/console/stopRetention.ts"
 import { ClientsLive } from "../services/auth/Clients.ts"
 import { DbForStores } from "../storage/Db.ts"
+import { ChangeFeedLive } from "../storage/ChangeFeedLive.ts"
 import { AgentsLive } from "../services/agents/Agents.ts"
 import { AuthLive } from "../services/auth/Auth.ts"
 import { CapabilitiesLive } from "../services/capabilities/Capabilities.ts"
@@ -44,7 +45,8 @@ export interface DaemonOptions {
 /** Everything but the HTTP listener: what the tools need. */
 export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {}) => {
   const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleStarting, NodeFileSystem.layer)
-  const storage = DbForStores(config)
+  // The database and the one change feed over it that Auth, the inbox, waits and stops share.
+  const storage = ChangeFeedLive.pipe(Layer.provideMerge(DbForStores(config)))
   const hermes: Layer.Layer<HermesClient | SimulatorInfo, SimServeError, AppConfig | Redactor> =
     options.hermes === undefined ? HermesClientLive : Layer.merge(options.hermes, SimulatorInfoNone)
   // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).

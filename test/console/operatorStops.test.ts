@@ -11,7 +11,7 @@ import { AgentUnavailable, RunNotFound, Unavailable } from "../../src/domain/err
 import type { RunView } from "../../src/domain/runs/view.ts"
 import { OperatorStops, OperatorStopsLive, OperatorStopsRecording } from "../../src/services/console/OperatorStops.ts"
 import { makeStopRequests } from "../../src/services/console/stopRequests.ts"
-import { InboxChanges, InboxChangesLive } from "../../src/services/inbox/InboxChanges.ts"
+import { ChangeFeedBump, ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { LifecycleReady } from "../../src/common/Lifecycle.ts"
 import type { StopActor } from "../../src/services/runs/Runs.ts"
 import { RunsTest } from "../../src/services/runs/RunsTest.ts"
@@ -45,7 +45,7 @@ const runsDouble = (answers: Ref.Ref<Record<string, Answer>>, calls: Ref.Ref<Rea
 const settled = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
   read.pipe(Effect.filterOrFail(done, () => "not yet" as const), Effect.retry(Schedule.spaced("20 millis")), Effect.timeout("5 seconds"))
 
-const base = Layer.mergeAll(LedgerTest, InboxChangesLive, LifecycleReady)
+const base = Layer.mergeAll(LedgerTest, ChangeFeedTest, LifecycleReady)
 
 describe("OperatorStops", () => {
   it.effect("Recording: unknown run is run_not_found, an ended run is answered without a row, a live one is recorded", () =>
@@ -86,8 +86,8 @@ describe("OperatorStops", () => {
 
         // The next signal (another process committed) carries out the one left pending.
         yield* Ref.set(answers, {})
-        const changes = yield* InboxChanges
-        yield* changes.bump
+        const feed = yield* ChangeFeedBump
+        yield* feed.otherCommitted("stops")
         const after = yield* settled(outcomes, (o) => o[3] !== null)
         expect(after[3]).toBe("stopping")
       }).pipe(Effect.provide(OperatorStopsLive.pipe(Layer.provide(runsDouble(answers, calls)))), Effect.scoped)

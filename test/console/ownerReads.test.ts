@@ -16,6 +16,7 @@ import { sweepStopRequests } from "../../src/services/console/stopRetention.ts"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
+import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { testConfig } from "../support/daemon.ts"
 import { newRun } from "../runs/support/newRun.ts"
 
@@ -92,5 +93,5 @@ describe("the owners' reads for the console and /metrics", () => {
       expect(yield* clients.version).not.toBe(before)
       const sql = yield* SqlClient.SqlClient
       expect((yield* sql<{ n: number }>`SELECT count(*) AS n FROM clients`)[0]?.n).toBe(2)
-    }).pipe(Effect.provide(AuthLive), Effect.provide(RedactorLive), Effect.provide(AppConfigLive(testConfig())), Effect.provide(owners)))
+    }).pipe(Effect.provide(AuthLive), Effect.provide(ChangeFeedTest), Effect.provide(RedactorLive), Effect.provide(AppConfigLive(testConfig())), Effect.provide(owners)))
 })

@@ -9,6 +9,7 @@ import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { InboxWeb, type InboxWebOptions, InboxWebLive } from "../../src/edge/inbox/InboxWeb.ts"
 import { inboxApp } from "../../src/edge/inbox/routes.ts"
 import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
+import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { Inbox, type RunApprovalInput } from "../../src/services/inbox/Inbox.ts"
 import { Skills } from "../../src/services/skills/Skills.ts"
 import { testConfig } from "../support/daemon.ts"
@@ -29,6 +30,7 @@ export const makeHarness = (options: InboxWebOptions = {}): Harness => {
   const config = testConfig()
   const layer = InboxWebLive({ pollInterval: Duration.millis(20), ...options }).pipe(
     Layer.provideMerge(AuthLive),
+    Layer.provideMerge(ChangeFeedTest),
     Layer.provideMerge(AppConfigLive(config)),
     Layer.provideMerge(stack.layer)
   )

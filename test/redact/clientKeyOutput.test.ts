@@ -12,6 +12,7 @@ import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { BRIDGE_KEY_PREFIX } from "../../src/domain/bridgeKeys.ts"
 import { Caller } from "../../src/request/Caller.ts"
 import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
+import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import { as, eventually, harness } from "../runs/support/harness.ts"
 import { testConfig } from "../support/daemon.ts"
@@ -26,8 +27,8 @@ describe("a client key printed without its prefix", () => {
     Effect.gen(function* () {
       const h = yield* harness({ maxRuns: 3 })
       // The daemon's Auth shares the run service's Redactor; the CLI's has its own, as in its own process.
-      const daemonAuth = AuthLive.pipe(Layer.provide(Layer.mergeAll(AppConfigLive(config), Layer.succeed(Redactor, h.redactor))))
-      const cliAuth = AuthLive.pipe(Layer.provide(Layer.mergeAll(AppConfigLive(config), RedactorLive)))
+      const daemonAuth = AuthLive.pipe(Layer.provide(Layer.mergeAll(AppConfigLive(config), Layer.succeed(Redactor, h.redactor), ChangeFeedTest)))
+      const cliAuth = AuthLive.pipe(Layer.provide(Layer.mergeAll(AppConfigLive(config), RedactorLive, ChangeFeedTest)))
       const auth = Context.get(yield* Layer.build(daemonAuth), Auth)
       const cli = Context.get(yield* Layer.build(cliAuth), Auth)
 

@@ -8,6 +8,7 @@ import { Effect, Layer, TestClock } from "effect"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { RedactorLive } from "../../src/common/Redactor.ts"
 import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
+import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
 import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
@@ -18,6 +19,7 @@ const AT = Date.parse("2031-02-03T04:05:06.789Z")
 const layer = Layer.mergeAll(MemoryStoreLive, AuthLive).pipe(
   Layer.provideMerge(DbMemory),
   Layer.provide(RedactorLive),
+  Layer.provide(ChangeFeedTest),
   Layer.provide(AppConfigLive(testConfig()))
 )
 

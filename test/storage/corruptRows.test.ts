@@ -12,6 +12,7 @@ import { Cause, Effect, Exit, Layer } from "effect"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { RedactorLive } from "../../src/common/Redactor.ts"
 import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
+import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { makeConsoleQueries } from "../../src/services/console/queries.ts"
 import { makeStopRequests, StopRequestsLive } from "../../src/services/console/stopRequests.ts"
 import { ClientsLive } from "../../src/services/auth/Clients.ts"
@@ -121,5 +122,5 @@ describe("identity rows that do not decode are defects, console rows ParseErrors
       const stops = yield* makeStopRequests
       yield* sql`INSERT INTO run_stop_requests (run_id, requested_by, via, requested_at) VALUES ('run_x', 'operator', 'carrier pigeon', 1)`
       expect(failureTag(yield* Effect.exit(stops.pending))).toBe("ParseError")
-    }).pipe(Effect.provide(AuthLive), Effect.provide(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)), Effect.provide(RedactorLive), Effect.provide(AppConfigLive(testConfig())), Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(AuthLive), Effect.provide(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)), Effect.provide(RedactorLive), Effect.provide(ChangeFeedTest), Effect.provide(AppConfigLive(testConfig())), Effect.provide(DbMemory)))
 })

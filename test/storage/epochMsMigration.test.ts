@@ -14,6 +14,7 @@ import * as path from "node:path"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { RedactorLive } from "../../src/common/Redactor.ts"
 import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
+import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { InboxChangesLive } from "../../src/services/inbox/InboxChanges.ts"
 import { InboxStore, InboxStoreLive } from "../../src/services/inbox/InboxStore.ts"
 import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
@@ -144,7 +145,7 @@ describe("migration 0007: times as epoch milliseconds", () => {
           { name: "alice", scopes: ["agents", "memory"], created_at: times[0], last_used_at: times[2], revoked_at: null },
           { name: "bob", scopes: ["agents"], created_at: times[3], last_used_at: null, revoked_at: times[4] }
         ])
-      }).pipe(Effect.provide(AuthLive), Effect.provide(RedactorLive), Effect.provide(AppConfigLive(testConfig())))
+      }).pipe(Effect.provide(AuthLive), Effect.provide(RedactorLive), Effect.provide(ChangeFeedTest), Effect.provide(AppConfigLive(testConfig())))
     }).pipe(Effect.provide(dbAt(path.join(tempDir(), "bridge.db")))))
 
   it.effect("a time that does not parse stops the migration, naming the table, the row and the value; nothing is half-converted", () =>

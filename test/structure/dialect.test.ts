@@ -33,11 +33,6 @@ export const SQLITE_ONLY: ReadonlyArray<{ readonly name: string; readonly patter
 
 /** Files allowed to hold SQLite text outside a `sqlite/` folder for now, and why. */
 export const ALLOWED: ReadonlyArray<{ readonly under: string; readonly reason: string }> = [
-  { under: "storage/migrations/", reason: "the migrations keep their SQLite text in place until each has its per-dialect files" },
-  // p30-feed moves these into the change feed (their `PRAGMA data_version` polls).
-  { under: "services/auth/Auth.ts", reason: "p30-feed moves these into the change feed" },
-  { under: "services/inbox/InboxChanges.ts", reason: "p30-feed moves these into the change feed" },
-  { under: "services/console/OperatorStops.ts", reason: "p30-feed moves these into the change feed" }
 ]
 
 /** True for a SQLite driver file: under a `sqlite/` folder, or named for SQLite. */

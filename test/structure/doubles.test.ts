@@ -19,6 +19,7 @@ export const SUBSTITUTES: Readonly<Record<string, { readonly double: string; rea
   InboxWeb: { double: "InboxWebLive", reason: "the inbox page's settings; tests build the real one with short sessions, polls and heartbeats" },
   McpSessions: { double: "McpSessionsLive", reason: "the MCP edge is what its tests drive, over a catalog of the test's tools" },
   InboxChanges: { double: "InboxChangesLive", reason: "already in memory (a SubscriptionRef)" },
+  ChangeFeedBump: { double: "ChangeFeedTest", reason: "the change feed double's own handle (\"another process committed\"): ChangeFeedTest provides both" },
   OperatorStops: { double: "OperatorStopsRecording", reason: "records requests and does nothing else; over LedgerTest it needs no daemon" },
   Redactor: { double: "RedactorWith", reason: "pure and in memory; RedactorWith(secrets) registers the test's secrets" },
   Lifecycle: { double: "LifecycleAt", reason: "a Ref in memory: LifecycleAt(phase) starts in the phase the test needs" }

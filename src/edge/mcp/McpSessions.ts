@@ -104,9 +104,6 @@ export interface McpSessionsShape {
   readonly recheckKeys: Effect.Effect<void>
 }
 
-/** How often the edge looks for revoked or rotated keys besides this process's own changes. */
-export const KEY_RECHECK_EVERY = Duration.millis(500)
-
 export class McpSessions extends Context.Tag("agent-bridge/McpSessions")<McpSessions, McpSessionsShape>() {}
 
 /** The MCP edge over `catalog`: both protocol eras, the sessions of the 2025 era, the calls in flight. */
@@ -255,8 +252,9 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         yield* Effect.forEach(stale, ([id]) => close(id), { discard: true })
       }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("mcp: checking open requests' keys failed", cause)))
       if (Option.isSome(auth)) {
-        // Each change to the clients table (this process's, or the CLI's from its own process).
-        yield* auth.value.changes(KEY_RECHECK_EVERY).pipe(Stream.runForEach(() => recheckKeys), Effect.forkScoped)
+        // Each change to the clients table (this process's, or the CLI's from its own process, which
+        // the process's ChangeFeed notices: on SQLite within 500 ms, the pace this watch had).
+        yield* auth.value.changes().pipe(Stream.runForEach(() => recheckKeys), Effect.forkScoped)
       }
 
       const closeAll = Effect.zipRight(

@@ -4,7 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Context, type Duration, Effect, Layer, Option, Redacted, Schedule, Stream, SubscriptionRef } from "effect"
+import { Clock, Context, type Duration, Effect, Layer, Option, Redacted, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { AppConfig } from "../../config/AppConfig.ts"
@@ -15,6 +15,7 @@ import { Schema } from "effect"
 import type { CallerShape, Scope } from "../../request/Caller.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { iso, IsoFromEpochMs, nowIso } from "../../common/time.ts"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 
 export interface ClientRecord {
   readonly name: string
@@ -37,10 +38,11 @@ export interface AuthShape {
   /**
    * An element whenever a key may have stopped authenticating: after this process's revoke or
    * rotate at once, and after another process's commit to the database (the CLI's `client revoke`),
-   * which is looked for every `every` through `PRAGMA data_version` (it moves only for other
-   * connections' commits). The edge re-checks the keys of what it holds open on each.
+   * which the process's `ChangeFeed` notices (topic `keys`; on SQLite every 500 ms). The edge
+   * re-checks the keys of what it holds open on each. `every` is no longer used: the feed sets the
+   * pace for the whole process (the argument stays for callers written against the older shape).
    */
-  readonly changes: (every: Duration.DurationInput) => Stream.Stream<void>
+  readonly changes: (every?: Duration.DurationInput) => Stream.Stream<void>
 }
 
 export const ADMIN_KEY_FILE = "admin.key"
@@ -88,7 +90,6 @@ type ClientRow = typeof ClientRow.Type
 const decodeClients = Schema.decodeUnknown(Schema.Array(ClientRow))
 const encodeClient = Schema.encode(ClientRow)
 const LiveDigests = Schema.Array(Schema.Struct({ key_digest: Schema.String }))
-const DataVersion = Schema.Array(Schema.Struct({ data_version: Schema.Int }))
 
 const toRecord = (r: ClientRow): ClientRecord => ({
   name: r.name,
@@ -106,7 +107,7 @@ export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {}
 /**
  * The production Auth over the `clients` table. The admin key and the metrics token are registered
  * with the Redactor at start; a client key whenever this process sees it in plain text, until it
- * goes (`liveKeys.ts`).
+ * goes (`liveKeys.ts`). Another process's revoke reaches it through the process's `ChangeFeed`.
  */
 export const AuthLive = Layer.effect(
   Auth,
@@ -114,6 +115,7 @@ export const AuthLive = Layer.effect(
     const config = yield* AppConfig
     const sql = yield* SqlClient.SqlClient
     const redactor = yield* Redactor
+    const feed = yield* ChangeFeed
     const admin = config.bridge.admin_key !== undefined ? Redacted.value(config.bridge.admin_key) : loadAdminKey(config.dataDir)
     const adminDigest = digestKey(admin)
     yield* redactor.registerSecret(admin)
@@ -227,44 +229,35 @@ export const AuthLive = Layer.effect(
         return { key, client: toRecord({ ...row, key_digest: digest, revoked_at: null }) }
       })
 
-    const localChanges = yield* SubscriptionRef.make(0)
-    const changed = SubscriptionRef.update(localChanges, (n) => n + 1)
-    const dataVersion = orDie(Effect.flatMap(sql`PRAGMA data_version`, Schema.decodeUnknown(DataVersion))).pipe(Effect.map((rows) => rows[0]?.data_version ?? 0))
+    // This process's revoke and rotate have already forgotten; another process's commit (the feed
+    // cannot say it was to `clients`) may have revoked a remembered key: it is forgotten, and a key
+    // known here whose digest has no live row any more is unregistered, before the watcher is told.
+    // A watch counts (keys are remembered) only once its subscription is taken, so no commit the
+    // feed notices after a key is remembered can pass it by.
+    const changed = feed.notify("keys")
     const liveDigests = orDie(Effect.flatMap(sql`SELECT key_digest FROM clients WHERE revoked_at IS NULL`, Schema.decodeUnknown(LiveDigests))).pipe(
       Effect.map((rows) => new Set(rows.map((r) => r.key_digest)))
     )
-    // Another connection's commit may have revoked a remembered key: it is forgotten, and a key
-    // known here whose digest has no live row any more is unregistered, before the watcher is told. Keys are remembered only once a watch has its baseline (the first read of
-    // data_version), so that no commit is missed between remembering a key and watching.
-    const otherConnections = (every: Duration.DurationInput) =>
-      Stream.suspend(() => {
-        let counted = false
-        return Stream.repeatEffectWithSchedule(dataVersion, Schedule.spaced(every)).pipe(
-          Stream.tap(() =>
-            Effect.sync(() => {
-              if (counted) return
-              counted = true
-              watchers += 1
-            })
-          ),
-          Stream.changes,
-          Stream.drop(1),
-          Stream.tap(() => forget),
-          Stream.tap(() => Effect.flatMap(liveDigests, liveKeys.keepOnly)),
-          Stream.ensuring(
-            Effect.sync(() => {
-              if (!counted) return
-              watchers -= 1
-              if (watchers === 0) {
-                generation += 1
-                known.clear()
-              }
-            })
+    const unwatch = Effect.sync(() => {
+      watchers -= 1
+      if (watchers === 0) {
+        generation += 1
+        known.clear()
+      }
+    })
+    const changes: AuthShape["changes"] = () =>
+      Stream.unwrapScoped(
+        Effect.gen(function* () {
+          const subscribed = yield* feed.subscribe("keys")
+          // A read that began before the subscription is not remembered (it may predate a commit
+          // the feed reported before this subscriber was there to hear it).
+          yield* Effect.acquireRelease(Effect.sync(() => { watchers += 1; generation += 1 }), () => unwatch)
+          return subscribed.pipe(
+            Stream.tap((change) => (change.origin === "other" ? Effect.zipRight(forget, Effect.flatMap(liveDigests, liveKeys.keepOnly)) : Effect.void)),
+            Stream.as(undefined)
           )
-        )
-      })
-    const changes: AuthShape["changes"] = (every) =>
-      Stream.merge(Stream.drop(localChanges.changes, 1), otherConnections(every)).pipe(Stream.as(undefined))
+        })
+      )
 
     const listClients = clientRows(sql`SELECT * FROM clients ORDER BY name`).pipe(Effect.map((rows) => rows.map(toRecord)))
 

@@ -5,7 +5,7 @@
  * it authenticated (a key that authenticated is live). A key made by another process (the CLI) and
  * never presented here is masked by its prefix alone. Off the list again when this process revokes
  * or rotates it, when another process's commit leaves its digest without a live row (`keepOnly`,
- * from Auth's watch of `PRAGMA data_version`), or when it is presented and refused.
+ * from Auth's watch of the change feed), or when it is presented and refused.
  *
  * At most one entry per digest this process has seen and not yet seen go: bounded by the clients
  * that authenticated since the keys they replaced went.

@@ -6,14 +6,14 @@
  * - `OperatorStopsRecording` (the CLI): checks the run and records the request; nothing else.
  * - `OperatorStopsLive` (the daemon): records and carries out at once, and `carryOutOnSignal`
  *   carries out every pending row at start and whenever another process committed (the CLI's
- *   request, noticed through the `PRAGMA data_version` watch that moves the inbox's change feed).
+ *   request, noticed by the process's `ChangeFeed` on topic `stops`).
  */
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schedule, Stream } from "effect"
 import { type BridgeError, errorText, RunNotFound } from "../../domain/errors.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { Caller } from "../../request/Caller.ts"
-import { InboxChanges } from "../inbox/InboxChanges.ts"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 import { Lifecycle } from "../../common/Lifecycle.ts"
 import { Runs, type StopActor } from "../runs/Runs.ts"
 import { Ledger } from "../runs/Ledger.ts"
@@ -41,23 +41,24 @@ export const OperatorStopsRecording: Layer.Layer<OperatorStops, never, SqlClient
 )
 
 /** Records and carries out (the daemon: the pending rows once it is ready, then on each signal). */
-export const OperatorStopsLive: Layer.Layer<OperatorStops, never, SqlClient.SqlClient | Ledger | Runs | InboxChanges | Lifecycle> = Layer.scoped(
+export const OperatorStopsLive: Layer.Layer<OperatorStops, never, SqlClient.SqlClient | Ledger | Runs | ChangeFeed | Lifecycle> = Layer.scoped(
   OperatorStops,
   Effect.gen(function* () {
     const store = yield* makeStopRequests
     const ledger = yield* Ledger
     const runs = yield* Runs
     const lifecycle = yield* Lifecycle
-    const changes = yield* InboxChanges
+    const feed = yield* ChangeFeed
     const carryOut = carryOutPending(store, runs, ledger)
-    // Runs answer only once the daemon is ready (its runs re-attached), so the fiber waits for
-    // that, carries out what was requested while the daemon was down, then every commit of
-    // another process (the feed's first value is the current version: nothing new yet).
+    // Subscribed now, so a request another process commits while the daemon is still starting is
+    // carried out too. Runs answer only once the daemon is ready (its runs re-attached), so the
+    // fiber waits for that, carries out what was requested while the daemon was down, then does so
+    // again on every commit of another process (this process's own requests are carried out at once).
+    const otherCommits = (yield* feed.subscribe("stops")).pipe(Stream.filter((c) => c.origin === "other"))
     const ready = lifecycle.phase.pipe(Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (p) => p !== "starting" }))
     yield* ready.pipe(
       Effect.zipRight(carryOut),
-      Effect.zipRight(changes.changes.pipe(
-        Stream.drop(1),
+      Effect.zipRight(otherCommits.pipe(
         Stream.buffer({ capacity: 1, strategy: "sliding" }),
         Stream.runForEach(() => carryOut)
       )),

@@ -3,16 +3,16 @@
  * whoever shows the rows (the `/inbox` page's event stream) reads them again only when they changed.
  *
  * - `InboxStoreLive` bumps it after each write that changed a row (insert, close, retention).
- * - `agent-bridge inbox approve|deny` writes the same SQLite file from another process, which this
- *   process's writes never see. `watchOtherConnections` notices those commits through SQLite's
- *   `PRAGMA data_version` (it changes only when another connection commits; one cheap read a second)
- *   and bumps the counter then. The daemon runs it (`TeachServices`); the CLI does not need it.
+ * - `agent-bridge inbox approve|deny` writes the same database from another process, which this
+ *   process's writes never see. `watchOtherConnections` moves the counter whenever the process's
+ *   `ChangeFeed` reports another process's commit on topic `inbox` (SQLite: its `data_version`
+ *   moved, looked at every 500 ms). The daemon runs it (`TeachServices`); the CLI does not need it.
  *
  * A bump only says "something may have changed": a spurious one (another process writing the
  * `clients` table, a transaction rolled back) costs one read of the rows, nothing more.
  */
-import { SqlClient } from "@effect/sql"
-import { Context, Duration, Effect, Layer, Schedule, Schema, Stream, SubscriptionRef } from "effect"
+import { Context, Effect, Layer, Stream, SubscriptionRef } from "effect"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 
 export interface InboxChangesShape {
   /** Moves the version on: the rows may have changed. */
@@ -31,40 +31,29 @@ export const InboxChangesLive = Layer.effect(
   }))
 )
 
-/** How often the daemon looks for commits made by another process (the CLI). */
-export const OTHER_CONNECTIONS_EVERY = Duration.seconds(1)
-
 /**
- * One look at `PRAGMA data_version`: bumps the feed and answers true when another connection
- * committed since the previous look. The first look only records the starting value.
+ * One look for other processes' commits now (the feed's `check`): bumps the counter and answers
+ * true when another connection committed since the feed's previous look.
  */
-const decodeDataVersion = Schema.decodeUnknown(Schema.Array(Schema.Struct({ data_version: Schema.Int })))
-
 export const makeOtherConnectionsCheck = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+  const feed = yield* ChangeFeed
   const changes = yield* InboxChanges
-  let seen: number | null = null
-  return Effect.gen(function* () {
-    const rows = yield* Effect.flatMap(sql`PRAGMA data_version`, decodeDataVersion)
-    const now = rows[0]?.data_version ?? null
-    const moved = seen !== null && now !== seen
-    seen = now
-    if (moved) yield* changes.bump
-    return moved
-  })
+  return Effect.tap(feed.check, (moved) => (moved ? changes.bump : Effect.void))
 })
 
 /**
- * The watcher fiber, in the layer's scope: checks every `every` on Effect's Clock. A failed check
- * is logged and tried again at the next tick.
+ * The watcher, in the layer's scope: subscribed while the layer is built (no commit the feed
+ * notices afterwards is missed), it bumps the counter on each other process's change.
  */
-export const watchOtherConnections = (every: Duration.DurationInput = OTHER_CONNECTIONS_EVERY) =>
+export const watchOtherConnections = () =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
-      const check = yield* makeOtherConnectionsCheck
-      yield* check.pipe(
-        Effect.catchAll((e) => Effect.logWarning("inbox: looking for other writers failed", e).pipe(Effect.as(false))),
-        Effect.repeat(Schedule.spaced(every)),
+      const feed = yield* ChangeFeed
+      const changes = yield* InboxChanges
+      const subscribed = yield* feed.subscribe("inbox")
+      yield* subscribed.pipe(
+        Stream.filter((c) => c.origin === "other"),
+        Stream.runForEach(() => changes.bump),
         Effect.forkScoped
       )
     })

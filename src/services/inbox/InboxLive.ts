@@ -126,7 +126,8 @@ export const InboxOnStore = Layer.effect(
 /**
  * The inbox with its SQLite store, its change feed and the skill proposal queue (for `SkillsLive`)
  * in one layer. Needs `SqlClient`, `SkillStore` and `HermesClient`. The feed sees this process's
- * writes; add `watchOtherConnections` for another process's (the daemon does, in `TeachServices`).
+ * writes; add `watchOtherConnections` (and a `ChangeFeed`) for another process's (the daemon does,
+ * in `TeachServices`).
  */
 export const InboxLive = Layer.mergeAll(InboxOnStore, SkillProposalsLive).pipe(
   Layer.provideMerge(InboxStoreLive),

@@ -2,7 +2,8 @@
  * `RunsLive`: the run service (delegation). Owns the followers (one per live run, supervised, in
  * this layer's scope), the waiters' signals and the retention sweeper; answers the nine run tools.
  *
- * Requires: Ledger (or SqlClient via `RunsLive`), HermesClient, Inbox, Redactor, AppConfig, Lifecycle.
+ * Requires: Ledger (or SqlClient via `RunsLive`), HermesClient, Inbox, Redactor, AppConfig, Lifecycle,
+ * ChangeFeed (waits notice another process's writes of a run).
  * Every call answers `bridge.unavailable` unless the daemon's Lifecycle is `ready`. Building the layer
  * re-attaches every run the ledger holds as unfinished.
  */
@@ -27,6 +28,7 @@ import { makeViews } from "./views.ts"
 import { makeWaits } from "./waits.ts"
 import { EVENTS_PAGE_MAX } from "../../domain/limits.ts"
 import { makeRunLocks } from "./runLocks.ts"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 
 export const MAX_LIST = 200
 
@@ -39,13 +41,14 @@ export const makeRuns = Effect.gen(function* () {
   const redactor = yield* Redactor
   const config = yield* AppConfig
   const lifecycle = yield* Lifecycle
+  const feed = yield* ChangeFeed
 
   const signals = yield* makeRunSignals
   const locks = makeRunLocks()
   const follower = makeFollower({ ledger, hermes, inbox, signals, locks, quietCheck: Duration.millis(config.hermes.quiet_check_ms) })
   const supervisor = yield* makeRunSupervisor(follower.followOnce)
   const views = makeViews({ ledger, redactor, inbox })
-  const waits = makeWaits({ ledger, signals, views })
+  const waits = makeWaits({ ledger, signals, views, feed })
   const control = makeControl({ ledger, hermes, signals, locks, reconcile: follower.reconcile })
   const start = makeStart({
     ledger,

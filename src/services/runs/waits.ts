@@ -3,12 +3,17 @@
  * pending, or the timeout passes (an approval does not end a wait). The wait only subscribes to the
  * run's signal; interrupting it (a cancelled MCP request) stops the wait and nothing else.
  *
+ * The signal is published by this process's writers. A run another process writes (a second daemon
+ * on the same database follows it) reaches the wait through the `ChangeFeed`: on each other
+ * process's change of topic `runs` the wait reads the run again and publishes what is stored.
+ *
  * With progress enabled, a notification goes out on each new event and at least every 10 seconds.
  */
 import { Duration, Effect, Option, Schedule, Stream } from "effect"
 import type { RunWaitView } from "../../domain/runs/view.ts"
 import { Progress } from "../../request/Progress.ts"
 import type { LedgerShape, RunRecord } from "./Ledger.ts"
+import type { ChangeFeedShape } from "../../storage/ChangeFeed.ts"
 import { endsWait, type RunSignal, type RunSignals, signalOf } from "./RunSignals.ts"
 import type { Views } from "./views.ts"
 import { countWait } from "../../common/Metrics.ts"
@@ -20,19 +25,28 @@ export interface WaitDeps {
   readonly ledger: LedgerShape
   readonly signals: RunSignals
   readonly views: Views
+  readonly feed: ChangeFeedShape
 }
 
 const describe = (s: RunSignal) => `${s.status}; ${s.lastSeq} events`
 
-export const makeWaits = ({ ledger, signals, views }: WaitDeps) => {
+export const makeWaits = ({ ledger, signals, views, feed }: WaitDeps) => {
   /** Waits on the run's signal; returns whether the wait ended before the timeout. */
   const awaitEnd = (run: RunRecord, timeout: Duration.Duration) =>
     Effect.gen(function* () {
       const progress = yield* Progress
       const ref = yield* signals.ref(run)
+      // Subscribed before the read below, so another process's write after it is not missed.
+      const others = (yield* feed.subscribe("runs")).pipe(Stream.filter((c) => c.origin === "other" && (c.key === undefined || c.key === run.runId)))
+      const publishStored = Effect.flatMap(ledger.get(run.runId), (fresh) => (Option.isSome(fresh) ? signals.publish(fresh.value) : Effect.void))
       // Close the gap between our read and the ref's creation: publish what is stored now.
-      const fresh = yield* ledger.get(run.runId)
-      if (Option.isSome(fresh)) yield* signals.publish(fresh.value)
+      yield* publishStored
+      // A failed re-read is left to the next change (or the timeout's final read).
+      yield* others.pipe(
+        Stream.buffer({ capacity: 1, strategy: "sliding" }),
+        Stream.runForEach(() => Effect.ignore(publishStored)),
+        Effect.forkScoped
+      )
 
       let reported = -1
       const report = (s: RunSignal) => (progress.enabled ? progress.report(s.lastSeq, describe(s)) : Effect.void)

@@ -18,6 +18,7 @@ import type { RunsShape } from "../../../src/services/runs/Runs.ts"
 import type { Ledger } from "../../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../../src/services/runs/LedgerSql.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
+import { ChangeFeedBump, ChangeFeedTest } from "../../../src/storage/ChangeFeed.ts"
 import { type FakeHermes, makeFakeHermes, type FakeOptions } from "../../../src/hermes/client/fakeHermes.ts"
 import { InboxTest } from "../../../src/services/inbox/InboxTest.ts"
 
@@ -50,6 +51,8 @@ export interface Built {
   readonly signals: Effect.Effect.Success<typeof makeRuns>["signals"]
   readonly lifecycle: Lifecycle["Type"]
   readonly redactor: Redactor["Type"]
+  /** "Another process committed", by hand (the change feed's double). */
+  readonly otherProcess: ChangeFeedBump["Type"]
 }
 
 /** Builds the service in `scope`; closing the scope is a daemon shutdown. */
@@ -61,11 +64,13 @@ export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<Retur
       RedactorLive,
       AppConfigLive(testRunsConfig(options.maxRuns, options.retentionDays, options.quietCheckMs)),
       LifecycleAt(options.phase ?? "ready"),
+      // Another process's commits are what a test says (ChangeFeedBump in the built context).
+      ChangeFeedTest,
       options.ledger ?? LedgerLive
     )
     const context = yield* Layer.buildWithScope(deps, scope)
     const made = yield* makeRuns.pipe(Effect.provide(context), Scope.extend(scope))
-    return { runs: made.runs, supervisor: made.supervisor, signals: made.signals, lifecycle: Context.get(context, Lifecycle), redactor: Context.get(context, Redactor) } satisfies Built
+    return { runs: made.runs, supervisor: made.supervisor, signals: made.signals, lifecycle: Context.get(context, Lifecycle), redactor: Context.get(context, Redactor), otherProcess: Context.get(context, ChangeFeedBump) } satisfies Built
   })
 
 export const harness = (options: HarnessOptions = {}) =>
