@@ -11,8 +11,9 @@ export default defineConfig({
     // read (turnEventLoop.ts: else "Timeout calling onTaskUpdate" under load); a passing test's
     // console lines kept in the fork, a failing test's printed (quietConsole.ts); @effect/vitest's
     // default `it.effect` back in place (a layer(...) of the previous file leaves its own there);
-    // after each file, the data dirs its tests made removed.
+    // after each file, the data dirs its tests made removed; one fast-check seed (fastCheckSeed.ts).
     setupFiles: [
+      "test/support/fastCheckSeed.ts",
       "test/support/turnEventLoop.ts",
       "test/support/quietConsole.ts",
       "test/support/effectVitestReset.ts",
