@@ -1,12 +1,12 @@
 /**
  * The conditions the gitleaks rules put on a trigger's place before any regex is tried
- * (`rules/gitleaks/gitleaks.ts`): the class a regex wants after its literal (`classAt`) and
+ * (`rules/gitleaks/triggers.ts`): the class a regex wants after its literal (`classAt`) and
  * gitleaks' assignment ahead (`assignmentAhead`). Each must be necessary: a place it refuses is one
  * where the rule's regex cannot match.
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { assignmentAhead, classAt } from "../../src/domain/redact/rules/gitleaks/gitleaks.ts"
+import { assignmentAhead, classAt } from "../../src/domain/redact/rules/gitleaks/triggers.ts"
 
 describe("classAt", () => {
   it("reads a class that must stand there, with its least count", () => {
