@@ -59,20 +59,22 @@ export class ChangeFeed extends Context.Tag("agent-bridge/ChangeFeed")<ChangeFee
 /** Changes a slow subscriber may have unread before the oldest go (a change is only "read again"). */
 export const HUB_CAPACITY = 64
 
-const matches = (topic: Topic) => (c: Change) => c.topic === topic || c.topic === "*"
-
 /**
- * The dialect-free part every driver shares: the bounded hub, topic filtering and the local
- * `notify`. A driver adds how it notices other processes (`publishOther`) and its `check`.
+ * The dialect-free part every driver shares: a bounded hub per topic and the local `notify`. A
+ * driver adds how it notices other processes and its `check`. One hub per topic, not one filtered
+ * after the queue: a slow subscriber of one topic loses only that topic's older changes, never its
+ * newest to a burst on another topic. A change of every topic (`"*"`) goes to every hub.
  */
 export const makeFeedHub = Effect.gen(function* () {
-  const hub = yield* PubSub.sliding<Change>(HUB_CAPACITY)
-  const subscribe = (topic: Topic) =>
-    Effect.map(PubSub.subscribe(hub), (queue) => Stream.fromQueue(queue).pipe(Stream.filter(matches(topic))))
+  const hubs = new Map<Topic, PubSub.PubSub<Change>>()
+  for (const topic of TOPICS) hubs.set(topic, yield* PubSub.sliding<Change>(HUB_CAPACITY))
+  const hubOf = (topic: Topic) => hubs.get(topic)!
+  const subscribe = (topic: Topic) => Effect.map(PubSub.subscribe(hubOf(topic)), (queue) => Stream.fromQueue(queue))
   return {
     subscribe,
     changes: (topic: Topic) => Stream.unwrapScoped(subscribe(topic)),
-    publish: (change: Change) => Effect.asVoid(PubSub.publish(hub, change))
+    publish: (change: Change) =>
+      change.topic === "*" ? Effect.forEach(TOPICS, (t) => PubSub.publish(hubOf(t), change), { discard: true }) : Effect.asVoid(PubSub.publish(hubOf(change.topic), change))
   }
 })
 

@@ -136,11 +136,14 @@ export class StorageNotSupported extends Data.TaggedError("StorageNotSupported")
   }
 }
 
-/** The database the daemon's and the CLI's stores open: the SQLite file in the data dir (see `StorageNotSupported`). */
+/**
+ * The database the daemon's and the CLI's stores open: `DbFor`'s choice, less PostgreSQL until its
+ * stores' drivers exist (see `StorageNotSupported`); then this is `DbFor` itself.
+ */
 export const DbForStores = (config: {
   readonly dataDir: string
   readonly storage: StorageSection
-}): Layer.Layer<Layer.Layer.Success<ReturnType<typeof DbLive>>, Layer.Layer.Error<ReturnType<typeof DbLive>> | StorageNotSupported> =>
-  config.storage.url === undefined
-    ? DbLive(config.dataDir)
-    : Layer.fail(new StorageNotSupported({ server: pgServerName(Redacted.value(config.storage.url)) }))
+}): Layer.Layer<Layer.Layer.Success<ReturnType<typeof DbLive>>, Layer.Layer.Error<ReturnType<typeof DbLive>> | StorageNotSupported> => {
+  const { url } = config.storage
+  return url === undefined ? DbLive(config.dataDir) : Layer.fail(new StorageNotSupported({ server: pgServerName(Redacted.value(url)) }))
+}

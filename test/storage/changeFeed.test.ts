@@ -125,6 +125,18 @@ describe("the poll", () => {
       expect(yield* Queue.take(seen)).toEqual({ topic: "*", origin: "other" })
     }))
 
+  it.scoped("when the first look fails, the first that succeeds reports a change (it had no starting point)", () =>
+    Effect.gen(function* () {
+      const { read } = yield* reading(["fail", 5, 5])
+      const feed = yield* makePollingFeed(read, "500 millis")
+      const seen = yield* Queue.unbounded<Change>()
+      yield* Effect.flatMap(feed.subscribe("keys"), (s) => Effect.forkScoped(Stream.runForEach(s, (c) => Queue.offer(seen, c))))
+      yield* TestClock.adjust("500 millis") // the first look that succeeds
+      expect(yield* Queue.take(seen)).toEqual({ topic: "*", origin: "other" })
+      yield* TestClock.adjust("500 millis") // 5 → 5: nothing more
+      expect(yield* Queue.size(seen)).toBe(0)
+    }))
+
   it.scoped("a subscriber that reads nothing holds at most the hub's capacity, the newest kept", () =>
     Effect.gen(function* () {
       const { read } = yield* reading([1])
@@ -137,6 +149,16 @@ describe("the poll", () => {
       // Nothing else was held: the next element is the next change.
       yield* feed.notify("runs", "after")
       expect(Chunk.toReadonlyArray(yield* idle.pipe(Stream.take(1), Stream.runCollect)).map((c) => c.key)).toEqual(["after"])
+    }))
+
+  it.scoped("a burst on one topic never pushes another topic's unread change out", () =>
+    Effect.gen(function* () {
+      const { read } = yield* reading([1])
+      const feed = yield* makePollingFeed(read, "500 millis")
+      const keys = yield* feed.subscribe("keys")
+      yield* feed.notify("keys", "revoked")
+      for (let i = 0; i < HUB_CAPACITY * 2; i++) yield* feed.notify("runs", String(i))
+      expect(Chunk.toReadonlyArray(yield* keys.pipe(Stream.take(1), Stream.runCollect)).map((c) => c.key)).toEqual(["revoked"])
     }))
 })
 

@@ -33,16 +33,26 @@ export const makePollingFeed = <E>(read: Effect.Effect<number | null, E>, every:
     const hub = yield* makeFeedHub
     const once = yield* Effect.makeSemaphore(1)
     let seen: number | null = null
+    // A look failed before any succeeded: there is no starting point, so the first that succeeds
+    // reports a change (another process may have committed meanwhile; a spurious one costs a read).
+    let blind = false
     const look = once.withPermits(1)(
       Effect.gen(function* () {
         const now = yield* read
-        const moved = seen !== null && now !== null && now !== seen
-        if (now !== null) seen = now
+        const moved = now !== null && (seen === null ? blind : now !== seen)
+        if (now !== null) {
+          seen = now
+          blind = false
+        }
         if (moved) yield* hub.publish({ topic: "*", origin: "other" })
         return moved
       })
     )
-    const logged = look.pipe(Effect.catchAll((e) => Effect.logWarning("change feed: looking for other writers failed", e).pipe(Effect.as(false))))
+    const logged = look.pipe(
+      Effect.catchAll((e) =>
+        Effect.sync(() => void (blind ||= seen === null)).pipe(Effect.zipRight(Effect.logWarning("change feed: looking for other writers failed", e)), Effect.as(false))
+      )
+    )
     yield* logged
     yield* logged.pipe(Effect.repeat(Schedule.spaced(every)), Effect.delay(every), Effect.forkScoped)
     return { subscribe: hub.subscribe, changes: hub.changes, notify: (topic, key) => hub.publish(key === undefined ? { topic, origin: "local" } : { topic, origin: "local", key }), check: logged }
