@@ -17,7 +17,7 @@ import type { StopActor } from "../../src/services/runs/Runs.ts"
 import { RunsTest } from "../../src/services/runs/RunsTest.ts"
 import { Ledger, type NewRun } from "../../src/services/runs/Ledger.ts"
 import { LedgerTest } from "../../src/services/runs/LedgerTest.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 
 const newRun = (runId: string, status: NewRun["status"] = "running"): NewRun => ({
   runId, client: "alice", agent: "hermes", profile: "default", hermesRunId: `h_${runId}`, status, input: "in",
@@ -104,5 +104,5 @@ describe("OperatorStops", () => {
       expect((yield* store.pending).length).toBe(1)
       const sql = yield* SqlClient.SqlClient
       expect((yield* sql<{ n: number }>`SELECT count(*) AS n FROM run_stop_requests`)[0]?.n).toBe(1)
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 })

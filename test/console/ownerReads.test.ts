@@ -15,12 +15,12 @@ import { StopRequests, StopRequestsLive } from "../../src/services/console/stopR
 import { sweepStopRequests } from "../../src/services/console/stopRetention.ts"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { testConfig } from "../support/daemon.ts"
 import { newRun } from "../runs/support/newRun.ts"
 
-const owners = Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive).pipe(Layer.provideMerge(DbMemory))
+const owners = Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive).pipe(Layer.provideMerge(TestDb))
 
 describe("the owners' reads for the console and /metrics", () => {
   it.effect("ledger: live runs first, then the newest, ties in insertion order; counts, totals and a moving version", () =>

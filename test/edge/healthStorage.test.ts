@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { databaseRoom, folderState } from "../../src/storage/probe.ts"
 import { startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
 import { HermesClientTest } from "../../src/hermes/client/HermesClientTest.ts"
@@ -40,7 +40,7 @@ describe("storage probe", () => {
       expect(yield* databaseRoom(sql)).toBe("full")
       yield* sql.unsafe("PRAGMA max_page_count = 1073741823")
       expect(yield* databaseRoom(sql)).toBe("ok")
-    }).pipe(Effect.provide(DbMemory), Effect.orDie))
+    }).pipe(Effect.provide(TestDb), Effect.orDie))
 
   it.effect("a folder not made yet is ok (it is made when needed)", () =>
     Effect.gen(function* () {

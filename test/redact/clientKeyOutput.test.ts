@@ -13,7 +13,7 @@ import { BRIDGE_KEY_PREFIX } from "../../src/domain/bridgeKeys.ts"
 import { Caller } from "../../src/request/Caller.ts"
 import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
 import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, eventually, harness } from "../runs/support/harness.ts"
 import { testConfig } from "../support/daemon.ts"
 import { leakFinder } from "./corpus.ts"
@@ -74,5 +74,5 @@ describe("a client key printed without its prefix", () => {
       expect((yield* auth.authenticate(madeByCli))._tag).toBe("Some")
       yield* readAll("made by the CLI, after it authenticated (completed)", elsewhere.runId, done.last_seq, elsewhere.leak)
       expect(problems.slice(0, 20)).toEqual([])
-    }).pipe(Effect.provide(DbMemory), Effect.scoped), 120_000)
+    }).pipe(Effect.provide(TestDb), Effect.scoped), 120_000)
 })

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Caller } from "../../src/request/Caller.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, eventually, harness } from "../runs/support/harness.ts"
 import { leakFinder } from "./corpus.ts"
 
@@ -76,5 +76,5 @@ describe("a secret cut by other events", () => {
         yield* readAll(`${layout.label} (completed)`, view.run_id, done.last_seq)
       }
       expect(problems.slice(0, 20)).toEqual([])
-    }).pipe(Effect.provide(DbMemory), Effect.scoped), 120_000)
+    }).pipe(Effect.provide(TestDb), Effect.scoped), 120_000)
 })

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { FORMAT_RULES } from "../../src/domain/redact/rules/gitleaks/gitleaks.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, eventually, harness } from "../runs/support/harness.ts"
 import { leakFinder } from "./corpus.ts"
 import { ruleSample, type RuleSample } from "./ruleCorpus.ts"
@@ -69,5 +69,5 @@ describe("rule samples cut by other events", () => {
         yield* readAll("completed", done.last_seq, [1, 3, 100])
       }
       expect(problems.slice(0, 20)).toEqual([])
-    }).pipe(Effect.provide(DbMemory), Effect.scoped), 120_000)
+    }).pipe(Effect.provide(TestDb), Effect.scoped), 120_000)
 })

@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeRedaction, MASK } from "../../src/domain/redact/redact.ts"
 import { BLOCK_REACH, CONTEXT_CHARS, contextBefore } from "../../src/domain/redact/reach.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, eventually, harness } from "../runs/support/harness.ts"
 import { chars, leakFinder, mulberry32 } from "./corpus.ts"
 
@@ -62,5 +62,5 @@ describe("a secret longer than the context", () => {
           expect(leak(JSON.stringify(page)), `page after ${since}, live ${live}`).toBeUndefined()
         }
       }
-    }).pipe(Effect.provide(DbMemory), Effect.scoped), 60_000)
+    }).pipe(Effect.provide(TestDb), Effect.scoped), 60_000)
 })

@@ -8,12 +8,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { Ledger, ledgerFailureText } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { newRun } from "./support/newRun.ts"
 
 
 const withLedger = <A, E>(body: Effect.Effect<A, E, Ledger | SqlClient.SqlClient>) =>
-  body.pipe(Effect.provide(LedgerLive), Effect.provide(DbMemory))
+  body.pipe(Effect.provide(LedgerLive), Effect.provide(TestDb))
 
 /** Inserts run r1, spoils it with `spoil`, and returns the failure text of every read given. */
 const failureOf = <A>(spoil: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>, read: (ledger: typeof Ledger.Service) => Effect.Effect<A, unknown>) =>

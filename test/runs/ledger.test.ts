@@ -8,13 +8,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive, OUTPUT_CHUNK_BYTES } from "../../src/services/runs/LedgerSql.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { utf8 } from "../../src/domain/runs/window.ts"
 import { newRun } from "./support/newRun.ts"
 
 
 const withLedger = <A, E>(body: Effect.Effect<A, E, Ledger | SqlClient.SqlClient>) =>
-  body.pipe(Effect.provide(LedgerLive), Effect.provide(DbMemory))
+  body.pipe(Effect.provide(LedgerLive), Effect.provide(TestDb))
 
 describe("ledger", () => {
   it.effect("inserts a run with run.started as seq 1 and refuses a taken idempotency key", () =>

@@ -10,7 +10,7 @@ import { loadConfig } from "../../src/config/load.ts"
 import { logLevelOf, loggingLayer } from "../../src/daemon/logging.ts"
 import { makeHermesClient } from "../../src/hermes/client/HermesClientLive.ts"
 import { Redactor, RedactorWith } from "../../src/common/Redactor.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { hermes020 } from "../hermes/support/hermes020.ts"
 import { as, eventually, harness } from "./support/harness.ts"
 
@@ -47,7 +47,7 @@ describe("run life at info", () => {
       expect(ended).toMatchObject({ level: "INFO", annotations: { run_id: view.run_id, status: "completed", client: "alice" } })
       expect(typeof ended?.annotations.duration_ms).toBe("number")
       expect(log.lines.filter((l) => l.message === "run ended")).toHaveLength(1)
-    }).pipe(Effect.provide(DbMemory), Effect.scoped, Effect.provide(log.layer))
+    }).pipe(Effect.provide(TestDb), Effect.scoped, Effect.provide(log.layer))
   })
 })
 

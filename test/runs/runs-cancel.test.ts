@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { HermesClient } from "../../src/hermes/client/HermesClient.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, buildRuns, eventually } from "./support/harness.ts"
 import { makeFakeHermes } from "../../src/hermes/client/fakeHermes.ts"
 import { InboxTest } from "../../src/services/inbox/InboxTest.ts"
@@ -58,5 +58,5 @@ describe("a cancelled start", () => {
       yield* hermes.complete(hermesRun!.id, "done")
       const done = yield* eventually(alice(built.runs.status(runId, 0)), (v) => v.status === "completed", "completion")
       expect(done.output).toBe("done")
-    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+    }).pipe(Effect.provide(TestDb), Effect.scoped))
 })

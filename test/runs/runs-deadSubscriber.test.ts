@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SimRun } from "../../src/hermes/sim/run.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, eventually, statusIs } from "./support/harness.ts"
 import { simHarness } from "./support/simHarness.ts"
 
@@ -46,7 +46,7 @@ describe("a bridge restart during a quiet run (older Hermes: a dead subscriber k
       expect(yield* second.supervisor.isFollowed(view.run_id)).toBe(false)
       const types = (yield* alice(second.runs.events(view.run_id, 0, 500))).events.map((e) => e.type)
       expect(types.filter((t) => t === "run.completed")).toHaveLength(1)
-    }).pipe(Effect.provide(DbMemory), Effect.scoped), 90_000)
+    }).pipe(Effect.provide(TestDb), Effect.scoped), 90_000)
 
   it.live("nobody decides: Hermes denies the approval on its timeout and finishes; the bridge follows suit", () =>
     Effect.gen(function* () {
@@ -60,7 +60,7 @@ describe("a bridge restart during a quiet run (older Hermes: a dead subscriber k
       expect(simRun.bufferDropped).toBe(true)
       expect([done.status, done.output]).toEqual([simRun.status, simRun.output])
       expect((yield* second.inbox.list({ state: "pending" })).length).toBe(0)
-    }).pipe(Effect.provide(DbMemory), Effect.scoped), 90_000)
+    }).pipe(Effect.provide(TestDb), Effect.scoped), 90_000)
 
   it.live("a stop after Hermes ended the run on the dead queue settles it from Hermes's status", () =>
     Effect.gen(function* () {
@@ -80,5 +80,5 @@ describe("a bridge restart during a quiet run (older Hermes: a dead subscriber k
       const stopped = yield* alice(second.runs.stop(view.run_id))
       expect([stopped.status, stopped.output]).toEqual(["completed", simRun.output])
       yield* eventually(second.supervisor.isFollowed(view.run_id), (b) => !b, "the follower's end")
-    }).pipe(Effect.provide(DbMemory), Effect.scoped), 90_000)
+    }).pipe(Effect.provide(TestDb), Effect.scoped), 90_000)
 })

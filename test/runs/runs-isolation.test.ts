@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto"
 import type { BridgeError } from "../../src/domain/errors.ts"
 import { Caller } from "../../src/request/Caller.ts"
 import type { Progress } from "../../src/request/Progress.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, eventually, harness } from "./support/harness.ts"
 
 type Who = "alice" | "bob"
@@ -116,7 +116,7 @@ describe("isolation between clients", () => {
               for (const id of [...owned.alice, ...owned.bob]) {
                 expect((yield* as(Caller.admin)(h.runs.status(id, 0))).run_id).toBe(id)
               }
-            }).pipe(Effect.provide(DbMemory), Effect.scoped)
+            }).pipe(Effect.provide(TestDb), Effect.scoped)
           )
         ),
         { numRuns: 20 }

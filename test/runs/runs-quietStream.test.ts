@@ -9,7 +9,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, HashMap, List, Logger, Scope, TestClock } from "effect"
 import { GONE_ERROR } from "../../src/hermes/client/follow.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, buildRuns, harness } from "./support/harness.ts"
 
 const alice = as("alice")
@@ -66,7 +66,7 @@ describe("a quiet stream is checked against Hermes's status", () => {
       expect(page.events.filter((e) => e.type === "run.completed")).toHaveLength(1)
       // The harness's cap is 3: all three slots are alice's again.
       for (let i = 0; i < 3; i++) yield* alice(h.runs.start({ agent: "hermes", input: `after ${i}` }))
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 
   it.scoped("events keep a stream from being checked; once they stop, the run Hermes ended is settled", () =>
     Effect.gen(function* () {
@@ -83,7 +83,7 @@ describe("a quiet stream is checked against Hermes's status", () => {
       yield* advance(21_000)
       const done = yield* alice(h.runs.status(view.run_id, 0))
       expect([done.status, done.output]).toEqual(["completed", "tick tick tick tick tick tick "])
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 
   it.scoped("a run Hermes still runs is left to its stream: it stays live while quiet and ends on its own event, once", () =>
     Effect.gen(function* () {
@@ -100,7 +100,7 @@ describe("a quiet stream is checked against Hermes's status", () => {
       expect([done.status, done.output]).toEqual(["completed", "ok"])
       const page = yield* alice(h.runs.events(runId, 0, 100))
       expect(page.events.filter((e) => e.type === "run.completed")).toHaveLength(1)
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 
   it.scoped("a run Hermes no longer knows ends interrupted at the next quiet check", () =>
     Effect.gen(function* () {
@@ -110,7 +110,7 @@ describe("a quiet stream is checked against Hermes's status", () => {
       yield* advance(21_000)
       const ended = yield* alice(h.runs.status(runId, 0))
       expect([ended.status, ended.error]).toEqual(["interrupted", GONE_ERROR])
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 
   it.scoped("right after a re-attach: a run Hermes finished while the bridge was down is settled at once, not after an interval", () =>
     Effect.gen(function* () {
@@ -124,7 +124,7 @@ describe("a quiet stream is checked against Hermes's status", () => {
       yield* advance(1_000, 100)
       const done = yield* alice(again.runs.status(runId, 0))
       expect([done.status, done.output]).toEqual(["completed", "finished meanwhile"])
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 })
 
 describe("a stop Hermes answers \"no live task\"", () => {
@@ -142,7 +142,7 @@ describe("a stop Hermes answers \"no live task\"", () => {
       yield* advance(500)
       expect(yield* h.supervisor.isFollowed(runId)).toBe(false)
       for (let i = 0; i < 3; i++) yield* alice(h.runs.start({ agent: "hermes", input: `after ${i}` }))
-    }).pipe(Effect.provide(DbMemory), Effect.provide(log.layer))
+    }).pipe(Effect.provide(TestDb), Effect.provide(log.layer))
   })
 
   it.scoped("a run Hermes forgot ends interrupted on the stop", () =>
@@ -152,5 +152,5 @@ describe("a stop Hermes answers \"no live task\"", () => {
       yield* h.hermes.forget(hid)
       const stopped = yield* alice(h.runs.stop(runId))
       expect([stopped.status, stopped.error]).toEqual(["interrupted", GONE_ERROR])
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 })

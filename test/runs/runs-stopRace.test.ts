@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { Caller } from "../../src/request/Caller.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { makeRunLocks } from "../../src/services/runs/runLocks.ts"
 import { as, eventually, harness, statusIs } from "./support/harness.ts"
 
@@ -29,7 +29,7 @@ describe("a stop racing the run's end", () => {
       expect(stopping, JSON.stringify(types.map((e) => e.type))).toBeGreaterThanOrEqual(0)
       expect(types[stopping]!.data).toEqual({ by: "operator", via: "cli" })
       expect(cancelled).toBeGreaterThan(stopping)
-    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+    }).pipe(Effect.provide(TestDb), Effect.scoped))
 })
 
 describe("run locks", () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option, TestClock } from "effect"
 import { Caller } from "../../src/request/Caller.ts"
 import { Progress } from "../../src/request/Progress.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, failure, harness } from "./support/harness.ts"
 import { WAIT_MAX_SECONDS } from "../../src/domain/limits.ts"
 
@@ -53,7 +53,7 @@ describe("waits on the clock", () => {
       expect(result.events_tail.map((e) => e.type)).toEqual(["run.started", "tool.started"])
       // Heartbeats: ≥ 11 in 120 s besides the event reports, and strictly increasing progress is the edge's job.
       expect(rec.reports.length).toBeGreaterThanOrEqual(12)
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 
   it.scoped(`waits at most ${WAIT_MAX_SECONDS} s; 0 returns at once; a pending clarification returns at once, not timed out`, () =>
     Effect.gen(function* () {
@@ -74,7 +74,7 @@ describe("waits on the clock", () => {
       const asked = yield* alice(h.runs.wait(view.run_id, 120))
       expect(asked.timed_out).toBe(false)
       expect(asked.pending?.request_id).toBe("c")
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 })
 
 describe("retention", () => {
@@ -104,5 +104,5 @@ describe("retention", () => {
       // The key went with the run: the same key now starts a new run.
       const again = yield* alice(h.runs.start({ agent: "hermes", input: "done soon", idempotency_key: "k" }))
       expect(again.run_id).not.toBe(ended.run_id)
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 })

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { MASK } from "../../src/domain/redact/redact.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, eventually, failure, harness } from "./support/harness.ts"
 
 const alice = as("alice")
@@ -43,7 +43,7 @@ describe("finished run views", () => {
       const firstAgain = yield* alice(h.runs.status(view.run_id, 0))
       expect(firstAgain).not.toBe(first)
       expect(firstAgain).toEqual(first)
-    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+    }).pipe(Effect.provide(TestDb), Effect.scoped))
 
   it.live("a run still running is read afresh on every call", () =>
     Effect.gen(function* () {
@@ -55,5 +55,5 @@ describe("finished run views", () => {
       const b = yield* alice(h.runs.status(view.run_id, 0))
       expect(b).not.toBe(a)
       expect(b).toEqual(a)
-    }).pipe(Effect.provide(DbMemory), Effect.scoped))
+    }).pipe(Effect.provide(TestDb), Effect.scoped))
 })

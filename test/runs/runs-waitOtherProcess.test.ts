@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option, TestClock } from "effect"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { as, harness } from "./support/harness.ts"
 
 const alice = as("alice")
@@ -39,7 +39,7 @@ describe("a wait and another process's writes", () => {
       const result = yield* Fiber.join(waiting)
       expect(result.timed_out).toBe(false)
       expect(result.status).toBe("completed")
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 
   it.scoped("a change of another run, or of this process's own topic, leaves the wait waiting", () =>
     Effect.gen(function* () {
@@ -54,5 +54,5 @@ describe("a wait and another process's writes", () => {
       expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
       yield* advance(5_000, 500)
       expect((yield* Fiber.join(waiting)).timed_out).toBe(false) // the final read sees the end
-    }).pipe(Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(TestDb)))
 })

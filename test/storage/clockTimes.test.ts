@@ -11,13 +11,13 @@ import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
 import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
 import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { testConfig } from "../support/daemon.ts"
 
 const AT = Date.parse("2031-02-03T04:05:06.789Z")
 
 const layer = Layer.mergeAll(MemoryStoreLive, AuthLive).pipe(
-  Layer.provideMerge(DbMemory),
+  Layer.provideMerge(TestDb),
   Layer.provide(RedactorLive),
   Layer.provide(ChangeFeedTest),
   Layer.provide(AppConfigLive(testConfig()))

@@ -21,7 +21,7 @@ import { InboxChangesLive } from "../../src/services/inbox/InboxChanges.ts"
 import { InboxStore, InboxStoreLive } from "../../src/services/inbox/InboxStore.ts"
 import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
 import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { testConfig } from "../support/daemon.ts"
 
 const approval = {
@@ -51,7 +51,7 @@ const failureTag = <A, E>(exit: Exit.Exit<A, E>): string =>
     }
   })
 
-const inboxLayer = InboxStoreLive.pipe(Layer.provideMerge(InboxChangesLive), Layer.provideMerge(DbMemory))
+const inboxLayer = InboxStoreLive.pipe(Layer.provideMerge(InboxChangesLive), Layer.provideMerge(TestDb))
 
 describe("inbox rows that do not decode are bridge.internal, with an incident", () => {
   it.effect("a payload that is not JSON, one of the wrong shape, and an integer time column holding text", () =>
@@ -97,7 +97,7 @@ describe("memory notes that do not decode are MemoryFailed", () => {
       expect((yield* Effect.flip(memory.list({ namespaces: ["shared"], limit: 5, offset: 0 })))._tag).toBe("MemoryFailed")
       expect((yield* Effect.flip(memory.get(note.id)))._tag).toBe("MemoryFailed")
       expect((yield* Effect.flip(memory.search({ namespaces: ["shared"], query: "pnpm", limit: 5 })))._tag).toBe("MemoryFailed")
-    }).pipe(Effect.provide(MemoryStoreLive), Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(MemoryStoreLive), Effect.provide(TestDb)))
 })
 
 describe("identity rows that do not decode are defects, console rows ParseErrors, as their SQL errors are handled", () => {
@@ -122,5 +122,5 @@ describe("identity rows that do not decode are defects, console rows ParseErrors
       const stops = yield* makeStopRequests
       yield* sql`INSERT INTO run_stop_requests (run_id, requested_by, via, requested_at) VALUES ('run_x', 'operator', 'carrier pigeon', 1)`
       expect(failureTag(yield* Effect.exit(stops.pending))).toBe("ParseError")
-    }).pipe(Effect.provide(AuthLive), Effect.provide(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)), Effect.provide(RedactorLive), Effect.provide(ChangeFeedTest), Effect.provide(AppConfigLive(testConfig())), Effect.provide(DbMemory)))
+    }).pipe(Effect.provide(AuthLive), Effect.provide(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)), Effect.provide(RedactorLive), Effect.provide(ChangeFeedTest), Effect.provide(AppConfigLive(testConfig())), Effect.provide(TestDb)))
 })

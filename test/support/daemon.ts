@@ -16,6 +16,7 @@ import type { HermesClient } from "../../src/hermes/client/HermesClient.ts"
 import { Auth } from "../../src/services/auth/Auth.ts"
 import type { Scope } from "../../src/request/Caller.ts"
 import { tempDir } from "./tempDirs.ts"
+import { pgDatabaseFor, TEST_DIALECT } from "./testDb.ts"
 import type { Redactor } from "../../src/common/Redactor.ts"
 
 export interface TestDaemon {
@@ -44,6 +45,10 @@ export const startDaemon = async (
   config: ResolvedConfig,
   hermes?: Layer.Layer<HermesClient, never, AppConfig | Redactor>
 ): Promise<TestDaemon> => {
+  // In the PostgreSQL project a daemon keeps its data in the database of its data dir (testDb.ts).
+  if (TEST_DIALECT === "pg" && config.storage.url === undefined) {
+    config = { ...config, storage: { ...config.storage, url: Redacted.make(await pgDatabaseFor(config.dataDir)) } }
+  }
   const runtime = ManagedRuntime.make(daemonLayer(config, hermes === undefined ? {} : { hermes }))
   const port = await runtime.runPromise(
     HttpServer.addressWith((a) => Effect.succeed(a._tag === "TcpAddress" ? a.port : 0))

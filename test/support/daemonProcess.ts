@@ -4,8 +4,11 @@
  * caller picks the port (see freePort.ts) so the daemon comes back where its clients expect it.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as YAML from "yaml"
+import { pgDatabaseFor, TEST_DIALECT } from "./testDb.ts"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const BIN = path.join(REPO, "bin", "agent-bridge.js")
@@ -42,6 +45,18 @@ const cleanEnv = (): NodeJS.ProcessEnv => {
   return env
 }
 
+/**
+ * In the PostgreSQL project, the database of the config's data dir (testDb.ts) as
+ * `AGENT_BRIDGE_STORAGE_URL`, unless the file names a storage.url of its own; else nothing.
+ */
+const storageEnv = async (configFile: string): Promise<NodeJS.ProcessEnv> => {
+  if (TEST_DIALECT !== "pg") return {}
+  const yaml = (YAML.parse(fs.readFileSync(configFile, "utf8")) ?? {}) as { bridge?: { data_dir?: string }; storage?: { url?: string } }
+  if (yaml.storage?.url !== undefined) return {}
+  const dataDir = path.resolve(path.dirname(configFile), yaml.bridge?.data_dir ?? "data")
+  return { AGENT_BRIDGE_STORAGE_URL: await pgDatabaseFor(dataDir) }
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Starts the daemon; resolves once `/healthz` says it is ready. Rejects (and kills it) otherwise. */
@@ -49,7 +64,7 @@ export const spawnDaemon = async (options: SpawnOptions): Promise<DaemonProcess>
   const url = `http://127.0.0.1:${options.port}`
   const child: ChildProcess = spawn(process.execPath, [BIN, "serve", "--config", options.configFile], {
     cwd: REPO,
-    env: cleanEnv(),
+    env: { ...cleanEnv(), ...(await storageEnv(options.configFile)) },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""

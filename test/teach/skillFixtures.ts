@@ -7,7 +7,7 @@ import type { HermesFailure } from "../../src/hermes/client/failure.ts"
 import { InboxLive } from "../../src/services/inbox/InboxLive.ts"
 import { SkillsLive } from "../../src/services/skills/SkillsLive.ts"
 import { type SkillDirs, SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
 import { RedactorLive } from "../../src/common/Redactor.ts"
 
@@ -49,7 +49,7 @@ export const makeStack = (approvalAnswer?: () => Effect.Effect<void, HermesFailu
   const layer = SkillsLive.pipe(
     Layer.provideMerge(InboxLive),
     Layer.provideMerge(SkillStoreWith(dirs)),
-    Layer.provideMerge(DbMemory),
+    Layer.provideMerge(TestDb),
     Layer.provideMerge(HermesClientApprovals(calls, approvalAnswer)),
     Layer.provideMerge(RedactorLive)
   )

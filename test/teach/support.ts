@@ -6,7 +6,7 @@ import { Effect, Layer, Ref } from "effect"
 import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
 import { Caller } from "../../src/request/Caller.ts"
 import { RedactorLive } from "../../src/common/Redactor.ts"
-import { DbMemory } from "../../src/storage/Db.ts"
+import { TestDb } from "../support/testDb.ts"
 
 export const simpleHermes = Layer.unwrapEffect(Effect.map(Ref.make<ReadonlyArray<ApprovalCall>>([]), (calls) => HermesClientApprovals(calls)))
 
@@ -15,4 +15,4 @@ export const as = (client: string, scopes: ReadonlyArray<"agents" | "memory"> = 
 export const asAdmin = Effect.provideService(Caller, Caller.admin)
 
 export const testRedactor = RedactorLive
-export const testDb = DbMemory
+export const testDb = TestDb

@@ -1,0 +1,69 @@
+/**
+ * The database a store test runs on: SQLite in memory (`DbMemory`) as always, or, in the
+ * PostgreSQL project (`npm run test:pg`, `AGENT_BRIDGE_TEST_DIALECT=pg`), a fresh empty database on
+ * the project's server (`pgGlobalSetup.ts`), migrated the way the daemon migrates it. The same test
+ * file runs on both: it provides `TestDb` where it provided `DbMemory`.
+ *
+ * Each build of the layer is a database of its own (`CREATE DATABASE`, a copy of template1: a
+ * few tens of ms with fsync off), so tests never see each other's rows, as with `:memory:`. The
+ * databases are not dropped: the server and its folder are removed after the run.
+ */
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { inject } from "vitest"
+import { DbMemory, DbPostgres } from "../../src/storage/Db.ts"
+
+export type TestDialect = "sqlite" | "pg"
+
+/** The dialect of this test run. */
+export const TEST_DIALECT: TestDialect = process.env["AGENT_BRIDGE_TEST_DIALECT"] === "pg" ? "pg" : "sqlite"
+
+/** The pool and timeout a test database gets (small: two forks, many databases at once). */
+const TEST_STORAGE = { pool_max: 4, statement_timeout_ms: 30_000 } as const
+
+let admin: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown> | undefined
+let made = 0
+
+/** The maintenance connection databases are created from: one per worker, opened at first use. */
+const adminRuntime = () => {
+  if (admin === undefined) {
+    const base = inject("pgBaseUrl")
+    if (base === undefined) throw new Error("no PostgreSQL server: run this file through test/vitest.pg.config.ts (npm run test:pg)")
+    admin = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(base), maxConnections: 1 }))
+  }
+  return admin
+}
+
+/** A fresh empty database on the project's server, as a URL (PostgreSQL runs only). */
+export const freshPgDatabase = async (): Promise<string> => {
+  const runtime = adminRuntime()
+  const name = `t${process.pid}_${Date.now().toString(36)}_${++made}`
+  await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
+  const base = new URL(inject("pgBaseUrl"))
+  base.pathname = `/${name}`
+  return base.toString()
+}
+
+/** A migrated PostgreSQL database of its own for each build. */
+export const TestPgDb = Layer.unwrapEffect(
+  Effect.map(Effect.promise(freshPgDatabase), (url) => DbPostgres({ url: Redacted.make(url), ...TEST_STORAGE }))
+).pipe(Layer.orDie)
+
+/** The test run's database: SQLite in memory, or a fresh PostgreSQL database in the pg project. */
+export const TestDb: Layer.Layer<SqlClient.SqlClient> = TEST_DIALECT === "pg" ? TestPgDb : Layer.orDie(DbMemory)
+
+const byDataDir = new Map<string, Promise<string>>()
+
+/**
+ * The PostgreSQL database of a daemon a test starts with `dataDir` (pg project only): one per data
+ * dir, so a daemon started again on the same folder (a restart test) finds its rows again.
+ */
+export const pgDatabaseFor = (dataDir: string): Promise<string> => {
+  let url = byDataDir.get(dataDir)
+  if (url === undefined) {
+    url = freshPgDatabase()
+    byDataDir.set(dataDir, url)
+  }
+  return url
+}
