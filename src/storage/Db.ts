@@ -17,6 +17,7 @@ import * as path from "node:path"
 import type { StorageSection } from "../config/schema.ts"
 import { pgServerName } from "../config/storageUrl.ts"
 import { migrate } from "./migrations/migrate.ts"
+import { bridgePgTypes } from "./pg/pgTypes.ts"
 
 export const DB_FILE = "bridge.db"
 
@@ -111,7 +112,8 @@ export const DbPostgres = (storage: StorageSection & { readonly url: Redacted.Re
     url: Redacted.make(pgConnectionUrl(url, storage.statement_timeout_ms)),
     maxConnections: storage.pool_max,
     connectTimeout: Duration.seconds(10),
-    applicationName: "agent-bridge"
+    applicationName: "agent-bridge",
+    types: bridgePgTypes
   }).pipe(Layer.mapError((error) => new StorageUnreachable({ server: pgServerName(url), reason: unreachableReason(error, url) })))
   return MigratorLive.pipe(Layer.provideMerge(client))
 }

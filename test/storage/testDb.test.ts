@@ -15,7 +15,12 @@ describe("TestDb", () => {
       expect(yield* dialectOf).toBe(TEST_DIALECT)
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql`SELECT COUNT(*) AS n FROM runs`
-      expect(Number((rows[0] as { n: unknown }).n)).toBe(0)
+      // A number on both (node-postgres gives INT8 as text unless told otherwise: pg/pgTypes.ts).
+      expect((rows[0] as { n: unknown }).n).toBe(0)
+      const [big] = yield* sql`SELECT CAST(9007199254740991 AS BIGINT) AS safe, CAST(9007199254740993 AS BIGINT) AS past`
+      expect((big as { safe: unknown }).safe).toBe(Number.MAX_SAFE_INTEGER)
+      // Past 2^53 SQLite rounds (better-sqlite3 without safeIntegers); the PostgreSQL driver keeps the text.
+      if (TEST_DIALECT === "pg") expect((big as { past: unknown }).past).toBe("9007199254740993")
     }).pipe(Effect.provide(TestDb)))
 
   it.effect("is a database of its own for each build", () =>
