@@ -8,7 +8,12 @@ import { defineConfig } from "vitest/config"
 import base from "../vitest.config.ts"
 
 /** The files that run on both dialects. */
-export const PG_FILES = ["test/storage/testDb.test.ts"]
+export const PG_FILES = [
+  "test/storage/testDb.test.ts",
+  "test/teach/memory-service.test.ts",
+  "test/teach/memory-store.test.ts",
+  "test/teach/memory-tools.test.ts"
+]
 
 export default defineConfig({
   test: {
