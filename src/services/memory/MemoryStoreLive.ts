@@ -14,7 +14,7 @@ import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { parseTerms } from "./ftsQuery.ts"
 import { memoryIndex } from "./memoryIndex.ts"
 import { MemoryStore, type Note, type NoteInput, type ScoredNote } from "./MemoryStore.ts"
-import { SOURCE_TAG_PREFIX } from "./policy.ts"
+import { indexedTags } from "./policy.ts"
 
 /**
  * A `memory_notes` row, decoded: tags from their JSON text, the time from epoch milliseconds
@@ -41,10 +41,6 @@ const toNote = (r: typeof NoteRow.Type): Note => ({
   client: r.client,
   created_at: r.created_at
 })
-
-/** The text the index holds for a note's tags: the client's own tags, not the bridge's source tag. */
-const indexedTags = (tags: ReadonlyArray<string>): string =>
-  tags.filter((t) => !t.toLowerCase().startsWith(SOURCE_TAG_PREFIX)).join(" ")
 
 const failed = (operation: string) => (cause: SqlError.SqlError | ParseError) =>
   Effect.logError(`memory store: ${operation} failed`, cause).pipe(
