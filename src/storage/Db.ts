@@ -118,6 +118,10 @@ export const DbPostgres = (storage: StorageSection & { readonly url: Redacted.Re
   return MigratorLive.pipe(Layer.provideMerge(client))
 }
 
+/** The database for people (health, fault sentences): the SQLite file, or PostgreSQL's `host:port/db` (never the URL). */
+export const databasePlace = (config: { readonly dataDir: string; readonly storage: StorageSection }): string =>
+  config.storage.url === undefined ? path.join(config.dataDir, DB_FILE) : pgServerName(Redacted.value(config.storage.url))
+
 /** The configured store: PostgreSQL when `storage.url` is set, else the SQLite file in the data dir. */
 export const DbFor = (config: {
   readonly dataDir: string
