@@ -5,7 +5,7 @@
  * `host:port/db`, retry later) while the daemon reconnects by itself; every other ledger failure
  * stays a defect (`bridge.internal` under an incident), as SQLite's busy or full ledger reads are.
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Schedule } from "effect"
 import { StoreUnavailable } from "../../domain/errors.ts"
 import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
 import type { LedgerError, LedgerRunMissing } from "./Ledger.ts"
@@ -24,3 +24,16 @@ export const failOnOutage = <E, R>(failure: LedgerError | LedgerRunMissing, plac
     onNone: () => otherwise,
     onSome: (e) => Effect.logWarning(e.message).pipe(Effect.zipRight(Effect.fail(e)))
   })
+
+/** The database server does not answer (not a cancelled statement: that one is retried by a restart). */
+export const isServerOutage = (e: unknown): boolean =>
+  typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "LedgerError" && storageFaultOf((e as LedgerError).cause)?.kind === "unavailable"
+
+/**
+ * How a follower retries one batch's commit while the database server is out: in place, holding the
+ * batch (Hermes's stream waits behind it), 200 ms doubling to at most 2 s apart, for up to 10
+ * minutes; then the failure goes to the supervisor, which restarts the follower (resync, replay).
+ * In place because a restart re-reads Hermes's stream from the stored event id, and a Hermes that
+ * offers no replay would leave only its status to reconcile from: the held batch loses nothing.
+ */
+export const OUTAGE_RETRY = Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("2 seconds")), Schedule.upTo("10 minutes"))
