@@ -9,6 +9,7 @@ import base from "../vitest.config.ts"
 
 /** The files that run on both dialects. */
 export const PG_FILES = [
+  "test/edge/authCache.test.ts",
   "test/storage/changeFeedPg.test.ts",
   "test/storage/testDb.test.ts"
 ]
