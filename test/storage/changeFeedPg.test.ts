@@ -1,7 +1,8 @@
 /**
  * The change feed on PostgreSQL (`src/storage/pg/ChangeFeedPg.ts`, migration 0008's triggers): a
  * commit by another connection (a second pool on the same database, as another process has) reaches
- * the subscribers of its table's topic only, `runs` with the run id as the key; a rolled-back write
+ * the subscribers of its table's topic only, `runs` with the run id as the key; this process's own
+ * writes (their sessions' origin) reach nobody; a rolled-back write
  * reaches nobody; `notify` stays in the process; `check` answers whether a change came since the
  * previous one; and a listening connection the server terminates comes back by itself, reporting a
  * change on every topic. PostgreSQL project only (`test/vitest.pg.config.ts`).
@@ -85,14 +86,22 @@ describe.skipIf(TEST_DIALECT !== "pg")("the change feed on PostgreSQL", () => {
       }).pipe(Effect.provide(layer), Effect.scoped)
     }).pipe(Effect.scoped), 60_000)
 
-  it.live("this process's own writes come back as another connection's (an echo: one read again)", () =>
+  it.live("this process's own writes are not another's (their origin is this pool's), as on SQLite", () =>
     Effect.gen(function* () {
-      const { layer } = yield* onFreshDatabase
+      const { layer, byOther } = yield* onFreshDatabase
       yield* Effect.gen(function* () {
+        const feed = yield* ChangeFeed
         const sql = yield* SqlClient.SqlClient
         const q = yield* collectAll
         yield* insertRun("run_own")(sql)
+        yield* sql`INSERT INTO run_stop_requests (run_id, requested_by, via, requested_at) VALUES ('run_own', 'operator', 'page', 1)`
+        expect(yield* feed.check).toBe(false)
+        // Another's write after them is the first change anybody hears.
+        yield* byOther((other) => other`UPDATE runs SET status = 'completed' WHERE run_id = 'run_own'`)
         expect(yield* next(q.get("runs")!)).toEqual({ topic: "runs", origin: "other", key: "run_own" })
+        expect(yield* feed.check).toBe(true)
+        expect(yield* Queue.size(q.get("runs")!)).toBe(0)
+        expect(yield* Queue.size(q.get("stops")!)).toBe(0)
       }).pipe(Effect.provide(layer), Effect.scoped)
     }).pipe(Effect.scoped), 60_000)
 

@@ -3,8 +3,10 @@
  * on `agent_bridge_<topic>` for every topic, the channels the owners' triggers notify (migration
  * 0008: `clients` → keys, `inbox` → inbox, `run_stop_requests` → stops, `runs` → runs with the run
  * id as the key). PostgreSQL delivers a notification at commit, to every listening session: every
- * writer is heard (the CLI, another daemon, psql by hand), and so are this process's own writes
- * through its pool (an echo: one spurious "read again", as the change feed allows).
+ * writer is heard (the CLI, another daemon, psql by hand). This process's own writes through its
+ * pool are dropped by their origin (`origin.ts`: each session of the pool names it, the triggers
+ * put it in the payload), as SQLite's `data_version` never shows them; `notify` tells this
+ * process's subscribers of those.
  *
  * The connection is a `pg.Client` of its own, opened with the pool's settings, not
  * `PgClient.listen`: that one ignores its connection's errors and never ends its stream, so a
@@ -22,6 +24,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Data, Deferred, Duration, Effect, Exit, Layer, Redacted, Runtime, Schedule, type Scope } from "effect"
 import pg from "pg"
+import { originOf, parsePayload } from "./origin.ts"
 import { type Change, ChangeFeed, type ChangeFeedShape, makeFeedHub, type Topic, TOPICS } from "../ChangeFeed.ts"
 
 /** The application name of the listening connection (`pg_stat_activity` tells it from the pool's). */
@@ -109,6 +112,7 @@ export const makePgFeed = (config: PgClient.PgClientConfig): Effect.Effect<Chang
     const runSync = Runtime.runSync(yield* Effect.runtime<never>())
     const options = clientOptions(config)
     const server = serverOf(config)
+    const own = config.url === undefined ? undefined : originOf(Redacted.value(config.url) as string)
     let current: pg.Client | undefined
     let unchecked = false
     let sessions = 0
@@ -118,9 +122,10 @@ export const makePgFeed = (config: PgClient.PgClientConfig): Effect.Effect<Chang
     const onNotification = (msg: pg.Notification) => {
       const topic = topicOfChannel.get(msg.channel)
       if (topic === undefined) return
+      const { origin, key } = parsePayload(msg.payload ?? NO_KEY)
+      if (own !== undefined && origin === own) return
       unchecked = true
-      const payload = msg.payload ?? NO_KEY
-      const change: Change = payload === NO_KEY || payload === "" ? { topic, origin: "other" } : { topic, origin: "other", key: payload }
+      const change: Change = key === NO_KEY || key === "" ? { topic, origin: "other" } : { topic, origin: "other", key }
       runSync(hub.publish(change))
     }
 

@@ -11,23 +11,25 @@ import { Effect } from "effect"
  * their readers read the topic whole. Row-level for `runs`, carrying the run id: every event write
  * updates its run's row, and a wait follows one run, so a keyed change wakes only that run's waits
  * (one notification per run per commit, the same count a statement-level one sends for a write of
- * one run; scripts/bench-feed-triggers.ts measures the cost on the write path). The payload is never
- * empty: a listener may drop payload-less notifications.
+ * one run; scripts/bench-feed-triggers.ts measures the cost on the write path). The payload is
+ * `<origin> <key>`: the writing session's `agent_bridge.origin` (empty for a writer that sets none,
+ * see src/storage/pg/origin.ts), a space, then the run id or `*`; never empty (a listener may drop
+ * payload-less notifications).
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql.unsafe(`CREATE FUNCTION agent_bridge_notify_table() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('agent_bridge_' || TG_ARGV[0], '*');
+  PERFORM pg_notify('agent_bridge_' || TG_ARGV[0], coalesce(current_setting('agent_bridge.origin', true), '') || ' *');
   RETURN NULL;
 END
 $$`)
   yield* sql.unsafe(`CREATE FUNCTION agent_bridge_notify_run() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'DELETE' THEN
-    PERFORM pg_notify('agent_bridge_runs', OLD.run_id);
+    PERFORM pg_notify('agent_bridge_runs', coalesce(current_setting('agent_bridge.origin', true), '') || ' ' || OLD.run_id);
   ELSE
-    PERFORM pg_notify('agent_bridge_runs', NEW.run_id);
+    PERFORM pg_notify('agent_bridge_runs', coalesce(current_setting('agent_bridge.origin', true), '') || ' ' || NEW.run_id);
   END IF;
   RETURN NULL;
 END
