@@ -8,7 +8,11 @@ import { defineConfig } from "vitest/config"
 import base from "../vitest.config.ts"
 
 /** The files that run on both dialects. */
-export const PG_FILES = ["test/storage/testDb.test.ts"]
+export const PG_FILES = [
+  "test/edge/authCache.test.ts",
+  "test/storage/changeFeedPg.test.ts",
+  "test/storage/testDb.test.ts"
+]
 
 export default defineConfig({
   test: {
