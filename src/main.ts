@@ -1,5 +1,5 @@
 /**
- * `agent-bridge` CLI entry: serve | client | inbox | doctor | hermes-sim. Every verb reads the same
+ * `agent-bridge` CLI entry: serve | client | inbox | runs | doctor | storage | hermes-sim. Every verb reads the same
  * configuration (`--config`, `AGENT_BRIDGE_CONFIG`, `./agent-bridge.yaml`, `AGENT_BRIDGE_*`).
  */
 import { Effect, Either, Layer } from "effect"
@@ -19,6 +19,7 @@ const USAGE = `usage: agent-bridge <verb> [options]
   inbox list | show ID | approve ID [--choice once|session|always] | deny ID
   runs list [--client C] [--status S] [--agent A] | show ID [--events] | stop ID
   doctor                             check config, database, Hermes profiles, skills folder
+  storage copy --to URL              copy a stopped box's SQLite data into an empty PostgreSQL database
   hermes-sim [--port N] [--key K] [--profiles a,b] [--generation old|new] [--clarify on|off]
 
 options: --config FILE, --json (listings), --version, --help`
@@ -29,7 +30,8 @@ const VERB_FLAGS: Readonly<Record<string, FlagSpec>> = {
   client: { values: ["config", "scope"], booleans: ["json"] },
   inbox: { values: ["config", "state", "choice"], booleans: ["json"] },
   runs: { values: ["config", "client", "status", "agent", "limit", "since", "offset"], booleans: ["json", "events"] },
-  doctor: { values: ["config"], booleans: ["json"] }
+  doctor: { values: ["config"], booleans: ["json"] },
+  storage: { values: ["config", "to"], booleans: [] }
 }
 
 /** The package's version (the bundle rewrites `import.meta.url` to this file's place in the package). */
@@ -98,6 +100,11 @@ const main = async () => {
     case "runs": {
       const { runsCommandLine } = await import("./cli/runsRuntime.ts")
       process.exitCode = await runsCommandLine(config, args)
+      return
+    }
+    case "storage": {
+      const { storageCommandLine } = await import("./cli/storageCopy.ts")
+      process.exitCode = await storageCommandLine(config, args)
       return
     }
     default:

@@ -13,7 +13,7 @@ import { parseArgs } from "../../src/cli/args.ts"
 import { inboxCommand } from "../../src/cli/inbox.ts"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { InboxServices } from "../../src/daemon/teachServices.ts"
-import { DbLive } from "../../src/storage/Db.ts"
+import { TestDbFor } from "../support/testDb.ts"
 import { simpleHermes } from "../teach/support.ts"
 import { connectMcp, startDaemon, testConfig, type TestDaemon } from "../support/daemon.ts"
 import { HermesClientTest } from "../../src/hermes/client/HermesClientTest.ts"
@@ -108,7 +108,7 @@ describe("the inbox page in the daemon", () => {
 
     // `agent-bridge inbox deny ID`: the CLI's own services over its own connection to bridge.db.
     const cli = InboxServices.pipe(
-      Layer.provideMerge(DbLive(daemon.config.dataDir)),
+      Layer.provideMerge(TestDbFor(daemon.config.dataDir)),
       Layer.provideMerge(simpleHermes),
       Layer.provideMerge(AppConfigLive(daemon.config))
     )

@@ -14,7 +14,7 @@ import { Inbox } from "../../src/services/inbox/Inbox.ts"
 import { makeOtherConnectionsCheck, watchOtherConnections } from "../../src/services/inbox/InboxChanges.ts"
 import { InboxStore } from "../../src/services/inbox/InboxStore.ts"
 import { InboxServices } from "../../src/daemon/teachServices.ts"
-import { DbLive } from "../../src/storage/Db.ts"
+import { TestDbFor } from "../support/testDb.ts"
 import { testConfig } from "../support/daemon.ts"
 import { simpleHermes } from "../teach/support.ts"
 import { makeStack, skillMd } from "../teach/skillFixtures.ts"
@@ -101,7 +101,7 @@ describe("changes another connection commits (agent-bridge inbox)", () => {
     const config = testConfig()
     const over = (layer: Layer.Layer<any, any, any>) =>
       layer.pipe(
-        Layer.provideMerge(DbLive(config.dataDir)),
+        Layer.provideMerge(TestDbFor(config.dataDir)),
         Layer.provideMerge(simpleHermes),
         Layer.provideMerge(AppConfigLive(config))
       ) as Layer.Layer<any, any, never>

@@ -12,7 +12,7 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { inject } from "vitest"
-import { DbMemory, DbPostgres } from "../../src/storage/Db.ts"
+import { DbLive, DbMemory, DbPostgres } from "../../src/storage/Db.ts"
 
 export type TestDialect = "sqlite" | "pg"
 
@@ -67,3 +67,15 @@ export const pgDatabaseFor = (dataDir: string): Promise<string> => {
   }
   return url
 }
+
+/**
+ * The database of the data dir `dataDir` for a test that opens it beside a daemon or the CLI:
+ * the SQLite file there (`DbLive`), or in the pg project that dir's PostgreSQL database
+ * (`pgDatabaseFor`, the one a daemon started on it uses).
+ */
+export const TestDbFor = (dataDir: string): Layer.Layer<SqlClient.SqlClient> =>
+  TEST_DIALECT === "pg"
+    ? Layer.unwrapEffect(
+      Effect.map(Effect.promise(() => pgDatabaseFor(dataDir)), (url) => DbPostgres({ url: Redacted.make(url), ...TEST_STORAGE }))
+    ).pipe(Layer.orDie)
+    : Layer.orDie(DbLive(dataDir))

@@ -11,7 +11,7 @@ import { HermesStatus, HermesTransport } from "../../src/hermes/client/failure.t
 import { Inbox } from "../../src/services/inbox/Inbox.ts"
 import { InboxLive } from "../../src/services/inbox/InboxLive.ts"
 import { SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
-import { DbLive } from "../../src/storage/Db.ts"
+import { TestDbFor } from "../support/testDb.ts"
 import { makeDirs, makeStack } from "./skillFixtures.ts"
 import { approvalRequest } from "./approvalRequest.ts"
 import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
@@ -140,7 +140,7 @@ describe("persistence", () => {
     const layer = () =>
       InboxLive.pipe(
         Layer.provideMerge(SkillStoreWith(dirs)),
-        Layer.provideMerge(DbLive(dataDir)),
+        Layer.provideMerge(TestDbFor(dataDir)),
         Layer.provide(HermesClientApprovals(Effect.runSync(Ref.make<ReadonlyArray<ApprovalCall>>([]))))
       )
     const first = ManagedRuntime.make(layer())

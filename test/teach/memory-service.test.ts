@@ -12,11 +12,11 @@ import agentMemorySearch from "../../src/edge/mcp/agent-tools/agent_memory_searc
 import { Memory } from "../../src/services/memory/Memory.ts"
 import { MemoryStore, type MemoryStoreShape } from "../../src/services/memory/MemoryStore.ts"
 import { MemoryLive, MemoryOn } from "../../src/services/memory/MemoryLive.ts"
-import { MemoryTest } from "../../src/services/memory/MemoryTest.ts"
-import { MemoryStoreTest } from "../../src/services/memory/MemoryStoreTest.ts"
-import { as, simpleHermes, testRedactor } from "./support.ts"
+import { MemoryTestOn } from "../../src/services/memory/MemoryTest.ts"
+import { MemoryStoreTestOn } from "../../src/services/memory/MemoryStoreTest.ts"
+import { as, simpleHermes, testRedactor, testDb } from "./support.ts"
 
-const layer = MemoryTest.pipe(Layer.provide(simpleHermes), Layer.provide(testRedactor))
+const layer = MemoryTestOn(testDb).pipe(Layer.provide(simpleHermes), Layer.provide(testRedactor))
 
 const add = (client: string, agent: string, text: string, tags: ReadonlyArray<string> = []) =>
   Effect.flatMap(Memory, (m) => m.add(agent, text, tags)).pipe(as(client))
@@ -200,7 +200,7 @@ describe("memory off and a failing memory layer", () => {
       Effect.provide(
         MemoryLive.pipe(
           Layer.provide(AppConfigTest({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
-          Layer.provide(MemoryStoreTest),
+          Layer.provide(MemoryStoreTestOn(testDb)),
           Layer.provide(simpleHermes),
           Layer.provide(testRedactor)
         )
@@ -214,7 +214,7 @@ describe("memory off and a failing memory layer", () => {
       Effect.provide(
         MemoryLive.pipe(
           Layer.provide(AppConfigTest({ env: {}, cwd: os.tmpdir() })),
-          Layer.provide(MemoryStoreTest),
+          Layer.provide(MemoryStoreTestOn(testDb)),
           Layer.provide(simpleHermes),
           Layer.provide(testRedactor)
         )

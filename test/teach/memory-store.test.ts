@@ -4,9 +4,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, FastCheck as fc, Option } from "effect"
 import { ftsMatch, MAX_TERMS, parseTerms } from "../../src/services/memory/ftsQuery.ts"
 import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
-import { MemoryStoreTest } from "../../src/services/memory/MemoryStoreTest.ts"
+import { MemoryStoreTestOn } from "../../src/services/memory/MemoryStoreTest.ts"
+import { TEST_DIALECT, TestDb } from "../support/testDb.ts"
 
-const layer = MemoryStoreTest
+const layer = MemoryStoreTestOn(TestDb)
 const add = (text: string, namespace = "shared", tags: ReadonlyArray<string> = []) =>
   Effect.flatMap(MemoryStore, (m) => m.add({ namespace, text, tags, client: "alice" }))
 const search = (query: string, namespaces: ReadonlyArray<string> = ["shared"], limit = 10) =>
@@ -136,11 +137,30 @@ describe("MemoryStoreLive", () => {
       expect(texts(yield* m.list({ namespaces: ["private:b", "shared"], limit: 1, offset: 1 }))).toEqual(["note two"])
     }).pipe(Effect.provide(layer)))
 
-  it.effect("a note holding control characters is stored whole and found", () =>
+  it.effect("a note holding control characters is stored whole and found (NUL: SQLite only)", () =>
     Effect.gen(function* () {
-      const n = yield* add("before\u0000after tab\there")
-      expect(texts(yield* search("after"))).toEqual(["before\u0000after tab\there"])
-      expect(Option.getOrThrow(yield* Effect.flatMap(MemoryStore, (m) => m.get(n.id))).text).toBe("before\u0000after tab\there")
+      // PostgreSQL's text cannot hold U+0000: there the note is memory_invalid, never altered.
+      const text = TEST_DIALECT === "pg" ? "before\u0001after tab\there" : "before\u0000after tab\there"
+      const n = yield* add(text)
+      expect(texts(yield* search("after"))).toEqual([text])
+      expect(Option.getOrThrow(yield* Effect.flatMap(MemoryStore, (m) => m.get(n.id))).text).toBe(text)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect.skipIf(TEST_DIALECT !== "pg")("on PostgreSQL a note holding NUL is bridge.memory_invalid and nothing is stored", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(add("before\u0000after"))
+      expect(e._tag).toBe("MemoryInvalid")
+      expect(e.message).toMatch(/NUL/)
+      expect(yield* Effect.flatMap(MemoryStore, (m) => m.list({ namespaces: ["shared"], limit: 10, offset: 0 }))).toEqual([])
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a phrase does not run from the text into the tags; equal ranks come newest first", () =>
+    Effect.gen(function* () {
+      yield* add("blue", "shared", ["green"])
+      expect(yield* search('"blue green"')).toEqual([])
+      const a = yield* add("same words here")
+      const b = yield* add("same words here")
+      expect((yield* search("words")).map((h) => h.id)).toEqual([b.id, a.id])
     }).pipe(Effect.provide(layer)))
 
   it.effect("remove deletes the note and its index entry", () =>
@@ -156,10 +176,11 @@ describe("MemoryStoreLive", () => {
   it.effect("a broken store is bridge.memory_failed, with no SQL detail in the message", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      yield* sql`DROP TABLE memory_fts`
+      // The index is gone: FTS5's table on SQLite, the search column on PostgreSQL.
+      yield* (TEST_DIALECT === "pg" ? sql`ALTER TABLE memory_notes DROP COLUMN search` : sql`DROP TABLE memory_fts`)
       const e = yield* Effect.flip(add("x"))
       expect(e._tag).toBe("MemoryFailed")
-      expect(e.message).not.toMatch(/memory_fts|SQLITE/i)
+      expect(e.message).not.toMatch(/memory_fts|search|SQLITE|column/i)
       const s = yield* Effect.flip(search("x"))
       expect(s._tag).toBe("MemoryFailed")
     }).pipe(Effect.provide(layer)))

@@ -10,12 +10,12 @@ import memoryList from "../../src/edge/mcp/memory-tools/memory_list.ts"
 import memorySearch from "../../src/edge/mcp/memory-tools/memory_search.ts"
 import type { ToolDef } from "../../src/edge/mcp/ToolDef.ts"
 import { DirectMemoryLive } from "../../src/services/memory/DirectMemory.ts"
-import { DirectMemoryTest } from "../../src/services/memory/DirectMemoryTest.ts"
-import { MemoryStoreTest } from "../../src/services/memory/MemoryStoreTest.ts"
+import { DirectMemoryTestOn } from "../../src/services/memory/DirectMemoryTest.ts"
+import { MemoryStoreTestOn } from "../../src/services/memory/MemoryStoreTest.ts"
 import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
-import { as, asAdmin, testRedactor } from "./support.ts"
+import { as, asAdmin, testRedactor, testDb } from "./support.ts"
 
-const layer = DirectMemoryTest.pipe(Layer.provide(testRedactor))
+const layer = DirectMemoryTestOn(testDb).pipe(Layer.provide(testRedactor))
 
 /** Decodes like the edge (excess properties refused; a failure mapped by the tool) and runs the handler. */
 const call = <I, O>(tool: ToolDef<I, O, any>, args: unknown) =>
@@ -148,7 +148,7 @@ describe("direct memory tools", () => {
       Effect.provide(
         DirectMemoryLive.pipe(
           Layer.provide(AppConfigTest({ env: { AGENT_BRIDGE_MEMORY_ENABLED: "false" }, cwd: os.tmpdir() })),
-          Layer.provide(MemoryStoreTest),
+          Layer.provide(MemoryStoreTestOn(testDb)),
           Layer.provide(testRedactor)
         )
       )

@@ -18,7 +18,7 @@ import { DirectMemory } from "../../src/services/memory/DirectMemory.ts"
 import { RedactorLive } from "../../src/common/Redactor.ts"
 import { SkillStore } from "../../src/services/skill-store/SkillStore.ts"
 import { Skills } from "../../src/services/skills/Skills.ts"
-import { DbLive } from "../../src/storage/Db.ts"
+import { TestDbFor } from "../support/testDb.ts"
 import { as, simpleHermes } from "./support.ts"
 import { skillMd } from "./skillFixtures.ts"
 
@@ -33,7 +33,7 @@ const config = (yaml: object): ResolvedConfig => {
 
 const stack = (cfg: ResolvedConfig) =>
   TeachServices.pipe(
-    Layer.provideMerge(DbLive(cfg.dataDir)),
+    Layer.provideMerge(TestDbFor(cfg.dataDir)),
     Layer.provideMerge(simpleHermes),
     Layer.provideMerge(Layer.mergeAll(AppConfigLive(cfg), RedactorLive))
   )

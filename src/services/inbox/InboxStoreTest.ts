@@ -3,9 +3,14 @@
  * one) with its change feed; the pending rules live in SQL, which a fake would only imitate. It
  * records rows in `inbox` and provides `InboxChanges` and the `SqlClient` beside `InboxStore`.
  */
+import type { SqlClient } from "@effect/sql"
 import { Layer } from "effect"
 import { DbMemory } from "../../storage/Db.ts"
 import { InboxChangesLive } from "./InboxChanges.ts"
 import { InboxStoreLive } from "./InboxStore.ts"
 
-export const InboxStoreTest = InboxStoreLive.pipe(Layer.provideMerge(InboxChangesLive), Layer.provideMerge(DbMemory))
+/** The same over the database `db` gives (a test's `TestDb`, to run on either dialect). */
+export const InboxStoreTestOn = <E>(db: Layer.Layer<SqlClient.SqlClient, E>) =>
+  InboxStoreLive.pipe(Layer.provideMerge(InboxChangesLive), Layer.provideMerge(db))
+
+export const InboxStoreTest = InboxStoreTestOn(DbMemory)

@@ -42,7 +42,8 @@ export interface ListRequest {
 }
 
 export interface MemoryStoreShape {
-  readonly add: (note: NoteInput) => Effect.Effect<Note, MemoryFailed>
+  /** `MemoryInvalid` when the database cannot hold the text (NUL on PostgreSQL). */
+  readonly add: (note: NoteInput) => Effect.Effect<Note, MemoryInvalid | MemoryFailed>
   /** Best matches first. */
   readonly search: (request: SearchRequest) => Effect.Effect<ReadonlyArray<ScoredNote>, MemoryInvalid | MemoryFailed>
   /** Newest first. */

@@ -1,7 +1,8 @@
 /**
  * `MemoryStore` over the bridge's database: notes in `memory_notes` (portable SQL here), their
  * full-text index through the dialect's driver (`memoryIndex.ts`; on SQLite FTS5 with bm25 ranking,
- * the text weighted above the tags, `sqlite/MemoryIndexSqlite.ts`).
+ * the text weighted above the tags, `sqlite/MemoryIndexSqlite.ts`; on PostgreSQL a tsvector
+ * ranked by ts_rank_cd, `pg/MemoryIndexPg.ts`).
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -10,10 +11,10 @@ import { IsoFromEpochMs, nowIso } from "../../common/time.ts"
 import { randomBytes } from "node:crypto"
 import { MemoryFailed, MemoryInvalid } from "../../domain/errors.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
-import { ftsMatch } from "./ftsQuery.ts"
+import { parseTerms } from "./ftsQuery.ts"
 import { memoryIndex } from "./memoryIndex.ts"
 import { MemoryStore, type Note, type NoteInput, type ScoredNote } from "./MemoryStore.ts"
-import { SOURCE_TAG_PREFIX } from "./policy.ts"
+import { indexedTags } from "./policy.ts"
 
 /**
  * A `memory_notes` row, decoded: tags from their JSON text, the time from epoch milliseconds
@@ -41,10 +42,6 @@ const toNote = (r: typeof NoteRow.Type): Note => ({
   created_at: r.created_at
 })
 
-/** The text the index holds for a note's tags: the client's own tags, not the bridge's source tag. */
-const indexedTags = (tags: ReadonlyArray<string>): string =>
-  tags.filter((t) => !t.toLowerCase().startsWith(SOURCE_TAG_PREFIX)).join(" ")
-
 const failed = (operation: string) => (cause: SqlError.SqlError | ParseError) =>
   Effect.logError(`memory store: ${operation} failed`, cause).pipe(
     Effect.zipRight(Effect.fail(new MemoryFailed({ message: `the memory store could not ${operation}; see the bridge log` })))
@@ -62,6 +59,8 @@ export const MemoryStoreLive = Layer.effect(
 
     const add = (input: NoteInput) =>
       Effect.gen(function* () {
+        const refused = index.refuses(input.text)
+        if (refused !== null) return yield* new MemoryInvalid({ message: refused })
         const note: Note = { ...input, id: newNoteId(), created_at: yield* nowIso }
         const createdAt = yield* storedTime(note.created_at)
         yield* inTransaction(
@@ -83,16 +82,16 @@ export const MemoryStoreLive = Layer.effect(
 
     const search = (request: { readonly namespaces: ReadonlyArray<string>; readonly query: string; readonly limit: number }) =>
       Effect.gen(function* () {
-        const match = ftsMatch(request.query)
-        if (match === null) {
+        const terms = parseTerms(request.query)
+        if (terms.length === 0) {
           return yield* new MemoryInvalid({ message: "the query holds no searchable words (letters or digits)" })
         }
         if (request.namespaces.length === 0) return []
-        const rows = yield* index.search(cols, match, request.namespaces, request.limit).pipe(
+        const rows = yield* index.search(cols, terms, request.namespaces, request.limit).pipe(
           Effect.flatMap(decodeScored),
           Effect.catchTags({ SqlError: failed("search"), ParseError: failed("search") })
         )
-        // The rank is lower-is-better (bm25's, negative); a tiny positive score for a perfect tie is still "found".
+        // The rank is lower-is-better (bm25's, or ts_rank_cd's negated); a tiny positive score for a perfect tie is still "found".
         return rows.map((r): ScoredNote => ({ ...toNote(r), score: Number.isFinite(r.rank) ? -r.rank : 0 }))
       })
 

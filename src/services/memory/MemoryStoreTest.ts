@@ -3,8 +3,12 @@
  * like the real one): a fake could not rank or match like SQLite's full-text index. It records the
  * notes in `memory_notes`, and provides the `SqlClient` for a test to look at them.
  */
+import type { SqlClient } from "@effect/sql"
 import { Layer } from "effect"
 import { DbMemory } from "../../storage/Db.ts"
 import { MemoryStoreLive } from "./MemoryStoreLive.ts"
 
-export const MemoryStoreTest = MemoryStoreLive.pipe(Layer.provideMerge(DbMemory))
+/** The real store over the database `db` gives (a test's `TestDb`, to run on either dialect). */
+export const MemoryStoreTestOn = <E>(db: Layer.Layer<SqlClient.SqlClient, E>) => MemoryStoreLive.pipe(Layer.provideMerge(db))
+
+export const MemoryStoreTest = MemoryStoreTestOn(DbMemory)

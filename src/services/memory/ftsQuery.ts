@@ -43,9 +43,12 @@ const CONTROLS = /[\u0000-\u001F\u007F-\u009F]/g
 
 const quote = (s: string): string => `"${s.replace(CONTROLS, " ").replace(/"/g, '""')}"`
 
-/** The MATCH expression for the terms, or null when nothing searchable is left. */
+/** The FTS5 MATCH expression for parsed terms (at least one). */
+export const ftsMatchOf = (terms: ReadonlyArray<FtsTerm>): string =>
+  terms.map((t) => (t.prefix ? `${quote(t.text)} *` : quote(t.text))).join(" OR ")
+
+/** The MATCH expression for the query, or null when nothing searchable is left. */
 export const ftsMatch = (query: string): string | null => {
   const terms = parseTerms(query)
-  if (terms.length === 0) return null
-  return terms.map((t) => (t.prefix ? `${quote(t.text)} *` : quote(t.text))).join(" OR ")
+  return terms.length === 0 ? null : ftsMatchOf(terms)
 }

@@ -69,3 +69,7 @@ export const limitProblem = (limit: number): string | null =>
   Number.isInteger(limit) && limit >= MEMORY_LIMITS.limitMin && limit <= MEMORY_LIMITS.limitMax
     ? null
     : `limit must be a whole number from ${MEMORY_LIMITS.limitMin} to ${MEMORY_LIMITS.limitMax}`
+
+/** The text the index holds for a note's tags: the client's own tags, not the bridge's source tag. */
+export const indexedTags = (tags: ReadonlyArray<string>): string =>
+  tags.filter((t) => !t.toLowerCase().startsWith(SOURCE_TAG_PREFIX)).join(" ")

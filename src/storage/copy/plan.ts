@@ -1,0 +1,35 @@
+/**
+ * What `agent-bridge storage copy` moves, in dependency order (no table refers to one above it
+ * today: the schema has no foreign keys, so the order is the owners' logical one): each table's
+ * key (the order rows are read, copied and digested in), and the columns whose values the copy
+ * does not take from a same-named SQLite column.
+ *
+ * - `insert_seq` (runs, inbox) is PostgreSQL's stand-in for SQLite's rowid: it takes the rowid, so
+ *   the insertion order (ties of `created_at`) is the same after the move.
+ * - `search` (memory_notes) is derived: the memory index writes it (`derived` in the plan).
+ * A table on the target that the plan does not name stops the copy (a migration added it and
+ * nobody taught the copy), never a silent half move.
+ */
+export interface CopyTable {
+  readonly name: string
+  readonly key: ReadonlyArray<string>
+  /** Target columns filled from SQLite's rowid. */
+  readonly fromRowid?: string
+  /** Target columns the copy leaves to a derivation step (not copied, not digested). */
+  readonly derived?: ReadonlyArray<string>
+  /** Identity columns whose sequence must move past the copied values. */
+  readonly identity?: string
+}
+
+export const COPY_PLAN: ReadonlyArray<CopyTable> = [
+  { name: "clients", key: ["name"] },
+  { name: "runs", key: ["run_id"], fromRowid: "insert_seq", identity: "insert_seq" },
+  { name: "run_events", key: ["run_id", "seq"] },
+  { name: "run_output", key: ["run_id", "start_byte"] },
+  { name: "run_stop_requests", key: ["run_id"] },
+  { name: "inbox", key: ["id"], fromRowid: "insert_seq", identity: "insert_seq" },
+  { name: "memory_notes", key: ["seq"], derived: ["search"], identity: "seq" }
+]
+
+/** Rows per read and per INSERT (runs has 23 columns: far under PostgreSQL's 65535 parameters). */
+export const COPY_BATCH = 500
