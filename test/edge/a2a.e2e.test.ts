@@ -105,6 +105,21 @@ describe("POST /a2a", () => {
     expect(answered["result"].task.artifacts[0].parts[0].text).toContain("You chose: staging.")
   })
 
+  it("a message to an ended task is UnsupportedOperation; a contextId that is not the task's is invalid params", async () => {
+    const ended = (await send(alice, "quick", { contextId: "ctx-ended" }))["result"].task
+    expect(ended.status.state).toBe("TASK_STATE_COMPLETED")
+    expect((await send(alice, "more", { taskId: ended.id }))["error"].code).toBe(-32004)
+    expect((await send(alice, "more", { taskId: ended.id, contextId: "ctx-other" }))["error"].code).toBe(-32602)
+  })
+
+  it("a message to a working task steers it", async () => {
+    const working = (await send(alice, "[sim:slow=3s] steer me", {}, { returnImmediately: true }))["result"].task
+    await until(() => rpc(alice, "GetTask", { id: working.id }), (a) => a["result"]?.status.state === "TASK_STATE_WORKING")
+    const steered = await send(alice, "also check the tests", { taskId: working.id })
+    expect(steered["result"].task.status.state).toBe("TASK_STATE_COMPLETED")
+    expect(steered["result"].task.artifacts[0].parts.map((p: Json) => p.text).join("")).toContain("Steered: also check the tests")
+  })
+
   it("CancelTask stops a working task (CANCELED once it ends)", async () => {
     const started = (await send(alice, "[sim:slow=20s] long", {}, { returnImmediately: true }))["result"].task
     expect(["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"]).toContain(started.status.state)
