@@ -24,6 +24,8 @@
  *   the task with the final result inline, held to ≤ 1.1× `agent_run_status` on the same run. The
  *   goal rows time the two call by call in turn (`paired`), after the rounds: as separate arms their
  *   ratio swung 0.6–1.45× between runs on a loaded machine, the CPU ratio 0.74–1.2×.
+ * - A2A GetTask: the A2A face's read of the same finished runs (`POST /a2a`, the task with its output
+ *   artifact), held to ≤ 1.2× `agent_run_status` on the same run (issue 27), timed call by call in turn.
  * The SDK client's own figures (@modelcontextprotocol/client, both eras) are printed too, for what
  * a real client adds.
  *
@@ -194,7 +196,7 @@ const main = async () => {
   const runtime = ManagedRuntime.make(daemonLayer(loaded.right, { extraAgentTools: [noopTool] }))
   const port = await runtime.runPromise(HttpServer.addressWith((a) => Effect.succeed(a._tag === "TcpAddress" ? a.port : 0)))
   const auth = await runtime.runPromise(Auth)
-  const key = await Effect.runPromise(Effect.map(auth.addClient("bench", ["agents"]), (r) => r.key))
+  const key = await Effect.runPromise(Effect.map(auth.addClient("bench", ["agents", "a2a"]), (r) => r.key))
   const url = `http://127.0.0.1:${port}/mcp/agents/mcp`
   const echo = await echoServer()
 
@@ -232,6 +234,15 @@ const main = async () => {
     })
     if ((answer?.result as { status?: string } | undefined)?.status !== "completed") throw new Error(`tasks/get did not answer the completed task: ${JSON.stringify(answer).slice(0, 200)}`)
   }
+  // A2A GetTask of the same finished runs (issue 27: p50 ≤ 1.2× agent_run_status on it).
+  const a2aGet = (run: string) => async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/a2a`, {
+      method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: run } })
+    })
+    const answer = (await res.json()) as { result?: { status?: { state?: string } } }
+    if (answer.result?.status?.state !== "TASK_STATE_COMPLETED") throw new Error(`GetTask did not answer the completed task: ${JSON.stringify(answer).slice(0, 200)}`)
+  }
   const init = await fetch(url, { method: "POST", headers: base, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "bench", version: "0" } } }) })
   const sid = init.headers.get("mcp-session-id")!
   await init.text()
@@ -263,6 +274,8 @@ const main = async () => {
   })
   const taskVsStatus = await paired(modernCall("agent_run_status"), taskGet(runId), CALLS)
   const taskVsStatusSmall = await paired(modernCall("agent_run_status", smallRunId), taskGet(smallRunId), CALLS)
+  const a2aVsStatus = await paired(modernCall("agent_run_status"), a2aGet(runId), CALLS)
+  const a2aVsStatusSmall = await paired(modernCall("agent_run_status", smallRunId), a2aGet(smallRunId), CALLS)
   const loadAfter = os.loadavg()[0]!
   const sdkModern = await sdk("modern")
   const sdkLegacy = await sdk("legacy")
@@ -287,9 +300,12 @@ const main = async () => {
   for (const [name, pair] of [["20 KB output", taskVsStatus], ["1 KB answer", taskVsStatusSmall]] as const) {
     console.log(`tasks/get vs agent_run_status, ${name}, call by call in turn: p50 ${f(pair.b.p50)} / ${f(pair.a.p50)} ms = ${(pair.b.p50 / pair.a.p50).toFixed(2)}× (goal ≤ 1.1×)`)
   }
+  for (const [name, pair] of [["20 KB output", a2aVsStatus], ["1 KB answer", a2aVsStatusSmall]] as const) {
+    console.log(`A2A GetTask vs agent_run_status, ${name}, call by call in turn: p50 ${f(pair.b.p50)} / ${f(pair.a.p50)} ms = ${(pair.b.p50 / pair.a.p50).toFixed(2)}× (goal ≤ 1.2×)`)
+  }
   const row = (metric: string, v: { p50: number }, goal?: string) => ({ metric, value: v.p50, baseline: e, baselineName: "node:http JSON echo, same run", ...(goal === undefined ? {} : { goal }) })
   const sameBytesRow = (metric: string, v: { p50: number }) => ({ metric, value: v.p50, baseline: figures.echoSame.p50, baselineName: "node:http answering the same 35 KB, same run" })
-  const vsStatus = (metric: string, v: { p50: number }, status: { p50: number }) => ({ metric, value: v.p50, baseline: status.p50, baselineName: "agent_run_status on the same finished run, 2026-07-28, timed call by call in turn with it", goal: "≤ 1.1×" })
+  const vsStatus = (metric: string, v: { p50: number }, status: { p50: number }, goal = "≤ 1.1×") => ({ metric, value: v.p50, baseline: status.p50, baselineName: "agent_run_status on the same finished run, 2026-07-28, timed call by call in turn with it", goal })
   const cpuRow = (metric: string, v: Figures) => ({ metric, value: v.cpu, baseline: ec, baselineName: `node:http JSON echo, ${CPU_LABEL}` })
   console.log(`BENCH_JSON ${JSON.stringify({
     bench: "mcp",
@@ -303,6 +319,8 @@ const main = async () => {
       sameBytesRow("agent_run_status p50 vs the same-bytes echo, 2026-07-28 (ms)", figures.modernStatus),
       vsStatus("tasks/get p50 vs agent_run_status, finished run, 20 KB output (ms)", taskVsStatus.b, taskVsStatus.a),
       vsStatus("tasks/get p50 vs agent_run_status, finished run, 1 KB answer (ms)", taskVsStatusSmall.b, taskVsStatusSmall.a),
+      vsStatus("A2A GetTask p50 vs agent_run_status, finished run, 20 KB output (ms)", a2aVsStatus.b, a2aVsStatus.a, "≤ 1.2×"),
+      vsStatus("A2A GetTask p50 vs agent_run_status, finished run, 1 KB answer (ms)", a2aVsStatusSmall.b, a2aVsStatusSmall.a, "≤ 1.2×"),
       row("no-op tool p50, 2026-07-28 (ms)", figures.modernNoop),
       row("no-op tool p50, 2025-11-25 session (ms)", figures.legacyNoop),
       cpuRow("agent_run_status CPU/call, 2026-07-28 (ms)", figures.modernStatus),

@@ -14,7 +14,9 @@ import { causeLine } from "./daemon/startFailure.ts"
 const USAGE = `usage: agent-bridge <verb> [options]
 
   serve                              run the daemon (default verb; npm start)
-  client add NAME [--scope memory]   admit a client: prints its key once and setup for Claude Code, Codex, Hermes
+  client add NAME [--scope memory|a2a|agents]
+                                     admit a client (agents, a2a; memory adds memory; agents: MCP only):
+                                     prints its key once and setup for Claude Code, Codex, Hermes
   client list | revoke NAME | rotate NAME
   inbox list | show ID | approve ID [--choice once|session|always] | deny ID
   runs list [--client C] [--status S] [--agent A] | show ID [--events] | stop ID

@@ -29,6 +29,16 @@ const printKey = (config: ResolvedConfig, name: string, key: string, scopes: Rea
   return lines.join("\n")
 }
 
+/**
+ * What `--scope` grants. A new key has `a2a` unless told otherwise (`--scope agents`: the MCP
+ * agents server alone); `memory` adds the memory server to the default.
+ */
+const SCOPE_FLAG: Readonly<Record<string, ReadonlyArray<Scope>>> = {
+  a2a: ["agents", "a2a"],
+  memory: ["agents", "a2a", "memory"],
+  agents: ["agents"]
+}
+
 // A failure, not a throw: a throw inside Effect.gen is a defect, which reached the user as a stack trace.
 const usage = (message: string) => Effect.fail(new UsageError(message))
 
@@ -39,10 +49,10 @@ export const clientCommand = (config: ResolvedConfig, args: ParsedArgs) =>
     const json = hasFlag(args, "json")
     switch (sub) {
       case "add": {
-        if (name === undefined) return yield* usage("usage: agent-bridge client add NAME [--scope memory]")
+        if (name === undefined) return yield* usage("usage: agent-bridge client add NAME [--scope memory|a2a|agents]")
         const scope = flag(args, "scope")
-        if (scope !== undefined && scope !== "memory" && scope !== "agents") return yield* usage("--scope takes memory")
-        const { key, client } = yield* auth.addClient(name, scope === "memory" ? ["agents", "memory"] : ["agents"])
+        if (scope !== undefined && !Object.hasOwn(SCOPE_FLAG, scope)) return yield* usage("--scope takes memory, a2a or agents")
+        const { key, client } = yield* auth.addClient(name, SCOPE_FLAG[scope ?? "a2a"] ?? ["agents", "a2a"])
         return json ? JSON.stringify({ ...client, key, url: mcpUrl(config) }, null, 2) : printKey(config, name, key, client.scopes, "Added")
       }
       case "list": {

@@ -122,6 +122,8 @@ export const ConfigFile = Schema.Struct({
   bridge: withDefault(BridgeSection, () => Schema.decodeSync(BridgeSection)({})),
   hermes: withDefault(HermesSection, () => Schema.decodeSync(HermesSection)({})),
   memory: withDefault(Schema.Struct({ enabled: withDefault(Schema.Boolean, () => true) }), () => ({ enabled: true })),
+  /** The A2A face (`/a2a`, `/.well-known/agent-card.json`); false: both answer 404. */
+  a2a: withDefault(Schema.Struct({ enabled: withDefault(Schema.Boolean, () => true) }), () => ({ enabled: true })),
   storage: withDefault(StorageSection, () => Schema.decodeSync(StorageSection)({})),
   skills: withDefault(Schema.Struct({ dropin_dir: Schema.optional(NonEmpty) }), () => ({})),
   /** Closed inbox rows (decided, expired, withdrawn) are deleted this many days after closing; pending ones never. */

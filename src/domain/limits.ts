@@ -57,3 +57,12 @@ export const MEMORY_LIMITS = {
   tagsMax: 32,
   tagCharsMax: 128
 } as const
+
+/** The A2A face: a JSON-RPC request body, and the text of one message (all its parts). */
+export const A2A_BODY_MAX_BYTES = 1024 * 1024
+export const A2A_INPUT_MAX_BYTES = 256 * 1024
+/** A task's output artifact holds at most this much (16 KiB windows, one part each). */
+export const A2A_ARTIFACT_MAX_BYTES = 1024 * 1024
+/** `ListTasks`: the page size when none is asked for, and the most it may ask. */
+export const A2A_LIST_DEFAULT = 50
+export const A2A_LIST_MAX = 100

@@ -4,7 +4,8 @@
  */
 import { Context, Layer } from "effect"
 
-export type Scope = "agents" | "memory"
+/** `a2a`: the A2A face (`/a2a`); `memory`: the memory server. Every key has `agents`. */
+export type Scope = "agents" | "memory" | "a2a"
 
 export interface CallerShape {
   /** The client name ("admin" for the admin key). */
@@ -15,7 +16,7 @@ export interface CallerShape {
 }
 
 export class Caller extends Context.Tag("agent-bridge/Caller")<Caller, CallerShape>() {
-  static admin: CallerShape = { client: "admin", isAdmin: true, scopes: ["agents", "memory"] }
+  static admin: CallerShape = { client: "admin", isAdmin: true, scopes: ["agents", "memory", "a2a"] }
   static client = (client: string, scopes: ReadonlyArray<Scope> = ["agents"]): CallerShape => ({
     client,
     isAdmin: false,

@@ -20,6 +20,7 @@ describe("configuration", () => {
     expect(cfg.hermes).toMatchObject({ key_env: "API_SERVER_KEY", multiplex: false, profiles: {} })
     expect(cfg.useSimulator).toBe(true)
     expect(cfg.memory.enabled).toBe(true)
+    expect(cfg.a2a.enabled).toBe(true)
     expect(cfg.dropinDir).toBe(path.join(cfg.dataDir, "skills"))
   })
 
@@ -79,6 +80,12 @@ clients: {my-laptop: {catalog: compact, tools: {include: [], exclude: []}}}
     expect(cfg.inbox.history_retention_days).toBe(90)
     const bad = loadConfig({ env: { AGENT_BRIDGE_BRIDGE_PORT: "99999" }, cwd: tempDir() })
     expect(Either.isLeft(bad) && bad.left.message.includes("bridge.port")).toBe(true)
+  })
+
+  it("a2a.enabled: from the file, and from AGENT_BRIDGE_A2A_ENABLED", () => {
+    expect(Either.getOrThrow(loadConfig({ env: { AGENT_BRIDGE_A2A_ENABLED: "false" }, cwd: tempDir() })).a2a.enabled).toBe(false)
+    const bad = loadConfig({ env: { AGENT_BRIDGE_A2A_ENABLED: "maybe" }, cwd: tempDir() })
+    expect(Either.isLeft(bad) && bad.left.message.includes("a2a")).toBe(true)
   })
 
   it("ignores unrelated variables", () => {

@@ -13,7 +13,7 @@ const SKIP = new Set(["node_modules", ".git", ".cache", "dist", "test-artifacts"
 /** Names a doc may give that are no file of the repo: made at run time, outside it, or an API's name. */
 const NOT_IN_REPO = new Set([
   "SKILL.md", "dist/agent-bridge.mjs", "config.yaml", "agent-bridge.yaml", "bridge.db", "admin.key", "embedded-hermes.json",
-  "Response.json"
+  "Response.json", "/.well-known/agent-card.json"
 ])
 
 const files = (dir: string, rel = ""): Array<string> =>

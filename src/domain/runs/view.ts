@@ -60,7 +60,9 @@ const base = {
   pending: Schema.Union(PendingClarification, PendingApproval, Schema.Null),
   last_seq: Int,
   truncated: Schema.optional(Schema.Boolean),
-  awaiting_approval: Schema.optional(AwaitingApproval)
+  awaiting_approval: Schema.optional(AwaitingApproval),
+  /** The `session_key` the run was started with (absent when none): an A2A task's `contextId`. */
+  session_key: Schema.optional(Schema.String)
 }
 
 export const RunView = Schema.Struct({

@@ -14,6 +14,8 @@ import type { ServerKind } from "../mcp/catalog/listing.ts"
 import { McpSessions } from "../mcp/McpSessions.ts"
 import { inboxApp } from "../inbox/routes.ts"
 import { consoleApp, isConsolePath } from "../inbox/console/routes.ts"
+import { a2aRoute, agentCardRoute } from "../a2a/routes.ts"
+import { A2A_PATH, AGENT_CARD_PATH } from "../a2a/card.ts"
 import { healthReport } from "./health.ts"
 import { METRICS_PATH, metricsResponse } from "./metrics.ts"
 import { hostAllowed } from "./hostGuard.ts"
@@ -108,6 +110,8 @@ export const edgeRouter = HttpRouter.empty.pipe(
   HttpRouter.all("/mcp/agents/*", mcpElsewhere("agents")),
   HttpRouter.all("/mcp/memory", mcpElsewhere("memory")),
   HttpRouter.all("/mcp/memory/*", mcpElsewhere("memory")),
+  HttpRouter.all(A2A_PATH, a2aRoute),
+  HttpRouter.all(AGENT_CARD_PATH, agentCardRoute),
   HttpRouter.all("/inbox", inbox),
   HttpRouter.all("/inbox/*", inbox)
 )

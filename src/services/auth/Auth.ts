@@ -12,7 +12,7 @@ import { ClientName } from "../../config/schema.ts"
 import { digestKey, newKey, sameDigest } from "./apiKeys.ts"
 import { makeLiveKeys } from "./liveKeys.ts"
 import { Schema } from "effect"
-import type { CallerShape, Scope } from "../../request/Caller.ts"
+import { Caller, type CallerShape, type Scope } from "../../request/Caller.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { iso, IsoFromEpochMs, nowIso } from "../../common/time.ts"
 import { ChangeFeed } from "../../storage/ChangeFeed.ts"
@@ -93,14 +93,21 @@ const LiveDigests = Schema.Array(Schema.Struct({ key_digest: Schema.String }))
 
 const toRecord = (r: ClientRow): ClientRecord => ({
   name: r.name,
-  scopes: r.scopes.split(",").filter((s): s is Scope => s === "agents" || s === "memory"),
+  scopes: r.scopes.split(",").filter((s): s is Scope => s === "agents" || s === "memory" || s === "a2a"),
   created_at: r.created_at,
   last_used_at: r.last_used_at,
   revoked_at: r.revoked_at
 })
 
-const normalizeScopes = (scopes: ReadonlyArray<Scope>): ReadonlyArray<Scope> =>
-  scopes.includes("memory") ? ["agents", "memory"] : ["agents"]
+/**
+ * Every key has `agents`; `a2a` and `memory` only when asked for. A row keeps exactly what was
+ * granted: a key made before the A2A face existed has no `a2a` (docs/REFERENCE.md, "Scopes").
+ */
+const normalizeScopes = (scopes: ReadonlyArray<Scope>): ReadonlyArray<Scope> => [
+  "agents",
+  ...(scopes.includes("a2a") ? ["a2a" as const] : []),
+  ...(scopes.includes("memory") ? ["memory" as const] : [])
+]
 
 export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {}
 
@@ -158,7 +165,7 @@ export const AuthLive = Layer.effect(
       Effect.suspend(() => {
         if (token === undefined || token.length === 0 || token.length > 512) return Effect.succeed(Option.none())
         const digest = digestKey(token)
-        if (sameDigest(digest, adminDigest)) return Effect.succeed(Option.some<CallerShape>({ client: "admin", isAdmin: true, scopes: ["agents", "memory"] }))
+        if (sameDigest(digest, adminDigest)) return Effect.succeed(Option.some<CallerShape>(Caller.admin))
         const cached = watchers > 0 ? known.get(digest) : undefined
         if (cached !== undefined) return Effect.as(touch(cached.client), Option.some(cached))
         const readAt = generation

@@ -73,6 +73,9 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
     since: a.since
   })
 
+  /** The key as the client gave it (stored as `<client>:<key>`). */
+  const unprefixed = (client: string, key: string) => (key.startsWith(`${client}:`) ? key.slice(client.length + 1) : key)
+
   /** Fields every view shares (synchronous: every text masked here); `truncated` reports a cut in them. */
   const baseFields = (r: RunRecord, approval: Option.Option<Approval>) => {
     const error = safeText(r.error)
@@ -93,7 +96,8 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
         usage: r.usage === null ? null : redactor.json(r.usage),
         pending: shownPending,
         last_seq: r.lastSeq,
-        ...(Option.isSome(approval) ? { awaiting_approval: approval.value } : {})
+        ...(Option.isSome(approval) ? { awaiting_approval: approval.value } : {}),
+        ...(r.sessionKey === null ? {} : { session_key: unprefixed(r.client, r.sessionKey) })
       },
       truncated: error.truncated || pending.truncated
     }

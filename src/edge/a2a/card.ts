@@ -1,0 +1,53 @@
+/**
+ * The bridge's one A2A agent card (`/.well-known/agent-card.json`): a skill per runnable agent,
+ * from the same source as `agents_list`; the JSON-RPC interface at `<base>/a2a`; bearer keys (the
+ * bridge's client keys, scope `a2a`). Streaming and push notifications are false until they work.
+ * Public, as the spec's discovery wants it: it names the agents and nothing a key would guard
+ * (no model ids, no health, no client).
+ */
+import { AgentCard } from "@a2a-js/sdk"
+import type { AgentsList } from "../../domain/agents.ts"
+import { SERVER_VERSION } from "../mcp/mcpServer.ts"
+
+export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
+export const A2A_PATH = "/a2a"
+export const A2A_PROTOCOL_VERSION = "1.0"
+const BEARER = "bridgeKey"
+
+export const agentCard = (baseUrl: string, agents: AgentsList): AgentCard => ({
+  name: "agent-bridge",
+  description:
+    "A Hermes agent behind agent-bridge: send a task as a text message (metadata.agent picks the agent, default \"hermes\"); the bridge runs it and keeps it as a task you can read, answer and cancel.",
+  supportedInterfaces: [{ url: `${baseUrl}${A2A_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION }],
+  provider: undefined,
+  version: SERVER_VERSION,
+  capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+  securitySchemes: {
+    [BEARER]: {
+      scheme: {
+        $case: "httpAuthSecurityScheme",
+        value: { description: "A bridge client key with scope a2a (agent-bridge client add NAME).", scheme: "Bearer", bearerFormat: "" }
+      }
+    }
+  },
+  securityRequirements: [{ schemes: { [BEARER]: { list: [] } } }],
+  defaultInputModes: ["text/plain"],
+  defaultOutputModes: ["text/plain"],
+  skills: agents.agents.flatMap((a) =>
+    "agent_id" in a
+      ? [{
+          id: a.agent_id,
+          name: a.name,
+          description: `Delegate a task to the Hermes agent "${a.agent_id}" (set metadata.agent to "${a.agent_id}" on the message).`,
+          tags: ["hermes", "delegation"],
+          examples: [],
+          inputModes: ["text/plain"],
+          outputModes: ["text/plain"],
+          securityRequirements: []
+        }]
+      : []),
+  signatures: []
+})
+
+/** The card as its JSON travels. */
+export const agentCardJson = (baseUrl: string, agents: AgentsList): unknown => AgentCard.toJSON(agentCard(baseUrl, agents))

@@ -1,0 +1,184 @@
+/**
+ * The A2A methods over the runs service (the same one the MCP run tools use): the SDK's
+ * `A2ARequestHandler` interface, implemented directly instead of through its `DefaultRequestHandler`,
+ * whose TaskStore would keep a second copy of every task beside the ledger. One handler per request,
+ * with that request's caller: a task is a run, private to its client exactly as the run is (another
+ * client's task id is "task not found", as a made-up one).
+ */
+import type { A2ARequestHandler } from "@a2a-js/sdk/server"
+import type { AgentCard, Artifact, ListTasksResponse, Task } from "@a2a-js/sdk"
+import { TaskState } from "@a2a-js/sdk"
+import {
+  A2AError,
+  ExtendedAgentCardNotConfiguredError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  TaskNotFoundError,
+  UnsupportedOperationError
+} from "@a2a-js/sdk/errors"
+import { Effect } from "effect"
+import type { BridgeError } from "../../domain/errors.ts"
+import { errorCode, errorStatus } from "../../domain/errors.ts"
+import { A2A_ARTIFACT_MAX_BYTES, A2A_LIST_DEFAULT, A2A_LIST_MAX, RUNS_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
+import { isTerminal, type RunView } from "../../domain/runs/view.ts"
+import type { Caller } from "../../request/Caller.ts"
+import type { Progress } from "../../request/Progress.ts"
+import { Runs } from "../../services/runs/Runs.ts"
+import { messageInput } from "./messageInput.ts"
+import { outputArtifact, stateOf, taskOf } from "./taskOfRun.ts"
+
+export type A2AEnv = Runs | Caller | Progress
+/** Runs a program with the request's caller; a bridge error comes back as the A2A error for it. */
+export type A2ARunner = <A>(program: Effect.Effect<A, BridgeError, A2AEnv>) => Promise<A>
+
+/**
+ * The A2A error for a bridge error, its text already redacted: an unknown (or another client's)
+ * run → TaskNotFound; any other refusal of the request → invalid params (-32602) with the bridge's
+ * sentence; the rest (unavailable, an incident) → internal error. The bridge code rides along in
+ * the error info's metadata.
+ */
+export const a2aErrorOf = (e: BridgeError, text: string): A2AError => {
+  const options = { message: text, metadata: { bridge_code: errorCode(e) } }
+  if (e._tag === "RunNotFound") return new TaskNotFoundError(options)
+  return errorStatus(e) < 500 ? new RequestMalformedError(options) : new A2AError(options)
+}
+
+/** The output of a finished run, window after window, up to A2A_ARTIFACT_MAX_BYTES. */
+const artifactOf = (first: RunView): Effect.Effect<Artifact | undefined, BridgeError, A2AEnv> =>
+  Effect.gen(function* () {
+    if (!isTerminal(first.status) || first.output === null) return undefined
+    const runs = yield* Runs
+    const windows = [first.output]
+    let view = first
+    while (view.next_offset !== null && view.next_offset < A2A_ARTIFACT_MAX_BYTES) {
+      view = yield* runs.status(first.run_id, view.next_offset)
+      windows.push(view.output ?? "")
+    }
+    return outputArtifact(windows, first.output_total, view.next_offset === null)
+  })
+
+const taskOfView = (view: RunView, historyLength: number | undefined) =>
+  Effect.map(artifactOf(view), (artifact) => taskOf(view, { historyLength, artifact }))
+
+const readTask = (id: string, historyLength: number | undefined) =>
+  Effect.flatMap(Effect.flatMap(Runs, (runs) => runs.status(id, 0)), (view) => taskOfView(view, historyLength))
+
+/** Waits as `agent_run_wait` does (ends at a terminal state or a pending question), then reads the task. */
+const waitThenRead = (id: string, historyLength: number | undefined) =>
+  Effect.flatMap(Runs, (runs) => Effect.zipRight(runs.wait(id, WAIT_DEFAULT_SECONDS), readTask(id, historyLength)))
+
+/** A message for an existing task: answers its question, else steers it (where Hermes can). */
+const continueTask = (view: RunView, text: string): Effect.Effect<void, BridgeError | A2AError, A2AEnv> =>
+  Effect.gen(function* () {
+    const runs = yield* Runs
+    if (isTerminal(view.status)) {
+      return yield* Effect.fail(new UnsupportedOperationError(`task ${view.run_id} has ended (${view.status}): send a new message without taskId`))
+    }
+    if (view.pending?.kind === "clarification") {
+      const q = view.pending
+      const answer = q.multi_select ? text.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : text.trim()
+      yield* runs.answer(view.run_id, q.request_id, answer)
+      return
+    }
+    yield* runs.steer(view.run_id, text)
+  })
+
+const pageSizeOf = (asked: number | undefined) => {
+  if (asked === undefined || asked === 0) return A2A_LIST_DEFAULT
+  if (!Number.isInteger(asked) || asked < 1 || asked > A2A_LIST_MAX) throw new RequestMalformedError(`pageSize must be 1 to ${A2A_LIST_MAX}`)
+  return asked
+}
+
+const cursorOf = (token: string): string => {
+  const runId = Buffer.from(token, "base64url").toString("utf8")
+  if (!/^run_[0-9a-f]{32}$/.test(runId)) throw new RequestMalformedError("pageToken is not one this server gave")
+  return runId
+}
+
+export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2ARequestHandler => {
+  /** A program that may also fail with an A2A error of its own (thrown as it is). */
+  const runOrThrow = <A>(program: Effect.Effect<A, BridgeError | A2AError, A2AEnv>): Promise<A> =>
+    run(Effect.catchIf(program, (e): e is A2AError => e instanceof A2AError, (e) => Effect.die(e)) as Effect.Effect<A, BridgeError, A2AEnv>)
+
+  const refused = (what: string) => async (): Promise<never> => {
+    throw new PushNotificationNotSupportedError(`${what}: this bridge does not send push notifications yet`)
+  }
+  // eslint-disable-next-line require-yield
+  const notStreaming = async function* (): AsyncGenerator<never, void, undefined> {
+    throw new UnsupportedOperationError("streaming is not offered yet (the card says capabilities.streaming: false): use SendMessage and GetTask")
+  }
+
+  return {
+    getAgentCard: card,
+    getAuthenticatedExtendedAgentCard: async () => {
+      throw new ExtendedAgentCardNotConfiguredError("the bridge has one card, the public one")
+    },
+
+    sendMessage: async (params) => {
+      const input = messageInput(params)
+      const historyLength = params.configuration?.historyLength
+      const blocking = params.configuration?.returnImmediately !== true
+      const taskId = input.message.taskId
+      return runOrThrow(Effect.gen(function* () {
+        const runs = yield* Runs
+        if (taskId.length > 0) {
+          const view = yield* runs.status(taskId, 0)
+          if (input.message.contextId.length > 0 && input.message.contextId !== (view.session_key ?? view.run_id)) {
+            return yield* Effect.fail(new RequestMalformedError("message.contextId is not the task's contextId"))
+          }
+          yield* continueTask(view, input.text)
+          return yield* (blocking ? waitThenRead(taskId, historyLength) : readTask(taskId, historyLength))
+        }
+        // The contextId is the Hermes session; a message without one opens a context of its own,
+        // named after the message so that a retry (same messageId) is the same request.
+        const contextId = input.message.contextId.length > 0 ? input.message.contextId : `a2a-${input.message.messageId}`
+        const started = yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId })
+        return yield* (blocking ? waitThenRead(started.run_id, historyLength) : taskOfView(started, historyLength))
+      }))
+    },
+
+    sendMessageStream: notStreaming,
+    resubscribe: notStreaming,
+
+    getTask: async (params) => {
+      if (params.id.length === 0) throw new RequestMalformedError("id is required")
+      return run(readTask(params.id, params.historyLength))
+    },
+
+    cancelTask: async (params) => {
+      if (params.id.length === 0) throw new RequestMalformedError("id is required")
+      // agent_run_stop's rules: a finished run is answered as it is.
+      return run(Effect.flatMap(Effect.flatMap(Runs, (runs) => runs.stop(params.id)), (view) => taskOfView(view, undefined)))
+    },
+
+    listTasks: async (params): Promise<ListTasksResponse> => {
+      const pageSize = pageSizeOf(params.pageSize)
+      const after = params.pageToken.length === 0 ? undefined : cursorOf(params.pageToken)
+      const since = params.statusTimestampAfter === undefined || params.statusTimestampAfter === "" ? undefined : Date.parse(params.statusTimestampAfter)
+      if (since !== undefined && !Number.isFinite(since)) throw new RequestMalformedError("statusTimestampAfter is not an ISO 8601 time")
+      return runOrThrow(Effect.gen(function* () {
+        const runs = yield* Runs
+        // The caller's runs only (the service scopes the list by the key), newest first.
+        const { runs: items } = yield* runs.list({ limit: RUNS_LIST_MAX })
+        const matching = items.filter((r) =>
+          (params.contextId.length === 0 || (r.session_key ?? r.run_id) === params.contextId) &&
+          (params.status === TaskState.TASK_STATE_UNSPECIFIED || stateOf(r) === params.status) &&
+          (since === undefined || Date.parse(r.updated_at) >= since))
+        const from = after === undefined ? 0 : matching.findIndex((r) => r.run_id === after) + 1
+        if (after !== undefined && from === 0) return yield* Effect.fail(new RequestMalformedError("pageToken is not one this server gave (or its task is gone)"))
+        const page = matching.slice(from, from + pageSize)
+        const tasks: Array<Task> = params.includeArtifacts === true
+          ? yield* Effect.forEach(page, (r) => readTask(r.run_id, params.historyLength))
+          : page.map((r) => taskOf(r, { historyLength: params.historyLength }))
+        const last = page[page.length - 1]
+        const more = last !== undefined && from + page.length < matching.length
+        return { tasks, nextPageToken: more ? Buffer.from(last.run_id, "utf8").toString("base64url") : "", pageSize, totalSize: matching.length }
+      }))
+    },
+
+    createTaskPushNotificationConfig: refused("CreateTaskPushNotificationConfig"),
+    getTaskPushNotificationConfig: refused("GetTaskPushNotificationConfig"),
+    listTaskPushNotificationConfigs: refused("ListTaskPushNotificationConfigs"),
+    deleteTaskPushNotificationConfig: refused("DeleteTaskPushNotificationConfig")
+  }
+}

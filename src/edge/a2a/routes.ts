@@ -1,0 +1,109 @@
+/**
+ * The A2A face on the daemon's listener (routes in http/app.ts, behind its host guard): the card at
+ * `/.well-known/agent-card.json` (public, GET) and JSON-RPC at `POST /a2a` (origin guard, bearer
+ * key, scope `a2a`). Both 404 while `a2a.enabled` (or `bridge.enabled`) is false. The SDK's
+ * `JsonRpcTransportHandler` checks the envelope, decodes the params and writes the spec's errors;
+ * the methods are `handler.ts`, over the runs service.
+ */
+import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server"
+import { A2AError } from "@a2a-js/sdk/errors"
+import { Cause, Effect, Exit, Option, Runtime } from "effect"
+import { AppConfig } from "../../config/AppConfig.ts"
+import { logIncident } from "../../common/incident.ts"
+import { Redactor } from "../../common/Redactor.ts"
+import { isBridgeError } from "../../domain/errors.ts"
+import { A2A_BODY_MAX_BYTES } from "../../domain/limits.ts"
+import { Caller, type CallerShape } from "../../request/Caller.ts"
+import { ProgressNone } from "../../request/Progress.ts"
+import { Agents } from "../../services/agents/Agents.ts"
+import { Auth } from "../../services/auth/Auth.ts"
+import { bearerToken } from "../../services/auth/apiKeys.ts"
+import { Runs } from "../../services/runs/Runs.ts"
+import { originAllowed } from "../http/originGuard.ts"
+import { forbidden, jsonError, notFound } from "../http/responses.ts"
+import { agentCard, agentCardJson } from "./card.ts"
+import { a2aErrorOf, type A2ARunner, makeHandler } from "./handler.ts"
+
+const enabled = Effect.map(AppConfig, (c) => c.a2a.enabled && c.bridge.enabled)
+
+/** The base URL clients reached the card by: the Host that passed the host guard. */
+const baseUrl = (req: HttpServerRequest.HttpServerRequest) => `http://${req.headers["host"] ?? "127.0.0.1"}`
+
+export const agentCardRoute = Effect.gen(function* () {
+  if (!(yield* enabled)) return notFound()
+  const req = yield* HttpServerRequest.HttpServerRequest
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    return jsonError(405, "method_not_allowed", "the agent card takes GET").pipe(HttpServerResponse.setHeader("allow", "GET, HEAD"))
+  }
+  return HttpServerResponse.unsafeJson(agentCardJson(baseUrl(req), yield* Agents.list))
+})
+
+const rpcError = (status: number, code: number, message: string, id: unknown = null) =>
+  HttpServerResponse.unsafeJson({ jsonrpc: "2.0", id, error: { code, message } }, { status })
+
+/** Runs a method's program with the caller: bridge errors as A2A errors (redacted), defects as incidents. */
+const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor>, caller: CallerShape): A2ARunner => (program) =>
+  Runtime.runPromiseExit(runtime)(program.pipe(Effect.provideService(Caller, caller), Effect.provide(ProgressNone))).then(async (exit) => {
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = Cause.failureOption(exit.cause)
+    if (Option.isSome(failure) && isBridgeError(failure.value)) {
+      const redactor = Runtime.runSync(runtime)(Redactor)
+      throw a2aErrorOf(failure.value, redactor.text(failure.value.message))
+    }
+    const defect = Cause.dieOption(exit.cause)
+    if (Option.isSome(defect) && defect.value instanceof A2AError) throw defect.value
+    const incident = await Runtime.runPromise(runtime)(logIncident("a2a request failed", exit.cause))
+    throw new A2AError({ message: `internal error (incident ${incident.incident})`, metadata: { bridge_code: "bridge.internal" } })
+  })
+
+const isAsyncIterable = (u: unknown): u is AsyncGenerator<unknown> => typeof u === "object" && u !== null && Symbol.asyncIterator in u
+
+export const a2aRoute = Effect.gen(function* () {
+  if (!(yield* enabled)) return notFound()
+  const req = yield* HttpServerRequest.HttpServerRequest
+  const config = yield* AppConfig
+  if (!originAllowed(req.headers["origin"], config.bridge.allowed_origins, req.headers["host"])) {
+    return forbidden("this Origin is not allowed (add it to bridge.allowed_origins)")
+  }
+  const caller = yield* Effect.flatMap(Auth, (auth) => auth.authenticate(bearerToken(req.headers["authorization"])))
+  if (Option.isNone(caller)) return forbidden()
+  if (!caller.value.scopes.includes("a2a")) return forbidden("this key lacks the a2a scope (agent-bridge client add NAME: new keys have it)")
+  if (req.method !== "POST") return jsonError(405, "method_not_allowed", "the A2A endpoint takes POST").pipe(HttpServerResponse.setHeader("allow", "POST"))
+
+  const body = yield* req.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(A2A_BODY_MAX_BYTES)), Effect.either)
+  if (body._tag === "Left") return rpcError(413, -32600, `the request body is over ${A2A_BODY_MAX_BYTES} bytes`)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body.right)
+  } catch {
+    return rpcError(200, -32700, "the request body is not JSON")
+  }
+  // JSON-RPC's own "invalid request" (-32600) for a bad envelope; the SDK would call it invalid params.
+  const envelope = parsed as { jsonrpc?: unknown; method?: unknown; id?: unknown } | null
+  if (typeof envelope !== "object" || envelope === null || Array.isArray(envelope) || envelope.jsonrpc !== "2.0" || typeof envelope.method !== "string") {
+    const id = typeof envelope === "object" && envelope !== null && !Array.isArray(envelope) && (typeof envelope.id === "string" || typeof envelope.id === "number") ? envelope.id : null
+    return rpcError(200, -32600, "not a JSON-RPC 2.0 request (jsonrpc \"2.0\" and a method are required; batches are not taken)", id)
+  }
+
+  const runtime = yield* Effect.runtime<Runs | Redactor>()
+  const agents = yield* Effect.runtime<Agents>()
+  const base = baseUrl(req)
+  const card = () => Runtime.runPromise(agents)(Effect.map(Agents.list, (list) => agentCard(base, list)))
+  const transport = new JsonRpcTransportHandler(makeHandler(makeRunner(runtime, caller.value), card))
+  const answer = yield* Effect.promise(async () => {
+    const out = await transport.handle(parsed as Record<string, unknown>, new ServerCallContext())
+    if (!isAsyncIterable(out)) return out
+    // No method streams yet (the card says so): the first step of a stream is its error.
+    const id = (parsed as { id?: unknown }).id ?? null
+    try {
+      const first = await out.next()
+      await out.return(undefined)
+      return first.done === true ? { jsonrpc: "2.0", id, result: null } : first.value
+    } catch (error) {
+      return { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }
+    }
+  })
+  return HttpServerResponse.unsafeJson(answer)
+})
+
