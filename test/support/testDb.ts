@@ -11,7 +11,6 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import { inject } from "vitest"
 import { DbLive, DbMemory, DbPostgres } from "../../src/storage/Db.ts"
 
 export type TestDialect = "sqlite" | "pg"
@@ -25,22 +24,30 @@ const TEST_STORAGE = { pool_max: 4, statement_timeout_ms: 30_000 } as const
 let admin: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown> | undefined
 let made = 0
 
+/**
+ * The server's base URL (vitest's `inject`). Imported when first needed, not at the top: this module
+ * is imported by test support that scripts use outside vitest (golden:update), where importing
+ * vitest throws.
+ */
+const pgBaseUrl = async (): Promise<string> => {
+  const { inject } = await import("vitest")
+  const base = inject("pgBaseUrl")
+  if (base === undefined) throw new Error("no PostgreSQL server: run this file through test/vitest.pg.config.ts (npm run test:pg)")
+  return base
+}
+
 /** The maintenance connection databases are created from: one per worker, opened at first use. */
-const adminRuntime = () => {
-  if (admin === undefined) {
-    const base = inject("pgBaseUrl")
-    if (base === undefined) throw new Error("no PostgreSQL server: run this file through test/vitest.pg.config.ts (npm run test:pg)")
-    admin = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(base), maxConnections: 1 }))
-  }
+const adminRuntime = async () => {
+  if (admin === undefined) admin = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(await pgBaseUrl()), maxConnections: 1 }))
   return admin
 }
 
 /** A fresh empty database on the project's server, as a URL (PostgreSQL runs only). */
 export const freshPgDatabase = async (): Promise<string> => {
-  const runtime = adminRuntime()
+  const runtime = await adminRuntime()
   const name = `t${process.pid}_${Date.now().toString(36)}_${++made}`
   await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
-  const base = new URL(inject("pgBaseUrl"))
+  const base = new URL(await pgBaseUrl())
   base.pathname = `/${name}`
   return base.toString()
 }
