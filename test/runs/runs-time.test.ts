@@ -4,11 +4,11 @@
  * frees their idempotency keys) after run_retention_days, never a live one.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Option, TestClock } from "effect"
+import { Effect, Either, Fiber, Option, TestClock } from "effect"
 import { Caller } from "../../src/request/Caller.ts"
 import { Progress } from "../../src/request/Progress.ts"
 import { TestDb } from "../support/testDb.ts"
-import { as, failure, harness } from "./support/harness.ts"
+import { as, eventuallyUnderTestClock, failure, harness } from "./support/harness.ts"
 import { WAIT_MAX_SECONDS } from "../../src/domain/limits.ts"
 
 const alice = as("alice")
@@ -97,7 +97,8 @@ describe("retention", () => {
       yield* TestClock.adjust("1 day")
       yield* TestClock.adjust("2 hours")
       yield* Effect.yieldNow()
-      expect((yield* failure(alice(h.runs.status(ended.run_id, 0))))._tag).toBe("RunNotFound")
+      const swept = yield* eventuallyUnderTestClock(Effect.either(alice(h.runs.status(ended.run_id, 0))), Either.isLeft, "the sweep")
+      expect(Either.isLeft(swept) && swept.left._tag).toBe("RunNotFound")
       expect((yield* failure(alice(h.runs.events(ended.run_id, 0, 10))))._tag).toBe("RunNotFound")
       expect((yield* alice(h.runs.status(live.run_id, 0))).status).toBe("running")
       expect((yield* alice(h.runs.list({ limit: 10 }))).runs.map((r) => r.run_id)).toEqual([live.run_id])
