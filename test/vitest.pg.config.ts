@@ -10,9 +10,14 @@ import base from "../vitest.config.ts"
 /**
  * The files that run on both dialects (sorted, grouped by folder, one a line). Left out until the
  * PostgreSQL change feed lands (p31-feed): test/runs/runs-deadSubscriber.test.ts and
- * test/runs/runs-sim.test.ts (they build ChangeFeedLive).
+ * test/runs/runs-sim.test.ts (they build ChangeFeedLive). Left to the PostgreSQL memory index and inbox
+ * (p31-memory): test/storage/clockTimes.test.ts and test/storage/corruptRows.test.ts (its identity case
+ * passes on pg). SQLite by nature: test/storage/{changeFeed (data_version), db, epochMsMigration,
+ * transaction (SQLITE_FULL)}.test.ts; test/storage/postgresSupport.test.ts runs its own server.
  */
 export const PG_FILES = [
+  "test/console/operatorStops.test.ts",
+  "test/console/ownerReads.test.ts",
   "test/runs/approval-decisions.test.ts",
   "test/runs/batches.test.ts",
   "test/runs/domain.test.ts",
