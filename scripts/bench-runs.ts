@@ -13,31 +13,13 @@
  *
  * The simulator runs in the same process as what it feeds in both arms of each comparison.
  */
-import { HttpServer } from "@effect/platform"
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { Context, Effect, Either, Exit, Layer, ManagedRuntime, Schedule, Stream } from "effect"
+import { Context, Effect, Exit, Layer, Schedule, Stream } from "effect"
 import { spawnSync } from "node:child_process"
-import * as fs from "node:fs"
 import * as os from "node:os"
-import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as v8 from "node:v8"
-import * as vm from "node:vm"
-import { AppConfigLive } from "../src/config/AppConfig.ts"
-import { loadConfig, type ResolvedConfig } from "../src/config/load.ts"
-import { daemonLayer } from "../src/daemon/Daemon.ts"
-import { noopTool } from "./benchNoopTool.ts"
 import { HermesClient } from "../src/hermes/client/HermesClient.ts"
 import { SimulatedHermes, Simulator } from "../src/hermes/sim/layer.ts"
-import { Auth } from "../src/services/auth/Auth.ts"
-import { Caller } from "../src/request/Caller.ts"
-import { InboxServices } from "../src/daemon/teachServices.ts"
-import { LifecycleReady } from "../src/common/Lifecycle.ts"
-import { Progress } from "../src/request/Progress.ts"
-import { RedactorLive } from "../src/common/Redactor.ts"
-import { LedgerLive } from "../src/services/runs/LedgerSql.ts"
-import { makeRuns } from "../src/services/runs/RunsLive.ts"
-import { DbLive } from "../src/storage/Db.ts"
+import { asBench, bridgeServices, measured, settle, simOptions, START_CONCURRENCY, statusLatency as statusLatencyOn, streamBridge as streamBridgeOn, streamInput, tempConfig } from "./benchRunParts.ts"
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -48,85 +30,10 @@ const DELTAS = arg("deltas", 200)
 const CALLS = arg("calls", 2000)
 /** Each run's deltas are spread over this many seconds, so all runs are live at once. */
 const PACE_S = arg("pace", 10)
-/** Starts in flight at once (both arms): 500 simultaneous POSTs would only measure queueing. */
-const START_CONCURRENCY = 50
 
-v8.setFlagsFromString("--expose-gc")
-const gc = vm.runInNewContext("gc") as () => void
-const settle = () => Effect.promise(async () => {
-  for (let i = 0; i < 3; i++) {
-    gc()
-    await new Promise((r) => setTimeout(r, 50))
-  }
-})
-
-const tempConfig = (extra: Record<string, string> = {}): ResolvedConfig => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-runs-"))
-  const loaded = loadConfig({
-    env: {
-      AGENT_BRIDGE_BRIDGE_DATA_DIR: path.join(dir, "data"),
-      AGENT_BRIDGE_BRIDGE_PORT: "0",
-      AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: "1000",
-      ...extra
-    },
-    cwd: dir
-  })
-  if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
-  return loaded.right
-}
-
-/** Samples RSS every 10 ms while `body` runs; returns its wall time, CPU time and peak RSS. */
-const measured = <A, E, R>(body: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    let peak = process.memoryUsage().rss
-    const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 10)
-    const cpu0 = process.cpuUsage()
-    const t0 = performance.now()
-    const value = yield* body.pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer))))
-    const cpu = process.cpuUsage(cpu0)
-    return { value, wallMs: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, peakRssMb: Math.max(peak, process.memoryUsage().rss) / 2 ** 20 }
-  })
-
-const simOptions = { maxConcurrentRuns: 100_000, keepaliveMs: 60_000 }
-
-/** The run service in this process over the simulator, as the daemon composes it (file database). */
-const bridgeServices = (config: ResolvedConfig) =>
-  Effect.gen(function* () {
-    const scope = yield* Effect.scope
-    const hermesContext = yield* Layer.buildWithScope(SimulatedHermes(simOptions), scope)
-    const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleReady, Layer.succeed(HermesClient, Context.get(hermesContext, HermesClient)))
-    const deps = Layer.mergeAll(LedgerLive, InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbLive(config.dataDir)))
-    const context = yield* Layer.buildWithScope(deps, scope)
-    const made = yield* makeRuns.pipe(Effect.provide(context))
-    return { ...made, sim: Context.get(hermesContext, Simulator) }
-  })
-
-const asBench = <A, E, R>(e: Effect.Effect<A, E, R>) =>
-  e.pipe(Effect.provideService(Caller, Caller.client("bench")), Effect.provideService(Progress, { enabled: false, report: () => Effect.void }))
-
-const input = (i: number) => `[sim:deltas=${DELTAS},slow=${PACE_S}s] task ${i}`
-
-const streamBridge = Effect.gen(function* () {
-  const b = yield* bridgeServices(tempConfig())
-  yield* settle()
-  const m = yield* measured(
-    Effect.gen(function* () {
-      const views = yield* Effect.forEach(Array.from({ length: RUNS }, (_, i) => i), (i) =>
-        asBench(b.runs.start({ agent: "hermes", input: input(i) })), { concurrency: START_CONCURRENCY })
-      return yield* Effect.forEach(views, (v) => asBench(b.runs.wait(v.run_id, 600)), { concurrency: "unbounded" })
-    })
-  )
-  // Lost = runs whose stored text differs from what the simulator produced, or that did not complete.
-  let lost = 0
-  const simRuns = [...b.sim.state.runs.values()]
-  for (const view of m.value) {
-    const page = yield* asBench(b.runs.events(view.run_id, 0, 500))
-    const text = page.events.filter((e) => e.type === "message.text").map((e) => e.data["text"]).join("")
-    const sim = simRuns.find((r) => r.input === input(Number(view.input_preview.split(" ").at(-1))))
-    if (view.status !== "completed" || sim === undefined || text !== sim.output || view.output !== sim.output) lost += 1
-  }
-  return { wallMs: m.wallMs, cpuMs: m.cpuMs, peakRssMb: m.peakRssMb, runsWithLoss: lost, runs: m.value.length }
-}).pipe(Effect.scoped)
+const shape = { runs: RUNS, deltas: DELTAS, paceS: PACE_S }
+const input = (i: number) => streamInput(shape, i)
+const streamBridge = Effect.suspend(() => streamBridgeOn(shape, tempConfig()))
 
 const streamDirect = Effect.gen(function* () {
   const scope = yield* Effect.scope
@@ -200,39 +107,7 @@ const idle = (through: "bridge" | "direct") =>
   }).pipe(Effect.scoped)
 
 
-const statusLatency = Effect.gen(function* () {
-  const config = tempConfig()
-  const daemon = daemonLayer(config, { extraAgentTools: [noopTool] })
-  const runtime = ManagedRuntime.make(daemon)
-  const port = yield* Effect.promise(() => runtime.runPromise(HttpServer.addressWith((a) => Effect.succeed(a._tag === "TcpAddress" ? a.port : 0))))
-  const auth = yield* Effect.promise(() => runtime.runPromise(Auth))
-  const key = yield* Effect.promise(() => Effect.runPromise(Effect.map(auth.addClient("bench", ["agents"]), (r) => r.key)))
-  const client = new Client({ name: "bench", version: "0" })
-  yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp/agents/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${key}` } }
-  })))
-  const call = (name: string, args: Record<string, unknown>) => Effect.promise(() => client.callTool({ name, arguments: args }))
-  const started = (yield* call("agent_run", { agent: "hermes", input: "[sim:outputBytes=20k] bench", wait_s: 30 })) as { structuredContent?: { run_id?: string } }
-  const runId = started.structuredContent?.run_id ?? ""
-  const time = (name: string, args: Record<string, unknown>) =>
-    Effect.gen(function* () {
-      const t0 = performance.now()
-      const r = (yield* call(name, args)) as { isError?: boolean }
-      if (r.isError === true) return yield* Effect.dieMessage(`${name} failed: ${JSON.stringify(r)}`)
-      return performance.now() - t0
-    })
-  for (let i = 0; i < 200; i++) { yield* time("bench_noop", { run_id: runId }); yield* time("agent_run_status", { run_id: runId }) }
-  const noop: Array<number> = []
-  const status: Array<number> = []
-  for (let i = 0; i < CALLS; i++) {
-    noop.push(yield* time("bench_noop", { run_id: runId }))
-    status.push(yield* time("agent_run_status", { run_id: runId }))
-  }
-  yield* Effect.promise(() => client.close())
-  yield* Effect.promise(() => runtime.dispose())
-  const pct = (xs: Array<number>, p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
-  return { noopP50: pct(noop, 0.5), noopP99: pct(noop, 0.99), statusP50: pct(status, 0.5), statusP99: pct(status, 0.99) }
-})
+const statusLatency = Effect.suspend(() => statusLatencyOn(CALLS, tempConfig()))
 
 const phases: Record<string, Effect.Effect<unknown, unknown>> = {
   status: statusLatency,

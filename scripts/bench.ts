@@ -9,6 +9,7 @@
  * - bench-coldstart: process start to /healthz vs a bare `node -e` http server (issue 9)
  * - bench-mcp:       a tool call over MCP in both protocol eras vs a bare node:http JSON echo
  * - bench-sim-memory: the simulator's heap after many runs, bounded vs keeping every run (issue 13)
+ * - bench-storage:   the bridge on PostgreSQL vs the same bridge on SQLite (issue 24)
  *
  * Each script prints its own figures and ends with a `BENCH_JSON {bench, rows[]}` line; a row is
  * `{metric, value, baseline, baselineName, goal?, noRatio?, client?}`, and its ratio is value / baseline
@@ -41,7 +42,8 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "runs", script: "bench-runs.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1"] },
   { name: "coldstart", script: "bench-coldstart.ts", args: [], quickArgs: ["1"] },
   { name: "mcp", script: "bench-mcp.ts", args: [], quickArgs: ["50"] },
-  { name: "sim-memory", script: "bench-sim-memory.ts", args: [], quickArgs: ["40", "4k"], nodeArgs: ["--expose-gc"] }
+  { name: "sim-memory", script: "bench-sim-memory.ts", args: [], quickArgs: ["40", "4k"], nodeArgs: ["--expose-gc"] },
+  { name: "storage", script: "bench-storage.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1", "--notes", "200", "--searches", "100"] }
 ]
 
 interface Row {

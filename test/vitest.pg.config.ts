@@ -8,9 +8,7 @@ import { defineConfig } from "vitest/config"
 import base from "../vitest.config.ts"
 
 /**
- * The files that run on both dialects (sorted, grouped by folder, one a line). Left out until the
- * PostgreSQL change feed lands (p31-feed): test/runs/runs-deadSubscriber.test.ts and
- * test/runs/runs-sim.test.ts (they build ChangeFeedLive). Left to the PostgreSQL memory index and inbox
+ * The files that run on both dialects (sorted, grouped by folder, one a line). Left to the PostgreSQL memory index and inbox
  * (p31-memory): test/storage/clockTimes.test.ts and test/storage/corruptRows.test.ts (its identity case
  * passes on pg). SQLite by nature: test/storage/{changeFeed (data_version), db, epochMsMigration,
  * transaction (SQLITE_FULL)}.test.ts; test/storage/postgresSupport.test.ts runs its own server.
@@ -18,6 +16,7 @@ import base from "../vitest.config.ts"
 export const PG_FILES = [
   "test/console/operatorStops.test.ts",
   "test/console/ownerReads.test.ts",
+  "test/edge/authCache.test.ts",
   "test/runs/approval-decisions.test.ts",
   "test/runs/batches.test.ts",
   "test/runs/domain.test.ts",
@@ -27,10 +26,12 @@ export const PG_FILES = [
   "test/runs/logging.test.ts",
   "test/runs/quietWatch.test.ts",
   "test/runs/runs-cancel.test.ts",
+  "test/runs/runs-deadSubscriber.test.ts",
   "test/runs/runs-flow.test.ts",
   "test/runs/runs-isolation.test.ts",
   "test/runs/runs-quietStream.test.ts",
   "test/runs/runs-restart.test.ts",
+  "test/runs/runs-sim.test.ts",
   "test/runs/runs-start.test.ts",
   "test/runs/runs-stopRace.test.ts",
   "test/runs/runs-streamCut.test.ts",
@@ -41,6 +42,7 @@ export const PG_FILES = [
   "test/runs/signals.test.ts",
   "test/runs/singleFlight.test.ts",
   "test/runs/window.test.ts",
+  "test/storage/changeFeedPg.test.ts",
   "test/storage/rowOrder.test.ts",
   "test/storage/testDb.test.ts"
 ]

@@ -17,6 +17,7 @@ import * as path from "node:path"
 import type { StorageSection } from "../config/schema.ts"
 import { pgServerName } from "../config/storageUrl.ts"
 import { migrate } from "./migrations/migrate.ts"
+import { newOrigin, withOrigin } from "./pg/origin.ts"
 import { bridgePgTypes } from "./pg/pgTypes.ts"
 
 export const DB_FILE = "bridge.db"
@@ -109,7 +110,8 @@ export const unreachableReason = (error: unknown, url: string): string => {
 export const DbPostgres = (storage: StorageSection & { readonly url: Redacted.Redacted<string> }) => {
   const url = Redacted.value(storage.url)
   const client = PgClient.layer({
-    url: Redacted.make(pgConnectionUrl(url, storage.statement_timeout_ms)),
+    // Each session names this pool as its origin, so the change feed hears its own writes as its own.
+    url: Redacted.make(withOrigin(pgConnectionUrl(url, storage.statement_timeout_ms), newOrigin())),
     maxConnections: storage.pool_max,
     connectTimeout: Duration.seconds(10),
     applicationName: "agent-bridge",
@@ -117,6 +119,10 @@ export const DbPostgres = (storage: StorageSection & { readonly url: Redacted.Re
   }).pipe(Layer.mapError((error) => new StorageUnreachable({ server: pgServerName(url), reason: unreachableReason(error, url) })))
   return MigratorLive.pipe(Layer.provideMerge(client))
 }
+
+/** The database for people (health, fault sentences): the SQLite file, or PostgreSQL's `host:port/db` (never the URL). */
+export const databasePlace = (config: { readonly dataDir: string; readonly storage: StorageSection }): string =>
+  config.storage.url === undefined ? path.join(config.dataDir, DB_FILE) : pgServerName(Redacted.value(config.storage.url))
 
 /** The configured store: PostgreSQL when `storage.url` is set, else the SQLite file in the data dir. */
 export const DbFor = (config: {

@@ -2,11 +2,17 @@
  * Storage faults the operator can fix (a full disk, a folder the bridge may not write, a failing or
  * busy disk), told apart from bugs. They become `bridge.store_unavailable` (503) with a sentence that
  * says what failed and what to do; anything else stays `bridge.internal`. Recognised by SQLite's
- * result codes (better-sqlite3's `code`) and node's errno codes, anywhere in an error's cause chain.
+ * result codes (better-sqlite3's `code`), PostgreSQL's SQLSTATEs and node-postgres's messages for a
+ * lost connection (`pg/faultsPg.ts`), and node's errno codes, anywhere in an error's cause chain.
  */
+import { pgFaultKind, pgLostConnection } from "./pg/faultsPg.ts"
 import { sqliteFaultKind } from "./sqlite/faultsSqlite.ts"
 
-export type StorageFaultKind = "full" | "readonly" | "io" | "busy"
+/**
+ * `unavailable`: the database server does not answer (down, restarting, unreachable); `timeout`:
+ * the server cancelled a statement that ran past `storage.statement_timeout_ms`.
+ */
+export type StorageFaultKind = "full" | "readonly" | "io" | "busy" | "unavailable" | "timeout"
 
 export interface StorageFault {
   readonly kind: StorageFaultKind
@@ -20,19 +26,27 @@ const errnoKind = (code: string): StorageFaultKind | null => {
   if (code === "ENOSPC" || code === "EDQUOT") return "full"
   if (code === "EROFS" || code === "EACCES" || code === "EPERM") return "readonly"
   if (code === "EIO") return "io"
+  // A database server out of reach (PostgreSQL over TCP).
+  if (code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ETIMEDOUT" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EPIPE") return "unavailable"
   return null
 }
 
-const kindOf = (code: string): StorageFaultKind | null => sqliteFaultKind(code) ?? errnoKind(code)
+const kindOf = (code: string): StorageFaultKind | null => sqliteFaultKind(code) ?? pgFaultKind(code) ?? errnoKind(code)
 
 /** The first storage fault in `cause`'s chain (at most 6 deep), or null. */
 export const storageFaultOf = (cause: unknown): StorageFault | null => {
   let at: unknown = cause
   for (let depth = 0; depth < 6 && typeof at === "object" && at !== null; depth++) {
-    const e = at as { code?: unknown; path?: unknown; cause?: unknown }
+    const e = at as { code?: unknown; path?: unknown; cause?: unknown; message?: unknown; errors?: unknown }
     if (typeof e.code === "string") {
       const kind = kindOf(e.code)
       if (kind !== null) return { kind, code: e.code, path: typeof e.path === "string" ? e.path : undefined }
+    }
+    if (typeof e.message === "string" && pgLostConnection(e.message)) return { kind: "unavailable", code: "connection lost", path: undefined }
+    // node's AggregateError (a host with several addresses, every one refused) carries its own.
+    if (Array.isArray(e.errors)) {
+      const inner = e.errors.map(storageFaultOf).find((f) => f !== null)
+      if (inner !== undefined && inner !== null) return inner
     }
     at = e.cause
   }
@@ -51,5 +65,9 @@ export const storageFaultMessage = (fault: StorageFault, what: string, where: st
       return `${what} failed: the disk holding ${place} reported an I/O error (${fault.code}); check that the disk has free space and works, then retry`
     case "busy":
       return `${what} failed: the database ${place} is busy (${fault.code}); retry in a moment`
+    case "unavailable":
+      return `${what} failed: the database server ${place} does not answer (${fault.code}); check that it runs and accepts connections (the bridge reconnects by itself), then retry`
+    case "timeout":
+      return `${what} failed: the database ${place} cancelled a statement that ran longer than storage.statement_timeout_ms (${fault.code}); retry, or raise storage.statement_timeout_ms if such statements are expected`
   }
 }

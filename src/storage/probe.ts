@@ -6,7 +6,7 @@
  */
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Schema } from "effect"
+import { type Duration, Effect, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import * as fs from "node:fs/promises"
 import { storageFaultOf } from "./faults.ts"
@@ -30,6 +30,17 @@ export const databaseRoom = (sql: SqlClient.SqlClient): Effect.Effect<StorageSta
       orElse: () => Effect.succeed<StorageState>("ok")
     }),
     () => Effect.succeed<StorageState>("unavailable")
+  )
+
+/**
+ * Whether the database answers a `SELECT 1` within `within`: false for a PostgreSQL server that is
+ * down or restarting (a pool would otherwise wait its whole connect timeout), and for any failure.
+ */
+export const databaseAnswers = (sql: SqlClient.SqlClient, within: Duration.DurationInput): Effect.Effect<boolean> =>
+  sql`SELECT 1 AS ok`.pipe(
+    Effect.timeoutFail({ duration: within, onTimeout: () => "no answer" }),
+    Effect.as(true),
+    Effect.catchAll(() => Effect.succeed(false))
   )
 
 /** The database's size in bytes (`/metrics`). */

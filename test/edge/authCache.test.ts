@@ -6,30 +6,28 @@
  * remembered at all.
  */
 import { it } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { Effect, Fiber, Layer, Option, Queue } from "effect"
-import * as path from "node:path"
 import { describe, expect } from "vitest"
-import { authLayer } from "../../src/cli/runtime.ts"
-import { Auth } from "../../src/services/auth/Auth.ts"
+import { RedactorLive } from "../../src/common/Redactor.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
+import type { ResolvedConfig } from "../../src/config/load.ts"
+import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
+import { ChangeFeedLive } from "../../src/storage/ChangeFeedLive.ts"
+import { DbFor } from "../../src/storage/Db.ts"
 import { testConfig } from "../support/daemon.ts"
+import { fromAnotherConnection, withTestStorage } from "../support/otherConnection.ts"
 import { watchAuth } from "./support/watchAuth.ts"
 
+/** An UPDATE from another connection to the same database, as `agent-bridge client revoke` makes it. */
+const fromAnotherProcess = fromAnotherConnection
 
-/** An UPDATE from another connection to the same file, as `agent-bridge client revoke` makes it. */
-const fromAnotherProcess = (dataDir: string, statement: string, ...params: Array<unknown>) =>
-  Effect.sync(() => {
-    const db = new Database(path.join(dataDir, "bridge.db"))
-    try {
-      db.prepare(statement).run(...params)
-    } finally {
-      db.close()
-    }
-  })
+/** The CLI's `authLayer` over the configured database (on PostgreSQL in the pg project). */
+const authOn = (config: ResolvedConfig) =>
+  AuthLive.pipe(Layer.provideMerge(ChangeFeedLive.pipe(Layer.provideMerge(DbFor(config)), Layer.provideMerge(Layer.mergeAll(AppConfigLive(config), RedactorLive)))))
 
 const layerFor = () => {
   const config = testConfig()
-  return { config, layer: authLayer(config) as Layer.Layer<Auth> }
+  return { config, layer: Layer.orDie(Layer.unwrapEffect(Effect.map(withTestStorage(config), authOn))) as Layer.Layer<Auth> }
 }
 
 const client = (caller: Option.Option<{ client: string }>) => Option.map(caller, (c) => c.client)
@@ -46,7 +44,7 @@ describe("Auth remembers valid keys only while their changes are watched", () =>
       const { key } = yield* auth.addClient("remembered", ["agents"])
       const { heard, fiber } = yield* watch
       expect(client(yield* auth.authenticate(key))).toEqual(Option.some("remembered"))
-      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", Date.now(), "remembered")
+      yield* fromAnotherProcess(config, "UPDATE clients SET revoked_at = ? WHERE name = ?", Date.now(), "remembered")
       // The watch notices the commit and forgets the key before it tells the watcher.
       yield* Queue.take(heard)
       expect(yield* auth.authenticate(key)).toEqual(Option.none())
@@ -72,14 +70,14 @@ describe("Auth remembers valid keys only while their changes are watched", () =>
       const auth = yield* Auth
       const { key } = yield* auth.addClient("unwatched", ["agents"])
       expect(client(yield* auth.authenticate(key))).toEqual(Option.some("unwatched"))
-      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", Date.now(), "unwatched")
+      yield* fromAnotherProcess(config, "UPDATE clients SET revoked_at = ? WHERE name = ?", Date.now(), "unwatched")
       expect(yield* auth.authenticate(key)).toEqual(Option.none())
       // And a watch that ended leaves nothing remembered behind.
-      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = NULL WHERE name = ?", "unwatched")
+      yield* fromAnotherProcess(config, "UPDATE clients SET revoked_at = NULL WHERE name = ?", "unwatched")
       const { fiber } = yield* watch
       expect(client(yield* auth.authenticate(key))).toEqual(Option.some("unwatched"))
       yield* Fiber.interrupt(fiber)
-      yield* fromAnotherProcess(config.dataDir, "UPDATE clients SET revoked_at = ? WHERE name = ?", Date.now(), "unwatched")
+      yield* fromAnotherProcess(config, "UPDATE clients SET revoked_at = ? WHERE name = ?", Date.now(), "unwatched")
       expect(yield* auth.authenticate(key)).toEqual(Option.none())
     }).pipe(Effect.provide(layer)), 20_000)
 })

@@ -230,6 +230,20 @@ describe("storage faults", () => {
       }).pipe(Effect.scoped))
   }
 
+  it.live("a follower whose commits meet the database server's outage holds its batch and retries in place: no restart, nothing lost", () =>
+    Effect.gen(function* () {
+      const h = yield* storageHarness()
+      const input = "follow through an outage [sim:slow=4s,events=40]"
+      const run = yield* ok("start", yield* h.call("agent_run", { agent: "hermes", input }))
+      yield* until("first events", 20_000, Effect.flatMap(h.call("agent_run_status", { run_id: run.run_id }), (o) => ok("status", o)), (v) => v.last_seq >= 3)
+      h.faults.inject("modify", { kind: "unavailable" }, 4)
+      yield* until("every fault fired", 30_000, Effect.sync(() => h.faults.armed()), (n) => n === 0)
+      yield* expectIntact(h, run.run_id, input)
+      expect(h.logs.some((l) => l.includes("holding the batch and retrying"))).toBe(true)
+      // Retried in the follower, not by the supervisor's restart (which would re-read Hermes's stream).
+      expect(h.logs.filter((l) => l.includes("run follower failed; restarting"))).toEqual([])
+    }).pipe(Effect.scoped))
+
   it.live("a real page limit (SQLITE_FULL) mid-stream stops commits; with space back the run resumes intact", () =>
     Effect.gen(function* () {
       const h = yield* storageHarness()

@@ -42,6 +42,10 @@ export interface PgServer {
   readonly createDatabase: (name?: string) => Promise<string>
   /** Stops the server (immediate mode) and removes its folder. Idempotent. */
   readonly stop: () => Promise<void>
+  /** Stops the server as an operator's restart does (`pg_ctl stop -m fast`), keeping its folder. */
+  readonly stopServer: () => Promise<void>
+  /** Starts a stopped server again: the same port and data folder. */
+  readonly startServer: () => Promise<void>
 }
 
 const isRoot = () => process.getuid?.() === 0
@@ -138,7 +142,17 @@ export const startPostgres = async (): Promise<PgServer> => {
         await run(path.join(bin, "createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", PG_USER, db])
         return url(db)
       }
-      return { host: "127.0.0.1", port, dir, url, createDatabase, stop }
+      const stopServer = async () => {
+        if (!started) return
+        await as("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"])
+        started = false
+      }
+      const startServer = async () => {
+        if (started) return
+        await as("pg_ctl", ["-D", data, "-l", logFile, "-o", options, "-w", "-t", "90", "start"], 120_000)
+        started = true
+      }
+      return { host: "127.0.0.1", port, dir, url, createDatabase, stop, stopServer, startServer }
     }
   } catch (e) {
     await stop().catch(() => undefined)

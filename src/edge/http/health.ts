@@ -2,27 +2,32 @@
  * `/healthz`: liveness and readiness in one JSON answer (anyone may read it; it carries no secret).
  * Ready means the daemon is past start-up, the ledger answers, and it is not draining. `storage`
  * says whether the bridge can still write (database room, data and skills folders); a problem there
- * makes the status `degraded` (reads still work) and lists each place with what is wrong.
+ * makes the status `degraded` (reads still work) and lists each place with what is wrong. A database
+ * that does not answer a `SELECT 1` within `PROBE_TIMEOUT` (a PostgreSQL server down or
+ * restarting; the pool would otherwise wait its whole connect timeout) is `storage: "unavailable"`,
+ * listed by its place (`host:port/db`, never the URL), the status `degraded` and not ready, until
+ * it answers again.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import * as path from "node:path"
+import { Duration, Effect } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { DB_FILE } from "../../storage/Db.ts"
-import { storageProblems } from "../../storage/probe.ts"
+import { databasePlace } from "../../storage/Db.ts"
+import { databaseAnswers, storageProblems } from "../../storage/probe.ts"
 import { Agents } from "../../services/agents/Agents.ts"
 import { Lifecycle } from "../../common/Lifecycle.ts"
+
+/** How long `/healthz` waits for the database's answer. */
+export const PROBE_TIMEOUT = Duration.seconds(2)
 
 export const healthReport = Effect.gen(function* () {
   const phase = yield* (yield* Lifecycle).phase
   const sql = yield* SqlClient.SqlClient
-  const answers = yield* sql`SELECT 1 AS ok`.pipe(
-    Effect.as(true),
-    Effect.catchAll(() => Effect.succeed(false))
-  )
+  const answers = yield* databaseAnswers(sql, PROBE_TIMEOUT)
   const config = yield* AppConfig
-  const database = path.join(config.dataDir, DB_FILE)
-  const problems = answers ? yield* storageProblems(sql, database, [config.dataDir, config.dropinDir]) : []
+  const database = databasePlace(config)
+  const problems = answers
+    ? yield* storageProblems(sql, database, [config.dataDir, config.dropinDir])
+    : [{ path: database, state: "unavailable" as const }]
   // The ledger answers but cannot grow (its page limit, or its folder's disk): say so here too.
   const ledgerProblem = problems.find((p) => p.path === database) ?? problems.find((p) => p.path === config.dataDir)
   const ledger = answers ? (ledgerProblem?.state ?? "ok") : "unavailable"

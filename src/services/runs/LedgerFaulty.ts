@@ -5,7 +5,8 @@
  * slow disk) and then fails or goes on. Counts every call per operation.
  */
 import { Effect, Layer } from "effect"
-import { Ledger, type LedgerError, type LedgerShape } from "./Ledger.ts"
+import { SqlError } from "@effect/sql/SqlError"
+import { Ledger, LedgerError, type LedgerShape } from "./Ledger.ts"
 import { makeLedgerSql } from "./LedgerSql.ts"
 import { sqliteFailure } from "./sqlite/ledgerFaultsSqlite.ts"
 
@@ -14,6 +15,8 @@ export type LedgerOp = keyof LedgerShape
 export type Fault =
   | { readonly kind: "busy" }
   | { readonly kind: "full" }
+  /** The database server went away mid-statement (PostgreSQL stopped or restarting). */
+  | { readonly kind: "unavailable" }
   /** Waits, then fails (`then`) or does the real work. */
   | { readonly kind: "stall"; readonly ms: number; readonly then?: "busy" | "full" }
 
@@ -55,11 +58,16 @@ export const makeFaultControl = () => {
   return { control, take }
 }
 
+/** What node-postgres raises when the server stops under a statement, wrapped as the ledger wraps it. */
+const serverGone = (op: string) =>
+  new LedgerError({ operation: op, cause: new SqlError({ cause: new Error("Connection terminated unexpectedly"), message: "Failed to execute statement" }) })
+
 /** Wraps one ledger operation: the armed fault first, else the real thing. */
 const guard = <A, E>(op: LedgerOp, take: (op: LedgerOp) => Fault | undefined, real: () => Effect.Effect<A, E>): Effect.Effect<A, E | LedgerError> =>
   Effect.suspend((): Effect.Effect<A, E | LedgerError> => {
     const fault = take(op)
     if (fault === undefined) return real()
+    if (fault.kind === "unavailable") return Effect.fail(serverGone(op))
     if (fault.kind !== "stall") return Effect.fail(sqliteFailure(op, fault.kind))
     const after = fault.then
     const next: Effect.Effect<A, E | LedgerError> = after === undefined ? real() : Effect.fail(sqliteFailure(op, after))

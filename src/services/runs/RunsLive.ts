@@ -9,7 +9,7 @@
  */
 import { Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { InvalidOffset, RunNotFound } from "../../domain/errors.ts"
+import { InvalidOffset, RunNotFound, type StoreUnavailable } from "../../domain/errors.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { Caller, type CallerShape } from "../../request/Caller.ts"
 import { Inbox } from "../inbox/Inbox.ts"
@@ -28,6 +28,8 @@ import { makeViews } from "./views.ts"
 import { makeWaits } from "./waits.ts"
 import { EVENTS_PAGE_MAX } from "../../domain/limits.ts"
 import { makeRunLocks } from "./runLocks.ts"
+import { failOnOutage } from "./ledgerOutage.ts"
+import { databasePlace } from "../../storage/Db.ts"
 import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 
 export const MAX_LIST = 200
@@ -42,6 +44,7 @@ export const makeRuns = Effect.gen(function* () {
   const config = yield* AppConfig
   const lifecycle = yield* Lifecycle
   const feed = yield* ChangeFeed
+  const place = databasePlace(config)
 
   const signals = yield* makeRunSignals
   const locks = makeRunLocks()
@@ -56,7 +59,10 @@ export const makeRuns = Effect.gen(function* () {
     maxRunsPerClient: config.bridge.max_concurrent_runs_per_client,
     attach: supervisor.attach,
     scope: yield* Effect.scope,
-    internal: (operation, cause) => Effect.dieMessage(`${operation}: ${isLedgerFailure(cause) ? ledgerFailureText(cause) : String(cause)}`)
+    internal: (operation, cause) => {
+      const die = Effect.dieMessage(`${operation}: ${isLedgerFailure(cause) ? ledgerFailureText(cause) : String(cause)}`)
+      return isLedgerFailure(cause) ? failOnOutage(cause, place, die) : die
+    }
   })
 
   // Re-attach: every run the ledger holds as unfinished gets its follower back.
@@ -65,9 +71,12 @@ export const makeRuns = Effect.gen(function* () {
   if (unfinished.length > 0) yield* Effect.logInfo(`re-attached ${unfinished.length} unfinished runs`)
   yield* startRetention(ledger, config.bridge.run_retention_days)
 
-  /** Unexpected ledger failures are defects: the edge logs them under an incident (`bridge.internal`). */
+  /**
+   * Unexpected ledger failures are defects: the edge logs them under an incident (`bridge.internal`).
+   * The database server's outage is not (`ledgerOutage.ts`): `bridge.store_unavailable`.
+   */
   const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) =>
-    Effect.catchIf(e, isLedgerFailure, (x) => Effect.dieMessage(ledgerFailureText(x))) as Effect.Effect<A, Exclude<E, LedgerError | LedgerRunMissing>, R>
+    Effect.catchIf(e, isLedgerFailure, (x) => failOnOutage(x, place, Effect.dieMessage(ledgerFailureText(x)))) as Effect.Effect<A, Exclude<E, LedgerError | LedgerRunMissing> | StoreUnavailable, R>
 
   /** Another client's run is reported exactly like an unknown id (same message, same single read). */
   const notFound = (runId: string) => new RunNotFound({ message: `no run ${JSON.stringify(runId.slice(0, 80))}` })

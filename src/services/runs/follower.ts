@@ -20,6 +20,7 @@ import { logRunEnded, logRunFollowed } from "./runLog.ts"
 import type { RunSignals } from "./RunSignals.ts"
 import type { RunLocks } from "./runLocks.ts"
 import { type QuietWatch, watchQuiet } from "./quietWatch.ts"
+import { isServerOutage, OUTAGE_RETRY } from "./ledgerOutage.ts"
 
 /** The "short timer" of delta coalescing, and the most Hermes events committed in one write. */
 export const FLUSH_INTERVAL = Duration.millis(50)
@@ -220,6 +221,9 @@ export const makeFollower = (deps: FollowerDeps) => {
         { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, urgent: (e) => !STREAMED.has(e.event) },
         (batch) =>
           commit(run, batch).pipe(
+            // The database server out (a restart): keep the batch and write it when it is back.
+            Effect.tapError((e) => (isServerOutage(e) ? Effect.logWarning("the ledger's database does not answer; holding the batch and retrying", e) : Effect.void)),
+            Effect.retry({ schedule: OUTAGE_RETRY, while: isServerOutage }),
             Effect.map((next) => {
               run = next
               return isTerminal(next.status)

@@ -35,8 +35,8 @@ export interface StartDeps {
   readonly maxRunsPerClient: number
   /** Starts following a freshly recorded run. */
   readonly attach: (runId: string, options: { readonly fresh: boolean }) => Effect.Effect<void>
-  /** Maps an unexpected ledger failure to `bridge.internal` (logged under an incident). */
-  readonly internal: (operation: string, cause: unknown) => Effect.Effect<never, Internal>
+  /** Maps an unexpected ledger failure to `bridge.internal` (logged under an incident), the database server's outage to `bridge.store_unavailable`. */
+  readonly internal: (operation: string, cause: unknown) => Effect.Effect<never, Internal | StoreUnavailable>
   /** The service's scope: a start runs to its end there even when its caller goes away. */
   readonly scope: Scope.Scope
 }
