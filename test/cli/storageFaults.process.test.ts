@@ -93,14 +93,15 @@ describe("on a storage.url", () => {
     try {
       // The key the CLI wrote to PostgreSQL lets dave in to the daemon reading the same database.
       const key = /hal0bk_[A-Za-z0-9_-]+/.exec(added.stdout)![0]
-      const answer = await fetch(`${daemon.url}/mcp`, {
+      const answer = await fetch(`${daemon.url}/mcp/agents/mcp`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } })
       })
       expect(answer.status).toBe(200)
-      const runs = await run(process.execPath, [BIN, "runs", "--config", config], dir)
+      const runs = await run(process.execPath, [BIN, "runs", "list", "--config", config], dir)
       expect(runs.code, runs.stderr).toBe(0)
+      expect(runs.stdout).toContain("no runs")
       const doctor = await run(process.execPath, [BIN, "doctor", "--config", config], dir)
       expect(doctor.stdout).toContain(`PostgreSQL store at ${server} writable`)
       for (const r of [added, runs, doctor]) expect(r.stderr + r.stdout).not.toContain("s3cret-pw")
