@@ -2,27 +2,22 @@
  * Revoking or rotating a key ends what that key holds open, within a second, on both MCP servers
  * and in both protocol eras: an open `agent_run_wait` answers `auth.forbidden` (the run itself goes
  * on), and a 2025-era session's GET stream ends. A revoke from another process (the CLI writes
- * bridge.db over its own connection) is simulated with a second connection to the same file.
+ * the database over its own connection) is simulated with a second connection to the same database
+ * (the SQLite file, or on PostgreSQL the daemon's database: `support/otherConnection.ts`).
  */
-import Database from "better-sqlite3"
-import * as path from "node:path"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectMcp, errorTextOf, type McpEra, startDaemon, type TestDaemon, testConfig } from "../support/daemon.ts"
 import { mcpHeaders } from "../support/mcpWire.ts"
+import { fromAnotherConnection } from "../support/otherConnection.ts"
 
 type Json = Record<string, any>
 const structured = (r: object): Json => (r as { structuredContent: Json }).structuredContent
 
-/** Revokes `name` as `agent-bridge client revoke` does: an UPDATE from another connection. */
-const revokeFromAnotherProcess = (daemon: TestDaemon, name: string) => {
-  const db = new Database(path.join(daemon.config.dataDir, "bridge.db"))
-  try {
-    // Times are epoch milliseconds in the database (migration 0007).
-    db.prepare("UPDATE clients SET revoked_at = ? WHERE name = ?").run(Date.now(), name)
-  } finally {
-    db.close()
-  }
-}
+/** Revokes `name` as `agent-bridge client revoke` does: an UPDATE from another connection (either dialect). */
+const revokeFromAnotherProcess = (daemon: TestDaemon, name: string) =>
+  // Times are epoch milliseconds in the database (migration 0007).
+  Effect.runPromise(fromAnotherConnection(daemon.config, "UPDATE clients SET revoked_at = ? WHERE name = ?", Date.now(), name))
 
 describe("revocation ends what is open", () => {
   let daemon: TestDaemon
@@ -48,7 +43,7 @@ describe("revocation ends what is open", () => {
       const name = `dave-${era}`
       const { client, waiting } = await openWait(name, era)
       const t0 = Date.now()
-      revokeFromAnotherProcess(daemon, name)
+      await revokeFromAnotherProcess(daemon, name)
       const answer = await waiting
       const took = Date.now() - t0
       expect(errorTextOf(answer)).toMatch(/^Error executing tool agent_run_wait: auth\.forbidden: this key was revoked or rotated/)
@@ -91,7 +86,7 @@ describe("revocation ends what is open", () => {
       }
     })()
     const t0 = Date.now()
-    revokeFromAnotherProcess(daemon, "frank")
+    await revokeFromAnotherProcess(daemon, "frank")
     expect((await ended) - t0).toBeLessThan(1_500)
     const after = await fetch(url, { method: "POST", headers: mcpHeaders(key, sid), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) })
     expect(after.status).toBe(403)

@@ -4,9 +4,10 @@
  * says whether the bridge can still write (database room, data and skills folders); a problem there
  * makes the status `degraded` (reads still work) and lists each place with what is wrong. A database
  * that does not answer a `SELECT 1` within `PROBE_TIMEOUT` (a PostgreSQL server down or
- * restarting; the pool would otherwise wait its whole connect timeout) is `storage: "unavailable"`,
- * listed by its place (`host:port/db`, never the URL), the status `degraded` and not ready, until
- * it answers again.
+ * restarting; the pool would otherwise wait its whole connect timeout) makes `storage: "degraded"`
+ * (the words issue 24 gave operators to watch for), `ledger: "unavailable"`, the database listed in
+ * `storage_problems` as `unavailable` by its place (`host:port/db`, never the URL), the status
+ * `degraded` and not ready, until it answers again.
  */
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect } from "effect"
@@ -31,7 +32,7 @@ export const healthReport = Effect.gen(function* () {
   // The ledger answers but cannot grow (its page limit, or its folder's disk): say so here too.
   const ledgerProblem = problems.find((p) => p.path === database) ?? problems.find((p) => p.path === config.dataDir)
   const ledger = answers ? (ledgerProblem?.state ?? "ok") : "unavailable"
-  const storage = problems[0]?.state ?? "ok"
+  const storage = answers ? (problems[0]?.state ?? "ok") : "degraded"
   const agents = yield* Agents.list
   const hermes = agents.agents.flatMap((a) => ("health" in a ? [{ agent: a.name, health: a.health, keyed: a.keyed }] : []))
   const ready = phase === "ready" && answers
