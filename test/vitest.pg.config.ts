@@ -13,8 +13,7 @@ import base from "../vitest.config.ts"
  * passes on pg). SQLite by nature: test/storage/{changeFeed (data_version), db, epochMsMigration,
  * transaction (SQLITE_FULL)}.test.ts; test/storage/postgresSupport.test.ts runs its own server.
  * Left out for now: test/console/metrics.e2e.test.ts (storage/probe.ts's pg databaseBytes decodes
- * pg_database_size as a string, but BIGINT arrives as a number: /metrics answers 500 on pg), and
- * test/edge/revocation.e2e.test.ts (its "another process" is better-sqlite3 on the data dir's file).
+ * pg_database_size as a string, but BIGINT arrives as a number: /metrics answers 500 on pg).
  * test/cli/storageFaults.process.test.ts stays out: its storage.url case starts a server of its own.
  */
 export const PG_FILES = [
@@ -27,6 +26,7 @@ export const PG_FILES = [
   "test/edge/daemon.e2e.test.ts",
   "test/edge/eras.e2e.test.ts",
   "test/edge/keyRedaction.e2e.test.ts",
+  "test/edge/revocation.e2e.test.ts",
   "test/edge/shutdown.e2e.test.ts",
   "test/edge/tasks.e2e.test.ts",
   "test/runs/approval-decisions.test.ts",
