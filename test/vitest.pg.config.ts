@@ -8,20 +8,68 @@ import { defineConfig } from "vitest/config"
 import base from "../vitest.config.ts"
 
 /**
- * The files that run on both dialects. Waiting (not listed yet): test/inbox/daemon.e2e,
- * browser.e2e and signInLimit.e2e start a daemon, which refuses storage.url until DbForStores
- * takes it (p31-ledger). SQLite by nature: test/teach/memory-fold.test.ts (checks against SQLite's
- * tokenizer). test/inbox/chromiumSetup.test.ts holds no data: once is enough.
+ * The files that run on both dialects (sorted, one a line). Left out: SQLite by nature,
+ * test/storage/{changeFeed (data_version), db, epochMsMigration, transaction (SQLITE_FULL)}.test.ts
+ * and test/teach/memory-fold.test.ts (checks against SQLite's tokenizer); with a PostgreSQL server
+ * of their own (in the ordinary run): test/storage/{postgresSupport, pgOutage}.test.ts,
+ * test/cli/{storageFaults.process, storageCopy}.test.ts, test/reliability/pgRestart.e2e.test.ts;
+ * no data: test/inbox/chromiumSetup.test.ts; the browser pages (test/inbox/browser.e2e.test.ts) read
+ * the routes test/inbox/routes.test.ts checks on both, so Chromium runs once, on SQLite.
  */
 export const PG_FILES = [
+  "test/console/console.routes.e2e.test.ts",
+  "test/console/metrics.e2e.test.ts",
+  "test/console/operatorStops.test.ts",
+  "test/console/ownerReads.test.ts",
+  "test/console/usage-isolation.e2e.test.ts",
   "test/edge/authCache.test.ts",
+  "test/edge/clientError.e2e.test.ts",
+  "test/edge/daemon.e2e.test.ts",
+  "test/edge/eras.e2e.test.ts",
+  "test/edge/keyRedaction.e2e.test.ts",
+  "test/edge/revocation.e2e.test.ts",
+  "test/edge/shutdown.e2e.test.ts",
+  "test/edge/tasks.e2e.test.ts",
+  "test/inbox/daemon.e2e.test.ts",
   "test/inbox/events.test.ts",
   "test/inbox/feed.test.ts",
   "test/inbox/pages.test.ts",
   "test/inbox/readonlySkills.test.ts",
   "test/inbox/retention.test.ts",
   "test/inbox/routes.test.ts",
+  "test/inbox/signInLimit.e2e.test.ts",
+  "test/runs/approval-decisions.test.ts",
+  "test/runs/batches.test.ts",
+  "test/runs/domain.test.ts",
+  "test/runs/ledger-rows.test.ts",
+  "test/runs/ledger.test.ts",
+  "test/runs/ledgerWrite.test.ts",
+  "test/runs/logging.test.ts",
+  "test/runs/quietWatch.test.ts",
+  "test/runs/runs-cancel.test.ts",
+  "test/runs/runs-deadSubscriber.test.ts",
+  "test/runs/runs-flow.test.ts",
+  "test/runs/runs-isolation.test.ts",
+  "test/runs/runs-mcp.e2e.test.ts",
+  "test/runs/runs-pi.e2e.test.ts",
+  "test/runs/runs-quietStream.test.ts",
+  "test/runs/runs-restart.test.ts",
+  "test/runs/runs-sigkill.e2e.test.ts",
+  "test/runs/runs-sim.test.ts",
+  "test/runs/runs-start.test.ts",
+  "test/runs/runs-stopRace.test.ts",
+  "test/runs/runs-streamCut.test.ts",
+  "test/runs/runs-time.test.ts",
+  "test/runs/runs-viewReuse.test.ts",
+  "test/runs/runs-views.test.ts",
+  "test/runs/runs-waitOtherProcess.test.ts",
+  "test/runs/signals.test.ts",
+  "test/runs/singleFlight.test.ts",
+  "test/runs/window.test.ts",
   "test/storage/changeFeedPg.test.ts",
+  "test/storage/clockTimes.test.ts",
+  "test/storage/corruptRows.test.ts",
+  "test/storage/rowOrder.test.ts",
   "test/storage/testDb.test.ts",
   "test/teach/cli-inbox.test.ts",
   "test/teach/inbox-runs.logging.test.ts",

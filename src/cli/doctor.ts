@@ -1,11 +1,11 @@
 /**
  * `agent-bridge doctor`: one row per check, the `agent-bridge` row first; exit 1 when any check fails.
- * Checks: the configuration decodes, the database opens, migrates and takes a write, the data dir is
- * private; each Hermes profile answers and accepts the bridge's key; the drop-in skills folder is in
+ * Checks: the configuration decodes, the database (the SQLite file, or the PostgreSQL of storage.url)
+ * opens, migrates and takes a write, the data dir is private; each Hermes profile answers and accepts the bridge's key; the drop-in skills folder is in
  * the profile's `skills.external_dirs`; and which optional Hermes features the profile lacks.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as YAML from "yaml"
@@ -16,6 +16,7 @@ import { HermesClient, type HermesProfile } from "../hermes/client/HermesClient.
 import { featureGaps, optionalFeatures, type OptionalFeatures } from "../hermes/client/features.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
 import { RedactorLive } from "../common/Redactor.ts"
+import { pgServerName } from "../config/storageUrl.ts"
 import { DbForStores } from "../storage/Db.ts"
 import { hasFlag, type ParsedArgs } from "./args.ts"
 import { cliLoggingLayer } from "./runtime.ts"
@@ -32,12 +33,16 @@ const bridgeRow = Effect.gen(function* () {
   yield* sql.withTransaction(
     Effect.zipRight(sql`CREATE TEMP TABLE IF NOT EXISTS doctor_probe (x INTEGER)`, sql`INSERT INTO doctor_probe VALUES (1)`)
   )
-  const mode = fs.statSync(config.dataDir).mode & 0o777
-  const loose = (mode & 0o077) !== 0
+  // On PostgreSQL the data dir holds no database and may not exist yet; when it does, it still
+  // holds the bridge's other files (drop-in skills, the admin key), so its mode is still checked.
+  const mode = fs.existsSync(config.dataDir) ? fs.statSync(config.dataDir).mode & 0o777 : null
+  const loose = mode !== null && (mode & 0o077) !== 0
+  const url = config.storage.url
+  const store = url === undefined ? `database writable in ${config.dataDir}` : `PostgreSQL store at ${pgServerName(Redacted.value(url))} writable`
   return {
     check: "agent-bridge",
     status: loose ? "warn" : "ok",
-    detail: `config ${config.source ?? "(defaults)"} valid; database writable in ${config.dataDir}${loose ? ` (data dir mode ${mode.toString(8)}: should be 700)` : ""}`
+    detail: `config ${config.source ?? "(defaults)"} valid; ${store}${loose ? ` (data dir mode ${mode.toString(8)}: should be 700)` : ""}`
   } satisfies DoctorRow
 }).pipe(
   Effect.catchAllCause((cause) => Effect.succeed<DoctorRow>({ check: "agent-bridge", status: "fail", detail: `database: ${String(cause).split("\n")[0]}` }))

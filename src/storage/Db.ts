@@ -134,24 +134,7 @@ export const DbFor = (config: {
 }
 
 /**
- * `storage.url` names a PostgreSQL database, but the stores (runs, keys, notes, inbox…) have
- * SQLite drivers only so far: the daemon and the CLI refuse to start on it rather than quietly
- * keep their data in the SQLite file.
+ * The database the daemon's and the CLI's stores open: `DbFor`'s choice (every store has its
+ * PostgreSQL driver). Kept as its own export: the daemon, the CLI and doctor name it.
  */
-export class StorageNotSupported extends Data.TaggedError("StorageNotSupported")<{ readonly server: string }> {
-  override get message() {
-    return `storage.url names PostgreSQL at ${this.server}, but this version keeps its runs, keys, notes and inbox in SQLite only (the PostgreSQL stores are not built yet); remove storage.url (and AGENT_BRIDGE_STORAGE_URL) to run on the SQLite file in bridge.data_dir`
-  }
-}
-
-/**
- * The database the daemon's and the CLI's stores open: `DbFor`'s choice, less PostgreSQL until its
- * stores' drivers exist (see `StorageNotSupported`); then this is `DbFor` itself.
- */
-export const DbForStores = (config: {
-  readonly dataDir: string
-  readonly storage: StorageSection
-}): Layer.Layer<Layer.Layer.Success<ReturnType<typeof DbLive>>, Layer.Layer.Error<ReturnType<typeof DbLive>> | StorageNotSupported> => {
-  const { url } = config.storage
-  return url === undefined ? DbLive(config.dataDir) : Layer.fail(new StorageNotSupported({ server: pgServerName(Redacted.value(url)) }))
-}
+export const DbForStores = DbFor

@@ -49,7 +49,7 @@ export const databaseBytes = (sql: SqlClient.SqlClient): Effect.Effect<number, S
     sqlite: () => databaseBytesSqlite(sql),
     pg: () =>
       sql`SELECT pg_database_size(current_database()) AS bytes`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ bytes: Schema.NumberFromString })))),
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ bytes: Schema.Number })))),
         Effect.map((rows) => rows[0]?.bytes ?? 0)
       ),
     orElse: () => Effect.succeed(0)

@@ -13,6 +13,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { spawnDaemon } from "../support/daemonProcess.ts"
+import { freeLoopbackPort as freePort } from "../support/freePort.ts"
+import { usePostgres } from "../support/postgres.ts"
 import { runProcess } from "../support/runProcess.ts"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
@@ -70,15 +73,41 @@ describe("start-up faults", () => {
   })
 })
 
-describe("storage.url before the PostgreSQL stores exist", () => {
-  it("serve and client add refuse it in one line naming the server, never its password, and write nothing", async () => {
+describe("on a storage.url", () => {
+  const pg = usePostgres()
+
+  it("serve, client add, runs and doctor work on the PostgreSQL database, never print its password, and make no SQLite file", async (ctx) => {
+    // The test server trusts 127.0.0.1, so a password in the URL is accepted and unused: it stands
+    // for the secret part an operator's URL carries.
+    const url = new URL(await pg.database(ctx))
+    url.password = "s3cret-pw"
     const data = path.join(dir, "pg-data")
-    const config = writeConfig("pg.yaml", `bridge: {port: 0, data_dir: ${data}}\nstorage: {url: "postgres://bridge:s3cret-pw@db.lan:5432/ledger"}\n`)
-    for (const verb of [["serve"], ["client", "add", "dave"]]) {
-      const r = await run(process.execPath, [BIN, ...verb, "--config", config], dir)
-      const line = oneLine(r)
-      expect(line).toContain("storage.url names PostgreSQL at db.lan:5432/ledger, but this version keeps its runs, keys, notes and inbox in SQLite only")
-      expect(r.stderr + r.stdout).not.toContain("s3cret-pw")
+    const port = await freePort()
+    const config = writeConfig("pg.yaml", `bridge: {port: ${port}, data_dir: ${data}}\nstorage: {url: "${url.toString()}"}\n`)
+    const server = `127.0.0.1:${url.port}${url.pathname}`
+
+    const added = await run(process.execPath, [BIN, "client", "add", "dave", "--config", config], dir)
+    expect(added.code, added.stderr).toBe(0)
+    expect(added.stdout).toMatch(/hal0bk_/)
+    const daemon = await spawnDaemon({ configFile: config, port })
+    try {
+      // The key the CLI wrote to PostgreSQL lets dave in to the daemon reading the same database.
+      const key = /hal0bk_[A-Za-z0-9_-]+/.exec(added.stdout)![0]
+      const answer = await fetch(`${daemon.url}/mcp/agents/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } })
+      })
+      expect(answer.status).toBe(200)
+      const runs = await run(process.execPath, [BIN, "runs", "list", "--config", config], dir)
+      expect(runs.code, runs.stderr).toBe(0)
+      expect(runs.stdout).toContain("no runs")
+      const doctor = await run(process.execPath, [BIN, "doctor", "--config", config], dir)
+      expect(doctor.stdout).toContain(`PostgreSQL store at ${server} writable`)
+      for (const r of [added, runs, doctor]) expect(r.stderr + r.stdout).not.toContain("s3cret-pw")
+      expect(daemon.output()).not.toContain("s3cret-pw")
+    } finally {
+      await daemon.kill()
     }
     expect(fs.existsSync(path.join(data, "bridge.db"))).toBe(false)
   })

@@ -63,9 +63,14 @@ describe("ledger rows that do not decode", () => {
       expect(text).toContain("question")
     })))
 
+  // PostgreSQL's BIGINT refuses text, so there the spoilt value is one past 2^53: it arrives as its
+  // digits (storage/pg/pgTypes.ts), which the row Schema refuses the same way.
   it.effect("text in an integer column is a LedgerError, not a NaN time", () =>
     withLedger(Effect.gen(function* () {
-      const text = yield* failureOf((sql) => sql`UPDATE runs SET created_at = 'yesterday' WHERE run_id = 'r1'`, (l) => l.get("r1"))
+      const text = yield* failureOf((sql) => sql.onDialectOrElse({
+        pg: () => sql`UPDATE runs SET created_at = 9007199254740993 WHERE run_id = 'r1'`,
+        orElse: () => sql`UPDATE runs SET created_at = 'yesterday' WHERE run_id = 'r1'`
+      }), (l) => l.get("r1"))
       expect(text).toContain("created_at")
     })))
 

@@ -47,10 +47,11 @@ describe("a cancelled start", () => {
       // Hermes accepted exactly one run; the bridge knows it, follows it, and did not stop it.
       expect(hermes.runs.size).toBe(1)
       const [hermesRun] = [...hermes.runs.values()]
-      const listed = yield* alice(built.runs.list({ limit: 10 }))
+      // The start goes on in the service's fiber after the call is gone: its row lands soon after.
+      const listed = yield* eventually(alice(built.runs.list({ limit: 10 })), (l) => l.runs.length > 0, "the recorded run")
       expect(listed.runs.length).toBe(1)
       const runId = listed.runs[0]!.run_id
-      expect(yield* built.supervisor.isFollowed(runId)).toBe(true)
+      yield* eventually(built.supervisor.isFollowed(runId), (followed) => followed, "the follower")
       expect(hermes.calls.stop).toEqual([])
       // The idempotent retry answers that same run, and the run goes on to its end.
       const retried = yield* alice(built.runs.start({ agent: "hermes", input: "task", idempotency_key: "k1" }))

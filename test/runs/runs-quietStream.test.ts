@@ -10,17 +10,20 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, HashMap, List, Logger, Scope, TestClock } from "effect"
 import { GONE_ERROR } from "../../src/hermes/client/follow.ts"
 import { TestDb } from "../support/testDb.ts"
-import { as, buildRuns, harness } from "./support/harness.ts"
+import { as, buildRuns, eventuallyUnderTestClock as eventually, harness } from "./support/harness.ts"
 
 const alice = as("alice")
 
-/** Moves the test clock in steps so the follower's fibers and the SQLite calls get to run. */
+/**
+ * Moves the test clock in steps so the follower's fibers and the database calls get to run. The
+ * database answers on the event loop, not on the test clock, so what a step sets off is read back
+ * with `eventually` (below), and the pause only keeps the steps from outrunning it.
+ */
 const advance = (ms: number, step = 500) =>
   Effect.gen(function* () {
     for (let t = 0; t < ms; t += step) {
       yield* TestClock.adjust(Math.min(step, ms - t))
       for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
-      // The in-memory SQLite answers on the event loop, not on the test clock.
       yield* Effect.promise(() => new Promise((r) => setTimeout(r, 2)))
     }
   })
@@ -34,7 +37,7 @@ const quietRun = (h: Harness, input: string) =>
     const hid = [...h.hermes.runs.values()].find((r) => r.request.input === input)!.id
     yield* h.hermes.emit(hid, "approval.request", { request_id: "a".repeat(32), command: "rm -rf ./build", description: "clean", choices: ["once", "deny"] })
     yield* advance(500)
-    expect((yield* alice(h.runs.status(view.run_id, 0))).status).toBe("waiting_for_approval")
+    yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => v.status === "waiting_for_approval", "the pending approval")
     return { runId: view.run_id, hid }
   })
 
@@ -58,9 +61,9 @@ describe("a quiet stream is checked against Hermes's status", () => {
       // Not yet: the stream carried an event less than an interval ago.
       expect((yield* alice(h.runs.status(runId, 0))).status).toBe("waiting_for_approval")
       yield* advance(16_000)
-      const done = yield* alice(h.runs.status(runId, 0))
+      const done = yield* eventually(alice(h.runs.status(runId, 0)), (v) => v.status === "completed", "completion")
       expect([done.status, done.output]).toEqual(["completed", "all done"])
-      expect(yield* h.supervisor.isFollowed(runId)).toBe(false)
+      yield* eventually(h.supervisor.isFollowed(runId), (followed) => !followed, "the follower's end")
       expect([...h.inbox.rows.values()].map((r) => r.state)).toEqual(["expired"])
       const page = yield* alice(h.runs.events(runId, 0, 100))
       expect(page.events.filter((e) => e.type === "run.completed")).toHaveLength(1)
@@ -81,7 +84,7 @@ describe("a quiet stream is checked against Hermes's status", () => {
       }
       expect((yield* alice(h.runs.status(view.run_id, 0))).status).toBe("running")
       yield* advance(21_000)
-      const done = yield* alice(h.runs.status(view.run_id, 0))
+      const done = yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => v.status === "completed", "completion")
       expect([done.status, done.output]).toEqual(["completed", "tick tick tick tick tick tick "])
     }).pipe(Effect.provide(TestDb)))
 
@@ -96,7 +99,7 @@ describe("a quiet stream is checked against Hermes's status", () => {
       yield* h.hermes.deltas(hid, ["ok"])
       yield* h.hermes.complete(hid)
       yield* advance(1_000, 100)
-      const done = yield* alice(h.runs.status(runId, 0))
+      const done = yield* eventually(alice(h.runs.status(runId, 0)), (v) => v.status === "completed", "completion")
       expect([done.status, done.output]).toEqual(["completed", "ok"])
       const page = yield* alice(h.runs.events(runId, 0, 100))
       expect(page.events.filter((e) => e.type === "run.completed")).toHaveLength(1)
@@ -108,7 +111,7 @@ describe("a quiet stream is checked against Hermes's status", () => {
       const { runId, hid } = yield* quietRun(h, "forgotten")
       yield* h.hermes.forget(hid)
       yield* advance(21_000)
-      const ended = yield* alice(h.runs.status(runId, 0))
+      const ended = yield* eventually(alice(h.runs.status(runId, 0)), (v) => v.status === "interrupted", "the interruption")
       expect([ended.status, ended.error]).toEqual(["interrupted", GONE_ERROR])
     }).pipe(Effect.provide(TestDb)))
 
@@ -122,7 +125,7 @@ describe("a quiet stream is checked against Hermes's status", () => {
       yield* Effect.addFinalizer(() => Scope.close(next, Exit.void))
       const again = yield* buildRuns(h.hermes, h.inbox, h.options, next)
       yield* advance(1_000, 100)
-      const done = yield* alice(again.runs.status(runId, 0))
+      const done = yield* eventually(alice(again.runs.status(runId, 0)), (v) => v.status === "completed", "completion")
       expect([done.status, done.output]).toEqual(["completed", "finished meanwhile"])
     }).pipe(Effect.provide(TestDb)))
 })
@@ -140,7 +143,7 @@ describe("a stop Hermes answers \"no live task\"", () => {
       const line = log.lines.find((l) => l.message.startsWith("stop: Hermes has no live task"))
       expect(line?.annotations).toMatchObject({ run_id: runId, status: "completed" })
       yield* advance(500)
-      expect(yield* h.supervisor.isFollowed(runId)).toBe(false)
+      yield* eventually(h.supervisor.isFollowed(runId), (followed) => !followed, "the follower's end")
       for (let i = 0; i < 3; i++) yield* alice(h.runs.start({ agent: "hermes", input: `after ${i}` }))
     }).pipe(Effect.provide(TestDb), Effect.provide(log.layer))
   })

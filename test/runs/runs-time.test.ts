@@ -4,11 +4,11 @@
  * frees their idempotency keys) after run_retention_days, never a live one.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Option, TestClock } from "effect"
+import { Effect, Either, Fiber, Option, TestClock } from "effect"
 import { Caller } from "../../src/request/Caller.ts"
 import { Progress } from "../../src/request/Progress.ts"
 import { TestDb } from "../support/testDb.ts"
-import { as, failure, harness } from "./support/harness.ts"
+import { as, eventuallyUnderTestClock, failure, harness } from "./support/harness.ts"
 import { WAIT_MAX_SECONDS } from "../../src/domain/limits.ts"
 
 const alice = as("alice")
@@ -26,6 +26,8 @@ const advance = (ms: number, step = 50) =>
     for (let t = 0; t < ms; t += step) {
       yield* TestClock.adjust(Math.min(step, ms - t))
       yield* Effect.yieldNow()
+      // The database answers on the event loop (PostgreSQL a round trip later), not on the test clock.
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 2)))
     }
   })
 
@@ -41,7 +43,11 @@ describe("waits on the clock", () => {
       const beforeEvent = rec.reports.length
       yield* h.hermes.emit(hid, "tool.started", { tool: "terminal", preview: null })
       yield* advance(200)
-      const onEvent = rec.reports.slice(beforeEvent).find((r) => r.message?.includes("2 events"))
+      const onEvent = yield* eventuallyUnderTestClock(
+        Effect.sync(() => rec.reports.slice(beforeEvent).find((r) => r.message?.includes("2 events"))),
+        (r) => r !== undefined,
+        "the event's report"
+      )
       expect(onEvent).toBeDefined()
 
       yield* advance(118_000, 1000)
@@ -67,6 +73,14 @@ describe("waits on the clock", () => {
       yield* advance((WAIT_MAX_SECONDS - 1) * 1000, 10_000)
       expect(Option.isNone(yield* Fiber.poll(long))).toBe(true)
       yield* advance(2_000, 500)
+      // The wait arms its timer after reading the run (on PostgreSQL a round trip after the fork,
+      // while the clock may already have moved): it ends within a few more seconds of clock.
+      const ended = yield* eventuallyUnderTestClock(
+        Fiber.poll(long).pipe(Effect.tap((o) => (Option.isNone(o) ? TestClock.adjust("500 millis") : Effect.void))),
+        Option.isSome,
+        "the capped wait's end"
+      )
+      expect(Option.isSome(ended)).toBe(true)
       expect((yield* Fiber.join(long)).timed_out).toBe(true)
 
       yield* h.hermes.emit(hid, "clarify.request", { clarify_id: "c", question: "?", choices: null, multi_select: false })
@@ -97,7 +111,14 @@ describe("retention", () => {
       yield* TestClock.adjust("1 day")
       yield* TestClock.adjust("2 hours")
       yield* Effect.yieldNow()
-      expect((yield* failure(alice(h.runs.status(ended.run_id, 0))))._tag).toBe("RunNotFound")
+      // The sweep's next turn is set from the clock once the previous one finished its I/O; a step
+      // taken before that lands after it, so the clock goes on in small steps (still past two days).
+      const swept = yield* eventuallyUnderTestClock(
+        Effect.either(alice(h.runs.status(ended.run_id, 0))).pipe(Effect.tap((r) => (Either.isLeft(r) ? Effect.void : TestClock.adjust("10 minutes")))),
+        Either.isLeft,
+        "the sweep"
+      )
+      expect(Either.isLeft(swept) && swept.left._tag).toBe("RunNotFound")
       expect((yield* failure(alice(h.runs.events(ended.run_id, 0, 10))))._tag).toBe("RunNotFound")
       expect((yield* alice(h.runs.status(live.run_id, 0))).status).toBe("running")
       expect((yield* alice(h.runs.list({ limit: 10 }))).runs.map((r) => r.run_id)).toEqual([live.run_id])

@@ -102,6 +102,10 @@ export const makeLedgerSql = Effect.gen(function* () {
   const getRow = (runId: string) =>
     sql`SELECT * FROM runs WHERE run_id = ${runId}`.pipe(Effect.flatMap(firstRecord))
 
+  /** The run, locked against other writers until the transaction ends (`ledgerDialect.ts`). */
+  const getRowForWrite = (runId: string) =>
+    sql`SELECT * FROM runs WHERE run_id = ${runId} ${dialect.lockForWrite}`.pipe(Effect.flatMap(firstRecord))
+
   const readOutput = (runId: string) =>
     sql`SELECT text FROM run_output WHERE run_id = ${runId} ORDER BY start_byte`.pipe(
       Effect.flatMap(decodeTexts),
@@ -199,7 +203,7 @@ export const makeLedgerSql = Effect.gen(function* () {
       let ended: RunRecord | null = null
       return Effect.gen(function* () {
         ended = null
-        const found = yield* getRow(runId)
+        const found = yield* getRowForWrite(runId)
         if (Option.isNone(found)) return yield* new LedgerRunMissing({ runId })
         const { change, result } = f(found.value)
         if (isEmptyChange(change)) return { record: found.value, appended: [], result } satisfies Modified<A>

@@ -49,27 +49,27 @@ type Briefs = Pick<LedgerShape, "briefs" | "brief" | "liveByClient" | "usageSinc
 const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ run_id: Schema.String })))
 
 export const makeLedgerBriefs = (sql: SqlClient.SqlClient, dialect: LedgerDialect, fail: (operation: string) => (cause: unknown) => LedgerError): Briefs => {
-  const select = sql`SELECT r.run_id, r.client, r.agent, r.profile, r.status, r.created_at, r.updated_at, r.ended_at, r.usage,
-      (SELECT e.type FROM run_events e WHERE e.run_id = r.run_id ORDER BY e.seq DESC LIMIT 1) AS last_type,
-      (SELECT e.at FROM run_events e WHERE e.run_id = r.run_id ORDER BY e.seq DESC LIMIT 1) AS last_at
-    FROM runs r`
+  const select = sql`SELECT runs.run_id, runs.client, runs.agent, runs.profile, runs.status, runs.created_at, runs.updated_at, runs.ended_at, runs.usage,
+      (SELECT e.type FROM run_events e WHERE e.run_id = runs.run_id ORDER BY e.seq DESC LIMIT 1) AS last_type,
+      (SELECT e.at FROM run_events e WHERE e.run_id = runs.run_id ORDER BY e.seq DESC LIMIT 1) AS last_at
+    FROM runs`
   const values = (q: Effect.Effect<ReadonlyArray<unknown>, unknown>) => q.pipe(Effect.flatMap(decodeValues), Effect.map((rows) => rows.map((r) => r.v)))
   return {
     briefs: (filter) => {
       const where = [
-        ...(filter.client === undefined ? [] : [sql`r.client = ${filter.client}`]),
-        ...(filter.status === undefined ? [] : [sql`r.status = ${filter.status}`]),
-        ...(filter.agent === undefined ? [] : [sql`r.agent = ${filter.agent}`])
+        ...(filter.client === undefined ? [] : [sql`runs.client = ${filter.client}`]),
+        ...(filter.status === undefined ? [] : [sql`runs.status = ${filter.status}`]),
+        ...(filter.agent === undefined ? [] : [sql`runs.agent = ${filter.agent}`])
       ]
       return sql`${select} WHERE ${sql.and(where)}
-          ORDER BY (r.ended_at IS NULL) DESC, r.created_at DESC, ${dialect.insertionOrder("r")} DESC LIMIT ${filter.limit}`.pipe(
+          ORDER BY (runs.ended_at IS NULL) DESC, runs.created_at DESC, ${dialect.insertionOrder("runs")} DESC LIMIT ${filter.limit}`.pipe(
         Effect.flatMap(decodeBriefs),
         Effect.map((rows) => rows.map(toBrief)),
         Effect.mapError(fail("briefs"))
       )
     },
     brief: (runId) =>
-      sql`${select} WHERE r.run_id = ${runId}`.pipe(
+      sql`${select} WHERE runs.run_id = ${runId}`.pipe(
         Effect.flatMap(decodeBriefs),
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toBrief)),
         Effect.mapError(fail("brief"))

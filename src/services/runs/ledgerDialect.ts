@@ -1,6 +1,6 @@
 /**
  * The few places where the ledger's SQL differs by dialect, behind one interface: each dialect's
- * driver answers them in its own folder (`sqlite/LedgerSqlite.ts`), and the ledger picks the one
+ * driver answers them in its own folder (`sqlite/LedgerSqlite.ts`, `pg/LedgerPg.ts`), and the ledger picks the one
  * of the `SqlClient` it runs on (`sql.onDialectOrElse`). A dialect without a driver is refused when
  * the ledger is built, never at its first write.
  */
@@ -8,6 +8,7 @@ import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect } from "effect"
+import { ledgerPg } from "./pg/LedgerPg.ts"
 import { ledgerSqlite } from "./sqlite/LedgerSqlite.ts"
 
 export interface LedgerDialect {
@@ -17,10 +18,16 @@ export interface LedgerDialect {
   readonly insertionOrder: (table?: string) => Fragment
   /** A text column read as its UTF-8 bytes (output windows are cut in bytes). */
   readonly textAsBytes: (column: string) => Fragment
+  /**
+   * What ends the SELECT that reads a run before a write in the same transaction, so that two
+   * writers of one run take turns (each numbers its events from the seq it read).
+   */
+  readonly lockForWrite: Fragment
 }
 
 export const ledgerDialect = (sql: SqlClient.SqlClient): Effect.Effect<LedgerDialect> =>
   sql.onDialectOrElse({
     sqlite: () => Effect.succeed(ledgerSqlite(sql)),
-    orElse: () => Effect.dieMessage(`the run ledger has no driver for the ${sql.onDialectOrElse({ pg: () => "PostgreSQL", orElse: () => "configured" })} database yet`)
+    pg: () => Effect.succeed(ledgerPg(sql)),
+    orElse: () => Effect.dieMessage("the run ledger has no driver for the configured database yet")
   })

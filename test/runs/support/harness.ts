@@ -100,6 +100,21 @@ export const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) =
     return yield* Effect.dieMessage(`timed out waiting for ${what}`)
   })
 
+/**
+ * `eventually` for a test on the TestClock, where `Effect.sleep` stands still: pauses on the event
+ * loop instead. What a clock step set off (a sweep, a quiet check) reaches the database there: at
+ * once for the in-memory SQLite, a few round trips later for PostgreSQL.
+ */
+export const eventuallyUnderTestClock = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean, what = "condition") =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 1000; i++) {
+      const a = yield* read
+      if (done(a)) return a
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
+    }
+    return yield* Effect.dieMessage(`timed out waiting for ${what}`)
+  })
+
 export const statusIs = (...s: ReadonlyArray<RunStatus>) => (v: { readonly status: RunStatus }) => s.includes(v.status)
 
 /** The error a failed call raised (fails the test if it succeeded). */

@@ -2,7 +2,7 @@
  * What the ledger says differently on SQLite: how a unique-key violation looks (better-sqlite3's
  * `SQLITE_CONSTRAINT_UNIQUE`), the insertion order that breaks ties between runs created in the
  * same millisecond (the table's `rowid`), and the stored output's text read back as its UTF-8
- * bytes. Everything else the ledger writes is SQL both dialects accept (`../LedgerSql.ts`).
+ * bytes; a run read for a write needs no row lock. Everything else the ledger writes is SQL both dialects accept (`../LedgerSql.ts`).
  */
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -12,5 +12,7 @@ import type { LedgerDialect } from "../ledgerDialect.ts"
 export const ledgerSqlite = (sql: SqlClient.SqlClient): LedgerDialect => ({
   isUniqueViolation: (e: SqlError) => (e.cause as { code?: unknown } | undefined)?.code === "SQLITE_CONSTRAINT_UNIQUE",
   insertionOrder: (table) => rowidOrder(sql, table),
-  textAsBytes: (column) => sql.literal(`CAST(${column} AS BLOB)`)
+  textAsBytes: (column) => sql.literal(`CAST(${column} AS BLOB)`),
+  // One connection, and a write transaction holds the database's write lock: writers already take turns.
+  lockForWrite: sql.literal("")
 })
