@@ -10,7 +10,8 @@ import base from "../vitest.config.ts"
 /**
  * The files that run on both dialects (sorted, one a line). Left out: SQLite by nature,
  * test/storage/{changeFeed (data_version), db, epochMsMigration, transaction (SQLITE_FULL)}.test.ts
- * and test/teach/memory-fold.test.ts (checks against SQLite's tokenizer); with a PostgreSQL server
+ * test/storage/corruptRows.test.ts (an INTEGER column holding text: SQLite lets it, PostgreSQL refuses
+ * the write) and test/teach/memory-fold.test.ts (checks against SQLite's tokenizer); with a PostgreSQL server
  * of their own (in the ordinary run): test/storage/{postgresSupport, pgOutage}.test.ts,
  * test/cli/{storageFaults.process, storageCopy}.test.ts, test/reliability/pgRestart.e2e.test.ts;
  * no data: test/inbox/chromiumSetup.test.ts; the browser pages (test/inbox/browser.e2e.test.ts) read
@@ -68,7 +69,6 @@ export const PG_FILES = [
   "test/runs/window.test.ts",
   "test/storage/changeFeedPg.test.ts",
   "test/storage/clockTimes.test.ts",
-  "test/storage/corruptRows.test.ts",
   "test/storage/rowOrder.test.ts",
   "test/storage/testDb.test.ts",
   "test/teach/cli-inbox.test.ts",

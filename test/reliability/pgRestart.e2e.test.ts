@@ -18,7 +18,7 @@ const structured = (r: object): Json => (r as { structuredContent: Json }).struc
 const call = (c: Client, name: string, args: Json) => c.callTool({ name, arguments: args })
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-const RUNS = 6
+const RUNS = 4
 const TERMINAL = ["completed", "failed", "cancelled", "interrupted"]
 
 describe("PostgreSQL restarted while runs stream", () => {
@@ -40,7 +40,9 @@ describe("PostgreSQL restarted while runs stream", () => {
     client = await connectMcp(daemon.url, await daemon.addClient("alice"))
     const ids: Array<string> = []
     for (let i = 0; i < RUNS; i++) {
-      ids.push(structured(await call(client, "agent_run", { agent: "hermes", input: `[sim:deltas=60,slow=12s] task ${i}` }))["run_id"])
+      const started = await call(client, "agent_run", { agent: "hermes", input: `[sim:deltas=60,slow=12s] task ${i}` })
+      expect(errorTextOf(started)).toBe("")
+      ids.push(structured(started)["run_id"])
     }
     await sleep(1_500)
 
