@@ -13,13 +13,12 @@
  *
  * The simulator runs in the same process as what it feeds in both arms of each comparison.
  */
-import { Context, Effect, Exit, Layer, Schedule, Stream } from "effect"
-import { spawnSync } from "node:child_process"
+import { Context, Effect, Layer, Schedule, Stream } from "effect"
 import * as os from "node:os"
 import { fileURLToPath } from "node:url"
 import { HermesClient } from "../src/hermes/client/HermesClient.ts"
 import { SimulatedHermes, Simulator } from "../src/hermes/sim/layer.ts"
-import { asBench, bridgeServices, measured, settle, simOptions, START_CONCURRENCY, statusLatency as statusLatencyOn, streamBridge as streamBridgeOn, streamInput, tempConfig } from "./benchRunParts.ts"
+import { runAskedPhase, runPhaseChild, asBench, bridgeServices, measured, settle, simOptions, START_CONCURRENCY, statusLatency as statusLatencyOn, streamBridge as streamBridgeOn, streamInput, tempConfig } from "./benchRunParts.ts"
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -117,31 +116,10 @@ const phases: Record<string, Effect.Effect<unknown, unknown>> = {
   "idle-bridge": idle("bridge")
 }
 
-const runPhase = (name: string): any => {
-  const self = fileURLToPath(import.meta.url)
-  const child = spawnSync(process.execPath, [...process.execArgv, self, name, ...process.argv.slice(2)], {
-    encoding: "utf8",
-    maxBuffer: 64 * 2 ** 20,
-    env: { ...process.env, EFFECT_LOG_LEVEL: "None" }
-  })
-  const line = child.stdout.trim().split("\n").reverse().find((l) => l.startsWith("{"))
-  if (child.status !== 0 || line === undefined) {
-    process.stderr.write(child.stderr.slice(-4000))
-    throw new Error(`phase ${name} failed (exit ${child.status})`)
-  }
-  return JSON.parse(line)
-}
+const runPhase = (name: string): any => runPhaseChild(fileURLToPath(import.meta.url), name)
 
-const phase = process.argv[2]
-if (phase !== undefined && phase in phases) {
-  const exit = await Effect.runPromiseExit(phases[phase]!)
-  if (Exit.isFailure(exit)) {
-    process.stderr.write(String(exit.cause))
-    process.exit(1)
-  }
-  process.stdout.write(`${JSON.stringify(exit.value)}\n`)
-  process.exit(0)
-} else {
+await runAskedPhase(phases)
+{
   const f = (n: number, d = 1) => n.toFixed(d)
   console.log(`bench-runs: ${RUNS} runs × ${DELTAS} deltas paced over ${PACE_S} s, ${CALLS} status calls (node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)})`)
   const s = runPhase("status")

@@ -11,8 +11,7 @@
  *   (goal ≤ 1.3×, 0 lost);
  * - memory: p50 of a memory search over `--notes` notes (goal ≤ 2×).
  */
-import { Effect, Exit, Layer } from "effect"
-import { spawnSync } from "node:child_process"
+import { Effect, Layer } from "effect"
 import * as os from "node:os"
 import { fileURLToPath } from "node:url"
 import type { ResolvedConfig } from "../src/config/load.ts"
@@ -20,7 +19,7 @@ import { MemoryStore } from "../src/services/memory/MemoryStore.ts"
 import { MemoryStoreLive } from "../src/services/memory/MemoryStoreLive.ts"
 import { DbForStores } from "../src/storage/Db.ts"
 import { startPostgres } from "../test/support/pgServer.ts"
-import { percentile, statusLatency, streamBridge, tempConfig } from "./benchRunParts.ts"
+import { percentile, runAskedPhase, runPhaseChild, statusLatency, streamBridge, tempConfig } from "./benchRunParts.ts"
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -65,29 +64,14 @@ const phases: Record<string, Effect.Effect<unknown, unknown>> = {
 }
 
 const runPhase = (name: string, storageUrl?: string): any => {
-  const self = fileURLToPath(import.meta.url)
-  const env: NodeJS.ProcessEnv = { ...process.env, EFFECT_LOG_LEVEL: "None" }
+  const env: NodeJS.ProcessEnv = { ...process.env }
   if (storageUrl === undefined) delete env["BENCH_STORAGE_URL"]
   else env["BENCH_STORAGE_URL"] = storageUrl
-  const child = spawnSync(process.execPath, [...process.execArgv, self, name, ...process.argv.slice(2)], { encoding: "utf8", maxBuffer: 64 * 2 ** 20, env })
-  const line = child.stdout.trim().split("\n").reverse().find((l) => l.startsWith("{"))
-  if (child.status !== 0 || line === undefined) {
-    process.stderr.write(child.stderr.slice(-4000))
-    throw new Error(`phase ${name}${storageUrl === undefined ? "" : " (PostgreSQL)"} failed (exit ${child.status})`)
-  }
-  return JSON.parse(line)
+  return runPhaseChild(fileURLToPath(import.meta.url), name, env)
 }
 
-const phase = process.argv[2]
-if (phase !== undefined && phase in phases) {
-  const exit = await Effect.runPromiseExit(phases[phase]!)
-  if (Exit.isFailure(exit)) {
-    process.stderr.write(String(exit.cause))
-    process.exit(1)
-  }
-  process.stdout.write(`${JSON.stringify(exit.value)}\n`)
-  process.exit(0)
-} else {
+await runAskedPhase(phases)
+{
   const f = (n: number, d = 2) => n.toFixed(d)
   console.log(`bench-storage: SQLite vs PostgreSQL on loopback; ${shape.runs} runs × ${shape.deltas} deltas over ${shape.paceS} s, ${CALLS} status calls, ${SEARCHES} searches over ${NOTES} notes (node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)})`)
   const server = await startPostgres()

@@ -7,7 +7,8 @@
  */
 import { HttpServer } from "@effect/platform"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { Context, Effect, Either, Layer, ManagedRuntime } from "effect"
+import { Context, Effect, Either, Exit, Layer, ManagedRuntime } from "effect"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -155,3 +156,34 @@ export const statusLatency = (calls: number, config: ResolvedConfig) =>
     yield* Effect.promise(() => runtime.dispose())
     return { noopP50: percentile(noop, 0.5), noopP99: percentile(noop, 0.99), statusP50: percentile(status, 0.5), statusP99: percentile(status, 0.99) }
   })
+
+/**
+ * Runs phase `name` of the script `self` in a child process (its CPU and peak RSS its own) and
+ * returns the JSON object the child printed last; a failed child ends the benchmark with its stderr.
+ */
+export const runPhaseChild = (self: string, name: string, env: NodeJS.ProcessEnv = process.env): any => {
+  const child = spawnSync(process.execPath, [...process.execArgv, self, name, ...process.argv.slice(2)], {
+    encoding: "utf8",
+    maxBuffer: 64 * 2 ** 20,
+    env: { ...env, EFFECT_LOG_LEVEL: "None" }
+  })
+  const line = child.stdout.trim().split("\n").reverse().find((l) => l.startsWith("{"))
+  if (child.status !== 0 || line === undefined) {
+    process.stderr.write(child.stderr.slice(-4000))
+    throw new Error(`phase ${name} failed (exit ${child.status})`)
+  }
+  return JSON.parse(line)
+}
+
+/** In a phase's child (`argv[2]` names one of `phases`): runs it, prints its result as JSON and exits. */
+export const runAskedPhase = async (phases: Record<string, Effect.Effect<unknown, unknown>>): Promise<void> => {
+  const phase = process.argv[2]
+  if (phase === undefined || !(phase in phases)) return
+  const exit = await Effect.runPromiseExit(phases[phase]!)
+  if (Exit.isFailure(exit)) {
+    process.stderr.write(String(exit.cause))
+    process.exit(1)
+  }
+  process.stdout.write(`${JSON.stringify(exit.value)}\n`)
+  process.exit(0)
+}
