@@ -12,7 +12,7 @@ import { SERVER_VERSION } from "../mcp/mcpServer.ts"
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
 export const A2A_PATH = "/a2a"
 export const A2A_PROTOCOL_VERSION = "1.0"
-const BEARER = "bridgeKey"
+const SCHEME_NAME = "bridgeKey"
 
 export const agentCard = (baseUrl: string, agents: AgentsList): AgentCard => ({
   name: "agent-bridge",
@@ -23,14 +23,14 @@ export const agentCard = (baseUrl: string, agents: AgentsList): AgentCard => ({
   version: SERVER_VERSION,
   capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
   securitySchemes: {
-    [BEARER]: {
+    [SCHEME_NAME]: {
       scheme: {
         $case: "httpAuthSecurityScheme",
         value: { description: "A bridge client key with scope a2a (agent-bridge client add NAME).", scheme: "Bearer", bearerFormat: "" }
       }
     }
   },
-  securityRequirements: [{ schemes: { [BEARER]: { list: [] } } }],
+  securityRequirements: [{ schemes: { [SCHEME_NAME]: { list: [] } } }],
   defaultInputModes: ["text/plain"],
   defaultOutputModes: ["text/plain"],
   skills: agents.agents.flatMap((a) =>
