@@ -10,7 +10,8 @@ import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Chunk, Effect, Exit, Layer, Option, Queue, Ref, Scope, Stream, TestClock } from "effect"
 import * as path from "node:path"
-import { type Change, ChangeFeed, ChangeFeedBump, ChangeFeedTest, HUB_CAPACITY, type Topic } from "../../src/storage/ChangeFeed.ts"
+import { collect } from "../support/feedCollect.ts"
+import { type Change, ChangeFeed, ChangeFeedBump, ChangeFeedTest, HUB_CAPACITY } from "../../src/storage/ChangeFeed.ts"
 import { ChangeFeedLive } from "../../src/storage/ChangeFeedLive.ts"
 import { CHANGE_FEED_EVERY, makePollingFeed } from "../../src/storage/sqlite/ChangeFeedSqlite.ts"
 import { DB_FILE, DbLive } from "../../src/storage/Db.ts"
@@ -27,15 +28,6 @@ const fromAnotherProcess = (dataDir: string) =>
     }
   })
 
-/** Every change of `topic` lands in a queue; subscribed when this returns. */
-const collect = (topic: Topic) =>
-  Effect.gen(function* () {
-    const feed = yield* ChangeFeed
-    const seen = yield* Queue.unbounded<Change>()
-    const changes = yield* feed.subscribe(topic)
-    yield* changes.pipe(Stream.runForEach((c) => Queue.offer(seen, c)), Effect.forkScoped)
-    return seen
-  })
 
 const onFile = () => {
   const dataDir = tempDir()

@@ -10,8 +10,9 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Layer, ManagedRuntime, Option, Queue, Redacted, Stream } from "effect"
-import { type Change, ChangeFeed, type Topic, TOPICS } from "../../src/storage/ChangeFeed.ts"
+import { Duration, Effect, Layer, ManagedRuntime, Option, Queue, Redacted } from "effect"
+import { collect } from "../support/feedCollect.ts"
+import { type Change, ChangeFeed, TOPICS } from "../../src/storage/ChangeFeed.ts"
 import { ChangeFeedLive } from "../../src/storage/ChangeFeedLive.ts"
 import { DbPostgres } from "../../src/storage/Db.ts"
 import { FEED_APPLICATION_NAME } from "../../src/storage/pg/ChangeFeedPg.ts"
@@ -33,15 +34,6 @@ const onFreshDatabase = Effect.gen(function* () {
   return { layer, byOther }
 })
 
-/** Every change of `topic` lands in a queue; subscribed when this returns. */
-const collect = (topic: Topic) =>
-  Effect.gen(function* () {
-    const feed = yield* ChangeFeed
-    const seen = yield* Queue.unbounded<Change>()
-    const changes = yield* feed.subscribe(topic)
-    yield* changes.pipe(Stream.runForEach((c) => Queue.offer(seen, c)), Effect.forkScoped)
-    return seen
-  })
 
 const collectAll = Effect.map(Effect.forEach(TOPICS, collect), (queues) => new Map(TOPICS.map((t, i) => [t, queues[i]!])))
 
