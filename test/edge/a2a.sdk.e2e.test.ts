@@ -8,6 +8,7 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { connectMcp, startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
+import { makeClient } from "../inbox/fetchClient.ts"
 
 let sim: SimulatorAsync
 let daemon: TestDaemon
@@ -104,5 +105,45 @@ describe("one ledger, two faces", () => {
     } finally {
       await mcp.close()
     }
+  })
+})
+
+describe("a task waiting for the operator", () => {
+  it("is WORKING with the approval named, is approved in the console's inbox, and completes", async () => {
+    const client = await sdkClient()
+    const started = (await client.sendMessage({
+      tenant: "",
+      message: message("[sim:approval] tidy the workspace"),
+      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+      metadata: undefined
+    })) as import("@a2a-js/sdk").Task
+    // Bounded poll: the simulator asks for approval right after the run starts.
+    let waiting: import("@a2a-js/sdk").Task | undefined
+    for (let i = 0; i < 100 && waiting === undefined; i++) {
+      const got = await client.getTask({ tenant: "", id: started.id, historyLength: 0 })
+      const said = got.status?.message?.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("") ?? ""
+      if (/approval/i.test(said)) waiting = got
+      else await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(waiting?.status?.state).toBe(TaskState.TASK_STATE_WORKING)
+
+    const inbox = makeClient(daemon.url)
+    expect((await inbox.signIn(daemon.adminKey)).status).toBe(303)
+    const list = await inbox.send("GET", "/inbox")
+    const row = [...list.body.matchAll(/\/inbox\/rows\/(apr_[A-Za-z0-9_]+)/g)].map((m) => m[1]!)
+    const cards = await Promise.all([...new Set(row)].map(async (id) => ({ id, body: (await inbox.send("GET", `/inbox/rows/${id}`)).body })))
+    const card = cards.find((c) => c.body.includes(started.id))
+    expect(card).toBeDefined()
+    expect((await inbox.send("POST", `/inbox/rows/${card!.id}`, { csrf: inbox.csrfOf(card!.body), decision: "once" })).status).toBe(303)
+
+    const mcp = await connectMcp(daemon.url, key)
+    try {
+      const done = (await mcp.callTool({ name: "agent_run_wait", arguments: { run_id: started.id, timeout_s: 30 } })) as { structuredContent: Record<string, unknown> }
+      expect(done.structuredContent["status"]).toBe("completed")
+    } finally {
+      await mcp.close()
+    }
+    const ended = await client.getTask({ tenant: "", id: started.id, historyLength: 0 })
+    expect(ended.status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
   })
 })
