@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned hermes-agent from PyPI into a venv of this project's own and prints the path of
 # its `hermes` executable on the last line of stdout. The venv is cached under .cache/hermes-venv/<version>
-# (git-ignored) and reused when its marker file says the install finished; the system Python's
+# (git-ignored; scripts/lib/venv.sh) and reused when its marker file says the install finished; the system Python's
 # site-packages are never touched.
 #
 #   scripts/hermes-venv.sh            # install (or reuse) the pinned version
@@ -9,6 +9,7 @@
 #   HERMES_PYTHON=/path/to/python3.12 scripts/hermes-venv.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/venv.sh
 
 # 0.19.0 is the newest release PyPI offers here (0.20.0 is not published there); it needs Python >= 3.11.
 version="${HERMES_AGENT_VERSION:-0.19.0}"
@@ -17,30 +18,11 @@ version="${HERMES_AGENT_VERSION:-0.19.0}"
 aiohttp_version="${HERMES_AIOHTTP_VERSION:-3.14.1}"
 python="${HERMES_PYTHON:-python3}"
 
-venv=".cache/hermes-venv/${version}"
-marker="${venv}/.installed"
-if [[ -f "$marker" && -x "${venv}/bin/hermes" ]]; then
-  echo "== hermes-agent ${version}: cached venv ${venv}" >&2
-  echo "$(pwd)/${venv}/bin/hermes"
-  exit 0
-fi
-
 "$python" - <<'PY' >&2
 import sys
 if sys.version_info < (3, 11):
     sys.exit(f"hermes-agent needs Python >= 3.11, {sys.executable} is {sys.version.split()[0]}")
 PY
 
-echo "== hermes-agent ${version}: creating ${venv} with $("$python" --version 2>&1)" >&2
-rm -rf "$venv"
-mkdir -p "$(dirname "$venv")"
-start=$(date +%s)
-"$python" -m venv "$venv"
-# --disable-pip-version-check: no extra request to PyPI for pip's own version.
-"${venv}/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-  "hermes-agent==${version}" "aiohttp==${aiohttp_version}" >&2
-# Not `hermes --version`: it looks for updates on the network.
-"${venv}/bin/python" -c "import importlib.metadata as m; print(\"hermes-agent\", m.version(\"hermes-agent\"))" >&2
-echo "$version" > "$marker"
-echo "== hermes-agent ${version}: installed in $(( $(date +%s) - start )) s" >&2
-echo "$(pwd)/${venv}/bin/hermes"
+# Not `hermes --version` to check the install: it looks for updates on the network.
+cached_venv hermes hermes-agent "$version" hermes "$python" "hermes-agent==${version}" "aiohttp==${aiohttp_version}"

@@ -6,6 +6,7 @@
 import { execFile } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { proxyEnv } from "../../clients/support/proxySink.ts"
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 export const SCENARIOS_PY = path.join(HERE, "..", "py", "scenarios.py")
@@ -25,14 +26,7 @@ export const peerEnv = (proxy: string, extra: Record<string, string> = {}): Reco
   HOME: process.env["HOME"] ?? "/tmp",
   LANG: "C.UTF-8",
   PYTHONDONTWRITEBYTECODE: "1",
-  HTTP_PROXY: proxy,
-  HTTPS_PROXY: proxy,
-  ALL_PROXY: proxy,
-  http_proxy: proxy,
-  https_proxy: proxy,
-  all_proxy: proxy,
-  NO_PROXY: "127.0.0.1,localhost",
-  no_proxy: "127.0.0.1,localhost",
+  ...proxyEnv(proxy),
   ...extra
 })
 

@@ -35,3 +35,18 @@ export const startProxySink = async (): Promise<ProxySink> => {
       })
   }
 }
+
+/**
+ * The proxy variables a peer process gets: every form tools read (upper and lower case, ALL_PROXY)
+ * aimed at the sink, loopback exempt, so the daemon and the fakes on 127.0.0.1 are reached directly.
+ */
+export const proxyEnv = (proxy: string): Record<string, string> => ({
+  HTTP_PROXY: proxy,
+  HTTPS_PROXY: proxy,
+  ALL_PROXY: proxy,
+  http_proxy: proxy,
+  https_proxy: proxy,
+  all_proxy: proxy,
+  NO_PROXY: "127.0.0.1,localhost",
+  no_proxy: "127.0.0.1,localhost"
+})

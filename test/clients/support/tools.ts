@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { type ProcessResult, runProcess } from "../../support/runProcess.ts"
+import { proxyEnv } from "./proxySink.ts"
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 export const CACHE = process.env["CLIENTS_CACHE_DIR"] ?? path.join(REPO, ".cache", "clients")
@@ -54,14 +55,7 @@ export const toolEnv = ({ home, proxy, extra = {} }: ToolEnvOptions): Record<str
   TERM: "dumb",
   NO_COLOR: "1",
   CI: "true",
-  HTTP_PROXY: proxy,
-  HTTPS_PROXY: proxy,
-  ALL_PROXY: proxy,
-  http_proxy: proxy,
-  https_proxy: proxy,
-  all_proxy: proxy,
-  NO_PROXY: "127.0.0.1,localhost",
-  no_proxy: "127.0.0.1,localhost",
+  ...proxyEnv(proxy),
   npm_config_update_notifier: "false",
   ...extra
 })
