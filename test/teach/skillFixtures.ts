@@ -54,7 +54,8 @@ export const makeStack = (approvalAnswer?: () => Effect.Effect<void, HermesFailu
     Layer.provideMerge(TestDb),
     Layer.provideMerge(HermesClientApprovals(calls, approvalAnswer)),
     Layer.provideMerge(RedactorLive),
-    Layer.provideMerge(AppConfigLive(testConfig()))
+    // The inbox store names its database from the config; a test that gives its own keeps it.
+    Layer.provide(AppConfigLive(testConfig()))
   )
   return { dirs, calls, layer }
 }
