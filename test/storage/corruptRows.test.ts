@@ -51,7 +51,7 @@ const failureTag = <A, E>(exit: Exit.Exit<A, E>): string =>
     }
   })
 
-const inboxLayer = InboxStoreLive.pipe(Layer.provideMerge(InboxChangesLive), Layer.provideMerge(TestDb))
+const inboxLayer = InboxStoreLive.pipe(Layer.provideMerge(InboxChangesLive), Layer.provideMerge(TestDb), Layer.provide(AppConfigLive(testConfig())))
 
 describe("inbox rows that do not decode are bridge.internal, with an incident", () => {
   it.effect("a payload that is not JSON, one of the wrong shape, and an integer time column holding text", () =>

@@ -126,7 +126,7 @@ describe("migration 0007: times as epoch milliseconds", () => {
         expect(yield* store.close("apr_c", { state: "approved", at: "2026-06-01T00:00:00.250Z", by: "admin", choice: "once" })).toBe(true)
         const closed = Option.getOrThrow(yield* store.get("apr_c"))
         expect([closed.decided_at, closed.kind === "run_approval" ? closed.choice : ""]).toEqual(["2026-06-01T00:00:00.250Z", "once"])
-      }).pipe(Effect.provide(InboxStoreLive), Effect.provide(InboxChangesLive))
+      }).pipe(Effect.provide(InboxStoreLive), Effect.provide(InboxChangesLive), Effect.provide(AppConfigLive(testConfig())))
 
       yield* Effect.gen(function* () {
         const memory = yield* MemoryStore

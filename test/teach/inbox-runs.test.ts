@@ -12,6 +12,8 @@ import { Inbox } from "../../src/services/inbox/Inbox.ts"
 import { InboxLive } from "../../src/services/inbox/InboxLive.ts"
 import { SkillStoreWith } from "../../src/services/skill-store/SkillStore.ts"
 import { TestDbFor } from "../support/testDb.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
+import { testConfig } from "../support/daemon.ts"
 import { makeDirs, makeStack } from "./skillFixtures.ts"
 import { approvalRequest } from "./approvalRequest.ts"
 import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
@@ -141,6 +143,7 @@ describe("persistence", () => {
       InboxLive.pipe(
         Layer.provideMerge(SkillStoreWith(dirs)),
         Layer.provideMerge(TestDbFor(dataDir)),
+        Layer.provide(AppConfigLive(testConfig({ bridge: { data_dir: dataDir } }))),
         Layer.provide(HermesClientApprovals(Effect.runSync(Ref.make<ReadonlyArray<ApprovalCall>>([]))))
       )
     const first = ManagedRuntime.make(layer())

@@ -10,6 +10,8 @@ import { type SkillDirs, SkillStoreWith } from "../../src/services/skill-store/S
 import { TestDb } from "../support/testDb.ts"
 import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
 import { RedactorLive } from "../../src/common/Redactor.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
+import { testConfig } from "../support/daemon.ts"
 
 export const skillMd = (name: string, description = "Does one useful thing.", body = "# Steps\n\n1. Do it.\n") =>
   `---\nname: ${name}\ndescription: ${description}\n---\n${body}`
@@ -51,7 +53,9 @@ export const makeStack = (approvalAnswer?: () => Effect.Effect<void, HermesFailu
     Layer.provideMerge(SkillStoreWith(dirs)),
     Layer.provideMerge(TestDb),
     Layer.provideMerge(HermesClientApprovals(calls, approvalAnswer)),
-    Layer.provideMerge(RedactorLive)
+    Layer.provideMerge(RedactorLive),
+    // The inbox store names its database from the config; a test that gives its own keeps it.
+    Layer.provide(AppConfigLive(testConfig()))
   )
   return { dirs, calls, layer }
 }

@@ -2,15 +2,19 @@
  * The inbox table (migration 0003) as a repository. Only storage: the pending rules live in
  * `SkillProposals`, the decisions in `InboxLive`, the schedule of retention in `retention.ts`. Every
  * write that changes a row bumps `InboxChanges`. A storage fault the operator can fix (full disk,
- * read-only database) is `bridge.store_unavailable`; any other failure is `bridge.internal`, its cause
- * logged under the incident.
+ * read-only database, a PostgreSQL server that does not answer) is `bridge.store_unavailable`, its
+ * sentence naming the database as the runs' does (`databasePlace`: the SQLite file, or PostgreSQL's
+ * host:port/db, never the URL); any other failure is `bridge.internal`, its cause logged under the
+ * incident.
  */
 import { SqlClient, SqlError } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { randomBytes } from "node:crypto"
+import { AppConfig } from "../../config/AppConfig.ts"
 import { Internal, StoreUnavailable } from "../../domain/errors.ts"
 import { failWithIncident } from "../../common/incident.ts"
+import { databasePlace } from "../../storage/Db.ts"
 import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
 import { insertionOrder } from "../../storage/rowOrder.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
@@ -69,10 +73,11 @@ export const newInboxId = () => `apr_${randomBytes(10).toString("hex")}`
 /** A storage fault the operator can fix (full disk, read-only file) or any other failure. */
 export type StoreFailure = Internal | StoreUnavailable
 
-const failed = (what: string) => (cause: SqlError.SqlError | ParseError): Effect.Effect<never, StoreFailure> => {
+/** The store's failure handler; `place` is the database as people name it (`databasePlace`). */
+const failedAt = (place: string) => (what: string) => (cause: SqlError.SqlError | ParseError): Effect.Effect<never, StoreFailure> => {
   const fault = storageFaultOf(cause)
   if (fault !== null) {
-    const message = storageFaultMessage(fault, `the inbox could not ${what}`, "the bridge's database")
+    const message = storageFaultMessage(fault, `the inbox could not ${what}`, place)
     return Effect.logWarning(message).pipe(Effect.zipRight(Effect.fail(new StoreUnavailable({ message }))))
   }
   return failWithIncident(`inbox store: ${what} failed`, cause)
@@ -86,6 +91,7 @@ export const InboxStoreLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const changes = yield* InboxChanges
+    const failed = failedAt(databasePlace(yield* AppConfig))
     const skillRows = yield* Effect.makeSemaphore(1)
     // Not `sql.withTransaction`: its ROLLBACK and COMMIT run under `orDie`, so a full disk (after which
     // SQLite has rolled back by itself) or a failed COMMIT would be a defect instead of `Internal`.

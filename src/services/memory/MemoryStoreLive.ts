@@ -2,7 +2,7 @@
  * `MemoryStore` over the bridge's database: notes in `memory_notes` (portable SQL here), their
  * full-text index through the dialect's driver (`memoryIndex.ts`; on SQLite FTS5 with bm25 ranking,
  * the text weighted above the tags, `sqlite/MemoryIndexSqlite.ts`; on PostgreSQL a tsvector
- * ranked by ts_rank_cd, `pg/MemoryIndexPg.ts`).
+ * ranked by ts_rank, `pg/MemoryIndexPg.ts`).
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -91,7 +91,7 @@ export const MemoryStoreLive = Layer.effect(
           Effect.flatMap(decodeScored),
           Effect.catchTags({ SqlError: failed("search"), ParseError: failed("search") })
         )
-        // The rank is lower-is-better (bm25's, or ts_rank_cd's negated); a tiny positive score for a perfect tie is still "found".
+        // The rank is lower-is-better (bm25's, or ts_rank's negated); a tiny positive score for a perfect tie is still "found".
         return rows.map((r): ScoredNote => ({ ...toNote(r), score: Number.isFinite(r.rank) ? -r.rank : 0 }))
       })
 

@@ -1,7 +1,7 @@
 /**
  * The memory's full-text index, the one part of the note store that differs by dialect: each
  * dialect's driver in its own folder (SQLite's FTS5 with bm25 in `sqlite/MemoryIndexSqlite.ts`,
- * PostgreSQL's tsvector with ts_rank_cd in `pg/MemoryIndexPg.ts`),
+ * PostgreSQL's tsvector with ts_rank in `pg/MemoryIndexPg.ts`),
  * picked for the `SqlClient` the store runs on. The notes themselves (`memory_notes`) are portable
  * SQL in `MemoryStoreLive.ts`; the query rules (terms, phrases, prefixes) are `ftsQuery.ts`'s, once.
  */
