@@ -56,7 +56,37 @@ export interface LiteralSearch {
    * of position, and at one position longer literals first. `from`: where to start.
    */
   readonly search: (text: string, hit: (id: number, at: number) => void, from?: number) => void
+  /**
+   * The same hits as `search`, collected: `hits[2k]` the id, `hits[2k + 1]` the position, for
+   * `k < count`. The hot loop then calls nothing: a callback there (a new closure at every scan)
+   * kept sending V8's optimized loop back to the interpreter ("wrong call target"), which made the
+   * same search take 47 ms on one run and 80 ms on the next (8 MB, `scripts/bench-redactor.ts`).
+   */
+  readonly find: (text: string, from?: number) => Hits
 }
+
+/** Hits of one search, in order of position (longer literals first at one position). */
+export interface Hits {
+  readonly count: number
+  /** Pairs: the literal's id, then its position. */
+  readonly hits: Int32Array
+}
+
+/**
+ * The UTF-16 code units of `text` as an array. One copy (native, ~1 ms for 8 MB) so that the loop
+ * reads one kind of array: `charCodeAt` there costs more on a slice of a larger string (what
+ * `String.slice` returns) and on a mix of one- and two-byte strings, and which kinds a process has
+ * seen changed the loop's speed by a fifth between runs.
+ */
+const codeUnits = (text: string): Uint16Array => {
+  const b = Buffer.from(text, "utf16le")
+  if (LITTLE_ENDIAN && b.byteOffset % 2 === 0) return new Uint16Array(b.buffer, b.byteOffset, text.length)
+  const codes = new Uint16Array(text.length)
+  for (let i = 0; i < text.length; i++) codes[i] = text.charCodeAt(i)
+  return codes
+}
+/** A `Uint16Array` over UTF-16LE bytes reads the code units only on a little-endian machine. */
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1
 
 const isWordCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
 
@@ -149,18 +179,6 @@ export const makeLiteralSearch = (literals: ReadonlyArray<string | LiteralSpec>)
     four[h >> 3]! |= 1 << (h & 7)
   })
 
-  /** The literals of `ids` found at `at`, whose first `known` characters are known to match. */
-  const check = (text: string, at: number, ids: Int32Array, known: number, hit: (id: number, at: number) => void): void => {
-    for (let k = 0; k < ids.length; k++) {
-      const id = ids[k]!
-      const l = lower[id]!
-      if (at + l.length > text.length) continue
-      let j = known < l.length ? known : l.length
-      while (j < l.length && FOLD[text.charCodeAt(at + j)] === l.charCodeAt(j)) j++
-      if (j === l.length && (!conditioned[id] || holds(text, at, id, l.length))) hit(id, at)
-    }
-  }
-
   /** Whether the conditions of literal `id` (found folded at `at`, `length` long) hold there. */
   const holds = (text: string, at: number, id: number, length: number): boolean => {
     if (wordStart[id] && at > 0 && isWordCode(text.charCodeAt(at - 1)) && isWordCode(text.charCodeAt(at))) return false
@@ -175,23 +193,54 @@ export const makeLiteralSearch = (literals: ReadonlyArray<string | LiteralSpec>)
     return e === undefined || text.startsWith(e, at)
   }
 
-  const search = (text: string, hit: (id: number, at: number) => void, from = 0): void => {
+  /** The hits so far of one `find`; grown by doubling. */
+  interface Out { count: number; hits: Int32Array }
+
+  /** Adds the literals of `ids` found at `at`, whose first `known` characters are known to match, to `out`. */
+  const check = (text: string, codes: Uint16Array, at: number, ids: Int32Array, known: number, out: Out): void => {
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]!
+      const l = lower[id]!
+      if (at + l.length > codes.length) continue
+      let j = known < l.length ? known : l.length
+      while (j < l.length && FOLD[codes[at + j]!] === l.charCodeAt(j)) j++
+      if (j !== l.length || (conditioned[id] && !holds(text, at, id, l.length))) continue
+      if (2 * out.count + 2 > out.hits.length) {
+        const grown = new Int32Array(out.hits.length * 2)
+        grown.set(out.hits)
+        out.hits = grown
+      }
+      out.hits[2 * out.count] = id
+      out.hits[2 * out.count + 1] = at
+      out.count++
+    }
+  }
+
+  const find = (text: string, from = 0): Hits => {
+    const out: Out = { count: 0, hits: new Int32Array(64) }
     const n = text.length
-    if (n - from < 2) return
+    if (n - from < 2) return out
+    const codes = codeUnits(text)
     // The last three characters read, 7 bits each.
-    let t = (FOLD[text.charCodeAt(from)]! << 7) | FOLD[text.charCodeAt(from + 1)]!
+    let t = (FOLD[codes[from]!]! << 7) | FOLD[codes[from + 1]!]!
     for (let i = from + 2; i < n; i++) {
-      t = ((t << 7) | FOLD[text.charCodeAt(i)]!) & 0x1fffff
+      t = ((t << 7) | FOLD[codes[i]!]!) & 0x1fffff
       if ((threes[t >> 3]! & (1 << (t & 7))) === 0) continue
       if ((short[t >> 3]! & (1 << (t & 7))) === 0) {
-        const h4 = fourHash(t, FOLD[text.charCodeAt(i + 1)]!) // NaN past the end: FOLD[NaN] is undefined, `| 0` in the hash
+        const h4 = fourHash(t, i + 1 < n ? FOLD[codes[i + 1]!]! : 0) // past the end no fourth: 0 starts no literal
         if ((four[h4 >> 3]! & (1 << (h4 & 7))) === 0) continue
       }
-      check(text, i - 2, candidates.get(t)!, 3, hit)
+      check(text, codes, i - 2, candidates.get(t)!, 3, out)
     }
     // The last two characters, followed by nothing (only a literal of two can be there).
     const last = pairCandidates.get(t & 0x3fff)
-    if (last !== undefined) check(text, n - 2, last, 2, hit)
+    if (last !== undefined) check(text, codes, n - 2, last, 2, out)
+    return out
   }
-  return { literals: lower, specs, given, search }
+
+  const search = (text: string, hit: (id: number, at: number) => void, from = 0): void => {
+    const { count, hits } = find(text, from)
+    for (let k = 0; k < count; k++) hit(hits[2 * k]!, hits[2 * k + 1]!)
+  }
+  return { literals: lower, specs, given, search, find }
 }

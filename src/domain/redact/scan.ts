@@ -142,7 +142,10 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets, dec
   let escapeNext = 0
   let base64Next = 0
   const rescan = (decoded: string, edge: boolean) => scan(decoded, edge, secrets, false)
-  SEARCH.search(text, (id, at) => {
+  const { count, hits } = SEARCH.find(text)
+  for (let k = 0; k < count; k++) {
+    const id = hits[2 * k]!
+    const at = hits[2 * k + 1]!
     const w = WANTED[id]!
     const main = w.main
     if (main !== undefined && at >= mainNext) {
@@ -152,11 +155,11 @@ export const scan = (text: string, liveEdge: boolean, secrets: ExactSecrets, dec
       dispatch(ctx, current)
     }
     if (w.gitleaks !== undefined) gitleaksHit(ctx, w.gitleaks, at, gitleaks)
-    if (!decode) return
+    if (!decode) continue
     if (w.percent && at >= percentNext) percentNext = percentRule(text, at, liveEdge, rescan, findings)
     if (w.escape && at >= escapeNext) escapeNext = backslashRule(text, at, liveEdge, rescan, findings)
     if (w.base64 !== undefined && at >= base64Next) base64Next = Math.max(base64Next, base64Rule(text, at, w.base64, rescan, findings))
-  })
+  }
   exactRule(ctx, secrets)
   if (refused.length === 0 || findings.length === 0) return findings
   // A trigger refused for the character before it is excused when that character lies in a span
