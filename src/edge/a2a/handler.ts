@@ -24,7 +24,8 @@ import { isTerminal, type RunView } from "../../domain/runs/view.ts"
 import type { Caller } from "../../request/Caller.ts"
 import type { Progress } from "../../request/Progress.ts"
 import { Runs } from "../../services/runs/Runs.ts"
-import { messageInput } from "./messageInput.ts"
+import { type MessageInput, messageInput } from "./messageInput.ts"
+import { streamingMethods } from "./streamMethods.ts"
 import { outputArtifact, stateOf, taskOf } from "./taskOfRun.ts"
 
 export type A2AEnv = Runs | Caller | Progress
@@ -95,6 +96,27 @@ const cursorOf = (token: string): string => {
   return runId
 }
 
+/**
+ * The run a message is for: a new one (the contextId is the Hermes session; a message without one
+ * opens a context of its own, named after the message so that a retry, same messageId, is the same
+ * request), or the task it names, answered or steered with it.
+ */
+const startOrContinue = (input: MessageInput): Effect.Effect<RunView, BridgeError | A2AError, A2AEnv> =>
+  Effect.gen(function* () {
+    const runs = yield* Runs
+    const taskId = input.message.taskId
+    if (taskId.length > 0) {
+      const view = yield* runs.status(taskId, 0)
+      if (input.message.contextId.length > 0 && input.message.contextId !== (view.session_key ?? view.run_id)) {
+        return yield* Effect.fail(new RequestMalformedError("message.contextId is not the task's contextId"))
+      }
+      yield* continueTask(view, input.text)
+      return yield* runs.status(taskId, 0)
+    }
+    const contextId = input.message.contextId.length > 0 ? input.message.contextId : `a2a-${input.message.messageId}`
+    return yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId })
+  })
+
 export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2ARequestHandler => {
   /** A program that may also fail with an A2A error of its own (thrown as it is). */
   const runOrThrow = <A>(program: Effect.Effect<A, BridgeError | A2AError, A2AEnv>): Promise<A> =>
@@ -102,10 +124,6 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
 
   const refused = (what: string) => async (): Promise<never> => {
     throw new PushNotificationNotSupportedError(`${what}: this bridge does not send push notifications yet`)
-  }
-  // eslint-disable-next-line require-yield
-  const notStreaming = async function* (): AsyncGenerator<never, void, undefined> {
-    throw new UnsupportedOperationError("streaming is not offered yet (the card says capabilities.streaming: false): use SendMessage and GetTask")
   }
 
   return {
@@ -118,27 +136,11 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
       const input = messageInput(params)
       const historyLength = params.configuration?.historyLength
       const blocking = params.configuration?.returnImmediately !== true
-      const taskId = input.message.taskId
-      return runOrThrow(Effect.gen(function* () {
-        const runs = yield* Runs
-        if (taskId.length > 0) {
-          const view = yield* runs.status(taskId, 0)
-          if (input.message.contextId.length > 0 && input.message.contextId !== (view.session_key ?? view.run_id)) {
-            return yield* Effect.fail(new RequestMalformedError("message.contextId is not the task's contextId"))
-          }
-          yield* continueTask(view, input.text)
-          return yield* (blocking ? waitThenRead(taskId, historyLength) : readTask(taskId, historyLength))
-        }
-        // The contextId is the Hermes session; a message without one opens a context of its own,
-        // named after the message so that a retry (same messageId) is the same request.
-        const contextId = input.message.contextId.length > 0 ? input.message.contextId : `a2a-${input.message.messageId}`
-        const started = yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId })
-        return yield* (blocking ? waitThenRead(started.run_id, historyLength) : taskOfView(started, historyLength))
-      }))
+      return runOrThrow(Effect.flatMap(startOrContinue(input), (view) =>
+        blocking ? waitThenRead(view.run_id, historyLength) : taskOfView(view, historyLength)))
     },
 
-    sendMessageStream: notStreaming,
-    resubscribe: notStreaming,
+    ...streamingMethods({ run, runOrThrow, startOrContinue }),
 
     getTask: async (params) => {
       if (params.id.length === 0) throw new RequestMalformedError("id is required")
