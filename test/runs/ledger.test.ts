@@ -31,6 +31,23 @@ describe("ledger", () => {
       expect(yield* ledger.countActive("alice")).toBe(2)
     })))
 
+  it.effect("keeps the face a run was started through (mcp by default), in the record, the briefs and the live counts", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      yield* ledger.insert(newRun("r1"))
+      yield* ledger.insert(newRun("r2", { face: "a2a" }))
+      yield* ledger.insert(newRun("r3", { face: "a2a", client: "bob" }))
+      expect(Option.map(yield* ledger.get("r2"), (r) => r.face)).toEqual(Option.some("a2a"))
+      expect(Option.map(yield* ledger.get("r1"), (r) => r.face)).toEqual(Option.some("mcp"))
+      expect(Option.map(yield* ledger.brief("r2"), (b) => b.face)).toEqual(Option.some("a2a"))
+      expect((yield* ledger.briefs({ limit: 10 })).map((b) => [b.runId, b.face]).sort()).toEqual([["r1", "mcp"], ["r2", "a2a"], ["r3", "a2a"]])
+      expect(yield* ledger.liveByClient).toEqual([{ client: "alice", face: "a2a", n: 1 }, { client: "alice", face: "mcp", n: 1 }, { client: "bob", face: "a2a", n: 1 }])
+      // The column refuses a face the bridge does not have.
+      const sql = yield* SqlClient.SqlClient
+      const bad = yield* Effect.flip(sql`UPDATE runs SET face = 'grpc' WHERE run_id = 'r1'`)
+      expect(bad._tag).toBe("SqlError")
+    })))
+
   it.effect("concurrent modifies each get their own seqs and none is lost", () =>
     withLedger(Effect.gen(function* () {
       const ledger = yield* Ledger

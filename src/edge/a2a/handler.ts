@@ -114,7 +114,7 @@ const startOrContinue = (input: MessageInput): Effect.Effect<RunView, BridgeErro
       return yield* runs.status(taskId, 0)
     }
     const contextId = input.message.contextId.length > 0 ? input.message.contextId : `a2a-${input.message.messageId}`
-    return yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId })
+    return yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId, face: "a2a" })
   })
 
 export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2ARequestHandler => {

@@ -11,6 +11,9 @@ import { Context, Data } from "effect"
 import type { NewEvent } from "../../domain/runs/events.ts"
 import type { OutputSlice } from "../../domain/runs/window.ts"
 import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
+import type { RunFace } from "../../domain/runs/face.ts"
+
+export type { RunFace }
 
 /** A run as stored. Times are epoch milliseconds; keys are stored prefixed (`<client>:<key>`). */
 export interface RunRecord {
@@ -39,6 +42,7 @@ export interface RunRecord {
   readonly createdAt: number
   readonly updatedAt: number
   readonly endedAt: number | null
+  readonly face: RunFace
 }
 
 /** What a start records: the identifying fields of `RunRecord`; the rest starts empty. */
@@ -46,7 +50,7 @@ export interface NewRun
   extends Pick<
     RunRecord,
     | "runId" | "client" | "agent" | "profile" | "hermesRunId" | "status" | "input" | "instructions"
-    | "sessionKey" | "reasoningEffort" | "idempotencyKey" | "fingerprint"
+    | "sessionKey" | "reasoningEffort" | "idempotencyKey" | "fingerprint" | "face"
   > {
   /** The first event (`run.started`), stored as seq 1. */
   readonly started: NewEvent
@@ -107,6 +111,7 @@ export interface RunBrief {
   readonly usageText: string | null
   readonly lastEventType: string | null
   readonly lastEventAt: number | null
+  readonly face: RunFace
 }
 
 export interface BriefFilter {
@@ -155,7 +160,7 @@ export interface LedgerShape {
   readonly briefs: (filter: BriefFilter) => Effect.Effect<ReadonlyArray<RunBrief>, LedgerError>
   readonly brief: (runId: string) => Effect.Effect<Option.Option<RunBrief>, LedgerError>
   /** How many runs each client has that have not ended (clients with none are absent). */
-  readonly liveByClient: Effect.Effect<ReadonlyArray<{ readonly client: string; readonly n: number }>, LedgerError>
+  readonly liveByClient: Effect.Effect<ReadonlyArray<{ readonly client: string; readonly face: RunFace; readonly n: number }>, LedgerError>
   /** Every run created at or after `since` (ms): its client and stored usage. */
   readonly usageSince: (since: number) => Effect.Effect<ReadonlyArray<{ readonly client: string; readonly usage: string | null }>, LedgerError>
   /** The clients and agents that have runs (the console's filter choices), sorted. */

@@ -46,7 +46,8 @@ const RunRow = Schema.Struct({
   hermes_event_id: Schema.NullOr(Schema.Int),
   created_at: Schema.Int,
   updated_at: Schema.Int,
-  ended_at: Schema.NullOr(Schema.Int)
+  ended_at: Schema.NullOr(Schema.Int),
+  face: Schema.Literal("mcp", "a2a")
 })
 
 const EventRow = Schema.Struct({ seq: Schema.Int, type: Schema.String, at: Schema.Int, data: Schema.parseJson(JsonObject) })
@@ -84,7 +85,8 @@ const toRecord = (r: typeof RunRow.Type): RunRecord => ({
   hermesEventId: r.hermes_event_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
-  endedAt: r.ended_at
+  endedAt: r.ended_at,
+  face: r.face
 })
 
 const records = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRuns(rows), Arr.map(toRecord))
@@ -148,10 +150,10 @@ export const makeLedgerSql = Effect.gen(function* () {
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         yield* sql`INSERT INTO runs (run_id, client, agent, profile, hermes_run_id, status, input, instructions,
-            session_key, reasoning_effort, idempotency_key, fingerprint, created_at, updated_at)
+            session_key, reasoning_effort, idempotency_key, fingerprint, face, created_at, updated_at)
           VALUES (${run.runId}, ${run.client}, ${run.agent}, ${run.profile}, ${run.hermesRunId}, ${run.status},
             ${run.input}, ${run.instructions}, ${run.sessionKey}, ${run.reasoningEffort}, ${run.idempotencyKey},
-            ${run.fingerprint}, ${now}, ${now})`
+            ${run.fingerprint}, ${run.face}, ${now}, ${now})`
         const inserted = yield* getRow(run.runId)
         if (Option.isNone(inserted)) return yield* new LedgerRunMissing({ runId: run.runId })
         const current = inserted.value
@@ -159,7 +161,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         return record
       }).pipe(
         inTransaction,
-        Effect.tap((record) => metrics.runStarted(record.client)),
+        Effect.tap((record) => metrics.runStarted(record.client, record.face)),
         Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken> =>
           run.idempotencyKey !== null && dialect.isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
@@ -215,7 +217,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         inTransaction,
         Effect.tap(() => Effect.sync(() => {
           const r: RunRecord | null = ended
-          if (r !== null) metrics.runFinished(r.client, r.status)
+          if (r !== null) metrics.runFinished(r.client, r.status, r.face)
         })),
         Effect.catchTags({ SqlError: (e) => Effect.fail(fail("modify")(e)), ParseError: (e) => Effect.fail(fail("modify")(e)) })
       )

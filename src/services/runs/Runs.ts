@@ -8,6 +8,7 @@ import { Unavailable } from "../../domain/errors.ts"
 import type { RunEventsPage, RunList, RunStatus, RunView, RunWaitView } from "../../domain/runs/view.ts"
 import type { ReasoningEffort } from "../../hermes/client/HermesClient.ts"
 import type { Caller } from "../../request/Caller.ts"
+import type { RunFace } from "../../domain/runs/face.ts"
 import type { Progress } from "../../request/Progress.ts"
 
 export interface StartRunInput {
@@ -17,6 +18,8 @@ export interface StartRunInput {
   readonly instructions?: string | undefined
   readonly reasoning_effort?: ReasoningEffort | undefined
   readonly idempotency_key?: string | undefined
+  /** The face the start came through (default `mcp`); not part of the idempotency fingerprint. */
+  readonly face?: RunFace | undefined
 }
 
 /** Who stopped a run when it was not its own client: the operator, from the console page or the CLI. */
