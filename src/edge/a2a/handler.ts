@@ -19,14 +19,14 @@ import {
 import { Effect } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
 import { errorCode, errorStatus } from "../../domain/errors.ts"
-import { A2A_ARTIFACT_MAX_BYTES, A2A_LIST_DEFAULT, A2A_LIST_MAX, RUNS_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
-import { isTerminal, type RunView } from "../../domain/runs/view.ts"
+import { A2A_ARTIFACT_MAX_BYTES, A2A_LIST_DEFAULT, A2A_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
+import { isTerminal, type RunStatus, type RunView } from "../../domain/runs/view.ts"
 import type { Caller } from "../../request/Caller.ts"
 import type { Progress } from "../../request/Progress.ts"
 import { Runs } from "../../services/runs/Runs.ts"
 import { type MessageInput, messageInput } from "./messageInput.ts"
 import { streamingMethods } from "./streamMethods.ts"
-import { outputArtifact, stateOf, taskOf } from "./taskOfRun.ts"
+import { outputArtifact, STATE_OF, stateOf, taskOf } from "./taskOfRun.ts"
 
 export type A2AEnv = Runs | Caller | Progress
 /** Runs a program with the request's caller; a bridge error comes back as the A2A error for it. */
@@ -83,6 +83,12 @@ const continueTask = (view: RunView, text: string): Effect.Effect<void, BridgeEr
     }
     yield* runs.steer(view.run_id, text)
   })
+
+/** The run statuses a task state may come from (WORKING includes a clarification already retired). */
+const statusesOf = (state: TaskState): ReadonlyArray<RunStatus> => {
+  const statuses = (Object.keys(STATE_OF) as Array<RunStatus>).filter((s) => STATE_OF[s] === state)
+  return state === TaskState.TASK_STATE_WORKING ? [...statuses, "waiting_for_clarification"] : statuses
+}
 
 const pageSizeOf = (asked: number | undefined) => {
   if (asked === undefined || asked === 0) return A2A_LIST_DEFAULT
@@ -158,23 +164,26 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
       const after = params.pageToken.length === 0 ? undefined : cursorOf(params.pageToken)
       const since = params.statusTimestampAfter === undefined || params.statusTimestampAfter === "" ? undefined : Date.parse(params.statusTimestampAfter)
       if (since !== undefined && !Number.isFinite(since)) throw new RequestMalformedError("statusTimestampAfter is not an ISO 8601 time")
+      const state = params.status === TaskState.TASK_STATE_UNSPECIFIED ? undefined : params.status
       return runOrThrow(Effect.gen(function* () {
         const runs = yield* Runs
-        // The caller's runs only (the service scopes the list by the key), newest first.
-        const { runs: items } = yield* runs.list({ limit: RUNS_LIST_MAX })
-        const matching = items.filter((r) =>
-          (params.contextId.length === 0 || (r.session_key ?? r.run_id) === params.contextId) &&
-          (params.status === TaskState.TASK_STATE_UNSPECIFIED || stateOf(r) === params.status) &&
-          (since === undefined || Date.parse(r.updated_at) >= since))
-        const from = after === undefined ? 0 : matching.findIndex((r) => r.run_id === after) + 1
-        if (after !== undefined && from === 0) return yield* Effect.fail(new RequestMalformedError("pageToken is not one this server gave (or its task is gone)"))
-        const page = matching.slice(from, from + pageSize)
+        // The caller's runs only (the service scopes the page by the key), newest first, from the
+        // ledger's cursor; the filters are the ledger's too, so every page is a page of the matches.
+        const page = yield* runs.page({
+          statuses: state === undefined ? undefined : statusesOf(state),
+          session_key: params.contextId.length === 0 ? undefined : params.contextId,
+          updated_since: since,
+          after,
+          limit: pageSize
+        }).pipe(Effect.catchTag("RunNotFound", () => Effect.fail(new RequestMalformedError("pageToken is not one this server gave (or its task is gone)"))))
+        // A clarification retired meanwhile reads WORKING, not INPUT_REQUIRED (stateOf): the
+        // ledger's status alone cannot tell, so those few are dropped here.
+        const items = state === undefined ? page.runs : page.runs.filter((r) => stateOf(r) === state)
         const tasks: Array<Task> = params.includeArtifacts === true
-          ? yield* Effect.forEach(page, (r) => readTask(r.run_id, params.historyLength))
-          : page.map((r) => taskOf(r, { historyLength: params.historyLength }))
-        const last = page[page.length - 1]
-        const more = last !== undefined && from + page.length < matching.length
-        return { tasks, nextPageToken: more ? Buffer.from(last.run_id, "utf8").toString("base64url") : "", pageSize, totalSize: matching.length }
+          ? yield* Effect.forEach(items, (r) => readTask(r.run_id, params.historyLength))
+          : items.map((r) => taskOf(r, { historyLength: params.historyLength }))
+        const last = page.runs[page.runs.length - 1]
+        return { tasks, nextPageToken: page.more && last !== undefined ? Buffer.from(last.run_id, "utf8").toString("base64url") : "", pageSize, totalSize: page.total }
       }))
     },
 

@@ -95,6 +95,17 @@ export interface ListFilter {
   readonly client: string | null
   readonly status?: RunStatus | undefined
   readonly limit: number
+  /** Only runs in one of these statuses (with `status`, both must hold). */
+  readonly statuses?: ReadonlyArray<RunStatus> | undefined
+  /** Only runs of this stored (prefixed) session key. */
+  readonly sessionKey?: string | undefined
+  /** Only runs written at or after this time (ms). */
+  readonly updatedSince?: number | undefined
+  /**
+   * The cursor: only runs listed after this one (newest first: older, or as old and inserted
+   * before it). A run the ledger no longer holds lists nothing after it.
+   */
+  readonly after?: string | undefined
 }
 
 /** A run as the operator's console lists it: the row's facts and its newest event. */
@@ -131,6 +142,8 @@ export interface LedgerShape {
   readonly countActive: (client: string) => Effect.Effect<number, LedgerError>
   /** Newest first. */
   readonly list: (filter: ListFilter) => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>
+  /** How many runs `list` would give with no limit and no cursor. */
+  readonly count: (filter: Omit<ListFilter, "limit" | "after">) => Effect.Effect<number, LedgerError>
   /** Every run that has not ended (re-attached on start). */
   readonly active: Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>
   /**

@@ -9,7 +9,7 @@ import type { ParseError } from "effect/ParseResult"
 import { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { Metrics } from "../../common/Metrics.ts"
-import { IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
+import { IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type ListFilter, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
 import { ledgerDialect } from "./ledgerDialect.ts"
 import { isEmptyChange, OUTPUT_CHUNK_BYTES, planWrite, replaceNeedsStoredOutput } from "./ledgerWrite.ts"
 import { makeLedgerBriefs } from "./ledgerBriefs.ts"
@@ -144,6 +144,14 @@ export const makeLedgerSql = Effect.gen(function* () {
       return { record: next, appended: plan.events }
     })
 
+  const listWhere = (filter: Omit<ListFilter, "limit" | "after">) => [
+    ...(filter.client === null ? [] : [sql`client = ${filter.client}`]),
+    ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
+    ...(filter.statuses === undefined ? [] : [filter.statuses.length === 0 ? sql`1 = 0` : sql.in("status", filter.statuses)]),
+    ...(filter.sessionKey === undefined ? [] : [sql`session_key = ${filter.sessionKey}`]),
+    ...(filter.updatedSince === undefined ? [] : [sql`updated_at >= ${filter.updatedSince}`])
+  ]
+
   const shape: LedgerShape = {
     ...makeLedgerBriefs(sql, dialect, fail),
     insert: (run) =>
@@ -183,17 +191,25 @@ export const makeLedgerSql = Effect.gen(function* () {
         Effect.mapError(fail("countActive"))
       ),
 
-    list: ({ client, status, limit }) => {
+    list: (filter) => {
+      const order = dialect.insertionOrder()
       const where = [
-        ...(client === null ? [] : [sql`client = ${client}`]),
-        ...(status === undefined ? [] : [sql`status = ${status}`])
+        ...listWhere(filter),
+        // Keyset paging in the list's own order: (created_at, insertion order) below the cursor's.
+        // (The subqueries' unqualified columns are their own FROM's: the cursor's row.)
+        ...(filter.after === undefined ? [] : [sql`(created_at < (SELECT created_at FROM runs WHERE run_id = ${filter.after})
+            OR (created_at = (SELECT created_at FROM runs WHERE run_id = ${filter.after})
+              AND ${order} < (SELECT ${order} FROM runs WHERE run_id = ${filter.after})))`])
       ]
       return sql`SELECT * FROM runs WHERE ${sql.and(where)}
-          ORDER BY created_at DESC, ${dialect.insertionOrder()} DESC LIMIT ${limit}`.pipe(
+          ORDER BY created_at DESC, ${order} DESC LIMIT ${filter.limit}`.pipe(
         Effect.flatMap(records),
         Effect.mapError(fail("list"))
       )
     },
+
+    count: (filter) =>
+      sql`SELECT count(*) AS n FROM runs WHERE ${sql.and(listWhere(filter))}`.pipe(Effect.flatMap(count), Effect.mapError(fail("count"))),
 
     active: sql`SELECT * FROM runs WHERE ended_at IS NULL ORDER BY created_at`.pipe(
       Effect.flatMap(records),
