@@ -19,11 +19,12 @@ const tableOf = (head: ReadonlyArray<string>, body: ReadonlyArray<ReadonlyArray<
 
 export const runsTable = (rows: ReadonlyArray<RunSummary>, now: number): string =>
   tableOf(
-    ["RUN", "CLIENT", "AGENT", "STATUS", "AGE", "LAST EVENT", "TOKENS"],
+    ["RUN", "CLIENT", "AGENT", "FACE", "STATUS", "AGE", "LAST EVENT", "TOKENS"],
     rows.map((r) => [
       r.runId,
       r.client,
       r.agent,
+      r.face,
       r.operatorStop === "pending" ? `${r.status} (stop requested)` : r.status,
       ageText(now - r.createdAt),
       r.lastEventType === null ? "-" : `${r.lastEventType} ${ageText(now - (r.lastEventAt ?? now))} ago`,
@@ -37,6 +38,7 @@ export const runDetail = (view: RunView, summary: RunSummary | null): string => 
     `run ${view.run_id}`,
     `  client:   ${view.client}`,
     `  agent:    ${view.agent} (profile ${view.profile})`,
+    ...(summary === null ? [] : [`  face:     ${summary.face}`]),
     `  status:   ${view.status}${summary?.operatorStop === null || summary === null ? "" : ` (operator stop: ${summary.operatorStop})`}`,
     `  created:  ${view.created_at}`,
     `  updated:  ${view.updated_at}`,

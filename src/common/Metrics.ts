@@ -13,9 +13,10 @@
  */
 import { Cause, Clock, Context, Effect, Exit } from "effect"
 import * as prom from "prom-client"
+import type { RunFace } from "../domain/runs/face.ts"
 
 export interface StoreFacts {
-  readonly liveRuns: ReadonlyArray<{ readonly client: string; readonly n: number }>
+  readonly liveRuns: ReadonlyArray<{ readonly client: string; readonly face: RunFace; readonly n: number }>
   readonly inboxPending: number
   readonly ledgerRuns: number
   readonly ledgerEvents: number
@@ -24,8 +25,8 @@ export interface StoreFacts {
 
 export interface MetricsShape {
   readonly registry: prom.Registry
-  readonly runStarted: (client: string) => void
-  readonly runFinished: (client: string, status: string) => void
+  readonly runStarted: (client: string, face: RunFace) => void
+  readonly runFinished: (client: string, status: string, face: RunFace) => void
   readonly waitOpened: () => void
   readonly waitClosed: () => void
   /** One MCP `tools/call`; `code` is the `bridge.*` code of a failed call, "ok" otherwise. */
@@ -49,14 +50,14 @@ export const makeMetrics = (): MetricsShape => {
   prom.collectDefaultMetrics({ register: registry })
   const registers = [registry]
 
-  const runsStarted = new prom.Counter({ name: "agent_bridge_runs_started_total", help: "Runs started, by client", labelNames: ["client"], registers })
+  const runsStarted = new prom.Counter({ name: "agent_bridge_runs_started_total", help: "Runs started, by client and face (mcp, a2a)", labelNames: ["client", "face"], registers })
   const runsFinished = new prom.Counter({
     name: "agent_bridge_runs_finished_total",
-    help: "Runs that reached a terminal status, by client and status",
-    labelNames: ["client", "status"],
+    help: "Runs that reached a terminal status, by client, status and face (mcp, a2a)",
+    labelNames: ["client", "status", "face"],
     registers
   })
-  const liveRuns = new prom.Gauge({ name: "agent_bridge_runs_live", help: "Runs that have not ended, by client", labelNames: ["client"], registers })
+  const liveRuns = new prom.Gauge({ name: "agent_bridge_runs_live", help: "Runs that have not ended, by client and face (mcp, a2a)", labelNames: ["client", "face"], registers })
   const waitsOpen = new prom.Gauge({ name: "agent_bridge_waits_open", help: "agent_run_wait calls (and start waits) now open", registers })
   const mcpRequests = new prom.Counter({
     name: "agent_bridge_mcp_requests_total",
@@ -92,8 +93,8 @@ export const makeMetrics = (): MetricsShape => {
 
   return {
     registry,
-    runStarted: (client) => runsStarted.inc({ client }),
-    runFinished: (client, status) => runsFinished.inc({ client, status }),
+    runStarted: (client, face) => runsStarted.inc({ client, face }),
+    runFinished: (client, status, face) => runsFinished.inc({ client, status, face }),
     waitOpened: () => waitsOpen.inc(),
     waitClosed: () => waitsOpen.dec(),
     mcpRequest: (tool, code) => mcpRequests.inc({ tool, code }),
@@ -107,7 +108,7 @@ export const makeMetrics = (): MetricsShape => {
     observeStore: (facts) => {
       // Reset first: a client whose last live run ended must read 0, not its last value.
       liveRuns.reset()
-      for (const { client, n } of facts.liveRuns) liveRuns.set({ client }, n)
+      for (const { client, face, n } of facts.liveRuns) liveRuns.set({ client, face }, n)
       inboxPending.set(facts.inboxPending)
       ledgerRuns.set(facts.ledgerRuns)
       ledgerEvents.set(facts.ledgerEvents)

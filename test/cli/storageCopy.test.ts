@@ -78,7 +78,8 @@ const filledDataDir = async () => {
   }))
   await rt.runPromise(Effect.gen(function* () {
     const ledger = yield* Ledger
-    for (const id of ["r2", "r1", "r3"]) yield* ledger.insert(newRun(id))
+    // r3 came through the A2A face: the copy carries the face (migration 0009).
+    for (const id of ["r2", "r1", "r3"]) yield* ledger.insert(newRun(id, id === "r3" ? { face: "a2a" } : {}))
     yield* ledger.modify("r1", () => ({ change: { events: [{ type: "tool.started", data: { n: 1 } }], outputAppend: "x".repeat(70_000) }, result: 0 }))
     yield* ledger.modify("r1", () => ({ change: { status: "completed", usage: { tokens: 3 }, outputAppend: "é end" }, result: 0 }))
     const memory = yield* MemoryStore
@@ -232,6 +233,7 @@ describe("agent-bridge storage copy --to URL", () => {
 
     const target = DbPostgres({ url: Redacted.make(url), ...STORAGE })
     expect(await rowsOf(target, "pg")).toEqual(before)
+    expect((before["runs"] as ReadonlyArray<Record<string, unknown>>).map((row) => [row["run_id"], row["face"]])).toEqual(expect.arrayContaining([["r3", "a2a"], ["r1", "mcp"]]))
     const pgConfig = onPostgres(config, url)
     const pgRt = services(pgConfig)
     const after = await pgRt.runPromise(readAll)

@@ -80,6 +80,8 @@ describe("GET /metrics", () => {
     const delta = (name: string, labels: Record<string, string> = {}) => value(after, name, labels) - value(before, name, labels)
     expect(delta("agent_bridge_runs_started_total", { client })).toBe(1)
     expect(delta("agent_bridge_runs_finished_total", { client, status: "completed" })).toBe(1)
+    expect(delta("agent_bridge_runs_finished_total", { client, status: "completed", face: "mcp" })).toBe(1)
+    expect(delta("agent_bridge_runs_started_total", { client, face: "a2a" })).toBe(0)
     expect(delta("agent_bridge_mcp_requests_total", { tool: "agent_run", code: "ok" })).toBe(1)
     expect(delta("agent_bridge_mcp_requests_total", { tool: "agent_run_status", code: "bridge.run_not_found" })).toBe(1)
     expect(delta("agent_bridge_hermes_request_seconds_count", { profile: "default" })).toBeGreaterThan(0)

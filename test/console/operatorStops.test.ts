@@ -21,7 +21,7 @@ import { TestDb } from "../support/testDb.ts"
 
 const newRun = (runId: string, status: NewRun["status"] = "running"): NewRun => ({
   runId, client: "alice", agent: "hermes", profile: "default", hermesRunId: `h_${runId}`, status, input: "in",
-  instructions: null, sessionKey: null, reasoningEffort: null, idempotencyKey: null, fingerprint: "fp",
+  instructions: null, sessionKey: null, reasoningEffort: null, idempotencyKey: null, fingerprint: "fp", face: "mcp",
   started: { type: "run.started", data: {} }
 })
 

@@ -39,7 +39,7 @@ describe("the owners' reads for the console and /metrics", () => {
       const c = yield* ledger.brief("c")
       expect(Option.map(c, (b) => [b.lastEventType, b.status])).toEqual(Option.some(["run.completed", "completed"]))
       expect(Option.isNone(yield* ledger.brief("nope"))).toBe(true)
-      expect(yield* ledger.liveByClient).toEqual([{ client: "alice", n: 1 }, { client: "bob", n: 1 }])
+      expect(yield* ledger.liveByClient).toEqual([{ client: "alice", face: "mcp", n: 1 }, { client: "bob", face: "mcp", n: 1 }])
       expect(yield* ledger.totals).toEqual({ runs: 3, events: 4 })
       expect(yield* ledger.runChoices).toEqual({ clients: ["alice", "bob"], agents: ["hermes"] })
       yield* TestClock.adjust(10)

@@ -16,7 +16,7 @@ import { cli, eventually, type Sim, startSim } from "./support.ts"
 
 const STEP = 120_000
 
-interface Listed { runs: ReadonlyArray<{ runId: string; client: string; agent: string; status: string; tokens: number | null; operatorStop: string | null }> }
+interface Listed { runs: ReadonlyArray<{ runId: string; client: string; agent: string; face: string; status: string; tokens: number | null; operatorStop: string | null }> }
 interface Shown { run: { run_id: string; status: string; client: string }; tokens: number | null; operator_stop: string | null; events?: ReadonlyArray<{ seq: number; type: string; data: Record<string, unknown> }> }
 
 describe("agent-bridge runs (real CLI, real daemon)", () => {
@@ -80,6 +80,7 @@ describe("agent-bridge runs (real CLI, real daemon)", () => {
     const q = done.runs.find((r) => r.runId === quick)!
     expect(q.client).toBe("laptop")
     expect(q.agent).toBe("hermes")
+    expect(q.face).toBe("mcp")
     expect(q.tokens).toBeGreaterThan(0)
     // Live runs first.
     expect(done.runs[0]?.runId).toBe(slow)
@@ -88,8 +89,8 @@ describe("agent-bridge runs (real CLI, real daemon)", () => {
 
     const table = await cli(configFile, "runs", "list")
     expect(table.code).toBe(0)
-    expect(table.stdout).toMatch(/RUN\s+CLIENT\s+AGENT\s+STATUS\s+AGE\s+LAST EVENT\s+TOKENS/)
-    expect(table.stdout).toContain(slow)
+    expect(table.stdout).toMatch(/RUN\s+CLIENT\s+AGENT\s+FACE\s+STATUS\s+AGE\s+LAST EVENT\s+TOKENS/)
+    expect(table.stdout).toMatch(new RegExp(`${slow}\\s+laptop\\s+hermes\\s+mcp\\s+running`))
   }, STEP)
 
   it("shows one run with its events and output, as clients see it (redacted)", async () => {

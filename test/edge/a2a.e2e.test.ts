@@ -55,7 +55,7 @@ describe("the agent card", () => {
     expect(res.status).toBe(200)
     const card = (await res.json()) as Json
     expect(card["supportedInterfaces"]).toEqual([{ url: `${daemon.url}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }])
-    expect(card["capabilities"]).toMatchObject({ streaming: false, pushNotifications: false })
+    expect(card["capabilities"]).toMatchObject({ streaming: true, pushNotifications: false })
     expect(card["securitySchemes"].bridgeKey.httpAuthSecurityScheme.scheme).toBe("Bearer")
     expect(card["skills"].map((s: Json) => s.id)).toEqual(["hermes"])
   })
@@ -163,6 +163,35 @@ describe("POST /a2a", () => {
     expect((await rpc(bob, "ListTasks", { pageToken: "bogus" }))["error"].code).toBe(-32602)
   })
 
+  it("ListTasks pages past 200 tasks with the ledger's cursor; status filters; another client's cursor is refused", async () => {
+    const many = await daemon.addClient("many", ["agents", "a2a"])
+    // 210 quick tasks, four at a time (the per-client cap), each to completion.
+    for (let i = 0; i < 210; i += 4) {
+      await Promise.all(Array.from({ length: Math.min(4, 210 - i) }, (_, k) => send(many, `quick ${i + k}`)))
+    }
+    const seen: Array<string> = []
+    let token = ""
+    const totals = new Set<number>()
+    for (let page = 0; page < 10; page++) {
+      const r = (await rpc(many, "ListTasks", { pageSize: 100, pageToken: token }))["result"]
+      seen.push(...r.tasks.map((t: Json) => t.id as string))
+      totals.add(r.totalSize)
+      token = r.nextPageToken ?? ""
+      if (token === "") break
+    }
+    expect(seen).toHaveLength(210)
+    expect(new Set(seen).size).toBe(210)
+    expect([...totals]).toEqual([210])
+    const done = (await rpc(many, "ListTasks", { pageSize: 5, status: "TASK_STATE_COMPLETED" }))["result"]
+    expect(done.totalSize).toBe(210)
+    expect(done.tasks.map((t: Json) => t.id)).toEqual(seen.slice(0, 5))
+    expect((await rpc(many, "ListTasks", { pageSize: 5, status: "TASK_STATE_WORKING" }))["result"].totalSize).toBe(0)
+    // A cursor naming another client's task is not one this server gave the caller.
+    const bobs = (await rpc(bob, "ListTasks", { pageSize: 1 }))["result"].tasks[0].id as string
+    const foreign = Buffer.from(bobs, "utf8").toString("base64url")
+    expect((await rpc(many, "ListTasks", { pageSize: 5, pageToken: foreign }))["error"].code).toBe(-32602)
+  }, 120_000)
+
   it("bad input gets the spec's errors and records nothing", async () => {
     const before = await runsOf(alice)
     const raw = (body: string) =>
@@ -176,7 +205,9 @@ describe("POST /a2a", () => {
     const big = await send(alice, "x".repeat(300 * 1024))
     expect(big["error"].code).toBe(-32602)
     expect((await rpc(alice, "SendMessage", { message: { ...msg(""), parts: [] } }))["error"].code).toBe(-32602)
-    expect((await rpc(alice, "SendStreamingMessage", { message: msg("stream me") }))["error"].code).toBe(-32004)
+    const streamedFile = await rpc(alice, "SendStreamingMessage", { message: { ...msg("x"), parts: [{ url: "https://example.com/f.pdf", mediaType: "application/pdf" }] } })
+    expect(streamedFile["error"].code).toBe(-32005)
+    expect((await rpc(alice, "SendStreamingMessage", { message: { ...msg(""), parts: [] } }))["error"].code).toBe(-32602)
     expect((await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: "run_x", url: "http://127.0.0.1:1/" }))["error"].code).toBe(-32003)
     expect(await runsOf(alice)).toBe(before)
   })

@@ -78,6 +78,56 @@ describe("the @a2a-js/sdk client", () => {
   })
 })
 
+describe("the @a2a-js/sdk client's streams", () => {
+  const outputOf = (events: ReadonlyArray<import("@a2a-js/sdk").StreamResponse>) => {
+    let text = ""
+    for (const e of events) {
+      if (e.payload?.$case !== "artifactUpdate") continue
+      const chunk = (e.payload.value.artifact?.parts ?? []).map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("")
+      text = e.payload.value.append ? text + chunk : chunk
+    }
+    return text
+  }
+  const lastState = (events: ReadonlyArray<import("@a2a-js/sdk").StreamResponse>) => {
+    const last = events.at(-1)?.payload
+    return last?.$case === "statusUpdate" ? last.value.status?.state : undefined
+  }
+
+  it("sendMessageStream: the Task, then the output as artifact updates, then COMPLETED", async () => {
+    const client = await sdkClient()
+    const events: Array<import("@a2a-js/sdk").StreamResponse> = []
+    for await (const e of client.sendMessageStream({ tenant: "", message: message("[sim:output=20k,deltas=10] stream it"), configuration: undefined, metadata: undefined })) {
+      events.push(e)
+      if (events.length > 500) break
+    }
+    expect(events[0]?.payload?.$case).toBe("task")
+    expect(lastState(events)).toBe(TaskState.TASK_STATE_COMPLETED)
+    const id = events[0]?.payload?.$case === "task" ? events[0].payload.value.id : ""
+    const got = await client.getTask({ tenant: "", id, historyLength: undefined })
+    expect(outputOf(events)).toBe(got.artifacts[0]?.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join(""))
+  })
+
+  it("resubscribeTask follows a running task to its end; on a finished one it is refused", async () => {
+    const client = await sdkClient()
+    const started = (await client.sendMessage({
+      tenant: "",
+      message: message("[sim:slow=2s] follow me"),
+      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+      metadata: undefined
+    })) as import("@a2a-js/sdk").Task
+    const events: Array<import("@a2a-js/sdk").StreamResponse> = []
+    for await (const e of client.resubscribeTask({ tenant: "", id: started.id })) {
+      events.push(e)
+      if (events.length > 500) break
+    }
+    expect(events[0]?.payload?.$case).toBe("task")
+    expect(lastState(events)).toBe(TaskState.TASK_STATE_COMPLETED)
+    await expect(async () => {
+      for await (const _ of client.resubscribeTask({ tenant: "", id: started.id })) break
+    }).rejects.toThrow(/has ended/)
+  })
+})
+
 describe("one ledger, two faces", () => {
   it("a task started over A2A is read and stopped with the MCP tools; an MCP idempotency key is the A2A messageId", async () => {
     const client = await sdkClient()

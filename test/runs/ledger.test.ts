@@ -31,6 +31,49 @@ describe("ledger", () => {
       expect(yield* ledger.countActive("alice")).toBe(2)
     })))
 
+  it.effect("keeps the face a run was started through (mcp by default), in the record, the briefs and the live counts", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      yield* ledger.insert(newRun("r1"))
+      yield* ledger.insert(newRun("r2", { face: "a2a" }))
+      yield* ledger.insert(newRun("r3", { face: "a2a", client: "bob" }))
+      expect(Option.map(yield* ledger.get("r2"), (r) => r.face)).toEqual(Option.some("a2a"))
+      expect(Option.map(yield* ledger.get("r1"), (r) => r.face)).toEqual(Option.some("mcp"))
+      expect(Option.map(yield* ledger.brief("r2"), (b) => b.face)).toEqual(Option.some("a2a"))
+      expect((yield* ledger.briefs({ limit: 10 })).map((b) => [b.runId, b.face]).sort()).toEqual([["r1", "mcp"], ["r2", "a2a"], ["r3", "a2a"]])
+      expect(yield* ledger.liveByClient).toEqual([{ client: "alice", face: "a2a", n: 1 }, { client: "alice", face: "mcp", n: 1 }, { client: "bob", face: "a2a", n: 1 }])
+      // The column refuses a face the bridge does not have.
+      const sql = yield* SqlClient.SqlClient
+      const bad = yield* Effect.flip(sql`UPDATE runs SET face = 'grpc' WHERE run_id = 'r1'`)
+      expect(bad._tag).toBe("SqlError")
+    })))
+
+  it.effect("lists through a cursor past 200 runs, ties of created_at in insertion order, with filters and a count", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const ids = Array.from({ length: 230 }, (_, i) => `r${String(i).padStart(3, "0")}`)
+      for (const id of ids) yield* ledger.insert(newRun(id, id.endsWith("7") ? { sessionKey: "alice:ctx" } : {}))
+      yield* ledger.insert(newRun("b1", { client: "bob" }))
+      const seen: Array<string> = []
+      let after: string | undefined
+      for (let page = 0; page < 10; page++) {
+        const rows = yield* ledger.list({ client: "alice", limit: 100, after })
+        seen.push(...rows.map((r) => r.runId))
+        if (rows.length < 100) break
+        after = rows[rows.length - 1]!.runId
+      }
+      // Newest first: the reverse of insertion, every run once, none of bob's.
+      expect(seen).toEqual([...ids].reverse())
+      expect(yield* ledger.count({ client: "alice" })).toBe(230)
+      const ctx = yield* ledger.list({ client: "alice", sessionKey: "alice:ctx", limit: 10, after: "r207" })
+      expect(ctx.map((r) => r.runId)).toEqual(["r197", "r187", "r177", "r167", "r157", "r147", "r137", "r127", "r117", "r107"])
+      expect(yield* ledger.count({ client: "alice", sessionKey: "alice:ctx" })).toBe(23)
+      expect(yield* ledger.count({ client: "alice", statuses: ["completed"] })).toBe(0)
+      expect(yield* ledger.count({ client: "alice", statuses: [] })).toBe(0)
+      // A cursor the ledger no longer holds lists nothing after it.
+      expect(yield* ledger.list({ client: "alice", limit: 10, after: "gone" })).toEqual([])
+    })))
+
   it.effect("concurrent modifies each get their own seqs and none is lost", () =>
     withLedger(Effect.gen(function* () {
       const ledger = yield* Ledger

@@ -13,7 +13,7 @@ const record = (over: Partial<RunRecord> = {}): RunRecord => ({
   runId: "r1", client: "alice", agent: "hermes", profile: "default", hermesRunId: "h1", status: "running",
   input: "in", instructions: null, sessionKey: null, reasoningEffort: null, idempotencyKey: null, fingerprint: "fp",
   error: null, usage: null, pending: null, lastSeq: 1, outputBytes: 0, outputHead: "", hermesEventId: null,
-  createdAt: 1, updatedAt: 1, endedAt: null, ...over
+  createdAt: 1, updatedAt: 1, endedAt: null, face: "mcp", ...over
 })
 
 describe("ledger write plan", () => {

@@ -12,7 +12,7 @@ import { makeRunSignals } from "../../src/services/runs/RunSignals.ts"
 
 const record = (status: RunStatus, lastSeq: number, updatedAt: number): RunRecord => ({
   runId: "run_1", client: "alice", agent: "hermes", profile: "default", hermesRunId: "h1", status, input: "x",
-  instructions: null, sessionKey: null, reasoningEffort: null, idempotencyKey: null, fingerprint: "f", error: null,
+  instructions: null, sessionKey: null, reasoningEffort: null, idempotencyKey: null, fingerprint: "f", face: "mcp", error: null,
   usage: null, pending: null, lastSeq, outputBytes: 0, outputHead: "", hermesEventId: null, createdAt: 0, updatedAt,
   endedAt: null
 })

@@ -1,7 +1,8 @@
 /**
  * The bridge's one A2A agent card (`/.well-known/agent-card.json`): a skill per runnable agent,
  * from the same source as `agents_list`; the JSON-RPC interface at `<base>/a2a`; bearer keys (the
- * bridge's client keys, scope `a2a`). Streaming and push notifications are false until they work.
+ * bridge's client keys, scope `a2a`). Streaming is offered (`taskStream.ts`); push notifications are
+ * false until they work.
  * Public, as the spec's discovery wants it: it names the agents and nothing a key would guard
  * (no model ids, no health, no client).
  */
@@ -21,7 +22,7 @@ export const agentCard = (baseUrl: string, agents: AgentsList): AgentCard => ({
   supportedInterfaces: [{ url: `${baseUrl}${A2A_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION }],
   provider: undefined,
   version: SERVER_VERSION,
-  capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+  capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
   securitySchemes: {
     [SCHEME_NAME]: {
       scheme: {

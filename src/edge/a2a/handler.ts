@@ -19,13 +19,14 @@ import {
 import { Effect } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
 import { errorCode, errorStatus } from "../../domain/errors.ts"
-import { A2A_ARTIFACT_MAX_BYTES, A2A_LIST_DEFAULT, A2A_LIST_MAX, RUNS_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
-import { isTerminal, type RunView } from "../../domain/runs/view.ts"
+import { A2A_ARTIFACT_MAX_BYTES, A2A_LIST_DEFAULT, A2A_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
+import { isTerminal, type RunStatus, type RunView } from "../../domain/runs/view.ts"
 import type { Caller } from "../../request/Caller.ts"
 import type { Progress } from "../../request/Progress.ts"
 import { Runs } from "../../services/runs/Runs.ts"
-import { messageInput } from "./messageInput.ts"
-import { outputArtifact, stateOf, taskOf } from "./taskOfRun.ts"
+import { type MessageInput, messageInput } from "./messageInput.ts"
+import { streamingMethods } from "./streamMethods.ts"
+import { outputArtifact, STATE_OF, stateOf, taskOf } from "./taskOfRun.ts"
 
 export type A2AEnv = Runs | Caller | Progress
 /** Runs a program with the request's caller; a bridge error comes back as the A2A error for it. */
@@ -83,6 +84,12 @@ const continueTask = (view: RunView, text: string): Effect.Effect<void, BridgeEr
     yield* runs.steer(view.run_id, text)
   })
 
+/** The run statuses a task state may come from (WORKING includes a clarification already retired). */
+const statusesOf = (state: TaskState): ReadonlyArray<RunStatus> => {
+  const statuses = (Object.keys(STATE_OF) as Array<RunStatus>).filter((s) => STATE_OF[s] === state)
+  return state === TaskState.TASK_STATE_WORKING ? [...statuses, "waiting_for_clarification"] : statuses
+}
+
 const pageSizeOf = (asked: number | undefined) => {
   if (asked === undefined || asked === 0) return A2A_LIST_DEFAULT
   if (!Number.isInteger(asked) || asked < 1 || asked > A2A_LIST_MAX) throw new RequestMalformedError(`pageSize must be 1 to ${A2A_LIST_MAX}`)
@@ -95,6 +102,27 @@ const cursorOf = (token: string): string => {
   return runId
 }
 
+/**
+ * The run a message is for: a new one (the contextId is the Hermes session; a message without one
+ * opens a context of its own, named after the message so that a retry, same messageId, is the same
+ * request), or the task it names, answered or steered with it.
+ */
+const startOrContinue = (input: MessageInput): Effect.Effect<RunView, BridgeError | A2AError, A2AEnv> =>
+  Effect.gen(function* () {
+    const runs = yield* Runs
+    const taskId = input.message.taskId
+    if (taskId.length > 0) {
+      const view = yield* runs.status(taskId, 0)
+      if (input.message.contextId.length > 0 && input.message.contextId !== (view.session_key ?? view.run_id)) {
+        return yield* Effect.fail(new RequestMalformedError("message.contextId is not the task's contextId"))
+      }
+      yield* continueTask(view, input.text)
+      return yield* runs.status(taskId, 0)
+    }
+    const contextId = input.message.contextId.length > 0 ? input.message.contextId : `a2a-${input.message.messageId}`
+    return yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId, face: "a2a" })
+  })
+
 export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2ARequestHandler => {
   /** A program that may also fail with an A2A error of its own (thrown as it is). */
   const runOrThrow = <A>(program: Effect.Effect<A, BridgeError | A2AError, A2AEnv>): Promise<A> =>
@@ -102,10 +130,6 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
 
   const refused = (what: string) => async (): Promise<never> => {
     throw new PushNotificationNotSupportedError(`${what}: this bridge does not send push notifications yet`)
-  }
-  // eslint-disable-next-line require-yield
-  const notStreaming = async function* (): AsyncGenerator<never, void, undefined> {
-    throw new UnsupportedOperationError("streaming is not offered yet (the card says capabilities.streaming: false): use SendMessage and GetTask")
   }
 
   return {
@@ -118,27 +142,11 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
       const input = messageInput(params)
       const historyLength = params.configuration?.historyLength
       const blocking = params.configuration?.returnImmediately !== true
-      const taskId = input.message.taskId
-      return runOrThrow(Effect.gen(function* () {
-        const runs = yield* Runs
-        if (taskId.length > 0) {
-          const view = yield* runs.status(taskId, 0)
-          if (input.message.contextId.length > 0 && input.message.contextId !== (view.session_key ?? view.run_id)) {
-            return yield* Effect.fail(new RequestMalformedError("message.contextId is not the task's contextId"))
-          }
-          yield* continueTask(view, input.text)
-          return yield* (blocking ? waitThenRead(taskId, historyLength) : readTask(taskId, historyLength))
-        }
-        // The contextId is the Hermes session; a message without one opens a context of its own,
-        // named after the message so that a retry (same messageId) is the same request.
-        const contextId = input.message.contextId.length > 0 ? input.message.contextId : `a2a-${input.message.messageId}`
-        const started = yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId })
-        return yield* (blocking ? waitThenRead(started.run_id, historyLength) : taskOfView(started, historyLength))
-      }))
+      return runOrThrow(Effect.flatMap(startOrContinue(input), (view) =>
+        blocking ? waitThenRead(view.run_id, historyLength) : taskOfView(view, historyLength)))
     },
 
-    sendMessageStream: notStreaming,
-    resubscribe: notStreaming,
+    ...streamingMethods({ run, runOrThrow, startOrContinue }),
 
     getTask: async (params) => {
       if (params.id.length === 0) throw new RequestMalformedError("id is required")
@@ -156,23 +164,26 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
       const after = params.pageToken.length === 0 ? undefined : cursorOf(params.pageToken)
       const since = params.statusTimestampAfter === undefined || params.statusTimestampAfter === "" ? undefined : Date.parse(params.statusTimestampAfter)
       if (since !== undefined && !Number.isFinite(since)) throw new RequestMalformedError("statusTimestampAfter is not an ISO 8601 time")
+      const state = params.status === TaskState.TASK_STATE_UNSPECIFIED ? undefined : params.status
       return runOrThrow(Effect.gen(function* () {
         const runs = yield* Runs
-        // The caller's runs only (the service scopes the list by the key), newest first.
-        const { runs: items } = yield* runs.list({ limit: RUNS_LIST_MAX })
-        const matching = items.filter((r) =>
-          (params.contextId.length === 0 || (r.session_key ?? r.run_id) === params.contextId) &&
-          (params.status === TaskState.TASK_STATE_UNSPECIFIED || stateOf(r) === params.status) &&
-          (since === undefined || Date.parse(r.updated_at) >= since))
-        const from = after === undefined ? 0 : matching.findIndex((r) => r.run_id === after) + 1
-        if (after !== undefined && from === 0) return yield* Effect.fail(new RequestMalformedError("pageToken is not one this server gave (or its task is gone)"))
-        const page = matching.slice(from, from + pageSize)
+        // The caller's runs only (the service scopes the page by the key), newest first, from the
+        // ledger's cursor; the filters are the ledger's too, so every page is a page of the matches.
+        const page = yield* runs.page({
+          statuses: state === undefined ? undefined : statusesOf(state),
+          session_key: params.contextId.length === 0 ? undefined : params.contextId,
+          updated_since: since,
+          after,
+          limit: pageSize
+        }).pipe(Effect.catchTag("RunNotFound", () => Effect.fail(new RequestMalformedError("pageToken is not one this server gave (or its task is gone)"))))
+        // A clarification retired meanwhile reads WORKING, not INPUT_REQUIRED (stateOf): the
+        // ledger's status alone cannot tell, so those few are dropped here.
+        const items = state === undefined ? page.runs : page.runs.filter((r) => stateOf(r) === state)
         const tasks: Array<Task> = params.includeArtifacts === true
-          ? yield* Effect.forEach(page, (r) => readTask(r.run_id, params.historyLength))
-          : page.map((r) => taskOf(r, { historyLength: params.historyLength }))
-        const last = page[page.length - 1]
-        const more = last !== undefined && from + page.length < matching.length
-        return { tasks, nextPageToken: more ? Buffer.from(last.run_id, "utf8").toString("base64url") : "", pageSize, totalSize: matching.length }
+          ? yield* Effect.forEach(items, (r) => readTask(r.run_id, params.historyLength))
+          : items.map((r) => taskOf(r, { historyLength: params.historyLength }))
+        const last = page.runs[page.runs.length - 1]
+        return { tasks, nextPageToken: page.more && last !== undefined ? Buffer.from(last.run_id, "utf8").toString("base64url") : "", pageSize, totalSize: page.total }
       }))
     },
 

@@ -8,7 +8,7 @@
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server"
 import { A2AError } from "@a2a-js/sdk/errors"
-import { Cause, Effect, Exit, Option, Runtime } from "effect"
+import { Cause, Effect, Exit, FiberId, Option, Runtime } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { logIncident } from "../../common/incident.ts"
 import { Redactor } from "../../common/Redactor.ts"
@@ -24,6 +24,7 @@ import { originAllowed } from "../http/originGuard.ts"
 import { forbidden, jsonError, notFound } from "../http/responses.ts"
 import { agentCard, agentCardJson } from "./card.ts"
 import { a2aErrorOf, type A2ARunner, makeHandler } from "./handler.ts"
+import { sseResponse } from "./sse.ts"
 
 const enabled = Effect.map(AppConfig, (c) => c.a2a.enabled && c.bridge.enabled)
 
@@ -42,9 +43,21 @@ export const agentCardRoute = Effect.gen(function* () {
 const rpcError = (status: number, code: number, message: string, id: unknown = null) =>
   HttpServerResponse.unsafeJson({ jsonrpc: "2.0", id, error: { code, message } }, { status })
 
-/** Runs a method's program with the caller: bridge errors as A2A errors (redacted), defects as incidents. */
-const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor>, caller: CallerShape): A2ARunner => (program) =>
-  Runtime.runPromiseExit(runtime)(program.pipe(Effect.provideService(Caller, caller), Effect.provide(ProgressNone))).then(async (exit) => {
+/**
+ * Runs a method's program with the caller: bridge errors as A2A errors (redacted), defects as
+ * incidents. `signal` (a stream closed) interrupts the program in flight.
+ */
+const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor>, caller: CallerShape, signal: AbortSignal): A2ARunner => (program) =>
+  new Promise<Exit.Exit<any, any>>((resolve) => {
+    const fiber = Runtime.runFork(runtime)(program.pipe(Effect.provideService(Caller, caller), Effect.provide(ProgressNone)))
+    const onAbort = () => fiber.unsafeInterruptAsFork(FiberId.none)
+    signal.addEventListener("abort", onAbort, { once: true })
+    if (signal.aborted) onAbort()
+    fiber.addObserver((exit) => {
+      signal.removeEventListener("abort", onAbort)
+      resolve(exit)
+    })
+  }).then(async (exit) => {
     if (Exit.isSuccess(exit)) return exit.value
     const failure = Cause.failureOption(exit.cause)
     if (Option.isSome(failure) && isBridgeError(failure.value)) {
@@ -53,6 +66,7 @@ const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor>, caller: CallerSha
     }
     const defect = Cause.dieOption(exit.cause)
     if (Option.isSome(defect) && defect.value instanceof A2AError) throw defect.value
+    if (Cause.isInterruptedOnly(exit.cause)) throw new A2AError({ message: "the request was closed", metadata: { bridge_code: "bridge.unavailable" } })
     const incident = await Runtime.runPromise(runtime)(logIncident("a2a request failed", exit.cause))
     throw new A2AError({ message: `internal error (incident ${incident.incident})`, metadata: { bridge_code: "bridge.internal" } })
   })
@@ -90,20 +104,29 @@ export const a2aRoute = Effect.gen(function* () {
   const agents = yield* Effect.runtime<Agents>()
   const base = baseUrl(req)
   const card = () => Runtime.runPromise(agents)(Effect.map(Agents.list, (list) => agentCard(base, list)))
-  const transport = new JsonRpcTransportHandler(makeHandler(makeRunner(runtime, caller.value), card))
+  const abort = new AbortController()
+  const transport = new JsonRpcTransportHandler(makeHandler(makeRunner(runtime, caller.value, abort.signal), card))
+  const id = (parsed as { id?: unknown }).id ?? null
   const answer = yield* Effect.promise(async () => {
     const out = await transport.handle(parsed as Record<string, unknown>, new ServerCallContext())
-    if (!isAsyncIterable(out)) return out
-    // No method streams yet (the card says so): the first step of a stream is its error.
-    const id = (parsed as { id?: unknown }).id ?? null
+    if (!isAsyncIterable(out)) return { json: out }
+    // A stream's first response decides the answer: a failure before it is plain JSON-RPC (the
+    // client reads the typed error), else the event stream begins with it.
     try {
       const first = await out.next()
-      await out.return(undefined)
-      return first.done === true ? { jsonrpc: "2.0", id, result: null } : first.value
+      if (first.done === true) return { json: { jsonrpc: "2.0", id, result: null } }
+      return { stream: out, first: first.value }
     } catch (error) {
-      return { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }
+      return { json: { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) } }
     }
   })
-  return HttpServerResponse.unsafeJson(answer)
+  if ("json" in answer) return HttpServerResponse.unsafeJson(answer.json)
+  return yield* sseResponse({
+    events: answer.stream,
+    first: answer.first,
+    id,
+    abort,
+    token: bearerToken(req.headers["authorization"]),
+    client: caller.value.client
+  })
 })
-

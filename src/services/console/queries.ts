@@ -97,7 +97,9 @@ export const makeConsoleQueries = Effect.gen(function* () {
       const rows = yield* clientsTable.list
       const live = yield* ledger.liveByClient
       const recent = yield* ledger.usageSince(now - DAY_MS)
-      const liveBy = new Map(live.map((r) => [r.client, r.n]))
+      // Counted per client and face: a client's live runs are the sum over its faces.
+      const liveBy = new Map<string, number>()
+      for (const r of live) liveBy.set(r.client, (liveBy.get(r.client) ?? 0) + r.n)
       const runsBy = new Map<string, number>()
       const tokensBy = new Map<string, number>()
       for (const r of recent) {

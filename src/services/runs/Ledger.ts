@@ -11,6 +11,9 @@ import { Context, Data } from "effect"
 import type { NewEvent } from "../../domain/runs/events.ts"
 import type { OutputSlice } from "../../domain/runs/window.ts"
 import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
+import type { RunFace } from "../../domain/runs/face.ts"
+
+export type { RunFace }
 
 /** A run as stored. Times are epoch milliseconds; keys are stored prefixed (`<client>:<key>`). */
 export interface RunRecord {
@@ -39,6 +42,7 @@ export interface RunRecord {
   readonly createdAt: number
   readonly updatedAt: number
   readonly endedAt: number | null
+  readonly face: RunFace
 }
 
 /** What a start records: the identifying fields of `RunRecord`; the rest starts empty. */
@@ -46,7 +50,7 @@ export interface NewRun
   extends Pick<
     RunRecord,
     | "runId" | "client" | "agent" | "profile" | "hermesRunId" | "status" | "input" | "instructions"
-    | "sessionKey" | "reasoningEffort" | "idempotencyKey" | "fingerprint"
+    | "sessionKey" | "reasoningEffort" | "idempotencyKey" | "fingerprint" | "face"
   > {
   /** The first event (`run.started`), stored as seq 1. */
   readonly started: NewEvent
@@ -91,6 +95,17 @@ export interface ListFilter {
   readonly client: string | null
   readonly status?: RunStatus | undefined
   readonly limit: number
+  /** Only runs in one of these statuses (with `status`, both must hold). */
+  readonly statuses?: ReadonlyArray<RunStatus> | undefined
+  /** Only runs of this stored (prefixed) session key. */
+  readonly sessionKey?: string | undefined
+  /** Only runs written at or after this time (ms). */
+  readonly updatedSince?: number | undefined
+  /**
+   * The cursor: only runs listed after this one (newest first: older, or as old and inserted
+   * before it). A run the ledger no longer holds lists nothing after it.
+   */
+  readonly after?: string | undefined
 }
 
 /** A run as the operator's console lists it: the row's facts and its newest event. */
@@ -107,6 +122,7 @@ export interface RunBrief {
   readonly usageText: string | null
   readonly lastEventType: string | null
   readonly lastEventAt: number | null
+  readonly face: RunFace
 }
 
 export interface BriefFilter {
@@ -126,6 +142,8 @@ export interface LedgerShape {
   readonly countActive: (client: string) => Effect.Effect<number, LedgerError>
   /** Newest first. */
   readonly list: (filter: ListFilter) => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>
+  /** How many runs `list` would give with no limit and no cursor. */
+  readonly count: (filter: Omit<ListFilter, "limit" | "after">) => Effect.Effect<number, LedgerError>
   /** Every run that has not ended (re-attached on start). */
   readonly active: Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>
   /**
@@ -155,7 +173,7 @@ export interface LedgerShape {
   readonly briefs: (filter: BriefFilter) => Effect.Effect<ReadonlyArray<RunBrief>, LedgerError>
   readonly brief: (runId: string) => Effect.Effect<Option.Option<RunBrief>, LedgerError>
   /** How many runs each client has that have not ended (clients with none are absent). */
-  readonly liveByClient: Effect.Effect<ReadonlyArray<{ readonly client: string; readonly n: number }>, LedgerError>
+  readonly liveByClient: Effect.Effect<ReadonlyArray<{ readonly client: string; readonly face: RunFace; readonly n: number }>, LedgerError>
   /** Every run created at or after `since` (ms): its client and stored usage. */
   readonly usageSince: (since: number) => Effect.Effect<ReadonlyArray<{ readonly client: string; readonly usage: string | null }>, LedgerError>
   /** The clients and agents that have runs (the console's filter choices), sorted. */

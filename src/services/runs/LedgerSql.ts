@@ -9,7 +9,7 @@ import type { ParseError } from "effect/ParseResult"
 import { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { Metrics } from "../../common/Metrics.ts"
-import { IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
+import { IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type ListFilter, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
 import { ledgerDialect } from "./ledgerDialect.ts"
 import { isEmptyChange, OUTPUT_CHUNK_BYTES, planWrite, replaceNeedsStoredOutput } from "./ledgerWrite.ts"
 import { makeLedgerBriefs } from "./ledgerBriefs.ts"
@@ -46,7 +46,8 @@ const RunRow = Schema.Struct({
   hermes_event_id: Schema.NullOr(Schema.Int),
   created_at: Schema.Int,
   updated_at: Schema.Int,
-  ended_at: Schema.NullOr(Schema.Int)
+  ended_at: Schema.NullOr(Schema.Int),
+  face: Schema.Literal("mcp", "a2a")
 })
 
 const EventRow = Schema.Struct({ seq: Schema.Int, type: Schema.String, at: Schema.Int, data: Schema.parseJson(JsonObject) })
@@ -84,7 +85,8 @@ const toRecord = (r: typeof RunRow.Type): RunRecord => ({
   hermesEventId: r.hermes_event_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
-  endedAt: r.ended_at
+  endedAt: r.ended_at,
+  face: r.face
 })
 
 const records = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRuns(rows), Arr.map(toRecord))
@@ -142,16 +144,24 @@ export const makeLedgerSql = Effect.gen(function* () {
       return { record: next, appended: plan.events }
     })
 
+  const listWhere = (filter: Omit<ListFilter, "limit" | "after">) => [
+    ...(filter.client === null ? [] : [sql`client = ${filter.client}`]),
+    ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
+    ...(filter.statuses === undefined ? [] : [filter.statuses.length === 0 ? sql`1 = 0` : sql.in("status", filter.statuses)]),
+    ...(filter.sessionKey === undefined ? [] : [sql`session_key = ${filter.sessionKey}`]),
+    ...(filter.updatedSince === undefined ? [] : [sql`updated_at >= ${filter.updatedSince}`])
+  ]
+
   const shape: LedgerShape = {
     ...makeLedgerBriefs(sql, dialect, fail),
     insert: (run) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         yield* sql`INSERT INTO runs (run_id, client, agent, profile, hermes_run_id, status, input, instructions,
-            session_key, reasoning_effort, idempotency_key, fingerprint, created_at, updated_at)
+            session_key, reasoning_effort, idempotency_key, fingerprint, face, created_at, updated_at)
           VALUES (${run.runId}, ${run.client}, ${run.agent}, ${run.profile}, ${run.hermesRunId}, ${run.status},
             ${run.input}, ${run.instructions}, ${run.sessionKey}, ${run.reasoningEffort}, ${run.idempotencyKey},
-            ${run.fingerprint}, ${now}, ${now})`
+            ${run.fingerprint}, ${run.face}, ${now}, ${now})`
         const inserted = yield* getRow(run.runId)
         if (Option.isNone(inserted)) return yield* new LedgerRunMissing({ runId: run.runId })
         const current = inserted.value
@@ -159,7 +169,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         return record
       }).pipe(
         inTransaction,
-        Effect.tap((record) => metrics.runStarted(record.client)),
+        Effect.tap((record) => metrics.runStarted(record.client, record.face)),
         Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken> =>
           run.idempotencyKey !== null && dialect.isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
@@ -181,17 +191,25 @@ export const makeLedgerSql = Effect.gen(function* () {
         Effect.mapError(fail("countActive"))
       ),
 
-    list: ({ client, status, limit }) => {
+    list: (filter) => {
+      const order = dialect.insertionOrder()
       const where = [
-        ...(client === null ? [] : [sql`client = ${client}`]),
-        ...(status === undefined ? [] : [sql`status = ${status}`])
+        ...listWhere(filter),
+        // Keyset paging in the list's own order: (created_at, insertion order) below the cursor's.
+        // (The subqueries' unqualified columns are their own FROM's: the cursor's row.)
+        ...(filter.after === undefined ? [] : [sql`(created_at < (SELECT created_at FROM runs WHERE run_id = ${filter.after})
+            OR (created_at = (SELECT created_at FROM runs WHERE run_id = ${filter.after})
+              AND ${order} < (SELECT ${order} FROM runs WHERE run_id = ${filter.after})))`])
       ]
       return sql`SELECT * FROM runs WHERE ${sql.and(where)}
-          ORDER BY created_at DESC, ${dialect.insertionOrder()} DESC LIMIT ${limit}`.pipe(
+          ORDER BY created_at DESC, ${order} DESC LIMIT ${filter.limit}`.pipe(
         Effect.flatMap(records),
         Effect.mapError(fail("list"))
       )
     },
+
+    count: (filter) =>
+      sql`SELECT count(*) AS n FROM runs WHERE ${sql.and(listWhere(filter))}`.pipe(Effect.flatMap(count), Effect.mapError(fail("count"))),
 
     active: sql`SELECT * FROM runs WHERE ended_at IS NULL ORDER BY created_at`.pipe(
       Effect.flatMap(records),
@@ -215,7 +233,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         inTransaction,
         Effect.tap(() => Effect.sync(() => {
           const r: RunRecord | null = ended
-          if (r !== null) metrics.runFinished(r.client, r.status)
+          if (r !== null) metrics.runFinished(r.client, r.status, r.face)
         })),
         Effect.catchTags({ SqlError: (e) => Effect.fail(fail("modify")(e)), ParseError: (e) => Effect.fail(fail("modify")(e)) })
       )

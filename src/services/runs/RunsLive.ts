@@ -31,6 +31,7 @@ import { makeRunLocks } from "./runLocks.ts"
 import { failOnOutage } from "./ledgerOutage.ts"
 import { databasePlace } from "../../storage/Db.ts"
 import { ChangeFeed } from "../../storage/ChangeFeed.ts"
+import { prefixKey } from "../../domain/runs/keys.ts"
 
 export const MAX_LIST = 200
 
@@ -134,6 +135,25 @@ export const makeRuns = Effect.gen(function* () {
         const rows = yield* orDie(ledger.list({ client: caller.isAdmin ? null : caller.client, status, limit: clamp(limit, 1, MAX_LIST) }))
         const items = yield* orDie(Effect.forEach(rows, views.listItem))
         return { runs: items }
+      }),
+
+    page: ({ statuses, session_key, updated_since, after, limit }) =>
+      Effect.gen(function* () {
+        yield* lifecycle.requireReady
+        const caller = yield* Caller
+        // The cursor must be one of the caller's runs: another client's id pages nothing of it.
+        if (after !== undefined) yield* own(after)
+        const filter = {
+          client: caller.isAdmin ? null : caller.client,
+          statuses,
+          sessionKey: session_key === undefined ? undefined : prefixKey(caller.client, session_key),
+          updatedSince: updated_since
+        }
+        const n = clamp(limit, 1, MAX_LIST)
+        const rows = yield* orDie(ledger.list({ ...filter, after, limit: n + 1 }))
+        const items = yield* orDie(Effect.forEach(rows.slice(0, n), views.listItem))
+        const total = yield* orDie(ledger.count(filter))
+        return { runs: items, more: rows.length > n, total }
       })
   }
   return { runs, supervisor, signals }

@@ -6,7 +6,7 @@ import { Effect, Layer } from "effect"
 import { Runs, type RunsShape } from "./Runs.ts"
 
 /** Every operation of the interface (a Record, so a new one fails the typecheck until it is listed). */
-const OPS: Readonly<Record<keyof RunsShape, true>> = { start: true, wait: true, status: true, events: true, answer: true, steer: true, stop: true, list: true }
+const OPS: Readonly<Record<keyof RunsShape, true>> = { start: true, wait: true, status: true, events: true, answer: true, steer: true, stop: true, list: true, page: true }
 
 export const RunsTest = (script: Partial<RunsShape>): Layer.Layer<Runs> => {
   const unscripted = (op: string) => () => Effect.die(new Error(`Runs.${op} is not scripted in this RunsTest`))

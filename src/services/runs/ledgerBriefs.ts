@@ -22,10 +22,11 @@ const BriefRow = Schema.Struct({
   ended_at: Schema.NullOr(Schema.Int),
   usage: Schema.NullOr(Schema.String),
   last_type: Schema.NullOr(Schema.String),
-  last_at: Schema.NullOr(Schema.Int)
+  last_at: Schema.NullOr(Schema.Int),
+  face: Schema.Literal("mcp", "a2a")
 })
 const decodeBriefs = Schema.decodeUnknown(Schema.Array(BriefRow))
-const decodeCounts = Schema.decodeUnknown(Schema.Array(Schema.Struct({ client: Schema.String, n: Schema.Int })))
+const decodeCounts = Schema.decodeUnknown(Schema.Array(Schema.Struct({ client: Schema.String, face: Schema.Literal("mcp", "a2a"), n: Schema.Int })))
 const decodeUsages = Schema.decodeUnknown(Schema.Array(Schema.Struct({ client: Schema.String, usage: Schema.NullOr(Schema.String) })))
 const decodeValues = Schema.decodeUnknown(Schema.Array(Schema.Struct({ v: Schema.String })))
 const decodeTotals = Schema.decodeUnknown(Schema.Array(Schema.Struct({ runs: Schema.Int, events: Schema.Int })))
@@ -41,7 +42,8 @@ const toBrief = (r: typeof BriefRow.Type): RunBrief => ({
   endedAt: r.ended_at,
   usageText: r.usage,
   lastEventType: r.last_type,
-  lastEventAt: r.last_at
+  lastEventAt: r.last_at,
+  face: r.face
 })
 
 type Briefs = Pick<LedgerShape, "briefs" | "brief" | "liveByClient" | "usageSince" | "runChoices" | "version" | "totals" | "present">
@@ -49,7 +51,7 @@ type Briefs = Pick<LedgerShape, "briefs" | "brief" | "liveByClient" | "usageSinc
 const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ run_id: Schema.String })))
 
 export const makeLedgerBriefs = (sql: SqlClient.SqlClient, dialect: LedgerDialect, fail: (operation: string) => (cause: unknown) => LedgerError): Briefs => {
-  const select = sql`SELECT runs.run_id, runs.client, runs.agent, runs.profile, runs.status, runs.created_at, runs.updated_at, runs.ended_at, runs.usage,
+  const select = sql`SELECT runs.run_id, runs.client, runs.agent, runs.profile, runs.status, runs.created_at, runs.updated_at, runs.ended_at, runs.usage, runs.face,
       (SELECT e.type FROM run_events e WHERE e.run_id = runs.run_id ORDER BY e.seq DESC LIMIT 1) AS last_type,
       (SELECT e.at FROM run_events e WHERE e.run_id = runs.run_id ORDER BY e.seq DESC LIMIT 1) AS last_at
     FROM runs`
@@ -74,7 +76,7 @@ export const makeLedgerBriefs = (sql: SqlClient.SqlClient, dialect: LedgerDialec
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toBrief)),
         Effect.mapError(fail("brief"))
       ),
-    liveByClient: sql`SELECT client, count(*) AS n FROM runs WHERE ended_at IS NULL GROUP BY client`.pipe(
+    liveByClient: sql`SELECT client, face, count(*) AS n FROM runs WHERE ended_at IS NULL GROUP BY client, face ORDER BY client, face`.pipe(
       Effect.flatMap(decodeCounts),
       Effect.mapError(fail("liveByClient"))
     ),

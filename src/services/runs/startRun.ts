@@ -142,6 +142,7 @@ export const makeStart = (deps: StartDeps) => {
             reasoningEffort: input.reasoning_effort ?? null,
             idempotencyKey: idempotencyKey ?? null,
             fingerprint: fp,
+            face: input.face ?? "mcp",
             started: { type: "run.started", data: { agent: profile.agent, replayed: started.replayed } }
           }).pipe(Effect.either)
           if (Either.isRight(outcome)) {

@@ -31,5 +31,5 @@ export const COPY_PLAN: ReadonlyArray<CopyTable> = [
   { name: "memory_notes", key: ["seq"], derived: ["search"], identity: "seq" }
 ]
 
-/** Rows per read and per INSERT (runs has 23 columns: far under PostgreSQL's 65535 parameters). */
+/** Rows per read and per INSERT (runs has 24 columns: far under PostgreSQL's 65535 parameters). */
 export const COPY_BATCH = 500

@@ -14,6 +14,7 @@ export const newRun = (runId: string, extra: Partial<NewRun> = {}): NewRun => ({
   reasoningEffort: null,
   idempotencyKey: null,
   fingerprint: "fp",
+  face: "mcp",
   started: { type: "run.started", data: {} },
   ...extra
 })

@@ -59,12 +59,13 @@ ${runs.length === 0
   ? html`<p class="empty">No run matches. Runs that remote agents start appear here as they start.</p>`
   : html`<table id="runs">
 <caption>${plural(runs.length, "run")}, live ones first, then the newest</caption>
-<thead><tr><th scope="col">Run</th><th scope="col">Client</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Last event</th><th scope="col" class="num">Tokens</th></tr></thead>
+<thead><tr><th scope="col">Run</th><th scope="col">Client</th><th scope="col">Agent</th><th scope="col">Face</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Last event</th><th scope="col" class="num">Tokens</th></tr></thead>
 <tbody>
 ${runs.map((r) => html`<tr data-run="${r.runId}">
 <td><a href="${runHref(r.runId)}"><code>${r.runId}</code></a></td>
 <td>${r.client}</td>
 <td>${r.agent}${r.profile !== "default" ? html` <span class="muted">(${r.profile})</span>` : ""}</td>
+<td class="face">${r.face === "a2a" ? "A2A" : "MCP"}</td>
 <td>${statusLabel(r.status)}${stopNote(r.operatorStop)}</td>
 <td>${age(iso(r.createdAt), now)}</td>
 <td>${r.lastEventType === null ? "–" : html`<code>${r.lastEventType}</code> ${r.lastEventAt === null ? "" : age(iso(r.lastEventAt), now)}`}</td>
@@ -141,6 +142,7 @@ ${notice === null ? "" : html`<p class="notice" role="status">${notice}</p>`}
 <dt>Status</dt><dd id="run-status">${statusLabel(view.status)}${stopNote(summary.operatorStop)}</dd>
 <dt>Client</dt><dd>${view.client}</dd>
 <dt>Agent</dt><dd>${view.agent} <span class="muted">(profile ${view.profile})</span></dd>
+<dt>Started by</dt><dd id="run-face">${summary.face === "a2a" ? "an A2A client" : "an MCP client"}</dd>
 <dt>Started</dt><dd>${age(view.created_at, now)} <span class="muted">(${when(view.created_at)})</span></dd>
 <dt>Last change</dt><dd>${age(view.updated_at, now)}</dd>
 <dt>Tokens</dt><dd>${tokens(summary.tokens)}${view.usage === null ? "" : html` <span class="muted">${JSON.stringify(view.usage)}</span>`}</dd>

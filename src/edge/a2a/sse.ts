@@ -1,0 +1,86 @@
+/**
+ * A streaming method's answer on the wire: `text/event-stream`, one JSON-RPC response per `data:`
+ * frame (the SDK's transport makes them), a keep-alive comment every KEEP_ALIVE while the run is
+ * quiet (proxies and clients drop a silent connection), and an error frame for a failure mid-way.
+ * The stream ends when the task's stream does, when the client goes away, or when the key it was
+ * opened with stops authenticating (revoked or rotated: an error frame, then the close), noticed
+ * from the Auth change feed as the MCP edge notices it for its calls in flight.
+ *
+ * The generator is read here, not with `Stream.fromAsyncIterable`: that one's finalizer awaits the
+ * generator's `return()`, which waits for the step in flight (up to a step's wait). Here the close
+ * aborts the request's runner first, which interrupts that step, so the close is immediate and
+ * leaves no fiber behind.
+ */
+import { HttpServerResponse } from "@effect/platform"
+import { JsonRpcTransportHandler } from "@a2a-js/sdk/server"
+import { A2AError } from "@a2a-js/sdk/errors"
+import { Duration, Effect, Option, Stream } from "effect"
+import { Auth } from "../../services/auth/Auth.ts"
+
+export const KEEP_ALIVE = Duration.seconds(15)
+/** How long the close waits for the generator to finish after its step was interrupted. */
+const RETURN_LIMIT = Duration.seconds(2)
+
+const frame = (message: unknown) => `data: ${JSON.stringify(message)}\n\n`
+
+export interface SseInput {
+  readonly events: AsyncGenerator<unknown>
+  /** The first response, already read (a failure before it is answered as plain JSON instead). */
+  readonly first: unknown
+  readonly id: unknown
+  /** Aborts the request's runner (the step in flight). */
+  readonly abort: AbortController
+  /** The key the stream was opened with, and its client. */
+  readonly token: string | undefined
+  readonly client: string
+  readonly keepAlive?: Duration.DurationInput | undefined
+}
+
+/** The error frame a revoked or rotated key's stream ends with. */
+export const revokedError = () =>
+  JsonRpcTransportHandler.mapToJSONRPCError(new A2AError({
+    message: "this key was revoked or rotated while the stream was open",
+    metadata: { bridge_code: "auth.forbidden" }
+  }))
+
+const generatorFrames = (input: SseInput): Stream.Stream<string> =>
+  Stream.unwrapScoped(Effect.map(
+    Effect.acquireRelease(Effect.succeed(input.events), (events) =>
+      Effect.sync(() => input.abort.abort()).pipe(
+        Effect.zipRight(Effect.promise(() => events.return(undefined).then(() => undefined, () => undefined))),
+        Effect.timeout(RETURN_LIMIT),
+        Effect.ignore
+      )),
+    (events) =>
+      Stream.concat(Stream.make(frame(input.first)), Stream.repeatEffectOption(
+        Effect.tryPromise({ try: () => events.next(), catch: (error) => Option.some(error) }).pipe(
+          Effect.flatMap((r) => (r.done === true ? Effect.fail(Option.none()) : Effect.succeed(frame(r.value))))
+        )
+      )).pipe(
+        Stream.catchAll((error) => Stream.make(frame({ jsonrpc: "2.0", id: input.id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) })))
+      )
+  ))
+
+/** Emits one error frame when the stream's key stops authenticating as its client, then ends. */
+const revocation = (input: SseInput): Stream.Stream<string, never, Auth> =>
+  Stream.unwrap(Effect.map(Auth, (auth) =>
+    auth.changes().pipe(
+      Stream.mapEffect(() => auth.authenticate(input.token)),
+      Stream.filter((caller) => Option.isNone(caller) || caller.value.client !== input.client),
+      Stream.take(1),
+      Stream.as(frame({ jsonrpc: "2.0", id: input.id, error: revokedError() }))
+    )))
+
+export const sseFrames = (input: SseInput): Stream.Stream<string, never, Auth> => {
+  const keepAlive = Stream.tick(input.keepAlive ?? KEEP_ALIVE).pipe(Stream.drop(1), Stream.as(": keep-alive\n\n"))
+  const events = Stream.merge(generatorFrames(input), keepAlive, { haltStrategy: "left" })
+  // The first of the two to end ends the stream: the task's own end, or the revocation's frame.
+  return Stream.merge(events, revocation(input), { haltStrategy: "either" })
+}
+
+export const sseResponse = (input: SseInput) =>
+  Effect.map(Effect.context<Auth>(), (context) =>
+    HttpServerResponse.stream(sseFrames(input).pipe(Stream.encodeText, Stream.provideContext(context)), {
+      contentType: "text/event-stream",
+      headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+    }))
