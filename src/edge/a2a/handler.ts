@@ -11,7 +11,6 @@ import { TaskState } from "@a2a-js/sdk"
 import {
   A2AError,
   ExtendedAgentCardNotConfiguredError,
-  PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotFoundError,
   UnsupportedOperationError
@@ -25,9 +24,10 @@ import type { Caller } from "../../request/Caller.ts"
 import type { Progress } from "../../request/Progress.ts"
 import { Runs } from "../../services/runs/Runs.ts"
 import { messageInput } from "./messageInput.ts"
+import { attachPush, checkPush, createPush, deletePush, getPush, listPush, type PushEnv } from "./pushMethods.ts"
 import { outputArtifact, stateOf, taskOf } from "./taskOfRun.ts"
 
-export type A2AEnv = Runs | Caller | Progress
+export type A2AEnv = Runs | Caller | Progress | PushEnv
 /** Runs a program with the request's caller; a bridge error comes back as the A2A error for it. */
 export type A2ARunner = <A>(program: Effect.Effect<A, BridgeError, A2AEnv>) => Promise<A>
 
@@ -57,7 +57,7 @@ const artifactOf = (first: RunView): Effect.Effect<Artifact | undefined, BridgeE
     return outputArtifact(windows, first.output_total, view.next_offset === null)
   })
 
-const taskOfView = (view: RunView, historyLength: number | undefined) =>
+export const taskOfView = (view: RunView, historyLength: number | undefined) =>
   Effect.map(artifactOf(view), (artifact) => taskOf(view, { historyLength, artifact }))
 
 const readTask = (id: string, historyLength: number | undefined) =>
@@ -100,9 +100,6 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
   const runOrThrow = <A>(program: Effect.Effect<A, BridgeError | A2AError, A2AEnv>): Promise<A> =>
     run(Effect.catchIf(program, (e): e is A2AError => e instanceof A2AError, (e) => Effect.die(e)) as Effect.Effect<A, BridgeError, A2AEnv>)
 
-  const refused = (what: string) => async (): Promise<never> => {
-    throw new PushNotificationNotSupportedError(`${what}: this bridge does not send push notifications yet`)
-  }
   // eslint-disable-next-line require-yield
   const notStreaming = async function* (): AsyncGenerator<never, void, undefined> {
     throw new UnsupportedOperationError("streaming is not offered yet (the card says capabilities.streaming: false): use SendMessage and GetTask")
@@ -119,13 +116,17 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
       const historyLength = params.configuration?.historyLength
       const blocking = params.configuration?.returnImmediately !== true
       const taskId = input.message.taskId
+      const pushGiven = params.configuration?.taskPushNotificationConfig
       return runOrThrow(Effect.gen(function* () {
         const runs = yield* Runs
+        // An inline push config is checked before anything starts, so a refused one records nothing.
+        const push = pushGiven === undefined ? undefined : yield* checkPush(pushGiven)
         if (taskId.length > 0) {
           const view = yield* runs.status(taskId, 0)
           if (input.message.contextId.length > 0 && input.message.contextId !== (view.session_key ?? view.run_id)) {
             return yield* Effect.fail(new RequestMalformedError("message.contextId is not the task's contextId"))
           }
+          if (push !== undefined) yield* attachPush(taskId, push)
           yield* continueTask(view, input.text)
           return yield* (blocking ? waitThenRead(taskId, historyLength) : readTask(taskId, historyLength))
         }
@@ -133,6 +134,7 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
         // named after the message so that a retry (same messageId) is the same request.
         const contextId = input.message.contextId.length > 0 ? input.message.contextId : `a2a-${input.message.messageId}`
         const started = yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId })
+        if (push !== undefined) yield* attachPush(started.run_id, push)
         return yield* (blocking ? waitThenRead(started.run_id, historyLength) : taskOfView(started, historyLength))
       }))
     },
@@ -176,9 +178,10 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
       }))
     },
 
-    createTaskPushNotificationConfig: refused("CreateTaskPushNotificationConfig"),
-    getTaskPushNotificationConfig: refused("GetTaskPushNotificationConfig"),
-    listTaskPushNotificationConfigs: refused("ListTaskPushNotificationConfigs"),
-    deleteTaskPushNotificationConfig: refused("DeleteTaskPushNotificationConfig")
+    // pushMethods.ts: every one reads the task as the caller first (another client's is TaskNotFound).
+    createTaskPushNotificationConfig: (params) => runOrThrow(createPush(params)),
+    getTaskPushNotificationConfig: (params) => runOrThrow(getPush(params)),
+    listTaskPushNotificationConfigs: (params) => runOrThrow(listPush(params.taskId)),
+    deleteTaskPushNotificationConfig: (params) => runOrThrow(deletePush(params.taskId, params.id))
   }
 }
