@@ -23,6 +23,8 @@ export const PG_FILES = [
   "test/console/operatorStops.test.ts",
   "test/console/ownerReads.test.ts",
   "test/console/usage-isolation.e2e.test.ts",
+  "test/edge/a2a.push.e2e.test.ts",
+  "test/edge/a2aPushStore.test.ts",
   "test/edge/authCache.test.ts",
   "test/edge/clientError.e2e.test.ts",
   "test/edge/daemon.e2e.test.ts",

@@ -38,6 +38,8 @@ export interface Delivery {
   readonly runId: string
   readonly configId: string
   readonly state: string
+  /** The run's event seq at the state: orders one task's notifications (created in one ms, say). */
+  readonly runSeq: number
   readonly body: string
   readonly createdAt: number
   readonly attempts: number
@@ -79,6 +81,7 @@ const OutboxRow = Schema.Struct({
   run_id: Schema.String,
   config_id: Schema.String,
   state: Schema.String,
+  run_seq: Schema.Number,
   body: Schema.String,
   created_at: Schema.Number,
   attempts: Schema.Number,
@@ -92,6 +95,7 @@ const toDelivery = (r: typeof OutboxRow.Type): Delivery => ({
   runId: r.run_id,
   configId: r.config_id,
   state: r.state,
+  runSeq: Number(r.run_seq),
   body: r.body,
   createdAt: Number(r.created_at),
   attempts: Number(r.attempts),
@@ -125,7 +129,7 @@ export interface PushConfigsShape {
    * Moves the config from `from` to `to` and enqueues the notification, in one transaction; false
    * (nothing written) when the config is no longer at `from` (another pass got there first) or gone.
    */
-  readonly advance: (config: PushConfig, from: string, to: string, finished: boolean, delivery: { readonly deliveryId: string; readonly body: string }) => Op<boolean>
+  readonly advance: (config: PushConfig, from: string, to: string, finished: boolean, delivery: { readonly deliveryId: string; readonly runSeq: number; readonly body: string }) => Op<boolean>
   /** Notifications due at `now`, oldest first, at most `limit`. */
   readonly due: (now: number, limit: number) => Op<ReadonlyArray<Delivery>>
   readonly outbox: (runId: string) => Op<ReadonlyArray<Delivery>>
@@ -190,18 +194,18 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
           WHERE run_id = ${config.runId} AND config_id = ${config.id} AND last_state = ${from} RETURNING config_id`
         if (moved.length === 0) return false
         const now = yield* Clock.currentTimeMillis
-        yield* sql`INSERT INTO a2a_push_outbox (delivery_id, config_id, run_id, state, body, created_at, attempts, next_at)
-          VALUES (${delivery.deliveryId}, ${config.id}, ${config.runId}, ${to}, ${delivery.body}, ${now}, 0, ${now})
+        yield* sql`INSERT INTO a2a_push_outbox (delivery_id, config_id, run_id, state, run_seq, body, created_at, attempts, next_at)
+          VALUES (${delivery.deliveryId}, ${config.id}, ${config.runId}, ${to}, ${delivery.runSeq}, ${delivery.body}, ${now}, 0, ${now})
           ON CONFLICT (run_id, config_id, state) DO NOTHING`
         return true
       })),
     due: (now, limit) =>
-      sql`SELECT * FROM a2a_push_outbox WHERE done_at IS NULL AND next_at <= ${now} ORDER BY next_at, created_at LIMIT ${limit}`.pipe(
+      sql`SELECT * FROM a2a_push_outbox WHERE done_at IS NULL AND next_at <= ${now} ORDER BY next_at, created_at, run_seq LIMIT ${limit}`.pipe(
         Effect.flatMap(decodeOutbox),
         Effect.map((rows) => rows.map(toDelivery))
       ),
     outbox: (runId) =>
-      sql`SELECT * FROM a2a_push_outbox WHERE run_id = ${runId} ORDER BY created_at, state`.pipe(
+      sql`SELECT * FROM a2a_push_outbox WHERE run_id = ${runId} ORDER BY created_at, run_seq`.pipe(
         Effect.flatMap(decodeOutbox),
         Effect.map((rows) => rows.map(toDelivery))
       ),

@@ -78,7 +78,7 @@ export const dispatchPass = <R>(render: PushRender<R>) =>
       for (const config of list) {
         if (config.lastState !== "" && stateOfKey(config.lastState) === s.state) continue
         const deliveryId = `pn_${randomUUID().replaceAll("-", "")}`
-        if (yield* store.advance(config, config.lastState, `${s.state}@${s.seq}`, s.terminal, { deliveryId, body: s.body(deliveryId) })) enqueued++
+        if (yield* store.advance(config, config.lastState, `${s.state}@${s.seq}`, s.terminal, { deliveryId, runSeq: s.seq, body: s.body(deliveryId) })) enqueued++
       }
     }
     return enqueued

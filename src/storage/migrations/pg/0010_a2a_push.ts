@@ -23,6 +23,7 @@ export default Effect.gen(function* () {
     config_id TEXT NOT NULL,
     run_id TEXT NOT NULL,
     state TEXT NOT NULL,
+    run_seq BIGINT NOT NULL,
     body TEXT NOT NULL,
     created_at BIGINT NOT NULL,
     attempts INTEGER NOT NULL,

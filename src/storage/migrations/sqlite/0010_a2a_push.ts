@@ -29,6 +29,7 @@ export default Effect.gen(function* () {
     config_id TEXT NOT NULL,
     run_id TEXT NOT NULL,
     state TEXT NOT NULL,
+    run_seq INTEGER NOT NULL,
     body TEXT NOT NULL,
     created_at INTEGER NOT NULL,
     attempts INTEGER NOT NULL,
