@@ -25,6 +25,7 @@ export const PG_FILES = [
   "test/console/usage-isolation.e2e.test.ts",
   "test/edge/a2a.push.e2e.test.ts",
   "test/edge/a2aPushStore.test.ts",
+  "test/edge/a2a.push.sigkill.e2e.test.ts",
   "test/edge/authCache.test.ts",
   "test/edge/clientError.e2e.test.ts",
   "test/edge/daemon.e2e.test.ts",

@@ -302,6 +302,10 @@ describe("push notifications switched off (a2a.webhook_allow empty, the default)
       expect(created["error"]).toMatchObject({ code: -32003 })
       expect(created["error"].message).toContain("a2a.webhook_allow is empty")
       expect(await off.use(Effect.flatMap(PushConfigs, (s) => s.list(task.id)))).toEqual([])
+      // Inline in SendMessage: the same error, and no task is started.
+      const inline = await rpcAt(off)(key, "SendMessage", { message: msg("no push inline"), configuration: { taskPushNotificationConfig: { url: receiver.url } } })
+      expect(inline["error"]).toMatchObject({ code: -32003 })
+      expect((await rpcAt(off)(key, "ListTasks", { pageSize: 100 }))["result"].tasks).toHaveLength(1)
     } finally {
       await off.close()
     }

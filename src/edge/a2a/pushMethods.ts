@@ -87,8 +87,15 @@ const ownTask = (taskId: string) =>
 
 const noSuchConfig = (taskId: string, id: string) => new TaskNotFoundError(`task ${taskId} has no push config ${JSON.stringify(id.slice(0, 64))}`)
 
+/** Push switched off (the allow list is empty) is said before anything about the task. */
+const pushOn = Effect.flatMap(AppConfig, (c) =>
+  c.a2a.webhook_allow.length === 0
+    ? Effect.fail(new PushNotificationNotSupportedError("this bridge sends no push notifications (a2a.webhook_allow is empty)"))
+    : Effect.void)
+
 export const createPush = (params: TaskPushNotificationConfig): Program<TaskPushNotificationConfig> =>
   Effect.gen(function* () {
+    yield* pushOn
     yield* ownTask(params.taskId)
     return yield* attachPush(params.taskId, yield* checkPush(params))
   })
