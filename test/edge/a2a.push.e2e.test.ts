@@ -119,6 +119,15 @@ describe("push notifications", () => {
     expect(forTask(task.id).every((r) => verifySignature(token, r.headers, r.body))).toBe(true)
   })
 
+  it("what is sent is redacted like every other read", async () => {
+    const task = (await rpc(alice, "SendMessage", { message: msg("[sim:secrets] leak") }))["result"].task
+    await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, url: receiver.url })
+    await eventually(() => forTask(task.id).length > 0, "the notification")
+    const body = forTask(task.id)[0]!.body
+    expect(body).not.toMatch(/sk-proj-[A-Za-z0-9]{10}/)
+    expect(body).toContain("***REDACTED***")
+  })
+
   it("Authorization is sent when the config has authentication", async () => {
     const task = await startTask(alice, "with auth")
     await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, url: receiver.url, token: "t", authentication: { scheme: "Bearer", credentials: "receiver-secret" } })
