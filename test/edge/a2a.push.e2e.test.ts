@@ -119,6 +119,16 @@ describe("push notifications", () => {
     expect(forTask(task.id).every((r) => verifySignature(token, r.headers, r.body))).toBe(true)
   })
 
+  it("a retried SendMessage (same messageId) with an inline config is the same config, its token kept", async () => {
+    const m = msg("retried inline")
+    const first = (await rpc(alice, "SendMessage", { message: m, configuration: { returnImmediately: true, taskPushNotificationConfig: { url: receiver.url } } }))["result"].task
+    const before = (await rpc(alice, "ListTaskPushNotificationConfigs", { taskId: first.id }))["result"].configs
+    const again = (await rpc(alice, "SendMessage", { message: m, configuration: { returnImmediately: true, taskPushNotificationConfig: { url: receiver.url } } }))["result"].task
+    expect(again.id).toBe(first.id)
+    expect((await rpc(alice, "ListTaskPushNotificationConfigs", { taskId: first.id }))["result"].configs).toEqual(before)
+    expect(before).toHaveLength(1)
+  })
+
   it("what is sent is redacted like every other read", async () => {
     const task = (await rpc(alice, "SendMessage", { message: msg("[sim:secrets] leak") }))["result"].task
     await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, url: receiver.url })

@@ -16,7 +16,7 @@ import { startReceiver } from "./support/pushReceiver.ts"
 
 const Store = Layer.effect(PushConfigs, makePushConfigs).pipe(Layer.provide(TestDb))
 const layer = Layer.merge(Store, WebhookResolverTest(new Map()))
-const config = (runId: string, id: string, url = "http://127.0.0.1:9/h"): NewConfig => ({ runId, id, client: "alice", url, token: "tok", authScheme: "", authCredentials: "" })
+const config = (runId: string, id: string, url = "http://127.0.0.1:9/h"): NewConfig => ({ runId, id, client: "alice", url, token: "tok", tokenGiven: true, authScheme: "", authCredentials: "" })
 const rules: ReadonlyArray<AllowRule> = [parseAllowRule("127.0.0.1") as AllowRule]
 const snapshot = (state: string, seq: number, terminal = false): TaskSnapshot => ({ state, seq, terminal, body: (id) => JSON.stringify({ task: { id: "run_a", metadata: { bridge: { delivery_id: id } } }, state }) })
 
@@ -34,6 +34,9 @@ describe("PushConfigs", () => {
       yield* s.advance(c0, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d1", runSeq: 1, body: "{}" })
       const replaced = yield* s.put(config("run_a", "c0", "http://127.0.0.1:10/other"))
       expect(replaced).toMatchObject({ url: "http://127.0.0.1:10/other", lastState: "TASK_STATE_WORKING@1" })
+      // A token the bridge made (the client gave none) stays when the config is replaced; a given one replaces it.
+      expect((yield* s.put({ ...config("run_a", "c0"), token: "made-again", tokenGiven: false })).token).toBe("tok")
+      expect((yield* s.put({ ...config("run_a", "c0"), token: "new", tokenGiven: true })).token).toBe("new")
       expect(yield* s.remove("run_a", "c0")).toBe(true)
       expect(yield* s.remove("run_a", "c0")).toBe(false)
       expect(Option.isNone(yield* s.get("run_a", "c0"))).toBe(true)

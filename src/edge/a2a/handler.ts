@@ -126,7 +126,7 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
           if (input.message.contextId.length > 0 && input.message.contextId !== (view.session_key ?? view.run_id)) {
             return yield* Effect.fail(new RequestMalformedError("message.contextId is not the task's contextId"))
           }
-          if (push !== undefined) yield* attachPush(taskId, push)
+          if (push !== undefined) yield* attachPush(taskId, push, input.message.messageId)
           yield* continueTask(view, input.text)
           return yield* (blocking ? waitThenRead(taskId, historyLength) : readTask(taskId, historyLength))
         }
@@ -134,7 +134,7 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
         // named after the message so that a retry (same messageId) is the same request.
         const contextId = input.message.contextId.length > 0 ? input.message.contextId : `a2a-${input.message.messageId}`
         const started = yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId })
-        if (push !== undefined) yield* attachPush(started.run_id, push)
+        if (push !== undefined) yield* attachPush(started.run_id, push, input.message.messageId)
         return yield* (blocking ? waitThenRead(started.run_id, historyLength) : taskOfView(started, historyLength))
       }))
     },

@@ -6,7 +6,7 @@
  * before anything is recorded: an empty allow list is PushNotificationNotSupported, a refused URL
  * invalid params with the reason.
  */
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import type { GetTaskPushNotificationConfigRequest, ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig } from "@a2a-js/sdk"
 import type { A2AError } from "@a2a-js/sdk/errors"
 import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors"
@@ -28,9 +28,11 @@ const TOKEN_MAX_CHARS = 512
 
 /** A config as the client gave it, checked; what `attach` records once the task is known. */
 export interface CheckedPush {
+  /** "" when the client gave none (`attachPush` names it). */
   readonly id: string
   readonly url: string
   readonly token: string
+  readonly tokenGiven: boolean
   readonly authScheme: string
   readonly authCredentials: string
 }
@@ -60,21 +62,31 @@ export const checkPush = (given: TaskPushNotificationConfig): Effect.Effect<Chec
       Effect.mapError((e) => (e.kind === "off" ? new PushNotificationNotSupportedError(e.reason) : new RequestMalformedError(e.reason)))
     )
     return {
-      id: given.id.length > 0 ? given.id : `pc_${randomBytes(8).toString("hex")}`,
+      id: given.id,
       url: given.url,
       // The token is also the signature's key: one the client did not choose is made here, and returned.
       token: given.token.length > 0 ? given.token : randomBytes(32).toString("base64url"),
+      tokenGiven: given.token.length > 0,
       authScheme: auth?.scheme ?? "",
       authCredentials: auth?.credentials ?? ""
     }
   })
 
-/** Records a checked config on a task the caller owns (the caller read it through the runs service). */
-export const attachPush = (runId: string, push: CheckedPush): Program<TaskPushNotificationConfig> =>
+/**
+ * Records a checked config on a task the caller owns (the caller read it through the runs service).
+ * A config without an id given inline in SendMessage is named after the message (`messageId`), so a
+ * retried message replaces its config instead of adding one; otherwise the bridge names it.
+ */
+export const attachPush = (runId: string, push: CheckedPush, messageId?: string): Program<TaskPushNotificationConfig> =>
   Effect.gen(function* () {
     const caller = yield* Caller
     const store = yield* PushConfigs
-    const stored = yield* store.put({ runId, client: caller.client, ...push }).pipe(
+    const id = push.id.length > 0
+      ? push.id
+      : messageId === undefined
+      ? `pc_${randomBytes(8).toString("hex")}`
+      : `msg_${createHash("sha256").update(messageId).digest("hex").slice(0, 16)}`
+    const stored = yield* store.put({ runId, client: caller.client, ...push, id }).pipe(
       Effect.catchTag("TooManyConfigs", (e) => Effect.fail(new RequestMalformedError(`a task has at most ${e.max} push configs: delete one first`))),
       Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
     )

@@ -110,6 +110,8 @@ export interface NewConfig {
   readonly client: string
   readonly url: string
   readonly token: string
+  /** False when the bridge made the token: replacing the config then keeps the token it had (a retried request). */
+  readonly tokenGiven: boolean
   readonly authScheme: string
   readonly authCredentials: string
 }
@@ -163,7 +165,8 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
         const now = yield* Clock.currentTimeMillis
         const existing = yield* get(c.runId, c.id)
         if (Option.isSome(existing)) {
-          yield* sql`UPDATE a2a_push_configs SET url = ${c.url}, token = ${c.token}, auth_scheme = ${c.authScheme}, auth_credentials = ${c.authCredentials}
+          const token = c.tokenGiven ? c.token : existing.value.token
+          yield* sql`UPDATE a2a_push_configs SET url = ${c.url}, token = ${token}, auth_scheme = ${c.authScheme}, auth_credentials = ${c.authCredentials}
             WHERE run_id = ${c.runId} AND config_id = ${c.id}`
         } else {
           const count = yield* sql<{ n: number }>`SELECT count(*) AS n FROM a2a_push_configs WHERE run_id = ${c.runId}`
