@@ -5,9 +5,14 @@
  */
 import { Schema } from "effect"
 import { proxyEntryProblem } from "../common/trustedProxies.ts"
+import { parseAllowRule } from "../domain/a2a/webhookAllow.ts"
 import { pgUrlProblem } from "./storageUrl.ts"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
+const WebhookAllowEntry = Schema.String.pipe(Schema.filter((s) => {
+  const rule = parseAllowRule(s)
+  return typeof rule === "string" ? rule : true
+}))
 const Port = Schema.Int.pipe(Schema.between(0, 65535))
 export const ProfileName = Schema.String.pipe(
   Schema.pattern(/^[a-z0-9][a-z0-9_-]{0,63}$/, {
@@ -123,7 +128,17 @@ export const ConfigFile = Schema.Struct({
   hermes: withDefault(HermesSection, () => Schema.decodeSync(HermesSection)({})),
   memory: withDefault(Schema.Struct({ enabled: withDefault(Schema.Boolean, () => true) }), () => ({ enabled: true })),
   /** The A2A face (`/a2a`, `/.well-known/agent-card.json`); false: both answer 404. */
-  a2a: withDefault(Schema.Struct({ enabled: withDefault(Schema.Boolean, () => true) }), () => ({ enabled: true })),
+  /**
+   * `webhook_allow`: where push notifications may go (URL prefixes, host names, `*.domain`,
+   * addresses and CIDR blocks: domain/a2a/webhookAllow.ts); empty, the default, refuses push.
+   */
+  a2a: withDefault(
+    Schema.Struct({
+      enabled: withDefault(Schema.Boolean, () => true),
+      webhook_allow: withDefault(Schema.Array(WebhookAllowEntry), () => [])
+    }),
+    () => ({ enabled: true, webhook_allow: [] })
+  ),
   storage: withDefault(StorageSection, () => Schema.decodeSync(StorageSection)({})),
   skills: withDefault(Schema.Struct({ dropin_dir: Schema.optional(NonEmpty) }), () => ({})),
   /** Closed inbox rows (decided, expired, withdrawn) are deleted this many days after closing; pending ones never. */

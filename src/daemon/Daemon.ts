@@ -26,6 +26,11 @@ import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
 import { StopRequestsLive } from "../services/console/stopRequests.ts"
 import { StopRequestsRetention } from "../services/console/stopRetention.ts"
+import { PushConfigsLive } from "../services/a2aPush/PushConfigs.ts"
+import { PushRetention } from "../services/a2aPush/pushRetention.ts"
+import { PushWorkerLive } from "../services/a2aPush/PushWorker.ts"
+import { type WebhookResolver, WebhookResolverLive } from "../services/a2aPush/WebhookResolver.ts"
+import { renderPush } from "../edge/a2a/pushPayload.ts"
 import { ClientsLive } from "../services/auth/Clients.ts"
 import { DbForStores } from "../storage/Db.ts"
 import { ChangeFeedLive } from "../storage/ChangeFeedLive.ts"
@@ -40,6 +45,8 @@ export interface DaemonOptions {
   readonly hermes?: Layer.Layer<HermesClient, never, AppConfig | Redactor>
   /** Tools served beside the documented ones on /mcp/agents/mcp (benchmarks: a no-op baseline tool). */
   readonly extraAgentTools?: ReadonlyArray<ToolDef>
+  /** Replaces the webhooks' DNS (tests: a host that resolves to a private address, or changes). */
+  readonly webhookResolver?: Layer.Layer<WebhookResolver>
 }
 
 /** Everything but the HTTP listener: what the tools need. */
@@ -104,6 +111,9 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     Layer.provideMerge(OperatorStopsLive),
     // Stop requests go when the ledger no longer holds their run.
     Layer.provideMerge(StopRequestsRetention),
+    // A2A push notifications: the worker (state changes → outbox → webhooks) and its sweep.
+    Layer.provideMerge(Layer.merge(PushWorkerLive(renderPush), PushRetention)),
+    Layer.provideMerge(Layer.merge(PushConfigsLive, options.webhookResolver ?? WebhookResolverLive)),
     // What the console and /metrics read, each from its table's owner.
     Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)),
     Layer.provideMerge(servicesLayer(config, options))

@@ -66,3 +66,18 @@ export const A2A_ARTIFACT_MAX_BYTES = 1024 * 1024
 /** `ListTasks`: the page size when none is asked for, and the most it may ask. */
 export const A2A_LIST_DEFAULT = 50
 export const A2A_LIST_MAX = 100
+
+/**
+ * A2A push notifications: configs per task; how long a notification is tried before it is given up
+ * (24 hours) and how many times at most; the retry backoff (1 s doubling, at most 10 minutes); one
+ * POST's time limit; how often the worker looks for state changes and due notifications.
+ */
+export const A2A_PUSH_CONFIGS_PER_TASK = 10
+export const A2A_PUSH_DELIVERY_MAX_MS = 24 * 60 * 60 * 1000
+export const A2A_PUSH_ATTEMPTS_MAX = 200
+export const A2A_PUSH_BACKOFF_FIRST_MS = 1000
+export const A2A_PUSH_BACKOFF_MAX_MS = 10 * 60 * 1000
+export const A2A_PUSH_POST_TIMEOUT_MS = 10_000
+export const A2A_PUSH_POLL_MS = 250
+/** Notifications sent per worker pass (more wait for the next pass, oldest first). */
+export const A2A_PUSH_PER_PASS = 50

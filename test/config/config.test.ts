@@ -88,6 +88,19 @@ clients: {my-laptop: {catalog: compact, tools: {include: [], exclude: []}}}
     expect(Either.isLeft(bad) && bad.left.message.includes("a2a")).toBe(true)
   })
 
+  it("a2a.webhook_allow: empty by default; its entries are checked at load, from the file and AGENT_BRIDGE_A2A_WEBHOOK_ALLOW", () => {
+    expect(Either.getOrThrow(loadConfig({ env: {}, cwd: tempDir() })).a2a.webhook_allow).toEqual([])
+    const { file } = write("a2a:\n  webhook_allow: [\"https://hooks.example.com/a2a/\", \"*.example.org\", \"203.0.113.0/24\", \"127.0.0.1\"]\n")
+    expect(Either.getOrThrow(loadConfig({ configPath: file, env: {} })).a2a.webhook_allow).toHaveLength(4)
+    const fromEnv = loadConfig({ env: { AGENT_BRIDGE_A2A_WEBHOOK_ALLOW: "hooks.example.com,10.0.0.0/8" }, cwd: tempDir() })
+    expect(Either.getOrThrow(fromEnv).a2a.webhook_allow).toEqual(["hooks.example.com", "10.0.0.0/8"])
+    for (const entry of ["10.0.0.0/40", "not a host!", "https://u:p@hooks.example.com/"]) {
+      const bad = write(`a2a:\n  webhook_allow: [${JSON.stringify(entry)}]\n`)
+      const res = loadConfig({ configPath: bad.file, env: {} })
+      expect(Either.isLeft(res) && res.left.message.includes("a2a.webhook_allow")).toBe(true)
+    }
+  })
+
   it("ignores unrelated variables", () => {
     expect(applyEnvOverrides({}, { PATH: "/bin", AGENT_BRIDGE_NOPE: "1" })).toEqual({})
   })

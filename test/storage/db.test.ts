@@ -93,7 +93,8 @@ describe("the store on PostgreSQL", () => {
           Effect.zipRight(sql`SELECT count(*) FROM run_stop_requests, memory_notes, inbox`, sql<{ migration_id: number }>`SELECT migration_id FROM effect_sql_migrations ORDER BY migration_id`)
         )
       const [a, b] = await Promise.all([start(), start()])
-      const expected = Array.from({ length: migrationCount }, (_, i) => i + 1)
+      // The versions are the keys' prefixes (a number another branch holds may be missing here).
+      const expected = Object.keys(migrations).map((k) => Number(k.slice(0, 4)))
       expect(a.map((r) => r.migration_id)).toEqual(expected)
       expect(b.map((r) => r.migration_id)).toEqual(expected)
     }

@@ -11,7 +11,7 @@ import * as path from "node:path"
 import * as YAML from "yaml"
 import type { AppConfig } from "../../src/config/AppConfig.ts"
 import { loadConfig, type ResolvedConfig } from "../../src/config/load.ts"
-import { daemonLayer } from "../../src/daemon/Daemon.ts"
+import { type DaemonOptions, daemonLayer } from "../../src/daemon/Daemon.ts"
 import type { HermesClient } from "../../src/hermes/client/HermesClient.ts"
 import { Auth } from "../../src/services/auth/Auth.ts"
 import type { Scope } from "../../src/request/Caller.ts"
@@ -28,6 +28,8 @@ export interface TestDaemon {
   /** A new key for `name` (the old one stops working). */
   readonly rotate: (name: string) => Promise<string>
   readonly close: () => Promise<void>
+  /** Runs a program against the daemon's own services (a test reading what a store holds). */
+  readonly use: <A, E>(program: Effect.Effect<A, E, any>) => Promise<A>
 }
 
 export { tempDir } from "./tempDirs.ts"
@@ -43,13 +45,14 @@ export const testConfig = (yaml: Record<string, any> = {}, dir = tempDir()): Res
 
 export const startDaemon = async (
   config: ResolvedConfig,
-  hermes?: Layer.Layer<HermesClient, never, AppConfig | Redactor>
+  hermes?: Layer.Layer<HermesClient, never, AppConfig | Redactor>,
+  options: Omit<DaemonOptions, "hermes"> = {}
 ): Promise<TestDaemon> => {
   // In the PostgreSQL project a daemon keeps its data in the database of its data dir (testDb.ts).
   if (TEST_DIALECT === "pg" && config.storage.url === undefined) {
     config = { ...config, storage: { ...config.storage, url: Redacted.make(await pgDatabaseFor(config.dataDir)) } }
   }
-  const runtime = ManagedRuntime.make(daemonLayer(config, hermes === undefined ? {} : { hermes }))
+  const runtime = ManagedRuntime.make(daemonLayer(config, hermes === undefined ? options : { ...options, hermes }))
   const port = await runtime.runPromise(
     HttpServer.addressWith((a) => Effect.succeed(a._tag === "TcpAddress" ? a.port : 0))
   )
@@ -61,7 +64,8 @@ export const startDaemon = async (
     addClient: (name, scopes = ["agents"]) => Effect.runPromise(Effect.map(auth.addClient(name, scopes), (r) => r.key)),
     revoke: (name) => Effect.runPromise(Effect.asVoid(auth.revoke(name))),
     rotate: (name) => Effect.runPromise(Effect.map(auth.rotate(name), (r) => r.key)),
-    close: () => runtime.dispose()
+    close: () => runtime.dispose(),
+    use: (program) => runtime.runPromise(program)
   }
 }
 

@@ -2,7 +2,7 @@
  * The bridge's one A2A agent card (`/.well-known/agent-card.json`): a skill per runnable agent,
  * from the same source as `agents_list`; the JSON-RPC interface at `<base>/a2a`; bearer keys (the
  * bridge's client keys, scope `a2a`). Streaming is offered (`taskStream.ts`); push notifications are
- * false until they work.
+ * true when `a2a.webhook_allow` names somewhere they may go.
  * Public, as the spec's discovery wants it: it names the agents and nothing a key would guard
  * (no model ids, no health, no client).
  */
@@ -15,14 +15,14 @@ export const A2A_PATH = "/a2a"
 export const A2A_PROTOCOL_VERSION = "1.0"
 const SCHEME_NAME = "bridgeKey"
 
-export const agentCard = (baseUrl: string, agents: AgentsList): AgentCard => ({
+export const agentCard = (baseUrl: string, agents: AgentsList, pushNotifications = false): AgentCard => ({
   name: "agent-bridge",
   description:
     "A Hermes agent behind agent-bridge: send a task as a text message (metadata.agent picks the agent, default \"hermes\"); the bridge runs it and keeps it as a task you can read, answer and cancel.",
   supportedInterfaces: [{ url: `${baseUrl}${A2A_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION }],
   provider: undefined,
   version: SERVER_VERSION,
-  capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+  capabilities: { streaming: true, pushNotifications, extensions: [], extendedAgentCard: false },
   securitySchemes: {
     [SCHEME_NAME]: {
       scheme: {
@@ -51,4 +51,4 @@ export const agentCard = (baseUrl: string, agents: AgentsList): AgentCard => ({
 })
 
 /** The card as its JSON travels. */
-export const agentCardJson = (baseUrl: string, agents: AgentsList): unknown => AgentCard.toJSON(agentCard(baseUrl, agents))
+export const agentCardJson = (baseUrl: string, agents: AgentsList, pushNotifications = false): unknown => AgentCard.toJSON(agentCard(baseUrl, agents, pushNotifications))

@@ -6,12 +6,11 @@
  * client's task id is "task not found", as a made-up one).
  */
 import type { A2ARequestHandler } from "@a2a-js/sdk/server"
-import type { AgentCard, Artifact, ListTasksResponse, Task } from "@a2a-js/sdk"
+import type { AgentCard, Artifact, ListTasksResponse, Task, TaskPushNotificationConfig } from "@a2a-js/sdk"
 import { TaskState } from "@a2a-js/sdk"
 import {
   A2AError,
   ExtendedAgentCardNotConfiguredError,
-  PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotFoundError,
   UnsupportedOperationError
@@ -25,10 +24,11 @@ import type { Caller } from "../../request/Caller.ts"
 import type { Progress } from "../../request/Progress.ts"
 import { Runs } from "../../services/runs/Runs.ts"
 import { type MessageInput, messageInput } from "./messageInput.ts"
+import { attachPush, checkPush, createPush, deletePush, getPush, listPush, type PushEnv } from "./pushMethods.ts"
 import { streamingMethods } from "./streamMethods.ts"
 import { outputArtifact, STATE_OF, stateOf, taskOf } from "./taskOfRun.ts"
 
-export type A2AEnv = Runs | Caller | Progress
+export type A2AEnv = Runs | Caller | Progress | PushEnv
 /** Runs a program with the request's caller; a bridge error comes back as the A2A error for it. */
 export type A2ARunner = <A>(program: Effect.Effect<A, BridgeError, A2AEnv>) => Promise<A>
 
@@ -58,7 +58,7 @@ const artifactOf = (first: RunView): Effect.Effect<Artifact | undefined, BridgeE
     return outputArtifact(windows, first.output_total, view.next_offset === null)
   })
 
-const taskOfView = (view: RunView, historyLength: number | undefined) =>
+export const taskOfView = (view: RunView, historyLength: number | undefined) =>
   Effect.map(artifactOf(view), (artifact) => taskOf(view, { historyLength, artifact }))
 
 const readTask = (id: string, historyLength: number | undefined) =>
@@ -107,30 +107,31 @@ const cursorOf = (token: string): string => {
  * opens a context of its own, named after the message so that a retry, same messageId, is the same
  * request), or the task it names, answered or steered with it.
  */
-const startOrContinue = (input: MessageInput): Effect.Effect<RunView, BridgeError | A2AError, A2AEnv> =>
+const startOrContinue = (input: MessageInput, pushGiven?: TaskPushNotificationConfig): Effect.Effect<RunView, BridgeError | A2AError, A2AEnv> =>
   Effect.gen(function* () {
     const runs = yield* Runs
+    // An inline push config is checked before anything starts, so a refused one records nothing.
+    const push = pushGiven === undefined ? undefined : yield* checkPush(pushGiven)
     const taskId = input.message.taskId
     if (taskId.length > 0) {
       const view = yield* runs.status(taskId, 0)
       if (input.message.contextId.length > 0 && input.message.contextId !== (view.session_key ?? view.run_id)) {
         return yield* Effect.fail(new RequestMalformedError("message.contextId is not the task's contextId"))
       }
+      if (push !== undefined) yield* attachPush(taskId, push, input.message.messageId)
       yield* continueTask(view, input.text)
       return yield* runs.status(taskId, 0)
     }
     const contextId = input.message.contextId.length > 0 ? input.message.contextId : `a2a-${input.message.messageId}`
-    return yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId, face: "a2a" })
+    const started = yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId, face: "a2a" })
+    if (push !== undefined) yield* attachPush(started.run_id, push, input.message.messageId)
+    return started
   })
 
 export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2ARequestHandler => {
   /** A program that may also fail with an A2A error of its own (thrown as it is). */
   const runOrThrow = <A>(program: Effect.Effect<A, BridgeError | A2AError, A2AEnv>): Promise<A> =>
     run(Effect.catchIf(program, (e): e is A2AError => e instanceof A2AError, (e) => Effect.die(e)) as Effect.Effect<A, BridgeError, A2AEnv>)
-
-  const refused = (what: string) => async (): Promise<never> => {
-    throw new PushNotificationNotSupportedError(`${what}: this bridge does not send push notifications yet`)
-  }
 
   return {
     getAgentCard: card,
@@ -142,7 +143,7 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
       const input = messageInput(params)
       const historyLength = params.configuration?.historyLength
       const blocking = params.configuration?.returnImmediately !== true
-      return runOrThrow(Effect.flatMap(startOrContinue(input), (view) =>
+      return runOrThrow(Effect.flatMap(startOrContinue(input, params.configuration?.taskPushNotificationConfig), (view) =>
         blocking ? waitThenRead(view.run_id, historyLength) : taskOfView(view, historyLength)))
     },
 
@@ -187,9 +188,10 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
       }))
     },
 
-    createTaskPushNotificationConfig: refused("CreateTaskPushNotificationConfig"),
-    getTaskPushNotificationConfig: refused("GetTaskPushNotificationConfig"),
-    listTaskPushNotificationConfigs: refused("ListTaskPushNotificationConfigs"),
-    deleteTaskPushNotificationConfig: refused("DeleteTaskPushNotificationConfig")
+    // pushMethods.ts: every one reads the task as the caller first (another client's is TaskNotFound).
+    createTaskPushNotificationConfig: (params) => runOrThrow(createPush(params)),
+    getTaskPushNotificationConfig: (params) => runOrThrow(getPush(params)),
+    listTaskPushNotificationConfigs: (params) => runOrThrow(listPush(params.taskId)),
+    deleteTaskPushNotificationConfig: (params) => runOrThrow(deletePush(params.taskId, params.id))
   }
 }

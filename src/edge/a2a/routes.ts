@@ -8,7 +8,7 @@
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server"
 import { A2AError } from "@a2a-js/sdk/errors"
-import { Cause, Effect, Exit, FiberId, Option, Runtime } from "effect"
+import { Cause, type Context, Effect, Exit, FiberId, Option, Runtime } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { logIncident } from "../../common/incident.ts"
 import { Redactor } from "../../common/Redactor.ts"
@@ -25,8 +25,11 @@ import { forbidden, jsonError, notFound } from "../http/responses.ts"
 import { agentCard, agentCardJson } from "./card.ts"
 import { a2aErrorOf, type A2ARunner, makeHandler } from "./handler.ts"
 import { sseResponse } from "./sse.ts"
+import type { PushEnv } from "./pushMethods.ts"
 
 const enabled = Effect.map(AppConfig, (c) => c.a2a.enabled && c.bridge.enabled)
+/** Push notifications are offered when somewhere is allowed to receive them. */
+const pushOffered = (c: Context.Tag.Service<AppConfig>) => c.a2a.webhook_allow.length > 0
 
 /** The base URL clients reached the card by: the Host that passed the host guard. */
 const baseUrl = (req: HttpServerRequest.HttpServerRequest) => `http://${req.headers["host"] ?? "127.0.0.1"}`
@@ -37,7 +40,7 @@ export const agentCardRoute = Effect.gen(function* () {
   if (req.method !== "GET" && req.method !== "HEAD") {
     return jsonError(405, "method_not_allowed", "the agent card takes GET").pipe(HttpServerResponse.setHeader("allow", "GET, HEAD"))
   }
-  return HttpServerResponse.unsafeJson(agentCardJson(baseUrl(req), yield* Agents.list))
+  return HttpServerResponse.unsafeJson(agentCardJson(baseUrl(req), yield* Agents.list, pushOffered(yield* AppConfig)))
 })
 
 const rpcError = (status: number, code: number, message: string, id: unknown = null) =>
@@ -47,7 +50,7 @@ const rpcError = (status: number, code: number, message: string, id: unknown = n
  * Runs a method's program with the caller: bridge errors as A2A errors (redacted), defects as
  * incidents. `signal` (a stream closed) interrupts the program in flight.
  */
-const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor>, caller: CallerShape, signal: AbortSignal): A2ARunner => (program) =>
+const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor | PushEnv>, caller: CallerShape, signal: AbortSignal): A2ARunner => (program) =>
   new Promise<Exit.Exit<any, any>>((resolve) => {
     const fiber = Runtime.runFork(runtime)(program.pipe(Effect.provideService(Caller, caller), Effect.provide(ProgressNone)))
     const onAbort = () => fiber.unsafeInterruptAsFork(FiberId.none)
@@ -100,7 +103,7 @@ export const a2aRoute = Effect.gen(function* () {
     return rpcError(200, -32600, "not a JSON-RPC 2.0 request (jsonrpc \"2.0\" and a method are required; batches are not taken)", id)
   }
 
-  const runtime = yield* Effect.runtime<Runs | Redactor>()
+  const runtime = yield* Effect.runtime<Runs | Redactor | PushEnv>()
   const agents = yield* Effect.runtime<Agents>()
   const base = baseUrl(req)
   const card = () => Runtime.runPromise(agents)(Effect.map(Agents.list, (list) => agentCard(base, list)))

@@ -3,7 +3,7 @@
  * step per `run`. The HTTP side (`sse.ts`) writes each event as an SSE frame; closing the stream
  * aborts the request's runner, which interrupts the step in flight, so nothing outlives it.
  */
-import type { SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from "@a2a-js/sdk"
+import type { SendMessageRequest, StreamResponse, SubscribeToTaskRequest, TaskPushNotificationConfig } from "@a2a-js/sdk"
 import type { A2AError } from "@a2a-js/sdk/errors"
 import { RequestMalformedError, UnsupportedOperationError } from "@a2a-js/sdk/errors"
 import { Effect } from "effect"
@@ -17,7 +17,7 @@ import { makeTaskStream, type StreamMode } from "./taskStream.ts"
 export interface StreamDeps {
   readonly run: A2ARunner
   readonly runOrThrow: <A>(program: Effect.Effect<A, BridgeError | A2AError, A2AEnv>) => Promise<A>
-  readonly startOrContinue: (input: MessageInput) => Effect.Effect<RunView, BridgeError | A2AError, A2AEnv>
+  readonly startOrContinue: (input: MessageInput, push?: TaskPushNotificationConfig) => Effect.Effect<RunView, BridgeError | A2AError, A2AEnv>
 }
 
 export const streamingMethods = ({ run, runOrThrow, startOrContinue }: StreamDeps) => {
@@ -34,7 +34,7 @@ export const streamingMethods = ({ run, runOrThrow, startOrContinue }: StreamDep
   return {
     sendMessageStream: async function* (params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
       const input = messageInput(params)
-      const view = await runOrThrow(startOrContinue(input))
+      const view = await runOrThrow(startOrContinue(input, params.configuration?.taskPushNotificationConfig))
       yield* follow(view, "send", params.configuration?.historyLength)
     },
 

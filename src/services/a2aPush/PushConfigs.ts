@@ -1,0 +1,245 @@
+/**
+ * The owner of `a2a_push_configs` and `a2a_push_outbox` (migration 0010): a client's webhooks per
+ * task, and the durable outbox of notifications to send. Portable SQL only (both dialects take
+ * it). The edge creates, reads and deletes configs (after the run service has shown the caller owns
+ * the task); the push worker (`PushWorker.ts`) advances configs and drains the outbox.
+ *
+ * Durability: a config remembers the task state last enqueued for it (`last_state`). The worker
+ * compares it with the run's current state and, in one transaction, moves `last_state` on (only
+ * from the value it read) and inserts the outbox row, unique on (run, config, state): a pass that
+ * runs twice, or after a restart, enqueues a state once, and a state reached while the daemon was
+ * down is enqueued at the next start. A row leaves the outbox only when it was delivered or given up.
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Context, Data, Effect, Layer, Option, Schema } from "effect"
+import type { ParseError } from "effect/ParseResult"
+import { A2A_PUSH_CONFIGS_PER_TASK } from "../../domain/limits.ts"
+import { DbMemory } from "../../storage/Db.ts"
+import { transactionKeepingCause } from "../../storage/transaction.ts"
+
+export interface PushConfig {
+  readonly runId: string
+  readonly id: string
+  readonly client: string
+  readonly url: string
+  /** Sent as `X-A2A-Notification-Token` and the HMAC key of the signature (the bridge makes one when the client gives none). */
+  readonly token: string
+  readonly authScheme: string
+  readonly authCredentials: string
+  readonly createdAt: number
+  /** The task state last enqueued (`<state>@<seq>`), "" before the first. */
+  readonly lastState: string
+  readonly finished: boolean
+}
+
+export interface Delivery {
+  readonly deliveryId: string
+  readonly runId: string
+  readonly configId: string
+  readonly state: string
+  /** The run's event seq at the state: orders one task's notifications (created in one ms, say). */
+  readonly runSeq: number
+  readonly body: string
+  readonly createdAt: number
+  readonly attempts: number
+  readonly nextAt: number
+  readonly doneAt: number | null
+  readonly outcome: string | null
+}
+
+export class TooManyConfigs extends Data.TaggedError("TooManyConfigs")<{ readonly max: number }> {}
+
+const ConfigRow = Schema.Struct({
+  run_id: Schema.String,
+  config_id: Schema.String,
+  client: Schema.String,
+  url: Schema.String,
+  token: Schema.String,
+  auth_scheme: Schema.String,
+  auth_credentials: Schema.String,
+  created_at: Schema.Number,
+  last_state: Schema.String,
+  finished: Schema.Number
+})
+const decodeConfigs = Schema.decodeUnknown(Schema.Array(ConfigRow))
+const toConfig = (r: typeof ConfigRow.Type): PushConfig => ({
+  runId: r.run_id,
+  id: r.config_id,
+  client: r.client,
+  url: r.url,
+  token: r.token,
+  authScheme: r.auth_scheme,
+  authCredentials: r.auth_credentials,
+  createdAt: Number(r.created_at),
+  lastState: r.last_state,
+  finished: Number(r.finished) !== 0
+})
+
+const OutboxRow = Schema.Struct({
+  delivery_id: Schema.String,
+  run_id: Schema.String,
+  config_id: Schema.String,
+  state: Schema.String,
+  run_seq: Schema.Number,
+  body: Schema.String,
+  created_at: Schema.Number,
+  attempts: Schema.Number,
+  next_at: Schema.Number,
+  done_at: Schema.NullOr(Schema.Number),
+  outcome: Schema.NullOr(Schema.String)
+})
+const decodeOutbox = Schema.decodeUnknown(Schema.Array(OutboxRow))
+const toDelivery = (r: typeof OutboxRow.Type): Delivery => ({
+  deliveryId: r.delivery_id,
+  runId: r.run_id,
+  configId: r.config_id,
+  state: r.state,
+  runSeq: Number(r.run_seq),
+  body: r.body,
+  createdAt: Number(r.created_at),
+  attempts: Number(r.attempts),
+  nextAt: Number(r.next_at),
+  doneAt: r.done_at === null ? null : Number(r.done_at),
+  outcome: r.outcome
+})
+
+export interface NewConfig {
+  readonly runId: string
+  readonly id: string
+  readonly client: string
+  readonly url: string
+  readonly token: string
+  /** False when the bridge made the token: replacing the config then keeps the token it had (a retried request). */
+  readonly tokenGiven: boolean
+  readonly authScheme: string
+  readonly authCredentials: string
+}
+
+type Op<A> = Effect.Effect<A, SqlError | ParseError>
+
+export interface PushConfigsShape {
+  /** Records a config, or replaces the one of that id on the task (its state stays); bounded per task. */
+  readonly put: (config: NewConfig) => Effect.Effect<PushConfig, SqlError | ParseError | TooManyConfigs>
+  readonly get: (runId: string, id: string) => Op<Option.Option<PushConfig>>
+  readonly list: (runId: string) => Op<ReadonlyArray<PushConfig>>
+  /** Deletes a config and its notifications not yet sent; true when there was one. */
+  readonly remove: (runId: string, id: string) => Op<boolean>
+  /** Configs whose task has not ended yet (or whose end is not yet enqueued), at most `limit`. */
+  readonly active: (limit: number) => Op<ReadonlyArray<PushConfig>>
+  /**
+   * Moves the config from `from` to `to` and enqueues the notification, in one transaction; false
+   * (nothing written) when the config is no longer at `from` (another pass got there first) or gone.
+   */
+  readonly advance: (config: PushConfig, from: string, to: string, finished: boolean, delivery: { readonly deliveryId: string; readonly runSeq: number; readonly body: string }) => Op<boolean>
+  /** Notifications due at `now`, oldest first, at most `limit`. */
+  readonly due: (now: number, limit: number) => Op<ReadonlyArray<Delivery>>
+  readonly outbox: (runId: string) => Op<ReadonlyArray<Delivery>>
+  readonly delivered: (deliveryId: string, outcome: string) => Op<void>
+  readonly retryAt: (deliveryId: string, attempts: number, nextAt: number, outcome: string) => Op<void>
+  readonly giveUp: (deliveryId: string, attempts: number, outcome: string) => Op<void>
+  /** Every run with a config or a notification kept. */
+  readonly runIds: Op<ReadonlyArray<string>>
+  /** Deletes the configs and notifications of these runs (the run is gone); answers how many configs went. */
+  readonly forget: (runIds: ReadonlyArray<string>) => Effect.Effect<number, SqlError>
+}
+
+export class PushConfigs extends Context.Tag("agent-bridge/a2aPush/PushConfigs")<PushConfigs, PushConfigsShape>() {}
+
+export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const inTransaction = transactionKeepingCause(sql)
+  const get = (runId: string, id: string) =>
+    sql`SELECT * FROM a2a_push_configs WHERE run_id = ${runId} AND config_id = ${id}`.pipe(
+      Effect.flatMap(decodeConfigs),
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toConfig))
+    )
+  const list = (runId: string) =>
+    sql`SELECT * FROM a2a_push_configs WHERE run_id = ${runId} ORDER BY created_at, config_id`.pipe(
+      Effect.flatMap(decodeConfigs),
+      Effect.map((rows) => rows.map(toConfig))
+    )
+  const shape: PushConfigsShape = {
+    put: (c) =>
+      inTransaction(Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const existing = yield* get(c.runId, c.id)
+        if (Option.isSome(existing)) {
+          const token = c.tokenGiven ? c.token : existing.value.token
+          yield* sql`UPDATE a2a_push_configs SET url = ${c.url}, token = ${token}, auth_scheme = ${c.authScheme}, auth_credentials = ${c.authCredentials}
+            WHERE run_id = ${c.runId} AND config_id = ${c.id}`
+        } else {
+          const count = yield* sql<{ n: number }>`SELECT count(*) AS n FROM a2a_push_configs WHERE run_id = ${c.runId}`
+          if (Number(count[0]?.n ?? 0) >= A2A_PUSH_CONFIGS_PER_TASK) return yield* new TooManyConfigs({ max: A2A_PUSH_CONFIGS_PER_TASK })
+          yield* sql`INSERT INTO a2a_push_configs (run_id, config_id, client, url, token, auth_scheme, auth_credentials, created_at, last_state, finished)
+            VALUES (${c.runId}, ${c.id}, ${c.client}, ${c.url}, ${c.token}, ${c.authScheme}, ${c.authCredentials}, ${now}, '', 0)`
+        }
+        const stored = yield* get(c.runId, c.id)
+        if (Option.isNone(stored)) return yield* Effect.dieMessage(`push config ${c.id} was written but cannot be read back`)
+        return stored.value
+      })),
+    get,
+    list,
+    remove: (runId, id) =>
+      inTransaction(Effect.gen(function* () {
+        yield* sql`DELETE FROM a2a_push_outbox WHERE run_id = ${runId} AND config_id = ${id} AND done_at IS NULL`
+        const gone = yield* sql`DELETE FROM a2a_push_configs WHERE run_id = ${runId} AND config_id = ${id} RETURNING config_id`
+        return gone.length > 0
+      })),
+    active: (limit) =>
+      sql`SELECT * FROM a2a_push_configs WHERE finished = 0 ORDER BY created_at LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeConfigs),
+        Effect.map((rows) => rows.map(toConfig))
+      ),
+    advance: (config, from, to, finished, delivery) =>
+      inTransaction(Effect.gen(function* () {
+        const moved = yield* sql`UPDATE a2a_push_configs SET last_state = ${to}, finished = ${finished ? 1 : 0}
+          WHERE run_id = ${config.runId} AND config_id = ${config.id} AND last_state = ${from} RETURNING config_id`
+        if (moved.length === 0) return false
+        const now = yield* Clock.currentTimeMillis
+        yield* sql`INSERT INTO a2a_push_outbox (delivery_id, config_id, run_id, state, run_seq, body, created_at, attempts, next_at)
+          VALUES (${delivery.deliveryId}, ${config.id}, ${config.runId}, ${to}, ${delivery.runSeq}, ${delivery.body}, ${now}, 0, ${now})
+          ON CONFLICT (run_id, config_id, state) DO NOTHING`
+        return true
+      })),
+    due: (now, limit) =>
+      sql`SELECT * FROM a2a_push_outbox WHERE done_at IS NULL AND next_at <= ${now} ORDER BY next_at, created_at, run_seq LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeOutbox),
+        Effect.map((rows) => rows.map(toDelivery))
+      ),
+    outbox: (runId) =>
+      sql`SELECT * FROM a2a_push_outbox WHERE run_id = ${runId} ORDER BY created_at, run_seq`.pipe(
+        Effect.flatMap(decodeOutbox),
+        Effect.map((rows) => rows.map(toDelivery))
+      ),
+    delivered: (deliveryId, outcome) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        sql`UPDATE a2a_push_outbox SET done_at = ${now}, attempts = attempts + 1, outcome = ${outcome} WHERE delivery_id = ${deliveryId}`
+      ).pipe(Effect.asVoid),
+    retryAt: (deliveryId, attempts, nextAt, outcome) =>
+      sql`UPDATE a2a_push_outbox SET attempts = ${attempts}, next_at = ${nextAt}, outcome = ${outcome} WHERE delivery_id = ${deliveryId}`.pipe(Effect.asVoid),
+    giveUp: (deliveryId, attempts, outcome) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        sql`UPDATE a2a_push_outbox SET done_at = ${now}, attempts = ${attempts}, outcome = ${`gave up: ${outcome}`} WHERE delivery_id = ${deliveryId}`
+      ).pipe(Effect.asVoid),
+    runIds: sql`SELECT run_id FROM a2a_push_configs UNION SELECT run_id FROM a2a_push_outbox`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ run_id: Schema.String })))),
+      Effect.map((rows) => rows.map((r) => r.run_id))
+    ),
+    forget: (runIds) =>
+      runIds.length === 0
+        ? Effect.succeed(0)
+        : inTransaction(Effect.gen(function* () {
+          yield* sql`DELETE FROM a2a_push_outbox WHERE ${sql.in("run_id", runIds)}`
+          const gone = yield* sql`DELETE FROM a2a_push_configs WHERE ${sql.in("run_id", runIds)} RETURNING config_id`
+          return gone.length
+        }))
+  }
+  return shape
+})
+
+/** The push configs and outbox over the `SqlClient` in context. */
+export const PushConfigsLive = Layer.effect(PushConfigs, makePushConfigs)
+
+/** `PushConfigsTest`: the real store over an in-memory database; records configs and notifications in its two tables. */
+export const PushConfigsTest = PushConfigsLive.pipe(Layer.provide(DbMemory))

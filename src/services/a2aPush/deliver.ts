@@ -1,0 +1,72 @@
+/**
+ * One push notification's POST (docs/REFERENCE.md, "Push notifications"): to the address the check
+ * passed (the socket's DNS lookup answers that address, so a name that resolves elsewhere by now is
+ * never dialled; TLS still verifies the URL's host name), redirects never followed (a 3xx is a
+ * failed attempt), bounded in time. Signed: `X-A2A-Notification-Token` is the config's token, and
+ * `X-A2A-Signature` is `v1=<hex HMAC-SHA256(token, "<timestamp>.<body>")>` with the timestamp of
+ * `X-A2A-Timestamp` (epoch milliseconds), so a receiver can check both who sent it and that the
+ * body is the one signed; `X-A2A-Delivery-Id` (also `metadata.bridge.delivery_id` in the body)
+ * is the same on every retry of one notification, for the receiver to drop duplicates.
+ */
+import { createHmac } from "node:crypto"
+import http from "node:http"
+import https from "node:https"
+import type { LookupFunction } from "node:net"
+import { Data, Effect } from "effect"
+import type { WebhookTarget } from "./webhookCheck.ts"
+
+export class PostFailed extends Data.TaggedError("PostFailed")<{ readonly reason: string }> {}
+
+export const PUSH_CONTENT_TYPE = "application/a2a+json"
+
+export const signatureOf = (token: string, timestamp: string, body: string): string =>
+  `v1=${createHmac("sha256", token).update(`${timestamp}.${body}`).digest("hex")}`
+
+export interface Notification {
+  readonly deliveryId: string
+  readonly body: string
+  readonly token: string
+  readonly authScheme: string
+  readonly authCredentials: string
+}
+
+export const headersOf = (n: Notification, timestamp: string): Record<string, string> => ({
+  "content-type": PUSH_CONTENT_TYPE,
+  "x-a2a-delivery-id": n.deliveryId,
+  "x-a2a-timestamp": timestamp,
+  "x-a2a-signature": signatureOf(n.token, timestamp, n.body),
+  "x-a2a-notification-token": n.token,
+  ...(n.authScheme !== "" && n.authCredentials !== "" ? { authorization: `${n.authScheme} ${n.authCredentials}` } : {})
+})
+
+/** POSTs to the checked address; answers the status of a 2xx, fails on anything else. */
+export const postNotification = (target: WebhookTarget, n: Notification, timestamp: string, timeoutMs: number): Effect.Effect<number, PostFailed> =>
+  Effect.async<number, PostFailed>((resume, signal) => {
+    // The connection goes to the checked address whatever the resolver would answer now.
+    const lookup: LookupFunction = (_host, options, callback) => {
+      if (typeof options === "object" && options.all === true) {
+        ;(callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: target.address, family: target.family }])
+      } else callback(null, target.address, target.family)
+    }
+    const client = target.url.protocol === "https:" ? https : http
+    const body = Buffer.from(n.body, "utf8")
+    const req = client.request(target.url, {
+      method: "POST",
+      headers: { ...headersOf(n, timestamp), "content-length": String(body.length) },
+      lookup,
+      timeout: timeoutMs,
+      signal
+    }, (res) => {
+      res.resume()
+      const status = res.statusCode ?? 0
+      res.on("end", () => {
+        if (status >= 200 && status < 300) resume(Effect.succeed(status))
+        else if (status >= 300 && status < 400) resume(Effect.fail(new PostFailed({ reason: `HTTP ${status}: redirects are not followed` })))
+        else resume(Effect.fail(new PostFailed({ reason: `HTTP ${status}` })))
+      })
+      res.on("error", (e) => resume(Effect.fail(new PostFailed({ reason: e.message }))))
+    })
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)))
+    req.on("error", (e) => resume(Effect.fail(new PostFailed({ reason: e.message }))))
+    req.end(body)
+  })

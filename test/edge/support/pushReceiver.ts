@@ -1,0 +1,75 @@
+/**
+ * A loopback webhook (node:http on 127.0.0.1) for the push tests: records every POST (headers,
+ * body), answers from a script (a status per request, then 200), and checks each signature the
+ * way docs/REFERENCE.md tells a receiver to.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto"
+import http from "node:http"
+
+export interface Received {
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: string
+  readonly json: Record<string, any>
+  readonly status: number
+}
+
+export interface Receiver {
+  readonly url: string
+  readonly port: number
+  readonly received: Array<Received>
+  /**
+   * Statuses for the next requests, in order (then 200); a `location` makes it a redirect; a `path`
+   * keeps the answer for requests to that path (another test's late notification cannot take it).
+   */
+  readonly script: Array<{ readonly status: number; readonly location?: string; readonly path?: string }>
+  readonly close: () => Promise<void>
+}
+
+/** The receiver's check, as documented: HMAC-SHA256 over "<timestamp>.<body>" keyed by the token. */
+export const verifySignature = (token: string, headers: http.IncomingHttpHeaders, body: string): boolean => {
+  const timestamp = String(headers["x-a2a-timestamp"] ?? "")
+  const given = String(headers["x-a2a-signature"] ?? "")
+  const expected = `v1=${createHmac("sha256", token).update(`${timestamp}.${body}`).digest("hex")}`
+  return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+}
+
+export const startReceiver = async (): Promise<Receiver> => {
+  const received: Array<Received> = []
+  const script: Array<{ status: number; location?: string; path?: string }> = []
+  const server = http.createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8")
+      const at = script.findIndex((s) => s.path === undefined || s.path === req.url)
+      const next = at === -1 ? { status: 200 } : script.splice(at, 1)[0]!
+      let json: Record<string, any> = {}
+      try {
+        json = JSON.parse(body) as Record<string, any>
+      } catch {
+        json = {}
+      }
+      received.push({ headers: req.headers, body, json, status: next.status })
+      res.writeHead(next.status, next.location === undefined ? {} : { location: next.location })
+      res.end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as { port: number }).port
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    port,
+    received,
+    script,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+/** Waits (bounded: 30 s in 50 ms steps) until `done` holds. */
+export const eventually = async (done: () => boolean, what: string): Promise<void> => {
+  for (let i = 0; i < 600; i++) {
+    if (done()) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`not reached: ${what}`)
+}
