@@ -14,6 +14,7 @@ import pgMemory from "./pg/0004_memory.ts"
 import pgConsole from "./pg/0006_console.ts"
 import pgEpochMs from "./pg/0007_epoch_ms.ts"
 import pgChangeFeed from "./pg/0008_change_feed.ts"
+import pgMcpSessions from "./pg/0011_mcp_sessions.ts"
 import identity from "./sqlite/0001_identity.ts"
 import ledger from "./sqlite/0002_ledger.ts"
 import inbox from "./sqlite/0003_inbox.ts"
@@ -21,6 +22,7 @@ import memory from "./sqlite/0004_memory.ts"
 import consoleStops from "./sqlite/0006_console.ts"
 import epochMs from "./sqlite/0007_epoch_ms.ts"
 import changeFeed from "./sqlite/0008_change_feed.ts"
+import mcpSessions from "./sqlite/0011_mcp_sessions.ts"
 
 type Migration = Effect.Effect<unknown, unknown, SqlClient.SqlClient>
 
@@ -42,5 +44,7 @@ export const migrations: Record<string, Migration> = {
   "0005_inbox_history": inboxHistory,
   "0006_console": forDialects({ sqlite: consoleStops, pg: pgConsole }),
   "0007_epoch_ms": forDialects({ sqlite: epochMs, pg: pgEpochMs }),
-  "0008_change_feed": forDialects({ sqlite: changeFeed, pg: pgChangeFeed })
+  "0008_change_feed": forDialects({ sqlite: changeFeed, pg: pgChangeFeed }),
+  // 0009 and 0010 are taken by work merged beside this one.
+  "0011_mcp_sessions": forDialects({ sqlite: mcpSessions, pg: pgMcpSessions })
 }
