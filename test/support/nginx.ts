@@ -62,7 +62,9 @@ pid ${prefix}/nginx.pid;
 error_log ${prefix}/error.log warn;
 events { worker_connections 512; }
 http {
-    access_log ${prefix}/access.log;
+    # The tests' own: which replica answered each request (the documented block sets no log).
+    log_format replicas '$request_method $status $upstream_addr $http_mcp_session_id';
+    access_log ${prefix}/access.log replicas;
     client_body_temp_path ${prefix}/client_body;
     proxy_temp_path ${prefix}/proxy;
     fastcgi_temp_path ${prefix}/fastcgi;
@@ -92,12 +94,33 @@ export const ensureNginx = async (): Promise<string> => {
   return DEBIAN_NGINX
 }
 
+export interface PassedRequest {
+  readonly method: string
+  readonly status: number
+  /** The replicas nginx tried, in order (a refused one first, then the one that answered). */
+  readonly upstreams: ReadonlyArray<string>
+  readonly sessionId: string | undefined
+}
+
+/** The lines of the `replicas` log format (wrapConfig). */
+export const parseAccessLog = (text: string): ReadonlyArray<PassedRequest> =>
+  text.split("\n").filter((l) => l.trim() !== "").map((line) => {
+    const [method = "", status = "0", upstream = "-", ...rest] = line.split(" ")
+    // Several replicas tried: "127.0.0.1:1, 127.0.0.1:2" (the space after the comma splits it too).
+    const more = rest.slice(0, -1)
+    const session = rest.at(-1)
+    const upstreams = [upstream, ...more].join(" ").split(",").map((u) => u.trim()).filter((u) => u !== "" && u !== "-")
+    return { method, status: Number(status), upstreams, sessionId: session === undefined || session === "-" ? undefined : session }
+  })
+
 export interface Nginx {
   readonly url: string
   readonly port: number
   readonly prefix: string
   /** The end of error.log (for failure messages). */
   readonly errors: () => string
+  /** The requests nginx passed on so far, in order: method, status, the replica(s) tried, the session id ("-": none). */
+  readonly passed: () => ReadonlyArray<PassedRequest>
   /** Kills nginx (SIGKILL to the master and, by its process group, its worker) and removes the prefix. Idempotent. */
   readonly stop: () => Promise<void>
 }
@@ -152,7 +175,11 @@ export const startNginx = async (upstreams: ReadonlyArray<string>): Promise<Ngin
       await stop()
       throw new Error(`nginx exited during start-up: ${why}`)
     }
-    if (await accepts(port)) return { url: `http://127.0.0.1:${port}`, port, prefix, errors, stop }
+    const passed = () => {
+      const file = path.join(prefix, "access.log")
+      return fs.existsSync(file) ? parseAccessLog(fs.readFileSync(file, "utf8")) : []
+    }
+    if (await accepts(port)) return { url: `http://127.0.0.1:${port}`, port, prefix, errors, passed, stop }
     await new Promise((r) => setTimeout(r, 50))
   }
   const why = errors()
