@@ -99,7 +99,7 @@ describe("two replicas on one PostgreSQL behind nginx", () => {
     const t0 = Date.now()
     const stopped = await call(onB, "agent_run_stop", { run_id: runId })
     expect(["stopping", "stopped"]).toContain(stopped["status"])
-    const [waitedA, waitedB] = await Promise.all(waits)
+    const [waitedA, waitedB] = (await Promise.all(waits)) as [Json, Json]
     expect(waitedA["timed_out"]).toBe(false)
     expect(waitedB["timed_out"]).toBe(false)
     expect(waitedA["status"]).toBe("cancelled")
