@@ -60,7 +60,7 @@ export const MAX_STORED_SESSIONS_PER_CLIENT = 4 * MAX_SESSIONS_PER_CLIENT
 /** The handshake-free protocol revision. */
 const MODERN_PROTOCOL = "2026-07-28"
 /** SSE comment frames on open streams: proxies and clients drop a silent connection. */
-const KEEP_ALIVE_MS = 15_000
+export const KEEP_ALIVE_MS = 15_000
 /** `bridge.run_retention_days` when no config is provided (its default): a task's ttlMs. */
 const DEFAULT_RETENTION_DAYS = 7
 const DAY_MS = 86_400_000
