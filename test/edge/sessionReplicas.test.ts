@@ -6,7 +6,7 @@
  * delete the row, so no replica brings it back. Runs on SQLite and PostgreSQL (`TestDb`).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Duration, Effect, Layer, TestClock } from "effect"
+import { Context, Duration, Effect, Layer, Option, TestClock } from "effect"
 import { makeCatalog } from "../../src/edge/mcp/catalog/clientCatalog.ts"
 import type { ServerKind } from "../../src/edge/mcp/catalog/listing.ts"
 import { McpSessions, McpSessionsLive, type McpSessionsShape } from "../../src/edge/mcp/McpSessions.ts"
@@ -136,4 +136,24 @@ describe("2025-era sessions over two replicas", () => {
       expect((yield* store.stillOpen([id])).size).toBe(0)
       expect((yield* list(b, alice, id)).status).toBe(404)
     }))
+
+  it.effect("the store keeps a client's newest sessions past its cap, and finds none unused since the cutoff", () =>
+    Effect.gen(function* () {
+      const store = yield* McpSessionStore
+      const row = (sessionId: string, client: string, lastSeenAt: number) =>
+        ({ sessionId, client, kind: "agents", keyDigest: "d", protocolVersion: MCP_PROTOCOL, clientInfo: { name: "x" }, capabilities: {}, lastSeenAt })
+      expect(yield* store.record(row("s1", "alice", 1_000), 2)).toEqual([])
+      expect(yield* store.record(row("s2", "alice", 2_000), 2)).toEqual([])
+      expect(yield* store.record(row("b1", "bob", 500), 2)).toEqual([])
+      expect(yield* store.record(row("s3", "alice", 3_000), 2)).toEqual(["s1"])
+      expect([...(yield* store.stillOpen(["s1", "s2", "s3", "b1"]))].sort()).toEqual(["b1", "s2", "s3"])
+      const found = yield* store.find("s2", 2_000)
+      expect(Option.getOrThrow(found)).toMatchObject({ client: "alice", clientInfo: { name: "x" }, capabilities: {}, lastSeenAt: 2_000 })
+      expect(Option.isNone(yield* store.find("s2", 2_001))).toBe(true)
+      yield* store.touch("s2", 5_000)
+      yield* store.touch("s2", 4_000)
+      expect(Option.getOrThrow(yield* store.find("s2", 0)).lastSeenAt).toBe(5_000)
+      expect(yield* store.expire(3_500)).toBe(2)
+      expect([...(yield* store.stillOpen(["s2", "s3", "b1"]))]).toEqual(["s2"])
+    }).pipe(Effect.provide(McpSessionStoreLive.pipe(Layer.provideMerge(TestDb)))))
 })
