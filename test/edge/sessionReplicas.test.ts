@@ -107,15 +107,19 @@ describe("2025-era sessions over two replicas", () => {
       expect((yield* list(b, alice, id)).status).toBe(200)
     }).pipe(Effect.scoped))
 
-  it.live("DELETE through B ends the session on A too, and no replica brings it back", () =>
+  it.live("DELETE through B ends the session on A too, and no replica brings it back; A keeps its other sessions", () =>
     Effect.gen(function* () {
       const { a, b } = yield* replicas()
       const { id } = yield* initialize(a, alice)
+      const other = yield* initialize(a, alice)
       const deleted = yield* send(b, alice, "DELETE", id)
       expect(deleted.status).toBe(200)
-      expect(yield* eventually(Effect.map(a.size, (n) => n === 0))).toBe(true)
+      expect(yield* eventually(Effect.map(a.size, (n) => n === 1))).toBe(true)
       expect((yield* list(a, alice, id)).status).toBe(404)
       expect((yield* list(b, alice, id)).status).toBe(404)
+      // The session still recorded stays open on A (its copy, not a rebuilt one: B has none).
+      expect((yield* list(a, alice, other.id)).status).toBe(200)
+      expect(yield* b.size).toBe(0)
     }).pipe(Effect.scoped))
 
   it.live("a replica's shutdown closes its copies only: the session lives on through the other", () =>

@@ -224,15 +224,20 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             onsessioninitialized: async (id) => {
               const at = now()
               const recorded = restoring === undefined && handshake !== undefined && Option.isSome(store)
-              sessions.set(id, { transport, kind, owner: identity.caller.client, token: identity.token, lastSeen: at, lastStored: restoring === undefined && !recorded ? 0 : at })
+              sessions.set(id, { transport, kind, owner: identity.caller.client, token: identity.token, lastSeen: at, lastStored: restoring === undefined ? 0 : at })
               enforceCap(identity.caller.client)
               // Recorded before the answer to initialize leaves: the client's next request may reach another replica.
               if (recorded) {
                 const row: StoredSession = { sessionId: id, client: identity.caller.client, kind, keyDigest: digestKey(identity.token), lastSeenAt: at, ...handshake }
                 await run(storeStep("recording a session", (s) =>
-                  Effect.flatMap(s.record(row, MAX_STORED_SESSIONS_PER_CLIENT), (beyond) =>
-                    beyond.length === 0 ? Effect.void : Effect.zipRight(announceEnded, Effect.forEach(beyond, close, { discard: true }))
-                  )
+                  Effect.flatMap(s.record(row, MAX_STORED_SESSIONS_PER_CLIENT), (beyond) => {
+                    // Recorded: touched from now on, and checked when sessions end elsewhere.
+                    const own = sessions.get(id)
+                    if (own !== undefined) own.lastStored = at
+                    return (
+                      beyond.length === 0 ? Effect.void : Effect.zipRight(announceEnded, Effect.forEach(beyond, close, { discard: true }))
+                    )
+                  })
                 ))
               }
             },
@@ -336,9 +341,16 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
       yield* Effect.forkScoped(Effect.repeat(sweepIdle, Schedule.spaced(Duration.minutes(1))))
 
       // ── Sessions ended through another replica (DELETE, the cap, expiry): close the copies here.
-      const dropEnded = storeStep("checking sessions ended elsewhere", (s) =>
-        Effect.flatMap(s.stillOpen([...sessions.keys()]), (open) => Effect.forEach([...sessions.keys()].filter((id) => !open.has(id)), close, { discard: true }))
-      )
+      // Suspended: the copies open when a change arrives. Only copies with a row are checked (one whose
+      // recording failed lives here alone, as before the store).
+      const dropEnded = Effect.suspend(() => {
+        const recorded = [...sessions.entries()].filter(([, s]) => s.lastStored > 0).map(([id]) => id)
+        return recorded.length === 0
+          ? Effect.void
+          : storeStep("checking sessions ended elsewhere", (s) =>
+            Effect.flatMap(s.stillOpen(recorded), (open) => Effect.forEach(recorded.filter((id) => !open.has(id)), close, { discard: true }))
+          )
+      })
       if (Option.isSome(feed) && Option.isSome(store)) {
         const ended = yield* feed.value.subscribe("sessions")
         yield* ended.pipe(Stream.runForEach(() => dropEnded), Effect.forkScoped)
