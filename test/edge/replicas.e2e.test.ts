@@ -1,15 +1,15 @@
 /**
- * Two bridge daemons on one PostgreSQL behind nginx, configured as docs/DEPLOY.md says (issue 25
+ * Three bridge daemons on one PostgreSQL behind nginx, configured as docs/DEPLOY.md says (issue 25
  * item 1): real processes (`agent-bridge serve`), a server of this file's own (`usePostgres`), the
  * Hermes simulator in this process (it outlives the daemons), nginx from Debian's package with the
  * documented block (test/support/nginx.ts; its access log tells which replica answered).
  *
- * - 2026-07-28: requests spread over both replicas, and every run tool works through nginx; a run
+ * - 2026-07-28: requests spread over every replica, and every run tool works through nginx; a run
  *   started through nginx is read, waited on and stopped through each replica directly (the follower
- *   stays on the replica that started it; a wait on the other wakes by the change feed).
- * - 2025 era: `initialize` lands on one replica, later requests of the session on the other, all
+ *   stays on the replica that started it; a wait on another wakes by the change feed).
+ * - 2025 era: `initialize` lands on one replica, later requests of the session on the others, all
  *   answer; the replica that opened the session is SIGKILLed and the session goes on through the
- *   other (it rebuilds it from the session store).
+ *   others (each rebuilds it from the session store).
  */
 import type { Client } from "@modelcontextprotocol/client"
 import * as fs from "node:fs"
@@ -30,10 +30,12 @@ const call = async (c: Client, name: string, args: Json): Promise<Json> => {
   expect(errorTextOf(result), `${name} answered an error`).toBe("")
   return structured(result)
 }
+/** Replicas behind nginx (the in-process pair of test/edge/sessionReplicas.test.ts covers two). */
+const REPLICAS = 3
 /** The same admin key on every replica (docs/DEPLOY.md: `bridge.admin_key`). */
 const ADMIN_KEY = "hal0bk_replicas0test0admin0key0000000000"
 
-describe("two replicas on one PostgreSQL behind nginx", () => {
+describe("three replicas on one PostgreSQL behind nginx", () => {
   const pg = usePostgres()
   let sim: SimulatorAsync | undefined
   let nginx: Nginx | undefined
@@ -46,7 +48,8 @@ describe("two replicas on one PostgreSQL behind nginx", () => {
     const url = await pg.database(ctx)
     sim = await startSimulatorAsync({ generation: "new" })
     const dir = tempDir()
-    const ports = [await freeLoopbackPort(), await freeLoopbackPort()]
+    const ports: Array<number> = []
+    for (let i = 0; i < REPLICAS; i++) ports.push(await freeLoopbackPort())
     const started = await Promise.all(ports.map((port, i) => {
       const configFile = path.join(dir, `replica-${i}.yaml`)
       fs.writeFileSync(configFile, YAML.stringify({
@@ -74,7 +77,7 @@ describe("two replicas on one PostgreSQL behind nginx", () => {
     await sim?.close()
   }, 60_000)
 
-  it("2026-07-28 through nginx: calls spread over both replicas; a run started there is read, waited on and stopped through each", async (ctx) => {
+  it("2026-07-28 through nginx: calls spread over every replica; a run started there is read, waited on and stopped through each", async (ctx) => {
     const proxy = await setUp(ctx)
     const client = await connect(proxy.url, "modern")
     const before = proxy.passed().length
@@ -109,7 +112,7 @@ describe("two replicas on one PostgreSQL behind nginx", () => {
     expect(settledMs).toBeLessThan(20_000)
   }, 240_000)
 
-  it("2025 era through nginx: one session served by both replicas, and by the survivor after the one that opened it is SIGKILLed", async (ctx) => {
+  it("2025 era through nginx: one session served by several replicas, and by the survivors after the one that opened it is SIGKILLed", async (ctx) => {
     const proxy = await setUp(ctx)
     const before = proxy.passed().length
     const client = await connect(proxy.url, "legacy")
@@ -121,7 +124,7 @@ describe("two replicas on one PostgreSQL behind nginx", () => {
     expect(sessionId).toBeDefined()
     const ofSession = passed.filter((r) => r.sessionId === sessionId && r.method === "POST")
     expect(ofSession.every((r) => r.status === 200 || r.status === 202)).toBe(true)
-    expect(new Set(ofSession.flatMap((r) => r.upstreams)).size).toBe(2)
+    expect(new Set(ofSession.flatMap((r) => r.upstreams)).size).toBe(REPLICAS)
 
     // The replica that answered initialize (the first POST without a session id) dies the hard way.
     const opener = passed.find((r) => r.method === "POST" && r.sessionId === undefined)!.upstreams.at(-1)!
