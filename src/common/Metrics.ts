@@ -40,6 +40,8 @@ export interface MetricsShape {
   /** A text or JSON tree on its way out had something masked. */
   readonly redactionApplied: () => void
   readonly observeStore: (facts: StoreFacts) => void
+  /** Sets the `replica` label every metric carries (`bridge.replica_id`); the same value again is a no-op. */
+  readonly labelReplica: (replica: string) => void
   /** The text exposition of every metric. */
   readonly render: () => Promise<string>
   readonly contentType: string
@@ -114,6 +116,7 @@ export const makeMetrics = (): MetricsShape => {
       ledgerEvents.set(facts.ledgerEvents)
       databaseBytes.set(facts.databaseBytes)
     },
+    labelReplica: (replica) => registry.setDefaultLabels({ replica }),
     render: () => registry.metrics(),
     contentType: registry.contentType
   }

@@ -69,9 +69,20 @@ export const BridgeSection = Schema.Struct({
   /** The daemon's log: the least severe level written, and one logfmt (`text`) or JSON line per entry. */
   log_level: withDefault(Schema.Literal("debug", "info", "warn", "error"), () => "info" as const),
   log_format: withDefault(Schema.Literal("text", "json"), () => "text" as const),
+  /**
+   * This daemon's name among replicas on one database (`/metrics` label `replica`); unset: `host:port`
+   * (`replicaIdOf`). A plain number from the environment is taken as its text.
+   */
+  replica_id: Schema.optional(
+    Schema.Union(NonEmpty, Schema.transform(Schema.Number, Schema.String, { strict: true, decode: (n) => String(n), encode: (t) => Number(t) }))
+  ),
   /** A bearer token for `GET /metrics` only (a scraper then needs no admin key); the admin key always works too. */
   metrics_token: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(16))))
 })
+
+/** The replica's name: `bridge.replica_id`, else `host:port` of its listener. */
+export const replicaIdOf = (bridge: { readonly host: string; readonly port: number; readonly replica_id?: string | undefined }): string =>
+  bridge.replica_id ?? `${bridge.host}:${bridge.port}`
 
 /** How the bridge reaches one Hermes API server and which key it presents. */
 export const HermesEndpoint = Schema.Struct({

@@ -25,6 +25,7 @@ import { RunsLive } from "../services/runs/RunsLive.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
 import { StopRequestsLive } from "../services/console/stopRequests.ts"
+import { McpSessionStoreLive } from "../services/mcp-sessions/McpSessionStore.ts"
 import { StopRequestsRetention } from "../services/console/stopRetention.ts"
 import { PushConfigsLive } from "../services/a2aPush/PushConfigs.ts"
 import { PushRetention } from "../services/a2aPush/pushRetention.ts"
@@ -116,6 +117,8 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     Layer.provideMerge(Layer.merge(PushConfigsLive, options.webhookResolver ?? WebhookResolverLive)),
     // What the console and /metrics read, each from its table's owner.
     Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)),
+    // The 2025-era MCP sessions as rows, so that every replica on the database serves them.
+    Layer.provideMerge(McpSessionStoreLive),
     Layer.provideMerge(servicesLayer(config, options))
   )
   return markReady.pipe(Layer.provideMerge(serving))

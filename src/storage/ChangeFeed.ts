@@ -10,7 +10,7 @@
  *   on every topic (`topic: "*"`). PostgreSQL (a later driver, `pg/`): one `LISTEN` per topic
  *   (`PgClient.listen`) on the channel `agent_bridge_<topic>`, fed by a statement-level trigger on
  *   the owner's table (`clients` → keys, `inbox` → inbox, `run_stop_requests` → stops, `runs` →
- *   runs) calling `pg_notify`, which PostgreSQL delivers at commit: every writer is heard (the CLI,
+ *   runs, `mcp_sessions` deletes → sessions) calling `pg_notify`, which PostgreSQL delivers at commit: every writer is heard (the CLI,
  *   another daemon, psql by hand) without any of them announcing itself. A payload may carry a key.
  * - **this process changed X** (`notify`): wakes this process's subscribers of that topic at once.
  *   Other processes hear the commit itself through their driver, so `notify` never leaves the process.
@@ -23,8 +23,8 @@
 import { Context, Effect, Layer, PubSub, type Scope, Stream } from "effect"
 
 /** What changed: the owners that watch for other processes' writes. */
-export type Topic = "keys" | "inbox" | "stops" | "runs"
-export const TOPICS: ReadonlyArray<Topic> = ["keys", "inbox", "stops", "runs"]
+export type Topic = "keys" | "inbox" | "stops" | "runs" | "sessions"
+export const TOPICS: ReadonlyArray<Topic> = ["keys", "inbox", "stops", "runs", "sessions"]
 
 export interface Change {
   /** `"*"`: the driver cannot tell which (SQLite's `data_version`); every topic's subscribers get it. */

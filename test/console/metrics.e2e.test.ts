@@ -68,6 +68,14 @@ describe("GET /metrics", () => {
     expect(post.status).toBe(405)
   })
 
+  it("labels every sample with the replica: host:port of its listener when bridge.replica_id is unset", async () => {
+    const all = await samples()
+    expect(all.length).toBeGreaterThan(10)
+    const replica = daemon.url.replace("http://", "")
+    expect(replica).not.toMatch(/:0$/)
+    expect(all.filter((s) => s.labels["replica"] !== replica)).toEqual([])
+  })
+
   it("moves its counters with a run", async () => {
     const before = await samples()
     const started = await call("agent_run", { agent: "hermes", input: "[sim:secrets] check the deploy" })

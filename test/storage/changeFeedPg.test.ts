@@ -75,6 +75,14 @@ describe.skipIf(TEST_DIALECT !== "pg")("the change feed on PostgreSQL", () => {
         yield* byOther((sql) => sql`DELETE FROM run_stop_requests`)
         expect(yield* feed.check).toBe(true)
         expect(yield* next(q.get("stops")!)).toEqual({ topic: "stops", origin: "other" })
+        // MCP sessions (migration 0011): a new or touched session tells nobody, an ended one tells every replica.
+        yield* byOther((sql) => sql`INSERT INTO mcp_sessions (session_id, client, server_kind, key_digest, protocol_version, client_info, capabilities, created_at, last_seen_at)
+          VALUES ('s1', 'bob', 'agents', 'd1', '2025-11-25', '{}', '{}', 1, 1)`)
+        yield* byOther((sql) => sql`UPDATE mcp_sessions SET last_seen_at = 2 WHERE session_id = 's1'`)
+        expect(yield* feed.check).toBe(false)
+        yield* byOther((sql) => sql`DELETE FROM mcp_sessions WHERE session_id = 's1'`)
+        expect(yield* feed.check).toBe(true)
+        expect(yield* next(q.get("sessions")!)).toEqual({ topic: "sessions", origin: "other" })
       }).pipe(Effect.provide(layer), Effect.scoped)
     }).pipe(Effect.scoped), 60_000)
 

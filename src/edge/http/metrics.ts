@@ -6,9 +6,10 @@
  * (the CLI included).
  */
 import { SqlClient } from "@effect/sql"
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Redacted } from "effect"
+import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option, Redacted } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
+import { replicaIdOf } from "../../config/schema.ts"
 import { bearerToken, digestKey, sameDigest } from "../../services/auth/apiKeys.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import { Metrics } from "../../common/Metrics.ts"
@@ -48,6 +49,18 @@ const storeFacts = Effect.gen(function* () {
   }
 })
 
+/**
+ * This replica's name: `bridge.replica_id`, else `host:port`, with the port the listener was given
+ * when the configured one is 0 (any free port).
+ */
+const replicaId = Effect.gen(function* () {
+  const bridge = (yield* AppConfig).bridge
+  if (bridge.replica_id !== undefined || bridge.port !== 0) return replicaIdOf(bridge)
+  const server = yield* Effect.serviceOption(HttpServer.HttpServer)
+  const bound = Option.flatMap(server, (s) => (s.address._tag === "TcpAddress" ? Option.some(s.address.port) : Option.none()))
+  return replicaIdOf({ ...bridge, port: Option.getOrElse(bound, () => bridge.port) })
+})
+
 export const metricsResponse = Effect.gen(function* () {
   const req = yield* HttpServerRequest.HttpServerRequest
   if (req.method !== "GET") {
@@ -57,6 +70,7 @@ export const metricsResponse = Effect.gen(function* () {
     return forbidden("/metrics needs the admin key or bridge.metrics_token as a bearer token")
   }
   const metrics = yield* Metrics
+  metrics.labelReplica(yield* replicaId)
   metrics.observeStore(yield* storeFacts)
   const text = yield* Effect.promise(() => metrics.render())
   return HttpServerResponse.text(text, { contentType: metrics.contentType, headers: { "cache-control": "no-store" } })

@@ -9,6 +9,13 @@
  *   closed on DELETE, after an idle period, when its client's key is revoked or rotated, or when the
  *   daemon shuts down.
  *
+ * 2025-era sessions are recorded in `McpSessionStore` (when the daemon provides it) so that every
+ * replica on one database serves them: a session id this process has not seen is looked up there
+ * (the same client and key) and its SDK server and transport rebuilt (`sessionRestore.ts`). This
+ * process's copies are a cache of the store: a DELETE, the client's cap, a revoked key and idle
+ * expiry delete the row, and every replica closes its copy when it hears of it (the `sessions`
+ * topic of the change feed); a replica's shutdown closes only its own copies.
+ *
  * In both, every request is authenticated by the edge on its own: the caller is the request's key,
  * never the session's. Tool calls in flight are tracked (`inFlight.ts`) so that revoking a key ends
  * its calls at once (`auth.forbidden`) and shutdown answers every open call (`bridge.unavailable`)
@@ -22,26 +29,38 @@ import { AuthForbidden } from "../../domain/errors.ts"
 import { Caller } from "../../request/Caller.ts"
 import { Progress } from "../../request/Progress.ts"
 import { Auth } from "../../services/auth/Auth.ts"
+import { digestKey } from "../../services/auth/apiKeys.ts"
+import { McpSessionStore, type StoredSession } from "../../services/mcp-sessions/McpSessionStore.ts"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 import type { Catalog, ServerKind } from "./catalog/listing.ts"
 import { makeInFlight } from "./inFlight.ts"
 import { authInfoFor, identityOf, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"
 import { callRuntime } from "./runTool.ts"
+import { handshakeOf, replayHandshake } from "./sessionRestore.ts"
 import { makeSkillsBridge } from "./skillsExtension.ts"
 import { makeTasksBridge } from "./tasks/tasksExtension.ts"
 
 export { SERVER_NAMES, SERVER_VERSION } from "./mcpServer.ts"
 
 const IDLE_LIMIT = Duration.minutes(30)
+/** How often a session's stored last use is moved forward (a write per request would be a write per call). */
+const TOUCH_EVERY_MS = 60_000
 /**
  * Sessions one client may hold. Each is an SDK server and transport kept until DELETE or 30 idle
  * minutes, so a client that never sends DELETE, or initializes in a loop, would otherwise grow the
  * map without bound; past this, its least recently used session is closed.
  */
 export const MAX_SESSIONS_PER_CLIENT = 64
+/**
+ * Sessions one client may hold recorded in the store, over every replica: the cap above is each
+ * process's (its least recently used copy goes, and its row with it), this one bounds the rows that
+ * replicas which died left behind until their idle expiry (oldest stored use first).
+ */
+export const MAX_STORED_SESSIONS_PER_CLIENT = 4 * MAX_SESSIONS_PER_CLIENT
 /** The handshake-free protocol revision. */
 const MODERN_PROTOCOL = "2026-07-28"
 /** SSE comment frames on open streams: proxies and clients drop a silent connection. */
-const KEEP_ALIVE_MS = 15_000
+export const KEEP_ALIVE_MS = 15_000
 /** `bridge.run_retention_days` when no config is provided (its default): a task's ttlMs. */
 const DEFAULT_RETENTION_DAYS = 7
 const DAY_MS = 86_400_000
@@ -55,6 +74,8 @@ interface Session {
   /** The key that opened it: a GET stream lives on after its request, and ends when the key does. */
   readonly token: string
   lastSeen: number
+  /** When its stored last use was last moved (0: not recorded). */
+  lastStored: number
 }
 
 /**
@@ -157,34 +178,110 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
 
       // ── 2025 era: sessions, in order of last use, least recent first (a used one moves to the end).
       const sessions = new Map<string, Session>()
+      const store = yield* Effect.serviceOption(McpSessionStore)
+      const feed = yield* Effect.serviceOption(ChangeFeed)
+      /**
+       * Sessions' rows were deleted: this process's other subscribers (another McpSessions on the same
+       * feed) hear it at once; other processes hear the commit (PostgreSQL's trigger, SQLite's poll).
+       */
+      const announceEnded = Option.match(feed, { onNone: () => Effect.void, onSome: (f) => f.notify("sessions") })
+      /** A store step in the background of a request: its failure is logged, the request goes on. */
+      const storeStep = <A, E>(what: string, step: (s: typeof store extends Option.Option<infer S> ? S : never) => Effect.Effect<A, E>) =>
+        Option.match(store, {
+          onNone: () => Effect.void,
+          onSome: (s) => step(s).pipe(Effect.asVoid, Effect.catchAllCause((cause) => Effect.logWarning(`mcp: ${what} in the session store failed`, cause)))
+        })
 
+      /** Closes this process's copy of a session (the stored row, and so other replicas' copies, stay). */
       const close = (id: string) => {
         const s = sessions.get(id)
         sessions.delete(id)
         return s === undefined ? Effect.void : Effect.promise(() => s.transport.close().catch(() => undefined))
       }
+      /** Ends sessions everywhere: deletes their rows (other replicas hear it) and closes the copies here. */
+      const end = (ids: ReadonlyArray<string>) =>
+        ids.length === 0
+          ? Effect.void
+          : storeStep("deleting sessions", (s) => Effect.zipRight(s.remove(ids), announceEnded)).pipe(Effect.zipRight(Effect.forEach(ids, close, { discard: true })))
 
-      /** Closes `owner`'s least recently used sessions beyond its cap. */
+      /** Closes `owner`'s least recently used sessions beyond its cap (here; the store keeps its own cap). */
       const enforceCap = (owner: string) => {
         const own = [...sessions].filter(([, s]) => s.owner === owner).map(([id]) => id)
-        for (const id of own.slice(0, Math.max(0, own.length - MAX_SESSIONS_PER_CLIENT))) void run(close(id))
+        const beyond = own.slice(0, Math.max(0, own.length - MAX_SESSIONS_PER_CLIENT))
+        if (beyond.length > 0) void run(end(beyond))
       }
 
-      const open = (kind: ServerKind, identity: RequestIdentity) =>
+      /**
+       * A session's SDK server and transport. New: the transport makes its id at `initialize` and it
+       * is recorded with what the handshake said (`handshake`). Restored (`restoring`): the stored id
+       * and handshake are replayed into it, and nothing is recorded again.
+       */
+      const open = (kind: ServerKind, identity: RequestIdentity, handshake: ReturnType<typeof handshakeOf>, restoring?: StoredSession) =>
         Effect.promise(async () => {
           const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-            sessionIdGenerator: randomUUID,
+            sessionIdGenerator: restoring === undefined ? randomUUID : () => restoring.sessionId,
             keepAliveMs: KEEP_ALIVE_MS,
-            onsessioninitialized: (id) => {
-              sessions.set(id, { transport, kind, owner: identity.caller.client, token: identity.token, lastSeen: now() })
+            onsessioninitialized: async (id) => {
+              const at = now()
+              const recorded = restoring === undefined && handshake !== undefined && Option.isSome(store)
+              sessions.set(id, { transport, kind, owner: identity.caller.client, token: identity.token, lastSeen: at, lastStored: restoring === undefined ? 0 : at })
               enforceCap(identity.caller.client)
+              // Recorded before the answer to initialize leaves: the client's next request may reach another replica.
+              if (recorded) {
+                const row: StoredSession = { sessionId: id, client: identity.caller.client, kind, keyDigest: digestKey(identity.token), lastSeenAt: at, ...handshake }
+                await run(storeStep("recording a session", (s) =>
+                  Effect.flatMap(s.record(row, MAX_STORED_SESSIONS_PER_CLIENT), (beyond) => {
+                    // Recorded: touched from now on, and checked when sessions end elsewhere.
+                    const own = sessions.get(id)
+                    if (own !== undefined) own.lastStored = at
+                    return (
+                      beyond.length === 0 ? Effect.void : Effect.zipRight(announceEnded, Effect.forEach(beyond, close, { discard: true }))
+                    )
+                  })
+                ))
+              }
             },
             onsessionclosed: (id) => {
               sessions.delete(id)
+              return run(storeStep("deleting a session", (s) => Effect.zipRight(s.remove([id]), announceEnded)))
             }
           })
           await makeMcpServer(kind, deps).connect(transport)
+          if (restoring !== undefined) {
+            await replayHandshake(transport, restoring, authInfoFor(identity)).catch(async (e) => {
+              await transport.close().catch(() => undefined)
+              throw e
+            })
+          }
           return transport
+        })
+
+      /**
+       * A session this process has no copy of, rebuilt from the store when it is recorded there for
+       * this client, server and key and was used within the idle limit; else none. Concurrent requests
+       * of one session share one rebuild.
+       */
+      const restoring = new Map<string, Promise<Session | undefined>>()
+      const restore = (kind: ServerKind, identity: RequestIdentity, sid: string): Effect.Effect<Session | undefined> =>
+        Option.match(store, {
+          onNone: () => Effect.succeed(undefined),
+          onSome: (s) =>
+            Effect.suspend(() => {
+              const pending = restoring.get(sid)
+              if (pending !== undefined) return Effect.promise(() => pending)
+              const rebuild = Effect.gen(function* () {
+                const found = yield* s.find(sid, now() - Duration.toMillis(IDLE_LIMIT))
+                if (Option.isNone(found)) return undefined
+                const row = found.value
+                if (row.kind !== kind || row.client !== identity.caller.client || row.keyDigest !== digestKey(identity.token)) return undefined
+                yield* open(kind, identity, undefined, row)
+                yield* Effect.logDebug("mcp: session rebuilt from the store").pipe(Effect.annotateLogs({ client: row.client }))
+                return sessions.get(sid)
+              }).pipe(Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("mcp: rebuilding a stored session failed", cause), undefined)))
+              const promise = run(rebuild).finally(() => restoring.delete(sid))
+              restoring.set(sid, promise)
+              return Effect.promise(() => promise)
+            })
         })
 
       const sessionNotFound = () =>
@@ -197,15 +294,19 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         Effect.gen(function* () {
           let transport: WebStandardStreamableHTTPServerTransport
           if (sid !== null) {
-            const s = sessions.get(sid)
+            const s = sessions.get(sid) ?? (yield* restore(kind, identity, sid))
             // A session belongs to the client that opened it, on the server it opened.
             if (s === undefined || s.kind !== kind || s.owner !== identity.caller.client) return sessionNotFound()
             s.lastSeen = now()
             sessions.delete(sid)
             sessions.set(sid, s)
+            if (s.lastStored > 0 && s.lastSeen - s.lastStored >= TOUCH_EVERY_MS) {
+              s.lastStored = s.lastSeen
+              yield* Effect.forkDaemon(storeStep("touching a session", (st) => st.touch(sid, s.lastSeen)))
+            }
             transport = s.transport
           } else {
-            transport = yield* open(kind, identity)
+            transport = yield* open(kind, identity, handshakeOf(parsedBody))
           }
           const res = yield* Effect.promise(() => transport.handleRequest(request, sdkOptions(identity, parsedBody)))
           return request.method === "GET" ? withStreamPrelude(res) : res
@@ -232,9 +333,28 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
       const sweepIdle = Effect.suspend(() => {
         const cutoff = now() - Duration.toMillis(IDLE_LIMIT)
         const idle = [...sessions.entries()].filter(([, s]) => s.lastSeen < cutoff).map(([id]) => id)
-        return Effect.forEach(idle, close, { discard: true })
+        // Here: the copies unused here (one used through another replica since is rebuilt if it comes
+        // back). In the store: the sessions no replica touched within the limit, whose copies every
+        // replica then closes (the `sessions` topic).
+        return Effect.zipRight(Effect.forEach(idle, close, { discard: true }), storeStep("expiring sessions", (s) => Effect.flatMap(s.expire(cutoff), (n) => (n > 0 ? announceEnded : Effect.void))))
       })
       yield* Effect.forkScoped(Effect.repeat(sweepIdle, Schedule.spaced(Duration.minutes(1))))
+
+      // ── Sessions ended through another replica (DELETE, the cap, expiry): close the copies here.
+      // Suspended: the copies open when a change arrives. Only copies with a row are checked (one whose
+      // recording failed lives here alone, as before the store).
+      const dropEnded = Effect.suspend(() => {
+        const recorded = [...sessions.entries()].filter(([, s]) => s.lastStored > 0).map(([id]) => id)
+        return recorded.length === 0
+          ? Effect.void
+          : storeStep("checking sessions ended elsewhere", (s) =>
+            Effect.flatMap(s.stillOpen(recorded), (open) => Effect.forEach(recorded.filter((id) => !open.has(id)), close, { discard: true }))
+          )
+      })
+      if (Option.isSome(feed) && Option.isSome(store)) {
+        const ended = yield* feed.value.subscribe("sessions")
+        yield* ended.pipe(Stream.runForEach(() => dropEnded), Effect.forkScoped)
+      }
 
       // ── Revocation: a key that no longer authenticates ends its calls and its sessions.
       const auth = yield* Effect.serviceOption(Auth)
@@ -249,7 +369,7 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         const stale = yield* Effect.filter([...sessions.entries()], ([, s]) =>
           Effect.map(stillValid({ caller: { client: s.owner, isAdmin: false, scopes: [] }, token: s.token }), (ok) => !ok)
         )
-        yield* Effect.forEach(stale, ([id]) => close(id), { discard: true })
+        yield* end(stale.map(([id]) => id))
       }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("mcp: checking open requests' keys failed", cause)))
       if (Option.isSome(auth)) {
         // Each change to the clients table (this process's, or the CLI's from its own process, which
@@ -257,9 +377,10 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         yield* auth.value.changes().pipe(Stream.runForEach(() => recheckKeys), Effect.forkScoped)
       }
 
+      // Suspended: the sessions open when it runs (not when it was defined, which closed none).
       const closeAll = Effect.zipRight(
         Effect.sync(() => deps.tasks?.closeStreams()),
-        Effect.forEach([...sessions.keys()], close, { discard: true })
+        Effect.suspend(() => Effect.forEach([...sessions.keys()], close, { discard: true }))
       )
       const drain = inFlight.drain.pipe(Effect.zipRight(closeAll))
       yield* Effect.addFinalizer(() => closeAll)
