@@ -16,6 +16,7 @@
  */
 import type { Client } from "@modelcontextprotocol/client"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import pg from "pg"
 import * as YAML from "yaml"
@@ -204,4 +205,27 @@ describe("replicas on one PostgreSQL: one follower per run, failover on SIGKILL,
     expect(followedIn(staying.process.output(), second)).toEqual(new Set(second))
     await allCompleted(staying, second)
   }, 400_000)
+
+  it("a cluster port in use: the daemon does not start, and names the cluster's address and key", async (ctx) => {
+    const url = await pgServer.database(ctx)
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    cleanups.push(() => new Promise((resolve) => taken.close(resolve)))
+    const clusterPort = (taken.address() as net.AddressInfo).port
+    const dir = tempDir()
+    const port = await freeLoopbackPort()
+    const configFile = path.join(dir, "agent-bridge.yaml")
+    fs.writeFileSync(configFile, YAML.stringify({
+      bridge: { port, data_dir: path.join(dir, "data"), admin_key: ADMIN_KEY },
+      storage: { url },
+      cluster: { port: clusterPort }
+    }))
+    const failed = await spawnDaemon({ configFile, port, readyTimeoutMs: 120_000 }).then(
+      (d) => d.kill("SIGKILL").then(() => "started"),
+      (e: Error) => e.message
+    )
+    expect(failed).toContain("exited during start-up (code 1)")
+    expect(failed).toContain(`cannot listen for the other replicas on 127.0.0.1:${clusterPort}`)
+    expect(failed).toContain("cluster.port")
+  }, 180_000)
 })
