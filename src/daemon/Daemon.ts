@@ -57,7 +57,7 @@ export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {
   // cluster, whose runner is released after the run service (its followers end first).
   const followers = Option.match(clusterAddress(config), {
     onNone: () => RunFollowersLocal,
-    onSome: (address) => RunFollowersCluster.pipe(Layer.provide(ClusterRunnerLive(address)))
+    onSome: (address) => RunFollowersCluster.pipe(Layer.provide(ClusterRunnerLive(address, config.storage.pool_max)))
   })
   // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).
   const services = Layer.mergeAll(AgentsLive, CapabilitiesLive, AuthLive, RunsLive.pipe(Layer.provide(followers))).pipe(

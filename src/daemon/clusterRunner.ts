@@ -30,6 +30,19 @@ export class ClusterListenFailed extends Data.TaggedError("ClusterListenFailed")
   }
 }
 
+/**
+ * The pool must hold the shard locks' reserved connection beside the migration lock's at start, and
+ * leave the stores at least one: below this the start would wait on itself.
+ */
+export const CLUSTER_POOL_MIN = 3
+
+/** `storage.pool_max` too small for a runner (see `CLUSTER_POOL_MIN`). */
+export class ClusterPoolTooSmall extends Data.TaggedError("ClusterPoolTooSmall")<{ readonly poolMax: number }> {
+  override get message() {
+    return `storage.pool_max is ${this.poolMax}: a daemon in a cluster needs at least ${CLUSTER_POOL_MIN} connections (one holds its shard locks); raise it, or set cluster.port: 0`
+  }
+}
+
 const shardingConfig = (address: ClusterAddress) =>
   ShardingConfig.layer({
     runnerAddress: Option.some(RunnerAddress.make(address.host, address.port)),
@@ -52,10 +65,12 @@ const storageUnderLock = Layer.scopedContext(
   })
 ).pipe(Layer.orDie)
 
-/** Sharding with this daemon as a runner at `address`. */
+/** Sharding with this daemon as a runner at `address`, over a pool of `poolMax` connections. */
 export const ClusterRunnerLive = (
-  address: ClusterAddress
-): Layer.Layer<Sharding.Sharding, ClusterListenFailed, SqlClient.SqlClient> => {
+  address: ClusterAddress,
+  poolMax: number
+): Layer.Layer<Sharding.Sharding, ClusterListenFailed | ClusterPoolTooSmall, SqlClient.SqlClient> => {
+  if (poolMax < CLUSTER_POOL_MIN) return Layer.fail(new ClusterPoolTooSmall({ poolMax }))
   const listening = layerSocketServer.pipe(
     Layer.mapError((cause) => new ClusterListenFailed({ address: `${address.host}:${address.port}`, cause }))
   )

@@ -4,12 +4,13 @@
  * no port to derive: bridge port 0) is no cluster; the env overrides like every section's; a bad
  * port is refused with its key named. A start failure on the cluster's port names cluster's keys.
  */
-import { Either, Option } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Cause, Effect, Either, Exit, Layer, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { clusterAddress, clusterPort } from "../../src/config/cluster.ts"
 import { loadConfig } from "../../src/config/load.ts"
 import { failureLine } from "../../src/daemon/startFailure.ts"
-import { ClusterListenFailed } from "../../src/daemon/clusterRunner.ts"
+import { ClusterListenFailed, ClusterRunnerLive, CLUSTER_POOL_MIN } from "../../src/daemon/clusterRunner.ts"
 import { tempDir } from "../support/daemon.ts"
 
 const PG = "postgres://bridge@127.0.0.1:5432/bridge"
@@ -52,5 +53,18 @@ describe("cluster configuration", () => {
     expect(line).toContain("cluster.port")
     expect(line).toContain("EADDRINUSE")
     expect(line).not.toContain("8765")
+  })
+
+  it("a pool too small for a runner ends the start with one line naming storage.pool_max", async () => {
+    const exit = await Effect.runPromiseExit(
+      Layer.build(ClusterRunnerLive({ host: "127.0.0.1", port: 9765 }, CLUSTER_POOL_MIN - 1)).pipe(
+        Effect.scoped,
+        Effect.provideService(SqlClient.SqlClient, {} as SqlClient.SqlClient)
+      )
+    )
+    expect(Exit.isFailure(exit)).toBe(true)
+    const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+    const line = failureLine(error, { what: "agent-bridge serve", dataDir: "/tmp/x", port: 8765 })
+    expect(line).toBe(`agent-bridge serve: storage.pool_max is 2: a daemon in a cluster needs at least 3 connections (one holds its shard locks); raise it, or set cluster.port: 0`)
   })
 })
