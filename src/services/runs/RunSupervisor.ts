@@ -6,6 +6,10 @@
  * A follower that fails or dies is restarted with backoff, never dropped: the run stays followed
  * until the ledger says it ended. The followers do not belong to any tool call, so a cancelled
  * request never stops one.
+ *
+ * Replicas on one PostgreSQL database have a second implementation with the same loop
+ * (`superviseFollow`): an `@effect/cluster` entity per run (`clusterFollowers.ts`); `RunFollowers.ts`
+ * picks one.
  */
 import { Cause, Duration, Effect, FiberMap, Schedule, type Scope } from "effect"
 
