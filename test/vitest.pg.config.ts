@@ -15,6 +15,7 @@ import base from "../vitest.config.ts"
  * of their own (in the ordinary run): test/storage/{postgresSupport, pgOutage}.test.ts,
  * test/cli/{storageFaults.process, storageCopy}.test.ts, test/reliability/pgRestart.e2e.test.ts,
  * test/inbox/storePlace.test.ts (its SQLite case beside);
+ * test/runs/runs-failover.e2e.test.ts (replicas: PostgreSQL only);
  * no data: test/inbox/chromiumSetup.test.ts; the browser pages (test/inbox/browser.e2e.test.ts) read
  * the routes test/inbox/routes.test.ts checks on both, so Chromium runs once, on SQLite.
  */

@@ -124,6 +124,18 @@ export const StorageSection = Schema.Struct({
   statement_timeout_ms: withDefault(Schema.Int.pipe(Schema.between(100, 3_600_000)), () => 5000)
 })
 
+/**
+ * Runner-to-runner traffic of the run followers on PostgreSQL (docs/DEPLOY.md, "Several replicas"):
+ * the address other replicas reach this one at, for `@effect/cluster`'s messages. `port` unset: the
+ * bridge port + 1000 (none when the bridge port is 0 or above 64535); `0`: no cluster, this daemon
+ * follows the runs it starts and finds unfinished itself, as on SQLite. Without `storage.url` the
+ * section is ignored. `host` is both listened on and told to the other replicas.
+ */
+export const ClusterSection = Schema.Struct({
+  host: withDefault(NonEmpty, () => "127.0.0.1"),
+  port: Schema.optional(Port)
+})
+
 export const ToolFilter = Schema.Struct({
   include: withDefault(Schema.Array(NonEmpty), () => []),
   exclude: withDefault(Schema.Array(NonEmpty), () => [])
@@ -151,6 +163,7 @@ export const ConfigFile = Schema.Struct({
     () => ({ enabled: true, webhook_allow: [] })
   ),
   storage: withDefault(StorageSection, () => Schema.decodeSync(StorageSection)({})),
+  cluster: withDefault(ClusterSection, () => Schema.decodeSync(ClusterSection)({})),
   skills: withDefault(Schema.Struct({ dropin_dir: Schema.optional(NonEmpty) }), () => ({})),
   /** Closed inbox rows (decided, expired, withdrawn) are deleted this many days after closing; pending ones never. */
   inbox: withDefault(
@@ -161,5 +174,6 @@ export const ConfigFile = Schema.Struct({
 })
 export type ConfigFile = typeof ConfigFile.Type
 export type StorageSection = typeof StorageSection.Type
+export type ClusterSection = typeof ClusterSection.Type
 export type HermesEndpoint = typeof HermesEndpoint.Type
 export type ClientSettings = typeof ClientSettings.Type

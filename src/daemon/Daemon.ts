@@ -4,7 +4,7 @@
  * run followers, then storage.
  */
 import { NodeFileSystem, NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { AppConfig, AppConfigLive } from "../config/AppConfig.ts"
 import type { ResolvedConfig } from "../config/load.ts"
@@ -22,6 +22,10 @@ import type { ToolDef } from "../edge/mcp/ToolDef.ts"
 import { agentTools } from "../edge/mcp/agent-tools/index.ts"
 import { TeachServices } from "./teachServices.ts"
 import { RunsLive } from "../services/runs/RunsLive.ts"
+import { RunFollowersLocal } from "../services/runs/RunFollowers.ts"
+import { RunFollowersCluster } from "../services/runs/clusterFollowers.ts"
+import { clusterAddress } from "../config/cluster.ts"
+import { ClusterRunnerLive } from "./clusterRunner.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
 import { StopRequestsLive } from "../services/console/stopRequests.ts"
@@ -57,8 +61,14 @@ export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {
   const storage = ChangeFeedLive.pipe(Layer.provideMerge(DbForStores(config)))
   const hermes: Layer.Layer<HermesClient | SimulatorInfo, SimServeError, AppConfig | Redactor> =
     options.hermes === undefined ? HermesClientLive : Layer.merge(options.hermes, SimulatorInfoNone)
+  // Who follows the runs: this daemon alone, or (PostgreSQL with a cluster address) the replicas'
+  // cluster, whose runner is released after the run service (its followers end first).
+  const followers = Option.match(clusterAddress(config), {
+    onNone: () => RunFollowersLocal,
+    onSome: (address) => RunFollowersCluster.pipe(Layer.provide(ClusterRunnerLive(address, config.storage.pool_max)))
+  })
   // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).
-  const services = Layer.mergeAll(AgentsLive, CapabilitiesLive, AuthLive, RunsLive).pipe(
+  const services = Layer.mergeAll(AgentsLive, CapabilitiesLive, AuthLive, RunsLive.pipe(Layer.provide(followers))).pipe(
     Layer.provideMerge(TeachServices),
     Layer.provideMerge(hermes)
   )

@@ -81,3 +81,37 @@ export const A2A_PUSH_POST_TIMEOUT_MS = 10_000
 export const A2A_PUSH_POLL_MS = 250
 /** Notifications sent per worker pass (more wait for the next pass, oldest first). */
 export const A2A_PUSH_PER_PASS = 50
+
+// Several replicas (PostgreSQL): the run followers' failover through @effect/cluster
+
+/**
+ * The numbers behind "another replica follows a run within 10 s of its follower's death"
+ * (docs/ARCHITECTURE.md, "Who follows a run"). A SIGKILLed replica's shard locks (PostgreSQL
+ * advisory locks) go with its sessions at once; what the others wait for is its runner row to look
+ * dead: no heartbeat for `lockExpirationMs`. The heartbeat (and the lock refresh) runs every
+ * `lockRefreshMs`, a third of the expiry, so a live replica that misses one beat keeps its shards.
+ * Then a survivor sees the new membership within `assignmentsRefreshMs`, takes the shards (its
+ * acquisition loop retries each second) and reads the dead replica's unanswered Follow messages
+ * within `messagePollMs`: 4 + 1 + 1 + 0.5 ≈ 6.5 s at worst, measured 3–5.2 s
+ * (test/runs/runs-failover.e2e.test.ts). Shorter expiries would
+ * make a replica on a loaded machine (or a slow PostgreSQL) lose its shards while alive.
+ *
+ * On SIGTERM a replica unregisters at once and ends its followers after at most
+ * `terminationTimeoutMs` (a follower never ends by itself before its run does, so the wait is
+ * always the whole timeout), then frees its locks: measured, it exits 1.7–2.3 s after the signal
+ * and its runs move on elsewhere 2.8 s after it (the others retry the locks each second).
+ *
+ * `shards`: runs are spread over this many shards (hash of the run id); fixed for a deployment
+ * (every replica must use the same number). 64 spreads 2–3 replicas evenly and keeps each poll
+ * of the message table one small query.
+ */
+export const CLUSTER_TIMING = {
+  shards: 64,
+  lockRefreshMs: 1_300,
+  lockExpirationMs: 4_000,
+  assignmentsRefreshMs: 1_000,
+  messagePollMs: 500,
+  terminationTimeoutMs: 1_000
+} as const
+/** The cluster port when `cluster.port` is unset: the bridge port plus this. */
+export const CLUSTER_PORT_OFFSET = 1000

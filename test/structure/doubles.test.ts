@@ -22,7 +22,8 @@ export const SUBSTITUTES: Readonly<Record<string, { readonly double: string; rea
   ChangeFeedBump: { double: "ChangeFeedTest", reason: "the change feed double's own handle (\"another process committed\"): ChangeFeedTest provides both" },
   OperatorStops: { double: "OperatorStopsRecording", reason: "records requests and does nothing else; over LedgerTest it needs no daemon" },
   Redactor: { double: "RedactorWith", reason: "pure and in memory; RedactorWith(secrets) registers the test's secrets" },
-  Lifecycle: { double: "LifecycleAt", reason: "a Ref in memory: LifecycleAt(phase) starts in the phase the test needs" }
+  Lifecycle: { double: "LifecycleAt", reason: "a Ref in memory: LifecycleAt(phase) starts in the phase the test needs" },
+  RunFollowers: { double: "RunFollowersLocal", reason: "the single daemon's FiberMap, in memory; the run service falls back to it when no RunFollowers is given" }
 }
 
 export type Sources = ReadonlyMap<string, string>

@@ -6,6 +6,10 @@
  * A follower that fails or dies is restarted with backoff, never dropped: the run stays followed
  * until the ledger says it ended. The followers do not belong to any tool call, so a cancelled
  * request never stops one.
+ *
+ * Replicas on one PostgreSQL database have a second implementation with the same loop
+ * (`superviseFollow`): an `@effect/cluster` entity per run (`clusterFollowers.ts`); `RunFollowers.ts`
+ * picks one.
  */
 import { Cause, Duration, Effect, FiberMap, Schedule, type Scope } from "effect"
 
@@ -26,25 +30,39 @@ export interface RunSupervisor {
   readonly isFollowed: (runId: string) => Effect.Effect<boolean>
 }
 
+/**
+ * The follow loop of one run, restarted with backoff until `followOnce` returns (the run is
+ * terminal in the ledger). Succeeds then; fails only with an interruption-only cause (shutdown, or a
+ * shard that moved), which the caller re-raises or ignores. Shared by both supervisors.
+ */
+export const superviseFollow = <E>(
+  followOnce: (runId: string, resume: boolean) => Effect.Effect<void, E>,
+  runId: string,
+  fresh: boolean
+): Effect.Effect<void, Cause.Cause<E>> => {
+  let attempts = 0
+  return Effect.suspend(() => followOnce(runId, !(fresh && attempts++ === 0))).pipe(
+    // Defects are restarted like failures; only interruption ends a follower early.
+    Effect.sandbox,
+    Effect.tapError((cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logWarning("run follower failed; restarting", cause)
+    ),
+    Effect.retry({ schedule: RESTART_SCHEDULE, while: (cause) => !Cause.isInterruptedOnly(cause) }),
+    Effect.annotateLogs({ runId })
+  )
+}
+
+/** One daemon's followers: a FiberMap in the caller's scope (SQLite, or PostgreSQL without a cluster). */
 export const makeRunSupervisor = <E>(
   followOnce: (runId: string, resume: boolean) => Effect.Effect<void, E>
 ): Effect.Effect<RunSupervisor, never, Scope.Scope> =>
   Effect.gen(function* () {
     const fibers = yield* FiberMap.make<string>()
 
-    const supervised = (runId: string, fresh: boolean) => {
-      let attempts = 0
-      return Effect.suspend(() => followOnce(runId, !(fresh && attempts++ === 0))).pipe(
-        // Defects are restarted like failures; only interruption (shutdown) ends a follower early.
-        Effect.sandbox,
-        Effect.tapError((cause) =>
-          Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logWarning("run follower failed; restarting", cause)
-        ),
-        Effect.retry({ schedule: RESTART_SCHEDULE, while: (cause) => !Cause.isInterruptedOnly(cause) }),
-        Effect.catchAll((cause) => Effect.logDebug("run follower ended", cause)),
-        Effect.annotateLogs({ runId })
+    const supervised = (runId: string, fresh: boolean) =>
+      superviseFollow(followOnce, runId, fresh).pipe(
+        Effect.catchAll((cause) => Effect.logDebug("run follower ended", cause).pipe(Effect.annotateLogs({ runId })))
       )
-    }
 
     return {
       attach: (runId, options) =>

@@ -22,7 +22,7 @@ import { isLedgerFailure, Ledger, ledgerFailureText, type LedgerError, type Ledg
 import { LedgerLive } from "./LedgerSql.ts"
 import { startRetention } from "./retention.ts"
 import { makeRunSignals } from "./RunSignals.ts"
-import { makeRunSupervisor } from "./RunSupervisor.ts"
+import { localFollowers, RunFollowers } from "./RunFollowers.ts"
 import { makeStart } from "./startRun.ts"
 import { makeViews } from "./views.ts"
 import { makeWaits } from "./waits.ts"
@@ -50,7 +50,9 @@ export const makeRuns = Effect.gen(function* () {
   const signals = yield* makeRunSignals
   const locks = makeRunLocks()
   const follower = makeFollower({ ledger, hermes, inbox, signals, locks, quietCheck: Duration.millis(config.hermes.quiet_check_ms) })
-  const supervisor = yield* makeRunSupervisor(follower.followOnce)
+  // One daemon's FiberMap, or the replicas' cluster on PostgreSQL (RunFollowers.ts).
+  const followers = Option.getOrElse(yield* Effect.serviceOption(RunFollowers), () => localFollowers)
+  const supervisor = yield* followers.make(follower.followOnce)
   const views = makeViews({ ledger, redactor, inbox })
   const waits = makeWaits({ ledger, signals, views, feed })
   const control = makeControl({ ledger, hermes, signals, locks, reconcile: follower.reconcile })
@@ -68,7 +70,8 @@ export const makeRuns = Effect.gen(function* () {
 
   // Re-attach: every run the ledger holds as unfinished gets its follower back.
   const unfinished = yield* ledger.active.pipe(Effect.orDie)
-  yield* Effect.forEach(unfinished, (r) => supervisor.attach(r.runId), { discard: true })
+  // With a cluster each attach stores a Follow message (a duplicate of a live one is dropped).
+  yield* Effect.forEach(unfinished, (r) => supervisor.attach(r.runId), { discard: true, concurrency: 8 })
   if (unfinished.length > 0) yield* Effect.logInfo(`re-attached ${unfinished.length} unfinished runs`)
   yield* startRetention(ledger, config.bridge.run_retention_days)
 

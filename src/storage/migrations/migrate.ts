@@ -32,6 +32,14 @@ const underPgLock = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A,
     })
   )
 
+/**
+ * Runs `effect` under the migrations' lock on PostgreSQL (as is elsewhere): `@effect/cluster`
+ * creates its tables when its storage layers are built, with the same race between two daemons
+ * starting at once, so they are built under this lock too (daemon/clusterRunner.ts).
+ */
+export const underMigrationLock = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.onDialectOrElse({ pg: () => underPgLock(sql, effect), orElse: () => effect }))
+
 /** The migrations applied by this call (id and name), after waiting for any other migrator on PostgreSQL. */
 export const migrate = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
