@@ -1,8 +1,9 @@
 /**
  * The Python A2A SDK (`a2a-sdk` 1.3 from PyPI) against a whole daemon with the simulator: it fetches
- * the card, sends a message to completion (then reads and lists the task), answers an input-required
- * task, cancels a working one, and is told "task not found" for another client's task exactly as for
- * a made-up id. Nothing it does leaves loopback (the proxy sink stays empty).
+ * the card, sends a message to completion (then reads and lists the task), streams one, answers an
+ * input-required task, cancels a working one, receives signed push notifications at a loopback
+ * receiver of its own that verifies them, and is told "task not found" for another client's task
+ * exactly as for a made-up id. Nothing it does leaves loopback (the proxy sink stays empty).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
@@ -18,7 +19,7 @@ let key: string
 beforeAll(async () => {
   sink = await startProxySink()
   sim = await startSimulatorAsync({})
-  daemon = await startDaemon(testConfig({ hermes: { url: sim.url, key: sim.profile("default").key } }, tempDir()))
+  daemon = await startDaemon(testConfig({ hermes: { url: sim.url, key: sim.profile("default").key }, a2a: { webhook_allow: ["127.0.0.1"] } }, tempDir()))
   key = await daemon.addClient("python-peer", ["agents", "a2a"])
 }, 60_000)
 afterAll(async () => {
@@ -44,6 +45,24 @@ describe("the Python a2a-sdk client", () => {
     expect(done.text).toContain('I looked into "summarise the repo"')
     expect(done.history).toBe(1)
     expect(done.listed).toBe(true)
+  })
+
+  it("streams a message: the task first, then status and artifact updates, ending COMPLETED with the output", async () => {
+    const out = await run("stream", "stream this")
+    expect(out.kinds[0]).toBe("task")
+    expect(out.kinds).toContain("status_update")
+    expect(out.kinds).toContain("artifact_update")
+    expect(out.state).toBe("TASK_STATE_COMPLETED")
+    expect(out.text).toContain('I looked into "stream this"')
+  })
+
+  it("receives signed push notifications for its task, through COMPLETED, each verified by the receiver", async () => {
+    const out = await run("push")
+    expect(out.config_task).toBe(out.task)
+    const seen = out.seen as Array<{ signed: boolean; token: boolean; delivery: string; state: string; task: string }>
+    expect(seen.map((n) => n.state)).toContain("TASK_STATE_COMPLETED")
+    for (const n of seen) expect(n).toMatchObject({ signed: true, token: true, task: out.task })
+    expect(new Set(seen.map((n) => n.delivery)).size).toBe(seen.length)
   })
 
   it("answers an input-required task with a message to it", async () => {

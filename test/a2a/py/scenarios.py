@@ -6,9 +6,14 @@ which the test (test/a2a/python.a2a.ts) checks; an A2A error is printed as {"err
 raised, so the test sees which error the SDK decoded.
 """
 import asyncio
+import hashlib
+import hmac
+import http.server
 import json
 import os
 import sys
+import threading
+import time
 import uuid
 
 import httpx
@@ -25,6 +30,7 @@ from a2a.types import (
     SendMessageConfiguration,
     SendMessageRequest,
     SubscribeToTaskRequest,
+    TaskPushNotificationConfig,
     TaskState,
 )
 from a2a.utils.errors import A2AError
@@ -143,6 +149,53 @@ async def foreign(http):
     return out
 
 
+class Receiver(http.server.BaseHTTPRequestHandler):
+    """A loopback webhook that verifies each POST as docs/REFERENCE.md "Push notifications" says."""
+
+    token = ""
+    seen: list = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("content-length", "0")))
+        stamp = self.headers.get("x-a2a-timestamp", "")
+        expected = "v1=" + hmac.new(Receiver.token.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
+        signed = hmac.compare_digest(expected, self.headers.get("x-a2a-signature", ""))
+        fresh = abs(time.time() * 1000 - float(stamp or 0)) < 300_000
+        task = json.loads(body).get("task", {})
+        Receiver.seen.append({
+            "signed": signed and fresh,
+            "token": self.headers.get("x-a2a-notification-token") == Receiver.token,
+            "delivery": self.headers.get("x-a2a-delivery-id", ""),
+            "state": task.get("status", {}).get("state", ""),
+            "task": task.get("id", ""),
+        })
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+async def push(client_http):
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    try:
+        _, client = await client_for(client_http, False)
+        slow = await send(client, message("[sim:slow=1s] notify me"), return_immediately=True)
+        Receiver.token = "py-" + uuid.uuid4().hex
+        config = await client.create_task_push_notification_config(TaskPushNotificationConfig(
+            task_id=slow.id, url=f"http://127.0.0.1:{receiver.server_address[1]}/hook", token=Receiver.token,
+        ))
+        # Bounded wait for the completed task's notification (the worker polls every 250 ms).
+        for _ in range(150):
+            if any(n["state"] == "TASK_STATE_COMPLETED" for n in Receiver.seen):
+                break
+            await asyncio.sleep(0.2)
+        return {"task": slow.id, "config_task": config.task_id, "seen": Receiver.seen}
+    finally:
+        receiver.shutdown()
+
+
 SCENARIOS = {
     "card": card,
     "complete": complete,
@@ -150,6 +203,7 @@ SCENARIOS = {
     "cancel": cancel,
     "stream": stream,
     "foreign": foreign,
+    "push": push,
 }
 
 
