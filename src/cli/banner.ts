@@ -12,6 +12,10 @@ import { ADMIN_KEY_FILE } from "../services/auth/Auth.ts"
 import { cliCommand } from "./invocation.ts"
 
 /** The banner's facts, in the order the block shows them. */
+/** Where the admin key is read from: its file in the data dir, or the config (replicas share one). */
+const adminKeyPlace = (config: ResolvedConfig): string =>
+  config.bridge.admin_key === undefined ? path.join(config.dataDir, ADMIN_KEY_FILE) : "bridge.admin_key in the config"
+
 export const bannerFields = (config: ResolvedConfig, address: string, simulatorUrl: string | null) => ({
   address,
   mcp_agents: `${address}/mcp/agents/mcp${config.bridge.enabled ? "" : "  [disabled: bridge.enabled is false]"}`,
@@ -19,7 +23,7 @@ export const bannerFields = (config: ResolvedConfig, address: string, simulatorU
   health: `${address}/healthz`,
   inbox: `${address}/inbox`,
   data_dir: config.dataDir,
-  admin_key: `${config.bridge.admin_key === undefined ? path.join(config.dataDir, ADMIN_KEY_FILE) : "bridge.admin_key in the config"} (signs in to /inbox)`,
+  admin_key: `${adminKeyPlace(config)} (signs in to /inbox)`,
   config: config.source ?? "(none: defaults and AGENT_BRIDGE_* environment)",
   hermes: simulatorUrl !== null
     ? `built-in simulator at ${simulatorUrl} (no Hermes configured; set hermes.url to use a real one)`

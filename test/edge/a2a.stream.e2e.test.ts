@@ -84,8 +84,9 @@ const taskText = (task: Json) => ((task["artifacts"]?.[0]?.parts ?? []) as Array
 
 const metric = async (name: string) => {
   const text = await (await fetch(`${daemon.url}/metrics`, { headers: { authorization: `Bearer ${daemon.adminKey}` } })).text()
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `))
-  return line === undefined ? Number.NaN : Number(line.split(" ")[1])
+  // Every sample carries labels (at least `replica`): the value is the line's last field.
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+  return line === undefined ? Number.NaN : Number(line.split(" ").at(-1))
 }
 const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean, limitMs = 10_000): Promise<A> => {
   const deadline = Date.now() + limitMs

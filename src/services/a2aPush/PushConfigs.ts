@@ -110,7 +110,7 @@ export interface NewConfig {
   readonly client: string
   readonly url: string
   readonly token: string
-  /** False when the bridge made the token: replacing the config then keeps the token it had (a retried request). */
+  /** False when the bridge made the token; a retried request that replaces the config keeps the one made before. */
   readonly tokenGiven: boolean
   readonly authScheme: string
   readonly authCredentials: string

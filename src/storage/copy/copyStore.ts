@@ -13,7 +13,7 @@ import { createHash } from "node:crypto"
 import { Context, Data, Effect } from "effect"
 import { countPg, insertPg, movePastPg, pgTables, readPgBatch } from "../pg/copyTargetPg.ts"
 import { countSqlite, readSqliteBatch } from "../sqlite/copySourceSqlite.ts"
-import { COPY_BATCH, COPY_PLAN, type CopyTable } from "./plan.ts"
+import { COPY_BATCH, COPY_PLAN, type CopyTable, NOT_COPIED_PREFIXES } from "./plan.ts"
 
 /** The copy stopped: `message` is one sentence for the operator (no URL, no row values). */
 export class CopyFailed extends Data.TaggedError("CopyFailed")<{ readonly message: string }> {}
@@ -66,7 +66,7 @@ export const copyStore = (options: {
   Effect.gen(function* () {
     const { source, target } = options
     const tables = yield* pgTables(target)
-    const unknown = [...tables.keys()].filter((t) => !COPY_PLAN.some((p) => p.name === t))
+    const unknown = [...tables.keys()].filter((t) => !COPY_PLAN.some((p) => p.name === t) && !NOT_COPIED_PREFIXES.some((x) => t.startsWith(x)))
     if (unknown.length > 0) {
       return yield* new CopyFailed({ message: `the target holds tables the copy does not know (${unknown.join(", ")}); it copies only into an empty database of this bridge version` })
     }

@@ -30,8 +30,19 @@ export const COPY_PLAN: ReadonlyArray<CopyTable> = [
   { name: "a2a_push_configs", key: ["run_id", "config_id"] },
   { name: "a2a_push_outbox", key: ["delivery_id"] },
   { name: "inbox", key: ["id"], fromRowid: "insert_seq", identity: "insert_seq" },
-  { name: "memory_notes", key: ["seq"], derived: ["search"], identity: "seq" }
+  { name: "memory_notes", key: ["seq"], derived: ["search"], identity: "seq" },
+  // The 2025-era MCP sessions (migration 0011): a stopped box's sessions, which clients may resume
+  // on the moved daemon within their idle limit.
+  { name: "mcp_sessions", key: ["session_id"] }
 ]
 
 /** Rows per read and per INSERT (runs has 24 columns: far under PostgreSQL's 65535 parameters). */
 export const COPY_BATCH = 500
+
+/**
+ * Tables in the target that are not the bridge's data and are neither copied nor refused:
+ * `@effect/cluster`'s (`cluster_*`: runners, shard locks, its mailbox of Follow messages), which a
+ * daemon on the database creates and a SQLite box never had.
+ */
+export const NOT_COPIED_PREFIXES: ReadonlyArray<string> = ["cluster_"]
+
