@@ -3,7 +3,7 @@
  * flag means "not supported"; a build without the endpoint (404) supports nothing optional.
  * Answers are cached per profile and refreshed after `ttl`; failures are not cached.
  */
-import { Cache, Duration, Effect, Exit } from "effect"
+import { Cache, Cause, Duration, Effect, Exit } from "effect"
 import type { HermesFeatures } from "./HermesClient.ts"
 
 type Json = { readonly [k: string]: unknown }
@@ -90,10 +90,36 @@ export const featureGaps = (o: OptionalFeatures) => {
   return { lacks: names.filter((n) => o[n] === false), unknown: names.filter((n) => o[n] === null) }
 }
 
-/** A per-profile cache of `lookup`: successes live `ttl`, failures are asked again next time. */
+/** How many times a caller starts a lookup again after another caller's was interrupted under it. */
+const LOOKUP_RETRIES = 8
+
+/**
+ * A per-profile cache of `lookup`: successes live `ttl`, failures are asked again next time.
+ *
+ * Effect's `Cache` runs a lookup in the fiber of the caller that missed, and when that caller is
+ * interrupted (the agents list's probe gives up after 1.8 s, doctor after 3 s, a client cancels its
+ * call) every caller waiting on the same lookup is interrupted with it: a client's steer or start
+ * ended as "interrupted" because someone else's probe timed out. So `get` starts the lookup again
+ * when it sees an interruption that is not its own (its own is never caught: a fiber being
+ * interrupted skips failure handlers), and drops a failure at once rather than keeping it until the
+ * clock moves past its zero time to live.
+ */
 export const makeFeatureCache = <E>(lookup: (profile: string) => Effect.Effect<HermesFeatures, E>, ttl: Duration.DurationInput) =>
-  Cache.makeWith({
-    capacity: 256,
-    lookup,
-    timeToLive: (exit) => (Exit.isSuccess(exit) ? ttl : Duration.zero)
-  })
+  Effect.map(
+    Cache.makeWith({
+      capacity: 256,
+      lookup,
+      timeToLive: (exit) => (Exit.isSuccess(exit) ? ttl : Duration.zero)
+    }),
+    (cache) => {
+      const get = (profile: string, retries: number): Effect.Effect<HermesFeatures, E> =>
+        cache.get(profile).pipe(
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause) && retries > 0
+              ? get(profile, retries - 1)
+              : Effect.zipRight(cache.invalidate(profile), Effect.failCause(cause))
+          )
+        )
+      return { get: (profile: string) => get(profile, LOOKUP_RETRIES) }
+    }
+  )
