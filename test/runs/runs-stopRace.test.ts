@@ -2,6 +2,8 @@
  * A stop whose answer Hermes sends after the run's `run.cancelled`: the follower may see the run end
  * while the stop is still waiting for Hermes. The stop's own record (`run.stopping`, with the
  * operator as its actor) must still be stored, before the end, and the stop must answer the run.
+ * Likewise an answer whose reply Hermes sends after its `clarify.responded` echo: the client's
+ * `clarify.answered` (with the answer) is the one recorded, not a bare echo without it.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
@@ -29,6 +31,26 @@ describe("a stop racing the run's end", () => {
       expect(stopping, JSON.stringify(types.map((e) => e.type))).toBeGreaterThanOrEqual(0)
       expect(types[stopping]!.data).toEqual({ by: "operator", via: "cli" })
       expect(cancelled).toBeGreaterThan(stopping)
+    }).pipe(Effect.provide(TestDb), Effect.scoped))
+})
+
+describe("an answer racing Hermes's echo of it", () => {
+  it.live("records the client's answer, once, though Hermes echoes it before its reply to the answer", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ clarifyAnswerDelayMs: 400 })
+      const alice = as("alice")
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "deploy" }))
+      const hid = [...h.hermes.runs.keys()][0]!
+      yield* h.hermes.emit(hid, "clarify.request", { clarify_id: "c1", question: "Which environment?", choices: ["staging", "production"], multi_select: false })
+      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_clarification"), "asked")
+
+      const answered = yield* alice(h.runs.answer(view.run_id, "c1", "staging"))
+      expect(answered.status).toBe("running")
+      expect(answered.pending).toBeNull()
+      yield* h.hermes.complete(hid, "deployed to staging")
+      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("completed"), "completed")
+      const events = (yield* alice(h.runs.events(view.run_id, 0, 100))).events.filter((e) => e.type === "clarify.answered")
+      expect(events.map((e) => e.data)).toEqual([{ request_id: "c1", answer: "staging", via: "client" }])
     }).pipe(Effect.provide(TestDb), Effect.scoped))
 })
 

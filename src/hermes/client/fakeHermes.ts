@@ -41,6 +41,8 @@ export interface FakeOptions {
    * follower may see the run end before the stop returns, as over a busy network.
    */
   readonly stopAnswerDelayMs?: number
+  /** Likewise for a clarification's answer: it comes this long after Hermes's `clarify.responded` echo. */
+  readonly clarifyAnswerDelayMs?: number
 }
 
 export const makeFakeHermes = (options: FakeOptions = {}) =>
@@ -185,6 +187,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
           if (r.pendingClarify !== body.clarifyId) return yield* refusal(p, "POST /v1/runs/{id}/clarify", 409, "clarify_not_pending")
           calls.clarify.push(body.response)
           yield* emit(id, "clarify.responded", { clarify_id: body.clarifyId, outcome: "answered" })
+          if ((options.clarifyAnswerDelayMs ?? 0) > 0) yield* Effect.sleep(options.clarifyAnswerDelayMs ?? 0)
         }))
     }
 

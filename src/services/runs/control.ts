@@ -36,8 +36,11 @@ export const makeControl = <E>({ ledger, hermes, signals, locks, reconcile }: Co
       Effect.map((m) => m.record)
     )
 
+  // Holding the run's permit, as a stop does: Hermes's `clarify.responded` echo (which carries no
+  // answer) may come before its reply to the answer, and the follower commits it only after this
+  // answer's own record, so the stored `clarify.answered` is the client's, with the answer.
   const answer = (run: RunRecord, requestId: string, response: string | ReadonlyArray<string>) =>
-    Effect.gen(function* () {
+    locks.withRun(run.runId, Effect.gen(function* () {
       if (run.pending === null && run.status === "waiting_for_approval") {
         return yield* new NoPendingRequest({
           message: "the run waits for the operator's approval, which only the operator answers (in the bridge's inbox); no clarification is pending"
@@ -59,7 +62,7 @@ export const makeControl = <E>({ ledger, hermes, signals, locks, reconcile }: Co
               ...(current.status === "waiting_for_clarification" ? { status: "running" as const } : {})
             }
           : {})
-    })
+    }))
 
   const steer = (run: RunRecord, input: string) =>
     Effect.gen(function* () {
