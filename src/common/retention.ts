@@ -2,7 +2,7 @@
  * Retention sweeps, shared by the run ledger and the inbox: delete what ended more than `days` ago,
  * at start and then every `SWEEP_EVERY`, on Effect's Clock (so tests move time with the TestClock).
  */
-import { Clock, Effect, Schedule } from "effect"
+import { Array as Arr, Clock, Effect, Schedule } from "effect"
 
 export const DAY_MS = 24 * 60 * 60 * 1000
 export const SWEEP_EVERY = "1 hour"
@@ -23,3 +23,20 @@ export const keepSweeping = <E, R>(what: string, days: number, remove: (cutoffMs
     Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
     Effect.forkScoped
   )
+
+/** Run ids asked about per statement, well under SQLite's bound on a statement's parameters. */
+const IDS_PER_STATEMENT = 500
+
+/**
+ * One pass over a table whose rows follow the runs' retention (stop requests, push configs): the run
+ * ids it holds (`held`) that the ledger no longer has (`present`) are handed to `forget`; answers how
+ * many rows went. The table's owner is asked, never its SQL.
+ */
+export const sweepOrphans = <E1, E2, E3, R>(
+  held: Effect.Effect<ReadonlyArray<string>, E1, R>,
+  present: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, E2, R>,
+  forget: (ids: ReadonlyArray<string>) => Effect.Effect<number, E3, R>
+): Effect.Effect<number, E1 | E2 | E3, R> =>
+  Effect.flatMap(held, (all) =>
+    Effect.reduce(Arr.chunksOf(all, IDS_PER_STATEMENT), 0, (removed, ids) =>
+      Effect.flatMap(present(ids), (kept) => Effect.map(forget(ids.filter((id) => !kept.has(id))), (n) => removed + n))))

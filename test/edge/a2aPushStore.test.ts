@@ -11,6 +11,10 @@ import { A2A_PUSH_ATTEMPTS_MAX, A2A_PUSH_CONFIGS_PER_TASK, A2A_PUSH_DELIVERY_MAX
 import { makePushConfigs, PushConfigs, type NewConfig } from "../../src/services/a2aPush/PushConfigs.ts"
 import { backoffMs, deliverPass, dispatchPass, type TaskSnapshot } from "../../src/services/a2aPush/PushWorker.ts"
 import { WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
+import { sweepPushConfigs } from "../../src/services/a2aPush/pushRetention.ts"
+import { Ledger } from "../../src/services/runs/Ledger.ts"
+import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
+import { newRun } from "../runs/support/newRun.ts"
 import { TestDb } from "../support/testDb.ts"
 import { startReceiver } from "./support/pushReceiver.ts"
 
@@ -138,4 +142,31 @@ describe("PushConfigs", () => {
       expect(yield* s.runIds).toEqual(["run_b"])
       expect(yield* s.outbox("run_a")).toEqual([])
     }).pipe(Effect.provide(layer)))
+})
+
+describe("push retention", () => {
+  const withLedger = Layer.mergeAll(Layer.effect(PushConfigs, makePushConfigs), LedgerLive).pipe(Layer.provideMerge(TestDb))
+
+  it.effect("a run's configs and notifications go once the ledger no longer holds the run, and not before", () =>
+    Effect.gen(function* () {
+      const s = yield* PushConfigs
+      const ledger = yield* Ledger
+      yield* ledger.insert(newRun("run_old"))
+      yield* ledger.insert(newRun("run_live"))
+      yield* s.put(config("run_old", "c1"))
+      yield* s.put(config("run_old", "c2"))
+      yield* s.put(config("run_live", "c1"))
+      const c1 = (yield* s.get("run_old", "c1")).pipe(Option.getOrThrow)
+      yield* s.advance(c1, "", "TASK_STATE_COMPLETED@3", true, { deliveryId: "d-old", runSeq: 3, body: "{}" })
+      yield* ledger.modify("run_old", () => ({ change: { status: "completed" }, result: null }))
+      // Ended but still held: nothing goes.
+      expect(yield* sweepPushConfigs).toBe(0)
+      yield* TestClock.adjust(10)
+      expect(yield* ledger.sweep(5)).toBe(1)
+      expect(yield* sweepPushConfigs).toBe(2)
+      expect(yield* s.list("run_old")).toEqual([])
+      expect(yield* s.outbox("run_old")).toEqual([])
+      expect((yield* s.list("run_live")).map((c) => c.id)).toEqual(["c1"])
+      expect(yield* sweepPushConfigs).toBe(0)
+    }).pipe(Effect.provide(withLedger)))
 })

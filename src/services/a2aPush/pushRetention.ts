@@ -2,23 +2,16 @@
  * Push configs and their notifications follow the runs' retention: once the ledger no longer holds
  * a run, its configs and outbox rows go, on the shared sweep schedule (as the stop requests do).
  */
-import { Array as Arr, Effect, Layer } from "effect"
-import { keepSweeping } from "../../common/retention.ts"
+import { Effect, Layer } from "effect"
+import { keepSweeping, sweepOrphans } from "../../common/retention.ts"
 import { Ledger } from "../runs/Ledger.ts"
 import { PushConfigs } from "./PushConfigs.ts"
-
-const IDS_PER_STATEMENT = 500
 
 /** One pass: the configs (and notifications) of runs the ledger no longer holds are deleted; answers how many configs. */
 export const sweepPushConfigs = Effect.gen(function* () {
   const push = yield* PushConfigs
   const ledger = yield* Ledger
-  let removed = 0
-  for (const ids of Arr.chunksOf(yield* push.runIds, IDS_PER_STATEMENT)) {
-    const kept = yield* ledger.present(ids)
-    removed += yield* push.forget(ids.filter((id) => !kept.has(id)))
-  }
-  return removed
+  return yield* sweepOrphans(push.runIds, ledger.present, push.forget)
 })
 
 export const PushRetention = Layer.scopedDiscard(
