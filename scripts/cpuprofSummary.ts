@@ -1,0 +1,96 @@
+/**
+ * A `.cpuprofile` (node --cpu-prof) as text: the top frames by self time and by inclusive time, and
+ * self time per package, so a profile can be read (and quoted) without a flame-graph viewer.
+ * Inclusive time counts a frame once per sample even when it recurses.
+ *
+ * Usage: npx tsx scripts/cpuprofSummary.ts FILE.cpuprofile [TOP=30]
+ */
+import * as fs from "node:fs"
+
+interface Node {
+  readonly id: number
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
+  readonly children?: ReadonlyArray<number>
+}
+interface Profile {
+  readonly nodes: ReadonlyArray<Node>
+  readonly samples: ReadonlyArray<number>
+  readonly timeDeltas: ReadonlyArray<number>
+}
+
+const file = process.argv[2]
+if (file === undefined) throw new Error("usage: cpuprofSummary.ts FILE.cpuprofile [TOP]")
+const TOP = Number(process.argv[3] ?? 30)
+const prof = JSON.parse(fs.readFileSync(file, "utf8")) as Profile
+
+const byId = new Map(prof.nodes.map((n) => [n.id, n]))
+const parent = new Map<number, number>()
+for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
+
+const shortUrl = (url: string) => {
+  const nm = url.lastIndexOf("node_modules/")
+  if (nm >= 0) return url.slice(nm + "node_modules/".length)
+  const src = url.indexOf("/src/")
+  return src >= 0 ? url.slice(src + 1) : url.replace(/^file:\/\//, "")
+}
+const label = (n: Node) => `${n.callFrame.functionName || "(anonymous)"} ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`
+const pkg = (n: Node) => {
+  const url = n.callFrame.url
+  if (url === "") return n.callFrame.functionName.startsWith("(") ? n.callFrame.functionName : "(native)"
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)
+  if (m !== null) return m[1]!
+  if (url.startsWith("node:")) return "node:*"
+  return url.includes("/src/") ? "bridge src/" : shortUrl(url)
+}
+
+const self = new Map<string, number>()
+const incl = new Map<string, number>()
+const perPkg = new Map<string, number>()
+let total = 0
+for (let i = 0; i < prof.samples.length; i++) {
+  const dt = (prof.timeDeltas[i] ?? 0) / 1000
+  total += dt
+  const leaf = byId.get(prof.samples[i]!)!
+  self.set(label(leaf), (self.get(label(leaf)) ?? 0) + dt)
+  perPkg.set(pkg(leaf), (perPkg.get(pkg(leaf)) ?? 0) + dt)
+  const seen = new Set<string>()
+  for (let id: number | undefined = leaf.id; id !== undefined; id = parent.get(id)) {
+    const l = label(byId.get(id)!)
+    if (seen.has(l)) continue
+    seen.add(l)
+    incl.set(l, (incl.get(l) ?? 0) + dt)
+  }
+}
+const idle = self.get("(idle) :0") ?? 0
+const busy = total - idle
+const show = (title: string, m: Map<string, number>) => {
+  console.log(`\n${title}`)
+  for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${v.toFixed(0).padStart(7)} ms ${((100 * v) / busy).toFixed(1).padStart(5)}%  ${k}`)
+}
+console.log(`${file}: ${total.toFixed(0)} ms sampled, ${busy.toFixed(0)} ms busy (percentages of busy)`)
+show("self time by package", perPkg)
+show("self time", self)
+show("inclusive time", incl)
+
+// CALLERS=regex: where the frames matching it are called from (their time including callees, by the
+// first three ancestors outside the match).
+const callersOf = process.env["CALLERS"]
+if (callersOf !== undefined) {
+  const re = new RegExp(callersOf)
+  const totals = new Map<number, number>()
+  for (let i = 0; i < prof.samples.length; i++) {
+    const dt = (prof.timeDeltas[i] ?? 0) / 1000
+    for (let id: number | undefined = prof.samples[i]; id !== undefined; id = parent.get(id)) totals.set(id, (totals.get(id) ?? 0) + dt)
+  }
+  const chains = new Map<string, number>()
+  for (const n of prof.nodes) {
+    if (!re.test(label(n))) continue
+    const p = parent.get(n.id)
+    if (p !== undefined && re.test(label(byId.get(p)!))) continue
+    const chain: Array<string> = []
+    for (let id = p; id !== undefined && chain.length < 3; id = parent.get(id)) chain.push(label(byId.get(id)!))
+    const key = `${label(n)}  <=  ${chain.join("  <=  ")}`
+    chains.set(key, (chains.get(key) ?? 0) + (totals.get(n.id) ?? 0))
+  }
+  show(`callers of /${callersOf}/ (time including callees)`, chains)
+}
