@@ -34,13 +34,46 @@ const shortUrl = (url: string) => {
   return src >= 0 ? url.slice(src + 1) : url.replace(/^file:\/\//, "")
 }
 const label = (n: Node) => `${n.callFrame.functionName || "(anonymous)"} ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`
+/**
+ * An esbuild bundle marks each module's start with a `// path` comment line: a frame of a bundle
+ * belongs to the module whose mark precedes its line (so a profile of the bundled daemon still
+ * splits by package).
+ */
+const bundleMarks = new Map<string, Array<{ line: number; path: string }>>()
+const moduleOf = (url: string, line: number): string => {
+  let marks = bundleMarks.get(url)
+  if (marks === undefined) {
+    marks = []
+    try {
+      const lines = fs.readFileSync(new URL(url), "utf8").split("\n")
+      lines.forEach((l, i) => {
+        if (/^\/\/ [^ ]+\.(m?[jt]s|json)$/.test(l)) marks!.push({ line: i, path: l.slice(3) })
+      })
+    } catch {
+      // Not readable here: the frame keeps the bundle's name.
+    }
+    bundleMarks.set(url, marks)
+  }
+  let lo = 0
+  let hi = marks.length - 1
+  let found: string | undefined
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (marks[mid]!.line <= line) {
+      found = marks[mid]!.path
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  return found ?? url
+}
 const pkg = (n: Node) => {
-  const url = n.callFrame.url
+  let url = n.callFrame.url
   if (url === "") return n.callFrame.functionName.startsWith("(") ? n.callFrame.functionName : "(native)"
+  if (url.startsWith("file://") && url.endsWith(".mjs")) url = moduleOf(url, n.callFrame.lineNumber)
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)
   if (m !== null) return m[1]!
   if (url.startsWith("node:")) return "node:*"
-  return url.includes("/src/") ? "bridge src/" : shortUrl(url)
+  return url.includes("/src/") || url.startsWith("src/") ? "bridge src/" : shortUrl(url)
 }
 
 const self = new Map<string, number>()
