@@ -9,7 +9,9 @@
  * With PROFILE_DIR set, the daemon runs under `node --cpu-prof` and writes its profile there when it
  * is stopped (SIGINT, so that V8 writes it); summarise it with `npx tsx scripts/cpuprofSummary.ts`.
  * BRIDGE_BUNDLE=file.mjs runs that bundle of scripts/peers/bridgeDaemon.ts instead of the sources
- * through tsx (a profile of the bundle keeps line numbers).
+ * through tsx (a profile of the bundle keeps line numbers). BRIDGE_BASELINE=other.mjs (a bundle of the
+ * same script built from another commit) adds that daemon's arms to the same rounds ("base …"), for a
+ * before/after in one run.
  *
  * Usage: npx tsx scripts/bench-mcp-hot.ts [SEQ=50] [CONC=200] [ROUNDS=6]   (cache: $PEERS_CACHE_DIR)
  */
@@ -95,17 +97,22 @@ const main = async () => {
   // BRIDGE_BUNDLE: scripts/peers/bridgeDaemon.ts bundled (esbuild), whose profile keeps line numbers.
   const daemon = process.env["BRIDGE_BUNDLE"] === undefined ? [...tsx, path.join(HERE, "peers", "bridgeDaemon.ts")] : [process.env["BRIDGE_BUNDLE"]]
   const bridge = await start([...profArgs, ...daemon], "READY ", { EFFECT_LOG_LEVEL: "None" })
-  const ready = JSON.parse(bridge.line.slice("READY ".length)) as { url: string; key: string; smallRunId: string; windowRunId: string }
+  type Ready = { url: string; key: string; smallRunId: string; windowRunId: string }
+  const ready = JSON.parse(bridge.line.slice("READY ".length)) as Ready
+  const baseline = process.env["BRIDGE_BASELINE"] === undefined ? undefined : await start([process.env["BRIDGE_BASELINE"]], "READY ", { EFFECT_LOG_LEVEL: "None" })
   const pool = (p: number) => new undici.Pool(`http://127.0.0.1:${p}`, { connections: CONNECTIONS, pipelining: 1 })
   const arms: Array<Arm> = []
   const add = (name: string, era: Era, pid: number, call: Call) => void arms.push({ name, era, pid, call, seq: [], concMs: 0, cpuMs: 0 })
-  const bridgePort = Number(new URL(ready.url).port)
+  const bridgeArms = async (prefix: string, era: Era, r: Ready, pid: number) => {
+    const ep = { pool: pool(Number(new URL(r.url).port)), path: new URL(r.url).pathname, headers: { authorization: `Bearer ${r.key}` } }
+    add(`${prefix}status 1 KB`, era, pid, await toolCall(ep, era, "agent_run_status", { run_id: r.smallRunId }))
+    add(`${prefix}status 16 KiB`, era, pid, await toolCall(ep, era, "agent_run_status", { run_id: r.windowRunId }))
+    add(`${prefix}agents_list`, era, pid, await toolCall(ep, era, "agents_list", {}))
+  }
   for (const era of [MODERN, LEGACY] as const) {
     add("sdk echo", era, sdk.child.pid!, await toolCall({ pool: pool(port), path: "/mcp" }, era, "echo", { message: "hi" }, "hi"))
-    const ep = { pool: pool(bridgePort), path: new URL(ready.url).pathname, headers: { authorization: `Bearer ${ready.key}` } }
-    add("status 1 KB", era, bridge.child.pid!, await toolCall(ep, era, "agent_run_status", { run_id: ready.smallRunId }))
-    add("status 16 KiB", era, bridge.child.pid!, await toolCall(ep, era, "agent_run_status", { run_id: ready.windowRunId }))
-    add("agents_list", era, bridge.child.pid!, await toolCall(ep, era, "agents_list", {}))
+    await bridgeArms("", era, ready, bridge.child.pid!)
+    if (baseline !== undefined) await bridgeArms("base ", era, JSON.parse(baseline.line.slice("READY ".length)) as Ready, baseline.child.pid!)
   }
   for (const a of arms) {
     for (let i = 0; i < 100; i++) await a.call()
