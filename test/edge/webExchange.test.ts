@@ -41,6 +41,9 @@ const describeRequest = Effect.gen(function* () {
   return HttpServerResponse.unsafeJson(seen)
 })
 
+const openStreams: Array<ReadableStreamDefaultController<Uint8Array>> = []
+let cancelled = 0
+
 /** Answers with the web Response named by the path, through `fromMcpResponse`. */
 const answers: Record<string, () => Response> = {
   "/json": () => Response.json({ jsonrpc: "2.0", id: 1, result: { ok: true } }, { status: 200, headers: { "x-probe": "json" } }),
@@ -56,6 +59,31 @@ const answers: Record<string, () => Response> = {
     })
     return new Response(body, { headers: { "content-type": "text/event-stream", "x-probe": "stream" } })
   },
+  // One event, then closed at once: a 2025 session's answer to one call.
+  "/sse-one": () => {
+    let controller!: ReadableStreamDefaultController<Uint8Array>
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) })
+    setTimeout(() => {
+      controller.enqueue(new TextEncoder().encode("event: message\ndata: {\"id\":1}\n\n"))
+      controller.close()
+    }, 5)
+    return new Response(body, { headers: { "content-type": "text/event-stream", "x-probe": "sse-one" } })
+  },
+  // A first event, then the next only when the client has seen the first (a wait with progress).
+  "/sse-open": () => {
+    const encoder = new TextEncoder()
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        controller.enqueue(encoder.encode("event: message\ndata: first\n\n"))
+        openStreams.push(controller)
+      },
+      cancel: () => void (cancelled += 1)
+    })
+    return new Response(body, { headers: { "content-type": "text/event-stream" } })
+  },
+  // Nothing yet (a long wait before its first keep-alive).
+  "/sse-silent": () =>
+    new Response(new ReadableStream<Uint8Array>({ cancel: () => void (cancelled += 1) }), { headers: { "content-type": "text/event-stream" } }),
   "/cookie": () => new Response("{}", { headers: { "content-type": "application/json", "set-cookie": "a=1; Path=/" } })
 }
 
@@ -133,7 +161,62 @@ describe("webExchange: the edge's conversions for the SDK", () => {
     expect(stream.headers.get("x-probe")).toBe("stream")
     expect(await stream.text()).toBe("event: message\ndata: 0\n\nevent: message\ndata: 1\n\nevent: message\ndata: 2\n\n")
 
+    // A stream that has ended by the time it is read leaves as one buffer, with its length.
+    const one = await fetch(`${base}/sse-one`)
+    expect(one.headers.get("content-type")).toMatch(/^text\/event-stream/)
+    expect(one.headers.get("x-probe")).toBe("sse-one")
+    const oneText = await one.text()
+    expect(oneText).toBe('event: message\ndata: {"id":1}\n\n')
+    expect(one.headers.get("content-length")).toBe(String(Buffer.byteLength(oneText)))
+
     const cookie = await fetch(`${base}/cookie`)
     expect(cookie.headers.get("set-cookie")).toBe("a=1; Path=/")
+  })
+
+  it("a stream still open is sent as it comes: its first event reaches the client before the stream ends", async () => {
+    const res = await fetch(`${base}/sse-open`)
+    expect(res.headers.get("content-length")).toBeNull()
+    const reader = res.body!.getReader()
+    const decoder = new TextDecoder()
+    let seen = ""
+    // Bounded: the first event is there long before this gives up.
+    for (let i = 0; i < 50 && !seen.includes("first"); i++) {
+      const { value, done } = await reader.read()
+      if (done) break
+      seen += decoder.decode(value, { stream: true })
+    }
+    expect(seen).toBe("event: message\ndata: first\n\n")
+    const controller = openStreams.shift()!
+    controller.enqueue(new TextEncoder().encode("event: message\ndata: second\n\n"))
+    controller.close()
+    let rest = ""
+    for (let i = 0; i < 50; i++) {
+      const { value, done } = await reader.read()
+      if (done) break
+      rest += decoder.decode(value, { stream: true })
+    }
+    expect(rest).toBe("event: message\ndata: second\n\n")
+  })
+
+  it("a client that goes away cancels the stream: while its first bytes are awaited, and while it is piped", async () => {
+    // Bounded wait for the server to notice a closed connection.
+    const cancelledOnce = async (before: number) => {
+      for (let i = 0; i < 500 && cancelled === before; i++) await new Promise((r) => setTimeout(r, 10))
+      expect(cancelled).toBe(before + 1)
+    }
+    const silent = new AbortController()
+    const before = cancelled
+    const pending = fetch(`${base}/sse-silent`, { signal: silent.signal }).catch((e: unknown) => e)
+    setTimeout(() => silent.abort(), 200)
+    expect(await pending).toBeInstanceOf(Error)
+    await cancelledOnce(before)
+
+    const open = new AbortController()
+    const res = await fetch(`${base}/sse-open`, { signal: open.signal })
+    await res.body!.getReader().read()
+    const piped = cancelled
+    open.abort()
+    await cancelledOnce(piped)
+    openStreams.length = 0
   })
 })

@@ -5,7 +5,7 @@
  * (`inbox/routes.ts`, whose pages are its own table). Anything else is a JSON 404.
  */
 import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Cause, Effect, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { bearerToken } from "../../services/auth/apiKeys.ts"
 import { Auth } from "../../services/auth/Auth.ts"
@@ -127,7 +127,10 @@ export const httpApp = edgeRouter.pipe(
   HttpRouter.withRouterConfig(EXACT_PATHS),
   Effect.catchTag("RouteNotFound", () => Effect.succeed(notFound())),
   Effect.catchAllCause((cause) =>
-    Effect.logError("http request failed", cause).pipe(Effect.as(jsonError(500, "bridge.internal", "internal error")))
+    // Interrupted only: the client went away while its answer was awaited (webExchange.ts); no one reads this.
+    Cause.isInterruptedOnly(cause)
+      ? Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+      : Effect.logError("http request failed", cause).pipe(Effect.as(jsonError(500, "bridge.internal", "internal error")))
   ),
   hostGuard
 )

@@ -9,7 +9,11 @@
  *   neither clones nor re-reads nor re-parses it. Anything else (empty, not JSON, not UTF-8 text,
  *   over the SDK's size limit) is handed over as the bytes that came, so the SDK answers it exactly
  *   as it always did (its parse errors, its 413 after the first 4 MiB);
- * - a JSON (or empty) answer is sent as one buffer; a stream (SSE) is piped to the socket as it comes.
+ * - a JSON (or empty) answer is sent as one buffer; so is a stream (SSE) that has ended by the time
+ *   its bytes are read (a 2025 session's answer to one call: one event, then the SDK closes it), since
+ *   piping a web stream (`Readable.fromWeb`, `pipeline`, an abort signal, one socket write per chunk)
+ *   cost about a fifth of such a call. A stream still open after its queued bytes (a wait with
+ *   progress, a GET stream) is sent as it comes, what was read first included.
  */
 import { HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
@@ -108,6 +112,60 @@ export const fromMcpResponse = (res: Response): Effect.Effect<HttpServerResponse
   if (isJson(res.headers.get("content-type"))) {
     return Effect.map(Effect.promise(() => res.arrayBuffer()), (buf) => HttpServerResponse.uint8Array(new Uint8Array(buf), options))
   }
-  // A stream (SSE): piped as it comes; a closed connection destroys the pipe, which cancels it.
-  return Effect.succeed(HttpServerResponse.raw(Readable.fromWeb(res.body as import("node:stream/web").ReadableStream), options))
+  return Effect.map(readIfEnded(res.body), (read) =>
+    read._tag === "Ended"
+      ? HttpServerResponse.uint8Array(read.bytes, options)
+      : // Still open: piped as it comes; a closed connection destroys the pipe, which cancels the stream.
+        HttpServerResponse.raw(Readable.fromWeb(read.stream as import("node:stream/web").ReadableStream), options))
+}
+
+type StreamRead =
+  | { readonly _tag: "Ended"; readonly bytes: Uint8Array }
+  | { readonly _tag: "Open"; readonly stream: ReadableStream<Uint8Array> }
+
+const PENDING = Symbol("pending")
+/** The next chunk if the stream has one (or has ended) before the event loop's next turn; else PENDING. */
+const readNow = (next: Promise<ReadableStreamReadResult<Uint8Array>>) =>
+  Promise.race([next, new Promise<typeof PENDING>((resolve) => setImmediate(resolve, PENDING))])
+
+/**
+ * Waits for a stream's first chunk, then takes every chunk that is already there: when the stream has
+ * ended by then, its bytes in one buffer; else a stream of the same bytes (what was read, then the
+ * rest as it comes; cancelling it cancels the original). Interrupted (the client went away), it
+ * cancels the stream it is reading, as a destroyed pipe does.
+ */
+const readIfEnded = (body: ReadableStream<Uint8Array>) =>
+  Effect.async<StreamRead>((resume) => {
+    const reader = body.getReader()
+    readQueued(reader).then((read) => resume(Effect.succeed(read)), (e: unknown) => resume(Effect.die(e)))
+    return Effect.sync(() => void reader.cancel().catch(() => undefined))
+    // The platform serves a request uninterruptibly and makes only its pipe of a stream interruptible
+    // (a client's close interrupts it); this wait is that pipe's first part, so it is too.
+  }).pipe(Effect.interruptible)
+
+const readQueued = async (reader: ReadableStreamDefaultReader<Uint8Array>): Promise<StreamRead> => {
+  const chunks: Array<Uint8Array> = []
+  let next = reader.read()
+  let step: ReadableStreamReadResult<Uint8Array> | typeof PENDING = await next
+  while (step !== PENDING && !step.done) {
+    chunks.push(step.value)
+    next = reader.read()
+    step = await readNow(next)
+  }
+  if (step !== PENDING) return { _tag: "Ended", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined = next
+  const stream = new ReadableStream<Uint8Array>({
+    start: (controller) => {
+      for (const chunk of chunks) controller.enqueue(chunk)
+    },
+    pull: async (controller) => {
+      const read = pending ?? reader.read()
+      pending = undefined
+      const { done, value } = await read
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel: (reason) => reader.cancel(reason)
+  })
+  return { _tag: "Open", stream }
 }

@@ -9,8 +9,11 @@ import type { ServerNotification } from "./wireTypes.ts"
 
 export type NotificationSender = (n: ServerNotification) => Promise<void>
 
+/** A call without a `progressToken`: one shared value, so a call's runtime can be reused (`callRuntime`). */
+export const NO_PROGRESS: ProgressShape = { enabled: false, report: () => Effect.void }
+
 export const progressFor = (token: string | number | undefined, send: NotificationSender): ProgressShape => {
-  if (token === undefined) return { enabled: false, report: () => Effect.void }
+  if (token === undefined) return NO_PROGRESS
   let last = 0
   return {
     enabled: true,
