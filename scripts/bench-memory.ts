@@ -41,7 +41,7 @@ export const rssMiB = (pid: number): number =>
 /** undici's `Pool.request` shape over Node's own fetch: the client does not matter here, only the server's RSS. */
 const fetchPool = (origin: string): UndiciPool => ({
   request: async ({ path: p, method, headers, body }) => {
-    const res = await fetch(origin + p, { method, headers, body })
+    const res = await fetch(origin + p, { method, headers, ...(body === undefined ? {} : { body }) })
     const h: Record<string, string> = {}
     res.headers.forEach((v, k) => void (h[k] = v))
     return { statusCode: res.status, headers: h, body: { text: () => res.text() } }

@@ -9,6 +9,7 @@ import { Context, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as readline from "node:readline"
+import * as v8 from "node:v8"
 import { HermesClient, namedProfile } from "../src/hermes/client/HermesClient.ts"
 import { HermesClientWith } from "../src/hermes/client/HermesClientLive.ts"
 import { startSimulatorAsync } from "../src/hermes/sim/layer.ts"
@@ -18,7 +19,7 @@ export const SIM_SERVER_PHASE = "sim-server"
 
 /** In the simulator's child: serves until killed, after printing `{url, key}` on one line. */
 export const serveSimulator = async (): Promise<void> => {
-  const sim = await startSimulatorAsync({ ...simOptions, key: "bench-runs-external" })
+  const sim = await startSimulatorAsync(simOptions)
   const p = sim.profile("default")
   process.stdout.write(`${JSON.stringify({ url: p.url, key: p.key })}\n`)
   await new Promise(() => {})
@@ -58,6 +59,9 @@ export const idleExternal = (self: string, runs: number) =>
     )
     yield* settle()
     const after = process.memoryUsage()
+    // BENCH_HEAP_SNAPSHOT=file: what holds the parked runs (summarize it by constructor).
+    const snapshot = process.env["BENCH_HEAP_SNAPSHOT"]
+    if (snapshot !== undefined && snapshot !== "") yield* Effect.sync(() => v8.writeHeapSnapshot(snapshot))
     return {
       rssPerRunKb: (after.rss - before.rss) / runs / 1024,
       heapPerRunKb: (after.heapUsed - before.heapUsed) / runs / 1024,
