@@ -10,14 +10,18 @@
  *            run's deltas are paced over `--pace` seconds (default 10) so that all runs are live at once.
  * - idle:    RSS per live run: 500 runs parked on an approval, followed by the bridge vs followed
  *            directly; the difference is what the bridge itself holds per live run.
+ * - idle-external: the same parked runs followed by the bridge with the simulator in another
+ *            process (scripts/benchIdleExternal.ts): the bridge's own RSS per live run, measured
+ *            alone (goal ≤ 64 KiB), with the simulator's beside it.
  *
- * The simulator runs in the same process as what it feeds in both arms of each comparison.
+ * Except in idle-external, the simulator runs in the same process as what it feeds in both arms.
  */
 import { Context, Effect, Layer, Schedule, Stream } from "effect"
 import * as os from "node:os"
 import { fileURLToPath } from "node:url"
 import { HermesClient } from "../src/hermes/client/HermesClient.ts"
 import { SimulatedHermes, Simulator } from "../src/hermes/sim/layer.ts"
+import { idleExternal, SIM_SERVER_PHASE, serveSimulator } from "./benchIdleExternal.ts"
 import { runAskedPhase, runPhaseChild, asBench, bridgeServices, measured, settle, simOptions, START_CONCURRENCY, statusLatency as statusLatencyOn, streamBridge as streamBridgeOn, streamInput, tempConfig } from "./benchRunParts.ts"
 
 const arg = (name: string, fallback: number) => {
@@ -113,11 +117,13 @@ const phases: Record<string, Effect.Effect<unknown, unknown>> = {
   "stream-direct": streamDirect,
   "stream-bridge": streamBridge,
   "idle-direct": idle("direct"),
-  "idle-bridge": idle("bridge")
+  "idle-bridge": idle("bridge"),
+  "idle-external": Effect.suspend(() => idleExternal(fileURLToPath(import.meta.url), RUNS))
 }
 
 const runPhase = (name: string): any => runPhaseChild(fileURLToPath(import.meta.url), name)
 
+if (process.argv[2] === SIM_SERVER_PHASE) await serveSimulator()
 await runAskedPhase(phases)
 {
   const f = (n: number, d = 1) => n.toFixed(d)
@@ -128,22 +134,26 @@ await runAskedPhase(phases)
   const b = runPhase("stream-bridge")
   console.log(`stream   direct: wall ${f(d.wallMs, 0)} ms  cpu ${f(d.cpuMs, 0)} ms  peak RSS ${f(d.peakRssMb)} MiB  runs with loss ${d.runsWithLoss}/${d.runs}`)
   console.log(`         bridge: wall ${f(b.wallMs, 0)} ms  cpu ${f(b.cpuMs, 0)} ms  peak RSS ${f(b.peakRssMb)} MiB  runs with loss ${b.runsWithLoss}/${b.runs}`)
-  console.log(`         ratio:  wall ${f(b.wallMs / d.wallMs, 2)}×  cpu ${f(b.cpuMs / d.cpuMs, 2)}×  peak RSS ${f(b.peakRssMb / d.peakRssMb, 2)}×  (goal ≤ 1.5×); events lost ${b.runsWithLoss} (goal 0)`)
+  console.log(`         ratio:  wall ${f(b.wallMs / d.wallMs, 2)}×  cpu ${f(b.cpuMs / d.cpuMs, 2)}×  peak RSS ${f(b.peakRssMb / d.peakRssMb, 2)}×  (goal wall, CPU ≤ 1.2×; RSS ≤ 1.5×); events lost ${b.runsWithLoss} (goal 0)`)
   const id = runPhase("idle-direct")
   const ib = runPhase("idle-bridge")
   console.log(`idle     ${RUNS} live runs: direct ${f(id.rssPerRunKb)} KiB RSS/run (heap ${f(id.heapPerRunKb)}), bridge ${f(ib.rssPerRunKb)} KiB RSS/run (heap ${f(ib.heapPerRunKb)}), followed ${ib.followed}`)
   console.log(`         bridge's own cost per live run: ${f(ib.rssPerRunKb - id.rssPerRunKb)} KiB RSS, ${f(ib.heapPerRunKb - id.heapPerRunKb)} KiB heap (goal ≤ 64 KiB)`)
+  const ie = runPhase("idle-external")
+  console.log(`         simulator in another process: bridge ${f(ie.rssPerRunKb)} KiB RSS/run (heap ${f(ie.heapPerRunKb)}), followed ${ie.followed}; the simulator's process ${f(ie.simRssPerRunKb)} KiB RSS/run (goal: the bridge's ≤ 64 KiB)`)
   // For scripts/bench.ts: one machine-readable line, last.
   console.log(`BENCH_JSON ${JSON.stringify({
     bench: "runs",
     rows: [
       { metric: "agent_run_status p50 (ms)", value: s.statusP50, baseline: s.noopP50, baselineName: "no-op tool, same MCP server", goal: "≤ 1.3×" },
       { metric: "agent_run_status p99 (ms)", value: s.statusP99, baseline: s.noopP99, baselineName: "no-op tool, same MCP server", goal: "≤ 1.3×" },
-      { metric: `${b.runs} runs streamed, wall (ms)`, value: b.wallMs, baseline: d.wallMs, baselineName: "HermesClient straight from the simulator", goal: "≤ 1.5×" },
-      { metric: `${b.runs} runs streamed, CPU (ms)`, value: b.cpuMs, baseline: d.cpuMs, baselineName: "HermesClient straight from the simulator", goal: "≤ 1.5×" },
+      { metric: `${b.runs} runs streamed, wall (ms)`, value: b.wallMs, baseline: d.wallMs, baselineName: "HermesClient straight from the simulator", goal: "≤ 1.2×" },
+      { metric: `${b.runs} runs streamed, CPU (ms)`, value: b.cpuMs, baseline: d.cpuMs, baselineName: "HermesClient straight from the simulator", goal: "≤ 1.2×" },
       { metric: `${b.runs} runs streamed, peak RSS (MiB)`, value: b.peakRssMb, baseline: d.peakRssMb, baselineName: "HermesClient straight from the simulator", goal: "≤ 1.5×" },
       { metric: "runs with lost events", value: b.runsWithLoss, baseline: d.runsWithLoss, baselineName: "HermesClient straight from the simulator", goal: "0", noRatio: true },
-      { metric: `RSS per live run (KiB), ${RUNS} parked runs`, value: ib.rssPerRunKb, baseline: id.rssPerRunKb, baselineName: "followed straight from the simulator", goal: "bridge's own ≤ 64 KiB" }
+      { metric: `RSS per live run (KiB), ${RUNS} parked runs`, value: ib.rssPerRunKb, baseline: id.rssPerRunKb, baselineName: "followed straight from the simulator" },
+      // The baseline column holds the simulator's process's own figure, printed beside the bridge's, not a ratio's denominator.
+      { metric: `bridge's own RSS per live run (KiB), simulator in another process`, value: ie.rssPerRunKb, baseline: ie.simRssPerRunKb, baselineName: "the simulator's process, per run (beside, no ratio)", goal: "≤ 64 KiB", noRatio: true }
     ]
   })}`)
 }

@@ -7,6 +7,7 @@
  * - bench-hermes:    HermesClient vs plain fetch against the simulator (issue 4)
  * - bench-runs:      run tools and streaming through the bridge vs direct (issue 5)
  * - bench-coldstart: process start to /healthz vs a bare `node -e` http server (issue 9)
+ * - bench-memory:    the daemon's RSS idle and under 16 in flight vs the same-SDK bare server (issue 28)
  * - bench-mcp:       a tool call over MCP in both protocol eras vs a bare node:http JSON echo
  * - bench-sim-memory: the simulator's heap after many runs, bounded vs keeping every run (issue 13)
  * - bench-storage:   the bridge on PostgreSQL vs the same bridge on SQLite (issue 24)
@@ -41,6 +42,7 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "hermes", script: "bench-hermes.ts", args: [], quickArgs: ["2000", "20"] },
   { name: "runs", script: "bench-runs.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1"] },
   { name: "coldstart", script: "bench-coldstart.ts", args: [], quickArgs: ["1"] },
+  { name: "memory", script: "bench-memory.ts", args: [], quickArgs: ["1", "200"] },
   { name: "mcp", script: "bench-mcp.ts", args: [], quickArgs: ["50"] },
   { name: "sim-memory", script: "bench-sim-memory.ts", args: [], quickArgs: ["40", "4k"], nodeArgs: ["--expose-gc"] },
   { name: "storage", script: "bench-storage.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1", "--notes", "200", "--searches", "100"] }

@@ -76,11 +76,18 @@ export const bridgeServices = (config: ResolvedConfig) =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
     const hermesContext = yield* Layer.buildWithScope(SimulatedHermes(simOptions), scope)
-    const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleReady, Layer.succeed(HermesClient, Context.get(hermesContext, HermesClient)))
+    const made = yield* bridgeOver(config, Context.get(hermesContext, HermesClient))
+    return { ...made, sim: Context.get(hermesContext, Simulator) }
+  })
+
+/** The run service in this process over any HermesClient (the simulator in another process, say). */
+export const bridgeOver = (config: ResolvedConfig, hermes: Context.Tag.Service<HermesClient>) =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleReady, Layer.succeed(HermesClient, hermes))
     const deps = Layer.mergeAll(LedgerLive, InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbForStores(config)))
     const context = yield* Layer.buildWithScope(deps, scope)
-    const made = yield* makeRuns.pipe(Effect.provide(context))
-    return { ...made, sim: Context.get(hermesContext, Simulator) }
+    return yield* makeRuns.pipe(Effect.provide(context))
   })
 
 export const asBench = <A, E, R>(e: Effect.Effect<A, E, R>) =>

@@ -5,14 +5,13 @@
  *
  * SQLite: `sqlite/ChangeFeedSqlite.ts` (`data_version`). PostgreSQL: `pg/ChangeFeedPg.ts` (`LISTEN`
  * on `agent_bridge_<topic>`, fed by migration 0008's triggers); it needs the pool's `PgClient`,
- * which `DbPostgres` provides with the `SqlClient` (one object). Any other dialect is refused
- * rather than silently miss other processes' changes.
+ * which `DbPostgres` provides with the `SqlClient` (one object); that side is loaded only on
+ * PostgreSQL (`pg/pgLazy.ts`). Any other dialect is refused rather than silently miss other
+ * processes' changes.
  */
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option } from "effect"
 import type { ChangeFeed } from "./ChangeFeed.ts"
-import { ChangeFeedPg } from "./pg/ChangeFeedPg.ts"
 import { ChangeFeedSqlite } from "./sqlite/ChangeFeedSqlite.ts"
 
 const noDriver = Layer.die(`the change feed has no driver for this database dialect`)
@@ -20,10 +19,15 @@ const noDriver = Layer.die(`the change feed has no driver for this database dial
 export const ChangeFeedLive: Layer.Layer<ChangeFeed, never, SqlClient.SqlClient> = Layer.unwrapEffect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const pgClient = yield* Effect.serviceOption(PgClient.PgClient)
     return sql.onDialectOrElse({
       sqlite: () => ChangeFeedSqlite(),
-      pg: () => (Option.isSome(pgClient) ? Layer.provide(ChangeFeedPg, Layer.succeed(PgClient.PgClient, pgClient.value)) : noDriver),
+      pg: () =>
+        Layer.unwrapEffect(
+          Effect.promise(() => import("./pg/pgLazy.ts")).pipe(
+            Effect.flatMap((m) => m.changeFeedPgInContext),
+            Effect.map(Option.getOrElse(() => noDriver))
+          )
+        ),
       orElse: () => noDriver
     })
   })

@@ -9,7 +9,7 @@
  * the server as host:port/db (never the URL, which may carry a password).
  */
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
+import type { PgClient } from "@effect/sql-pg"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Data, Duration, Effect, Layer, Redacted } from "effect"
 import * as fs from "node:fs"
@@ -18,7 +18,6 @@ import type { StorageSection } from "../config/schema.ts"
 import { pgServerName } from "../config/storageUrl.ts"
 import { migrate } from "./migrations/migrate.ts"
 import { newOrigin, withOrigin } from "./pg/origin.ts"
-import { bridgePgTypes } from "./pg/pgTypes.ts"
 
 export const DB_FILE = "bridge.db"
 
@@ -109,14 +108,21 @@ export const unreachableReason = (error: unknown, url: string): string => {
 /** SqlClient over the PostgreSQL database of `storage.url`, pooled, migrated. */
 export const DbPostgres = (storage: StorageSection & { readonly url: Redacted.Redacted<string> }) => {
   const url = Redacted.value(storage.url)
-  const client = PgClient.layer({
-    // Each session names this pool as its origin, so the change feed hears its own writes as its own.
-    url: Redacted.make(withOrigin(pgConnectionUrl(url, storage.statement_timeout_ms), newOrigin())),
-    maxConnections: storage.pool_max,
-    connectTimeout: Duration.seconds(10),
-    applicationName: "agent-bridge",
-    types: bridgePgTypes
-  }).pipe(Layer.mapError((error) => new StorageUnreachable({ server: pgServerName(url), reason: unreachableReason(error, url) })))
+  // node-postgres and @effect/sql-pg are loaded here, not at start: a daemon on SQLite never needs them.
+  const pool: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> = Layer.unwrapEffect(
+    Effect.promise(() => import("./pg/pgLazy.ts")).pipe(
+      Effect.map((m) =>
+        m.pgClientLayer({
+          // Each session names this pool as its origin, so the change feed hears its own writes as its own.
+          url: Redacted.make(withOrigin(pgConnectionUrl(url, storage.statement_timeout_ms), newOrigin())),
+          maxConnections: storage.pool_max,
+          connectTimeout: Duration.seconds(10),
+          applicationName: "agent-bridge"
+        })
+      )
+    )
+  )
+  const client = pool.pipe(Layer.mapError((error) => new StorageUnreachable({ server: pgServerName(url), reason: unreachableReason(error, url) })))
   return MigratorLive.pipe(Layer.provideMerge(client))
 }
 
