@@ -32,8 +32,16 @@ const env = (): NodeJS.ProcessEnv => {
   return out
 }
 
+/**
+ * The bounds for a loaded machine: each CLI child starts the sources through tsx, about 5 s of CPU
+ * that took 33 to 40 s of wall time at load average 36 (other jobs), where `--version` ran past the
+ * 50 s this was and the usage-error tests took 60 to 70 s.
+ */
+const CHILD_TIMEOUT_MS = 150_000
+const PROCESS_TEST_TIMEOUT = 480_000
+
 const cli = (...args: ReadonlyArray<string>): Promise<Ran> =>
-  runProcess(process.execPath, [BIN, ...args, ...(args.includes("--config") || args[0] === "hermes-sim" ? [] : ["--config", configFile])], { cwd: dir, env: env(), timeoutMs: 50_000 }).then((r) => ({ code: r.status, stdout: r.stdout, stderr: r.stderr }))
+  runProcess(process.execPath, [BIN, ...args, ...(args.includes("--config") || args[0] === "hermes-sim" ? [] : ["--config", configFile])], { cwd: dir, env: env(), timeoutMs: CHILD_TIMEOUT_MS }).then((r) => ({ code: r.status, stdout: r.stdout, stderr: r.stderr }))
 
 const noStackTrace = (r: Ran) => {
   expect(r.stderr).not.toContain("FiberFailure")
@@ -61,7 +69,7 @@ describe("agent-bridge client: usage errors", () => {
       expect(r.stderr).toContain("usage: agent-bridge client")
       noStackTrace(r)
     }
-  }, 120_000)
+  }, PROCESS_TEST_TIMEOUT)
 
   it("refuses --scope without a value and an unknown flag, and admits nobody", async () => {
     const missing = await cli("client", "add", "alice", "--scope")
@@ -71,13 +79,13 @@ describe("agent-bridge client: usage errors", () => {
     expect([unknown.code, unknown.stdout]).toEqual([2, ""])
     expect(unknown.stderr).toContain("--scopes")
     expect(await clientNames()).toEqual([])
-  }, 120_000)
+  }, PROCESS_TEST_TIMEOUT)
 
   it("refuses --config without a value instead of falling back to the default configuration", async () => {
     const r = await cli("client", "list", "--config")
     expect(r.code).toBe(2)
     expect(r.stderr).toContain("--config")
-  }, 60_000)
+  }, PROCESS_TEST_TIMEOUT)
 })
 
 describe("agent-bridge inbox and doctor", () => {
@@ -87,7 +95,7 @@ describe("agent-bridge inbox and doctor", () => {
     expect(JSON.parse(inbox.stdout)).toEqual({ rows: [] })
     const doctor = await cli("doctor", "--json")
     expect(JSON.parse(doctor.stdout).rows[0]).toMatchObject({ check: "agent-bridge" })
-  }, 120_000)
+  }, PROCESS_TEST_TIMEOUT)
 
   it("refuses inbox approve --choice without a value, and an unknown flag on doctor", async () => {
     const choice = await cli("inbox", "approve", "some-id", "--choice")
@@ -98,7 +106,7 @@ describe("agent-bridge inbox and doctor", () => {
     const doctor = await cli("doctor", "--bogus")
     expect(doctor.code).toBe(2)
     expect(doctor.stderr).toContain("--bogus")
-  }, 120_000)
+  }, PROCESS_TEST_TIMEOUT)
 })
 
 describe("agent-bridge hermes-sim", () => {
@@ -107,7 +115,7 @@ describe("agent-bridge hermes-sim", () => {
     expect(r.code).toBe(1)
     expect(r.stderr.trim()).toBe("hermes-sim: simulator: invalid profile name 'Bad_Name'")
     noStackTrace(r)
-  }, 60_000)
+  }, PROCESS_TEST_TIMEOUT)
 })
 
 describe("agent-bridge --version", () => {
@@ -118,5 +126,5 @@ describe("agent-bridge --version", () => {
       expect(r.code).toBe(0)
       expect(r.stdout.trim()).toBe(pkg.version)
     }
-  }, 120_000)
+  }, PROCESS_TEST_TIMEOUT)
 })

@@ -29,8 +29,17 @@ const env = (): NodeJS.ProcessEnv => {
 
 interface Ran { readonly code: number | null; readonly stdout: string; readonly stderr: string }
 
+/**
+ * The bounds. Each CLI child starts the TypeScript sources through tsx: about 5 s of CPU, which
+ * took 33 to 40 s of wall time each on the 2-core machine at load average 36 (other jobs), so the
+ * old 50 s per child and vitest's 30 s per test ended passing runs there; a test here runs up to
+ * three children and a daemon.
+ */
+const CHILD_TIMEOUT_MS = 150_000
+const PROCESS_TEST_TIMEOUT = 480_000
+
 const run = (command: string, args: ReadonlyArray<string>, cwd: string): Promise<Ran> =>
-  runProcess(command, args, { cwd: cwd, env: env(), timeoutMs: 50_000 }).then((r) => ({ code: r.status, stdout: r.stdout, stderr: r.stderr }))
+  runProcess(command, args, { cwd: cwd, env: env(), timeoutMs: CHILD_TIMEOUT_MS }).then((r) => ({ code: r.status, stdout: r.stdout, stderr: r.stderr }))
 
 const oneLine = (r: Ran) => {
   expect(r.code).toBe(1)
@@ -58,7 +67,7 @@ const writeConfig = (name: string, yaml: string) => {
 /** A shell line that runs the CLI with `args` (quoted for sh). */
 const cliLine = (...args: ReadonlyArray<string>) => [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ")
 
-describe("start-up faults", () => {
+describe("start-up faults", { timeout: PROCESS_TEST_TIMEOUT }, () => {
   it("a port in use is one line naming the address and the setting", async () => {
     const blocker = net.createServer()
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
@@ -73,7 +82,7 @@ describe("start-up faults", () => {
   })
 })
 
-describe("on a storage.url", () => {
+describe("on a storage.url", { timeout: PROCESS_TEST_TIMEOUT }, () => {
   const pg = usePostgres()
 
   it("serve, client add, runs and doctor work on the PostgreSQL database, never print its password, and make no SQLite file", async (ctx) => {
@@ -113,7 +122,7 @@ describe("on a storage.url", () => {
   })
 })
 
-describe.skipIf(!canUnshare)("storage faults in a private mount namespace", () => {
+describe.skipIf(!canUnshare)("storage faults in a private mount namespace", { timeout: PROCESS_TEST_TIMEOUT }, () => {
   it("a read-only data folder: serve and client add each end in one line naming it", async () => {
     const data = path.join(dir, "ro-data")
     fs.mkdirSync(data)

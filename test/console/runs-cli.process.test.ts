@@ -14,7 +14,8 @@ import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
 import { cli, eventually, type Sim, startSim } from "./support.ts"
 
-const STEP = 120_000
+/** Per test: several CLI children, each 33 to 40 s at load average 36 (120 s ended passing tests there). */
+const STEP = 480_000
 
 interface Listed { runs: ReadonlyArray<{ runId: string; client: string; agent: string; face: string; status: string; tokens: number | null; operatorStop: string | null }> }
 interface Shown { run: { run_id: string; status: string; client: string }; tokens: number | null; operator_stop: string | null; events?: ReadonlyArray<{ seq: number; type: string; data: Record<string, unknown> }> }

@@ -26,7 +26,10 @@ const cleanEnv = (): NodeJS.ProcessEnv => {
   return out
 }
 
-/** Runs the CLI with `--config configFile`; killed after 60 s. */
+/**
+ * Runs the CLI with `--config configFile`; killed after 150 s (a start from the sources through tsx
+ * took 33 to 40 s at load average 36, where 60 s cut slower verbs short).
+ */
 export const cli = (configFile: string, ...args: ReadonlyArray<string>): Promise<Ran> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args, "--config", configFile], { cwd: REPO, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] })
@@ -34,7 +37,7 @@ export const cli = (configFile: string, ...args: ReadonlyArray<string>): Promise
     let stderr = ""
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")))
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    const timer = setTimeout(() => child.kill("SIGKILL"), 150_000)
     child.once("error", reject)
     child.once("exit", (code) => {
       clearTimeout(timer)

@@ -141,7 +141,7 @@ describe("runs against the simulator", () => {
   it.live("a Hermes restart that loses the run ends it interrupted", () =>
     Effect.gen(function* () {
       const h = yield* simHarness()
-      const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:slow=5s] long job" }))
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:slow=60s] long job" }))
       yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => v.last_seq > 1, "first events")
       yield* h.sim.restart({ loseRuns: true })
       const ended = yield* alice(h.runs.wait(view.run_id, 60))
@@ -182,7 +182,7 @@ describe("runs against the simulator", () => {
   it.live("Hermes's cap answers agent_refused (429); a stopped Hermes answers agent_unavailable", () =>
     Effect.gen(function* () {
       const h = yield* simHarness({ sim: { maxConcurrentRuns: 1 } })
-      yield* alice(h.runs.start({ agent: "hermes", input: "[sim:slow=3s] one" }))
+      yield* alice(h.runs.start({ agent: "hermes", input: "[sim:slow=60s] one" }))
       const refused = yield* failure(as("bob")(h.runs.start({ agent: "hermes", input: "two" })))
       expect(errorCode(refused)).toBe("bridge.agent_refused")
       expect(refused._tag === "AgentRefused" && refused.hermesStatus).toBe(429)
@@ -194,7 +194,7 @@ describe("runs against the simulator", () => {
   it.live("steer while running, then stop: stopping, then cancelled", () =>
     Effect.gen(function* () {
       const h = yield* simHarness()
-      const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:slow=4s] refactor" }))
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:slow=60s] refactor" }))
       yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => v.last_seq > 1, "running")
       yield* alice(h.runs.steer(view.run_id, "keep the public API"))
       yield* eventually(alice(h.runs.events(view.run_id, 0, 500)), (p) => p.events.some((e) => e.type === "run.steered"), "steered")

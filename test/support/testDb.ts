@@ -4,9 +4,10 @@
  * the project's server (`pgGlobalSetup.ts`), migrated the way the daemon migrates it. The same test
  * file runs on both: it provides `TestDb` where it provided `DbMemory`.
  *
- * Each build of the layer is a database of its own (`CREATE DATABASE`, a copy of template1: a
- * few tens of ms with fsync off), so tests never see each other's rows, as with `:memory:`. The
- * databases are not dropped: the server and its folder are removed after the run.
+ * Each build of the layer is a database of its own, so tests never see each other's rows, as with
+ * `:memory:`: a copy (`CREATE DATABASE ... TEMPLATE`) of the database `pgGlobalSetup.ts` migrated
+ * once, which the migrator then finds up to date (migrating each one afresh cost 1.7 to 3.5 times
+ * as much). The databases are not dropped: the server and its folder are removed after the run.
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
@@ -42,19 +43,32 @@ const adminRuntime = async () => {
   return admin
 }
 
-/** A fresh empty database on the project's server, as a URL (PostgreSQL runs only). */
-export const freshPgDatabase = async (): Promise<string> => {
+/**
+ * A new database on the project's server, as a URL: a copy of `from` (template1 when absent:
+ * empty).
+ */
+const createPgDatabase = async (from?: string): Promise<string> => {
   const runtime = await adminRuntime()
   const name = `t${process.pid}_${Date.now().toString(36)}_${++made}`
-  await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
+  const statement = from === undefined ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${from}`
+  await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)))
   const base = new URL(await pgBaseUrl())
   base.pathname = `/${name}`
   return base.toString()
 }
 
+/** A fresh empty database on the project's server, as a URL (PostgreSQL runs only). */
+export const freshPgDatabase = (): Promise<string> => createPgDatabase()
+
+/** The database `pgGlobalSetup.ts` migrates once; the migrated test databases are copies of it. */
+export const MIGRATED_TEMPLATE = "bridge_migrated"
+
+/** A copy of the migrated template: the daemon's migrator, run on it, finds nothing to do. */
+const migratedPgDatabase = (): Promise<string> => createPgDatabase(MIGRATED_TEMPLATE)
+
 /** A migrated PostgreSQL database of its own for each build. */
 export const TestPgDb = Layer.unwrapEffect(
-  Effect.map(Effect.promise(freshPgDatabase), (url) => DbPostgres({ url: Redacted.make(url), ...TEST_STORAGE }))
+  Effect.map(Effect.promise(migratedPgDatabase), (url) => DbPostgres({ url: Redacted.make(url), ...TEST_STORAGE }))
 ).pipe(Layer.orDie)
 
 /** The test run's database: SQLite in memory, or a fresh PostgreSQL database in the pg project. */
@@ -69,7 +83,7 @@ const byDataDir = new Map<string, Promise<string>>()
 export const pgDatabaseFor = (dataDir: string): Promise<string> => {
   let url = byDataDir.get(dataDir)
   if (url === undefined) {
-    url = freshPgDatabase()
+    url = migratedPgDatabase()
     byDataDir.set(dataDir, url)
   }
   return url
