@@ -18,7 +18,7 @@ import { type Fleet, startFleet } from "../support/fleet.ts"
 import { usePostgres } from "../support/postgres.ts"
 import { hermesRunsByInput, verifyRun } from "./support/crashChecks.ts"
 import { churn, finish, makeWorkload, type RunKind, startAll } from "./support/crashWorkload.ts"
-import { admitFleetClients, awaitFollowers, doublyFollowedRuns, printFigures, spread } from "./support/fleetChaos.ts"
+import { admitFleetClients, awaitFollowers, describeUnfollowed, doublyFollowedRuns, openDb, printFigures, spread } from "./support/fleetChaos.ts"
 import { ResilientMcp } from "./support/mcpClient.ts"
 
 const REPLICAS = 3
@@ -27,7 +27,7 @@ const KINDS: ReadonlyArray<RunKind> = ["clarify", "stream", "stream"]
 /** Long enough to span the three restarts on a loaded machine, short enough for the 2-minute goal. */
 const STREAMS = { minS: 25, spreadS: 20 }
 /** A ceiling for a loaded machine (the issue's goal is 2 minutes on a quiet one). */
-const BUDGET_MS = 480_000
+const BUDGET_MS = 600_000
 /** After a restart, every live run has a follower again within this (lock expiry is not waited on SIGTERM). */
 const FOLLOWERS_WITHIN_MS = 60_000
 
@@ -53,7 +53,7 @@ describe("rolling restart of three replicas behind nginx", () => {
       // Hermes's frames kept for the final comparison (by default an unread buffer expires).
       eventBufferTtlMs: 3_600_000
     })
-    fleet = await startFleet({ storageUrl, replicas: REPLICAS, sim, config: { bridge: { max_concurrent_runs_per_client: KINDS.length } } })
+    fleet = await startFleet({ storageUrl, replicas: REPLICAS, sim, readyTimeoutMs: 300_000, config: { bridge: { max_concurrent_runs_per_client: KINDS.length } } })
     const f = fleet
     log("fleet ready")
     const names = Array.from({ length: CLIENTS }, (_, i) => `roll-${i}`)
@@ -81,7 +81,12 @@ describe("rolling restart of three replicas behind nginx", () => {
       const readyMs = Date.now() - t0
       // The window ends when every live run is followed again (the shards spread back over three).
       const followed = await awaitFollowers(sim, t0, FOLLOWERS_WITHIN_MS)
-      if (!followed.ok) leftUnfollowed.push(...followed.left)
+      if (!followed.ok) {
+        leftUnfollowed.push(...followed.left)
+        const db = await openDb(storageUrl)
+        console.log(`unfollowed after ${r.name}'s restart:\n  ${(await describeUnfollowed(sim, f, db)).join("\n  ")}`)
+        await db.end()
+      }
       doubly.push(...doublyFollowedRuns(sim))
       restarts.push({ name: r.name, code: exit.code, exitMs, readyMs, followedMs: followed.ms })
       log(`${r.name}: exit ${exit.code} after ${exitMs} ms, ready after ${readyMs} ms, every live run followed after ${followed.ms} ms${followed.ok ? "" : ` (${followed.left.length} not)`}`)

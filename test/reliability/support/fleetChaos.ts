@@ -21,6 +21,26 @@ export const admitFleetClients = async (fleet: Fleet, names: ReadonlyArray<strin
   return admitClients(loaded.right, names)
 }
 
+/**
+ * For runs left without a follower, what each side knows: Hermes's status, the ledger's, and the
+ * last line of each replica's log that names the run (which replica had it, and what it said).
+ */
+export const describeUnfollowed = async (sim: SimulatorAsync, fleet: Fleet, db: pg.Client, limit = 5): Promise<ReadonlyArray<string>> => {
+  const left = [...sim.handle.state.runs.values()].filter((r) => !TERMINAL_SIM.has(r.status) && r.subscribers.size === 0).slice(0, limit)
+  const out: Array<string> = []
+  for (const r of left) {
+    const row = (await db.query<{ run_id: string; status: string; last_seq: number }>(
+      "SELECT run_id, status, last_seq FROM runs WHERE hermes_run_id = $1", [r.id]
+    ).catch(() => ({ rows: [] }))).rows[0]
+    const logs = row === undefined ? [] : fleet.replicas.map((x) => {
+      const lines = x.output().split("\n").filter((l) => l.includes(row.run_id))
+      return `${x.name}: ${lines.length} lines, last: ${(lines.at(-1) ?? "-").slice(0, 300)}`
+    })
+    out.push(`${r.input}: Hermes ${r.status}; ledger ${row === undefined ? "no row" : `${row.run_id} ${row.status} last_seq ${row.last_seq}`}\n    ${logs.join("\n    ")}`)
+  }
+  return out
+}
+
 /** The runs live in Hermes that no replica follows right now (no open event stream), by input. */
 export const unfollowedRuns = (sim: SimulatorAsync): ReadonlyArray<string> =>
   [...sim.handle.state.runs.values()].filter((r) => !TERMINAL_SIM.has(r.status) && r.subscribers.size === 0).map((r) => r.input)
