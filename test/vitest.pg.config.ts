@@ -13,7 +13,7 @@ import base from "../vitest.config.ts"
  * test/storage/corruptRows.test.ts (an INTEGER column holding text: SQLite lets it, PostgreSQL refuses
  * the write) and test/teach/memory-fold.test.ts (checks against SQLite's tokenizer); with a PostgreSQL server
  * of their own (in the ordinary run): test/storage/{postgresSupport, pgOutage}.test.ts,
- * test/cli/{storageFaults.process, storageCopy}.test.ts, test/reliability/pgRestart.e2e.test.ts,
+ * test/cli/{storageFaults.process, storageCopy}.test.ts, test/reliability/{pgRestart, rollingRestart}.e2e.test.ts,
  * test/inbox/storePlace.test.ts (its SQLite case beside);
  * test/runs/runs-failover.e2e.test.ts (replicas: PostgreSQL only);
  * no data: test/inbox/chromiumSetup.test.ts; the browser pages (test/inbox/browser.e2e.test.ts) read

@@ -1,5 +1,6 @@
 /**
- * The long fault tests (`*.chaos.ts`: SIGKILLs under 200 live runs, the 10,000-run soak), kept out
+ * The long fault tests (`*.chaos.ts`: SIGKILLs under 200 live runs, of one daemon and of random
+ * replicas behind nginx with a PostgreSQL restart; the 10,000-run soak), kept out
  * of the ordinary suite (which only picks up `*.test.ts`) and run one file at a time so they do not
  * compete for the two cores: `vitest run --config test/reliability/vitest.chaos.config.ts`
  * (`npm run test:chaos`).

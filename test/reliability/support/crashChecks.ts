@@ -20,6 +20,7 @@ export interface RunVerdict {
   readonly problems: ReadonlyArray<string>
   readonly events: number
   readonly capped: boolean
+  readonly status?: string
 }
 
 /** Hermes's side, by run input (every input in the test is unique). */
@@ -33,7 +34,12 @@ export const verifyRun = async (
   mcp: ResilientMcp,
   r: TrackedRun,
   hermes: ReadonlyMap<string, ReadonlyArray<SimRun>>,
-  deadline: number
+  deadline: number,
+  /**
+   * Also accept `interrupted` with its reason (the replicated chaos test: a run may be ended so
+   * when Hermes's side is lost); its output is then checked against its events only.
+   */
+  allowInterrupted = false
 ): Promise<RunVerdict> => {
   const where = `${r.client}/${r.key}`
   if (r.runId === null) return { problems: [`${where}: never started`], events: 0, capped: false }
@@ -43,12 +49,14 @@ export const verifyRun = async (
   const events = await readAllEvents(call, r.runId)
 
   const endedAs = r.kind === "steered" ? "cancelled" : "completed"
-  if (view.status !== endedAs) problems.push(`ended ${view.status} (${view.error}), not ${endedAs}`)
+  const interrupted = allowInterrupted && view.status === "interrupted"
+  if (interrupted && (typeof view.error !== "string" || view.error === "")) problems.push("ended interrupted without a reason")
+  if (view.status !== endedAs && !interrupted) problems.push(`ended ${view.status} (${view.error}), not ${endedAs}`)
   problems.push(...eventProblems(events, view.last_seq))
   const inHermes = hermes.get(r.input) ?? []
   if (inHermes.length !== 1) problems.push(`Hermes ran it ${inHermes.length} times`)
   const expected = inHermes[0] === undefined ? null : streamedText(inHermes[0])
-  if (output !== expected) problems.push(`output differs from Hermes's (${output.length} vs ${expected?.length} chars)`)
+  if (output !== expected && !interrupted) problems.push(`output differs from Hermes's (${output.length} vs ${expected?.length} chars)`)
   // The events' text is the output's tail (all of it unless the cap dropped the oldest events).
   const text = textOf(events)
   if (!output.endsWith(text) || (events[0]?.seq === 1 && text !== output)) problems.push("event text is not the output")
@@ -58,5 +66,5 @@ export const verifyRun = async (
   }
   const again = await mcp.call("agent_run", { agent: "hermes", input: r.input, idempotency_key: r.key }, { deadline })
   if (!again.ok || again.value.run_id !== r.runId) problems.push(`a final repeated start answered ${again.ok ? again.value.run_id : again.text}`)
-  return { problems: problems.map((p) => `${where}: ${p}`), events: events.length, capped: view.last_seq > EVENTS_KEPT }
+  return { problems: problems.map((p) => `${where}: ${p}`), events: events.length, capped: view.last_seq > EVENTS_KEPT, status: view.status as string }
 }

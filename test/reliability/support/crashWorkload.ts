@@ -50,19 +50,26 @@ export interface Workload {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+/** How long a `stream` run streams: `minS` plus up to `spreadS` seconds (the crash test: 40-80 s). */
+export interface StreamLength {
+  readonly minS: number
+  readonly spreadS: number
+}
+const CRASH_STREAMS: StreamLength = { minS: 40, spreadS: 40 }
+
 /** A run's input: the kind decides the simulated script; the text is unique per run. */
-export const runInput = (client: number, index: number, kind: RunKind): string => {
+export const runInput = (client: number, index: number, kind: RunKind, streams: StreamLength = CRASH_STREAMS): string => {
   const tag = `crash c${client} r${index}`
   if (kind === "clarify") return `${tag} [sim:clarify]`
   if (kind === "steered") return `${tag} [sim:slow=900s,events=4]`
-  const seconds = 40 + ((client * 7 + index * 13) % 41)
+  const seconds = streams.minS + ((client * 7 + index * 13) % (streams.spreadS + 1))
   const events = 8 + ((client * 11 + index * 5) % 17)
   return `${tag} [sim:slow=${seconds}s,events=${events}]`
 }
 
-export const makeWorkload = (client: number, name: string, kinds: ReadonlyArray<RunKind>): Workload => ({
+export const makeWorkload = (client: number, name: string, kinds: ReadonlyArray<RunKind>, streams?: StreamLength): Workload => ({
   runs: kinds.map((kind, i) => ({
-    client: name, key: `job-${i}`, input: runInput(client, i, kind), kind, runId: null, seen: new Map(), lastSeen: 0, capGaps: 0
+    client: name, key: `job-${i}`, input: runInput(client, i, kind, streams), kind, runId: null, seen: new Map(), lastSeen: 0, capGaps: 0
   })),
   counts: { startsRetried: 0, replays: 0, follows: 0, statuses: 0, waits: 0, answers: 0, steers: 0 },
   problems: []

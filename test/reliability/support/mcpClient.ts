@@ -108,7 +108,7 @@ export interface CallOptions {
   readonly timeoutMs?: number
   /** Give up retrying at this time (epoch ms). */
   readonly deadline: number
-  /** Codes that mean "try again shortly" besides a lost call. Default: bridge.unavailable. */
+  /** Codes that mean "try again shortly" besides a lost call. Default: the client's (bridge.unavailable). */
   readonly retryCodes?: ReadonlyArray<string>
 }
 
@@ -116,6 +116,19 @@ export interface ResilientStats {
   sessions: number
   lostCalls: number
   retriedCodes: number
+  /** The retried answers by code (`bridge.unavailable`: …). */
+  readonly retriedByCode: Record<string, number>
+  /** The lost calls by what was seen: `HTTP 502`, `no answer` (a stream cut), `connection`, `timeout`. */
+  readonly lostByKind: Record<string, number>
+}
+
+/** What kind of loss a CallLost message tells. */
+const lossKind = (message: string): string => {
+  const http = /HTTP (\d{3})/.exec(message)
+  if (http !== null) return `HTTP ${http[1]}`
+  if (message.includes("no answer in the response")) return "no answer"
+  if (/timeout|aborted/i.test(message)) return "timeout"
+  return "connection"
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -126,18 +139,20 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * an idempotency key).
  */
 export class ResilientMcp {
-  readonly stats: ResilientStats = { sessions: 0, lostCalls: 0, retriedCodes: 0 }
+  readonly stats: ResilientStats = { sessions: 0, lostCalls: 0, retriedCodes: 0, retriedByCode: {}, lostByKind: {} }
   private session: McpSession | undefined
 
   constructor(
     private readonly baseUrl: string,
     private readonly key: string,
-    private readonly server: "agents" | "memory" = "agents"
+    private readonly server: "agents" | "memory" = "agents",
+    /** The codes this client retries by itself (a call may name its own). */
+    private readonly retryCodes: ReadonlyArray<string> = ["bridge.unavailable"]
   ) {}
 
   /** Calls until an answer that is not a retry code; throws when the deadline passes first. */
   async call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolOutcome & { readonly attempts: number }> {
-    const retryCodes = options.retryCodes ?? ["bridge.unavailable"]
+    const retryCodes = options.retryCodes ?? this.retryCodes
     let lastProblem = "no attempt"
     for (let attempt = 1; ; attempt++) {
       if (Date.now() > options.deadline) throw new Error(`${tool} gave up after ${attempt - 1} attempts: ${lastProblem}`)
@@ -152,10 +167,13 @@ export class ResilientMcp {
         const outcome = await session.call(tool, args, options.timeoutMs ?? 20_000)
         if (outcome.ok || !retryCodes.includes(outcome.code)) return { ...outcome, attempts: attempt }
         this.stats.retriedCodes++
+        this.stats.retriedByCode[outcome.code] = (this.stats.retriedByCode[outcome.code] ?? 0) + 1
         lastProblem = outcome.text
       } catch (e) {
         if (!(e instanceof CallLost)) throw e
         this.stats.lostCalls++
+        const kind = lossKind(e.message)
+        this.stats.lostByKind[kind] = (this.stats.lostByKind[kind] ?? 0) + 1
         lastProblem = e.message
         if (this.session === session) this.session = undefined
       }
