@@ -14,13 +14,13 @@ import { Effect } from "effect"
 /** The first key of the pair: "abri" as a 32-bit integer (the second is the row id hashed). */
 const DECISION_LOCK_KEY = 0x61627269
 
-export const underDecisionLockPg = <A, E, R>(sql: SqlClient.SqlClient, rowId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+export const underDecisionLockPg = <A, E, R>(sql: SqlClient.SqlClient, inboxId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
   Effect.scoped(
     Effect.gen(function* () {
       const connection = yield* sql.reserve
-      yield* Effect.acquireRelease(connection.executeRaw(`SELECT pg_advisory_lock(${DECISION_LOCK_KEY}, hashtext($1))`, [rowId]), () =>
+      yield* Effect.acquireRelease(connection.executeRaw(`SELECT pg_advisory_lock(${DECISION_LOCK_KEY}, hashtext($1))`, [inboxId]), () =>
         // A failed unlock means a broken connection, whose session (and lock) is gone anyway.
-        Effect.ignore(connection.executeRaw(`SELECT pg_advisory_unlock(${DECISION_LOCK_KEY}, hashtext($1))`, [rowId]))
+        Effect.ignore(connection.executeRaw(`SELECT pg_advisory_unlock(${DECISION_LOCK_KEY}, hashtext($1))`, [inboxId]))
       )
       return yield* effect
     })
