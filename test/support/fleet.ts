@@ -55,6 +55,7 @@ export interface FleetOptions {
   readonly config?: Readonly<Record<string, unknown>>
   /** Put nginx in front (default true). */
   readonly nginx?: boolean
+  /** How long each replica's start may take (default 300 s: several cold starts at once on the loaded two-core machine). */
   readonly readyTimeoutMs?: number
 }
 
@@ -99,7 +100,7 @@ export const startFleet = async (o: FleetOptions): Promise<Fleet> => {
     const start = async () => {
       if (current?.isRunning() === true) throw new Error(`replica r${i} is running already`)
       if (current !== undefined) earlier += current.output()
-      current = await spawnDaemon({ configFile, port, readyTimeoutMs: o.readyTimeoutMs ?? 120_000 })
+      current = await spawnDaemon({ configFile, port, readyTimeoutMs: o.readyTimeoutMs ?? 300_000 })
     }
     const kill = async (signal: NodeJS.Signals = "SIGKILL") => {
       await current?.kill(signal)

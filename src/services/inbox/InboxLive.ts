@@ -103,11 +103,13 @@ export const InboxOnStore = Layer.effect(
 
     const decide = (id: string, decision: Decision): Effect.Effect<InboxRow, BridgeError> =>
       decisions.withPermits(1)(
-        Effect.gen(function* () {
+        // Held across processes too (replicas, the CLI): the row is read again under the lock, so a
+        // decision someone else made first is reported, and Hermes hears one answer.
+        store.decisionLock(id, Effect.gen(function* () {
           const row = yield* reread(id)
           if (row.state !== "pending") return yield* notPending(id, row.state)
           return row.kind === "run_approval" ? yield* decideRunRow(row, decision) : yield* decideSkillRow(id, decision)
-        }).pipe(Effect.annotateLogs({ inbox_row: id, decided_by: decision.by }))
+        })).pipe(Effect.annotateLogs({ inbox_row: id, decided_by: decision.by }))
       )
 
     return Inbox.of({

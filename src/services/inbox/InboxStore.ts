@@ -19,6 +19,7 @@ import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
 import { insertionOrder } from "../../storage/rowOrder.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import type { InboxRow, InboxState } from "./Inbox.ts"
+import { underDecisionLockPg } from "./pg/decisionLockPg.ts"
 import { InboxChanges } from "./InboxChanges.ts"
 import { epochMsColumn, toDb, toRows, withChoice } from "./rows.ts"
 
@@ -64,6 +65,12 @@ export interface InboxStoreShape {
    * withdraw a row while its approval is writing the skill.
    */
   readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Runs `effect` (a decision of row `id`) while no other process decides that row: on PostgreSQL
+   * an advisory lock (`pg/decisionLockPg.ts`), since replicas and the CLI decide side by side; on
+   * SQLite nothing more (the caller's own semaphore orders this process's decisions).
+   */
+  readonly decisionLock: <A, E, R>(id: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreFailure, R>
 }
 
 export class InboxStore extends Context.Tag("agent-bridge/InboxStore")<InboxStore, InboxStoreShape>() {}
@@ -175,7 +182,14 @@ export const InboxStoreLive = Layer.effect(
         inTransaction(effect).pipe(
           Effect.catchIf((e): e is SqlError.SqlError => e instanceof SqlError.SqlError, (e) => failed("run a transaction")(e))
         ),
-      exclusive: (effect) => skillRows.withPermits(1)(effect)
+      exclusive: (effect) => skillRows.withPermits(1)(effect),
+      decisionLock: (id, effect) =>
+        sql.onDialectOrElse({
+          pg: () => underDecisionLockPg(sql, id, effect).pipe(
+            Effect.catchIf((e): e is SqlError.SqlError => e instanceof SqlError.SqlError, (e) => failed("hold a row for its decision")(e))
+          ),
+          orElse: () => effect
+        })
     }
     return store
   })

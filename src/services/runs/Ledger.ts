@@ -54,6 +54,12 @@ export interface NewRun
   > {
   /** The first event (`run.started`), stored as seq 1. */
   readonly started: NewEvent
+  /**
+   * The client's cap on unfinished runs, checked again in the insert's transaction (with the
+   * client's runs locked against other inserts): the service's check before the Hermes start counts
+   * only this process's starts in flight, and replicas on one database start side by side.
+   */
+  readonly maxActive?: number
 }
 
 export interface StoredEvent {
@@ -86,6 +92,8 @@ export interface Modified<A> {
 export class LedgerError extends Data.TaggedError("LedgerError")<{ readonly operation: string; readonly cause: unknown }> {}
 /** The (profile, idempotency key) pair is already taken: a concurrent start won the race. */
 export class IdempotencyTaken extends Data.TaggedError("IdempotencyTaken")<{ readonly key: string }> {}
+/** The insert found the client at its cap (`NewRun.maxActive`) already: another start, perhaps on another replica, filled it. */
+export class ClientAtCap extends Data.TaggedError("ClientAtCap")<{ readonly client: string; readonly active: number }> {}
 /** `modify` of a run that is not in the ledger (deleted by retention, or never there). */
 export class LedgerRunMissing extends Data.TaggedError("LedgerRunMissing")<{ readonly runId: string }> {}
 
@@ -134,7 +142,7 @@ export interface BriefFilter {
 
 export interface LedgerShape {
   /** Inserts a run and its `run.started` event. */
-  readonly insert: (run: NewRun) => Effect.Effect<RunRecord, LedgerError | IdempotencyTaken>
+  readonly insert: (run: NewRun) => Effect.Effect<RunRecord, LedgerError | IdempotencyTaken | ClientAtCap>
   readonly get: (runId: string) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
   /** The run holding this prefixed idempotency key on this profile, whoever owns it. */
   readonly byIdempotencyKey: (profile: string, key: string) => Effect.Effect<Option.Option<RunRecord>, LedgerError>

@@ -9,7 +9,7 @@ import type { ParseError } from "effect/ParseResult"
 import { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { Metrics } from "../../common/Metrics.ts"
-import { IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type ListFilter, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
+import { ClientAtCap, IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type ListFilter, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
 import { ledgerDialect } from "./ledgerDialect.ts"
 import { isEmptyChange, OUTPUT_CHUNK_BYTES, planWrite, replaceNeedsStoredOutput } from "./ledgerWrite.ts"
 import { makeLedgerBriefs } from "./ledgerBriefs.ts"
@@ -157,6 +157,17 @@ export const makeLedgerSql = Effect.gen(function* () {
     insert: (run) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
+        if (run.maxActive !== undefined) {
+          // Under the client's lock, the key first (a retry of a recorded start is its run, never
+          // refused by the cap that run fills), then the cap.
+          yield* dialect.lockClient(run.client)
+          if (run.idempotencyKey !== null) {
+            const taken = yield* sql`SELECT run_id FROM runs WHERE profile = ${run.profile} AND idempotency_key = ${run.idempotencyKey}`
+            if (taken.length > 0) return yield* new IdempotencyTaken({ key: run.idempotencyKey })
+          }
+          const active = yield* sql`SELECT count(*) AS n FROM runs WHERE client = ${run.client} AND ended_at IS NULL`.pipe(Effect.flatMap(count))
+          if (active >= run.maxActive) return yield* new ClientAtCap({ client: run.client, active })
+        }
         yield* sql`INSERT INTO runs (run_id, client, agent, profile, hermes_run_id, status, input, instructions,
             session_key, reasoning_effort, idempotency_key, fingerprint, face, created_at, updated_at)
           VALUES (${run.runId}, ${run.client}, ${run.agent}, ${run.profile}, ${run.hermesRunId}, ${run.status},
@@ -170,7 +181,7 @@ export const makeLedgerSql = Effect.gen(function* () {
       }).pipe(
         inTransaction,
         Effect.tap((record) => metrics.runStarted(record.client, record.face)),
-        Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken> =>
+        Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken | ClientAtCap> =>
           run.idempotencyKey !== null && dialect.isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
             : Effect.fail(fail("insert")(e))),

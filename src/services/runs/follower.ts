@@ -16,6 +16,7 @@ import { HERMES_RAISES, hermesError } from "../hermes-failures/hermesErrors.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import { consumeInBatches } from "./batches.ts"
+import { withoutRecordedClarifications } from "./clarifyReplays.ts"
 import { logRunEnded, logRunFollowed } from "./runLog.ts"
 import type { RunSignals } from "./RunSignals.ts"
 import type { RunLocks } from "./runLocks.ts"
@@ -78,8 +79,9 @@ export const makeFollower = (deps: FollowerDeps) => {
     locks.withRun(run.runId, Effect.gen(function* () {
       if (batch.length === 0) return run
       yield* openApprovals(run, batch)
+      const fresh = yield* withoutRecordedClarifications(ledger, run.runId, batch)
       const { record, result } = yield* ledger.modify(run.runId, (current) => {
-        const r = reduceBatch({ status: current.status, pending: current.pending }, batch)
+        const r = reduceBatch({ status: current.status, pending: current.pending }, fresh)
         const change: RunChange = {
           events: r.events,
           ...(r.state.status === current.status ? {} : { status: r.state.status }),

@@ -23,6 +23,11 @@ export interface LedgerDialect {
    * writers of one run take turns (each numbers its events from the seq it read).
    */
   readonly lockForWrite: Fragment
+  /**
+   * Inside an insert's transaction: holds the client's runs against other inserts until the commit,
+   * so that two starts of one client (on two replicas) count the unfinished runs in turn.
+   */
+  readonly lockClient: (client: string) => Effect.Effect<void, SqlError>
 }
 
 export const ledgerDialect = (sql: SqlClient.SqlClient): Effect.Effect<LedgerDialect> =>

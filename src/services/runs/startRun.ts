@@ -52,6 +52,15 @@ export const makeStart = (deps: StartDeps) => {
       else inFlight.set(client, n)
     })
 
+  const tooMany = (caller: CallerShape) =>
+    new TooManyRuns({
+      message: `${caller.client} already has ${maxRunsPerClient} unfinished runs (bridge.max_concurrent_runs_per_client)`
+    })
+
+  /** The run recorded under this key, if any (a failed read counts as none: the cap's answer stands). */
+  const recordedUnder = (profile: HermesProfile, idempotencyKey: string) =>
+    ledger.byIdempotencyKey(profile.name, idempotencyKey).pipe(Effect.orElseSucceed(Option.none<RunRecord>))
+
   const conflict = () =>
     new IdempotencyConflict({ message: "this idempotency_key was already used for a different request" })
 
@@ -116,9 +125,11 @@ export const makeStart = (deps: StartDeps) => {
           const active = yield* ledger.countActive(caller.client).pipe(Effect.catchTag("LedgerError", (e) => internal("count", e)))
           const othersStarting = (inFlight.get(caller.client) ?? 1) - 1
           if (active + othersStarting >= maxRunsPerClient) {
-            return yield* new TooManyRuns({
-              message: `${caller.client} already has ${maxRunsPerClient} unfinished runs (bridge.max_concurrent_runs_per_client)`
-            })
+            // A start with this key on another replica may have recorded its run since our lookup,
+            // and that run is what fills the cap: the retry is answered with it, not refused.
+            const recorded = idempotencyKey === undefined ? Option.none<RunRecord>() : yield* recordedUnder(profile, idempotencyKey)
+            if (Option.isSome(recorded)) return recorded.value
+            return yield* tooMany(caller)
           }
           const started = yield* startInHermes(profile, {
             input: input.input,
@@ -143,7 +154,8 @@ export const makeStart = (deps: StartDeps) => {
             idempotencyKey: idempotencyKey ?? null,
             fingerprint: fp,
             face: input.face ?? "mcp",
-            started: { type: "run.started", data: { agent: profile.agent, replayed: started.replayed } }
+            started: { type: "run.started", data: { agent: profile.agent, replayed: started.replayed } },
+            maxActive: maxRunsPerClient
           }).pipe(Effect.either)
           if (Either.isRight(outcome)) {
             yield* attach(runId, { fresh: true })
@@ -156,6 +168,12 @@ export const makeStart = (deps: StartDeps) => {
               if (winner.value.hermesRunId !== started.hermesRunId) yield* stopQuietly(profile, started.hermesRunId)
               return yield* replay(caller, winner.value, fp)
             }
+          }
+          if (outcome.left._tag === "ClientAtCap") {
+            // Another replica's start filled the cap between our count and the insert. A replayed
+            // Hermes run is another start's with this key (it records or stops it): not ours to stop.
+            if (!started.replayed) yield* stopQuietly(profile, started.hermesRunId)
+            return yield* tooMany(caller)
           }
           // A replay under a key whose row exists is the recorded run of another start: not ours to stop.
           const another = outcome.left._tag === "IdempotencyTaken" && started.replayed

@@ -2,12 +2,21 @@
  * What the ledger says differently on PostgreSQL: a unique-key violation is SQLSTATE 23505
  * (node-postgres puts it on the error's `code`), the insertion order that breaks ties between runs
  * created in the same millisecond is the `insert_seq` identity column (PostgreSQL has no rowid),
- * and the stored output's text is read back as its UTF-8 bytes with `convert_to`; a run read for a write is locked (`FOR UPDATE`).
+ * and the stored output's text is read back as its UTF-8 bytes with `convert_to`; a run read for a write is locked (`FOR UPDATE`),
+ * and a client's inserts take turns on a transaction-scoped advisory lock (the cap is counted under it).
  */
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { insertSeqOrder } from "../../../storage/pg/rowOrderPg.ts"
+import { Effect } from "effect"
 import type { LedgerDialect } from "../ledgerDialect.ts"
+
+/**
+ * The first key of the two-key advisory locks that hold a client's inserts (the second is the
+ * client's name hashed). Two-key locks are a key space of their own, apart from the one-key locks
+ * of the migrations and the cluster's shards; a hash collision only makes two clients take turns.
+ */
+const CLIENT_INSERT_LOCK = 0x61627263
 
 /** PostgreSQL's `unique_violation`. */
 const UNIQUE_VIOLATION = "23505"
@@ -18,5 +27,8 @@ export const ledgerPg = (sql: SqlClient.SqlClient): LedgerDialect => ({
   textAsBytes: (column) => sql.literal(`convert_to(${column}, 'UTF8')`),
   // The pool runs transactions side by side: the run's row is locked until the writer commits, so a
   // second writer reads the seq the first one left (READ COMMITTED re-reads the row after the wait).
-  lockForWrite: sql.literal("FOR UPDATE")
+  lockForWrite: sql.literal("FOR UPDATE"),
+  // Released at the transaction's end; READ COMMITTED then lets the next holder's count see this
+  // insert (each statement reads what was committed before it began).
+  lockClient: (client) => Effect.asVoid(sql`SELECT pg_advisory_xact_lock(${CLIENT_INSERT_LOCK}, hashtext(${client}))`)
 })

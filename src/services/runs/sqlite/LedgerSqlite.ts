@@ -7,6 +7,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { rowidOrder } from "../../../storage/sqlite/rowOrderSqlite.ts"
+import { Effect } from "effect"
 import type { LedgerDialect } from "../ledgerDialect.ts"
 
 export const ledgerSqlite = (sql: SqlClient.SqlClient): LedgerDialect => ({
@@ -14,5 +15,7 @@ export const ledgerSqlite = (sql: SqlClient.SqlClient): LedgerDialect => ({
   insertionOrder: (table) => rowidOrder(sql, table),
   textAsBytes: (column) => sql.literal(`CAST(${column} AS BLOB)`),
   // One connection, and a write transaction holds the database's write lock: writers already take turns.
-  lockForWrite: sql.literal("")
+  lockForWrite: sql.literal(""),
+  // The insert's transaction holds the write lock of the one connection: inserts take turns already.
+  lockClient: () => Effect.void
 })
