@@ -37,6 +37,7 @@ import { PushWorkerLive } from "../services/a2aPush/PushWorker.ts"
 import { type WebhookResolver, WebhookResolverLive } from "../services/a2aPush/WebhookResolver.ts"
 import { renderPush } from "../edge/a2a/pushPayload.ts"
 import { ClientsLive } from "../services/auth/Clients.ts"
+import { ReplicasFor } from "../services/replicas/ReplicasFor.ts"
 import { DbForStores } from "../storage/Db.ts"
 import { ChangeFeedLive } from "../storage/ChangeFeedLive.ts"
 import { AgentsLive } from "../services/agents/Agents.ts"
@@ -125,8 +126,8 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     // A2A push notifications: the worker (state changes → outbox → webhooks) and its sweep.
     Layer.provideMerge(Layer.merge(PushWorkerLive(renderPush), PushRetention)),
     Layer.provideMerge(Layer.merge(PushConfigsLive, options.webhookResolver ?? WebhookResolverLive)),
-    // What the console and /metrics read, each from its table's owner.
-    Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)),
+    // What the console and /metrics read, each from its table's owner (the replicas: the cluster's records).
+    Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive, ReplicasFor(config, true))),
     // The 2025-era MCP sessions as rows, so that every replica on the database serves them.
     Layer.provideMerge(McpSessionStoreLive),
     Layer.provideMerge(servicesLayer(config, options))
