@@ -26,6 +26,7 @@ import { RunFollowersLocal } from "../services/runs/RunFollowers.ts"
 import { RunFollowersCluster } from "../services/runs/clusterFollowers.ts"
 import { clusterAddress } from "../config/cluster.ts"
 import { ClusterRunnerLive } from "./clusterRunner.ts"
+import { ClusterMessageRetention } from "../services/runs/pg/clusterMessageRetention.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
 import { StopRequestsLive } from "../services/console/stopRequests.ts"
@@ -66,7 +67,9 @@ export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {
   // cluster, whose runner is released after the run service (its followers end first).
   const followers = Option.match(clusterAddress(config), {
     onNone: () => RunFollowersLocal,
-    onSome: (address) => RunFollowersCluster.pipe(Layer.provide(ClusterRunnerLive(address, config.storage.pool_max)))
+    // With the runner (its storage made the cluster's tables): the sweep of answered follows.
+    onSome: (address) =>
+      Layer.merge(RunFollowersCluster, ClusterMessageRetention).pipe(Layer.provide(ClusterRunnerLive(address, config.storage.pool_max)))
   })
   // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).
   const services = Layer.mergeAll(AgentsLive, CapabilitiesLive, AuthLive, RunsLive.pipe(Layer.provide(followers))).pipe(
