@@ -71,7 +71,8 @@ const followerOf = async (fleet: Fleet, runId: string, since: Map<string, number
 /** One kill of a streaming run's follower: ms from SIGKILL to its next event recorded, read through a survivor. */
 const failoverOnce = async (fleet: Fleet, n: number): Promise<{ ms: number; restarted: Promise<void> }> => {
   const marks = new Map(fleet.replicas.map((r) => [r.name, r.output().length]))
-  const starter = await connectMcp(fleet.replicas[0]!.url, fleet.adminKey, "agents", "modern")
+  // A replica that is up (one killed before may still be starting again).
+  const starter = await connectMcp(fleet.replicas.find((r) => r.isRunning())!.url, fleet.adminKey, "agents", "modern")
   const run = await call(starter, "agent_run", { agent: "hermes", input: `[sim:deltas=600,slow=60s] failover ${n}` })
   await starter.close()
   const runId = run["run_id"] as string
