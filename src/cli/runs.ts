@@ -25,6 +25,8 @@ import { printedExit } from "./printedExit.ts"
 import { flag, hasFlag, type ParsedArgs, UsageError } from "./args.ts"
 import { eventsText, runDetail, runsTable } from "./runsFormat.ts"
 import type { Clients } from "../services/auth/Clients.ts"
+import { followerText, replicasOrSingle } from "../services/replicas/Replicas.ts"
+import { isTerminal } from "../domain/runs/view.ts"
 
 export const RUNS_USAGE = `usage: agent-bridge runs list [--client C] [--status S] [--agent A] [--limit N] [--json]
        agent-bridge runs show ID [--events] [--since SEQ] [--offset N] [--json]
@@ -74,8 +76,16 @@ export const runsCommand = (args: ParsedArgs): Effect.Effect<string, BridgeError
         const view = yield* db(views.runView(record, offset))
         const summary = yield* db(queries.run(id))
         const page = hasFlag(args, "events") ? yield* db(views.eventsPage(record, since, EVENTS_SHOWN)) : null
-        if (asJson) return json({ run: view, tokens: summary?.tokens ?? null, operator_stop: summary?.operatorStop ?? null, ...(page === null ? {} : { events: page.events }) })
-        return page === null ? runDetail(view, summary) : `${runDetail(view, summary)}\n\nevents after seq ${since}:\n${eventsText(page)}`
+        // The replica that follows it (a live run only), as the cluster's records say.
+        const replicas = yield* replicasOrSingle
+        const follower = isTerminal(view.status)
+          ? null
+          : followerText((yield* db(replicas.followersOf([id]))).get(id), yield* db(replicas.list))
+        if (asJson) {
+          return json({ run: view, tokens: summary?.tokens ?? null, operator_stop: summary?.operatorStop ?? null, follower, ...(page === null ? {} : { events: page.events }) })
+        }
+        const detail = runDetail(view, summary, follower)
+        return page === null ? detail : `${detail}\n\nevents after seq ${since}:\n${eventsText(page)}`
       }
       case "stop": {
         if (id === undefined || id === "") return yield* usage("missing ID")

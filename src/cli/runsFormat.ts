@@ -33,13 +33,14 @@ export const runsTable = (rows: ReadonlyArray<RunSummary>, now: number): string 
   )
 
 /** One run: its fields, then its output window (already redacted by the run views). */
-export const runDetail = (view: RunView, summary: RunSummary | null): string => {
+export const runDetail = (view: RunView, summary: RunSummary | null, follower: string | null = null): string => {
   const lines = [
     `run ${view.run_id}`,
     `  client:   ${view.client}`,
     `  agent:    ${view.agent} (profile ${view.profile})`,
     ...(summary === null ? [] : [`  face:     ${summary.face}`]),
     `  status:   ${view.status}${summary?.operatorStop === null || summary === null ? "" : ` (operator stop: ${summary.operatorStop})`}`,
+    ...(follower === null ? [] : [`  follower: ${follower}`]),
     `  created:  ${view.created_at}`,
     `  updated:  ${view.updated_at}`,
     `  tokens:   ${summary?.tokens ?? "-"}${view.usage === null ? "" : ` ${JSON.stringify(view.usage)}`}`,

@@ -9,6 +9,7 @@ import { InboxServices } from "../daemon/teachServices.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import type { ParsedArgs } from "./args.ts"
 import { runsMain } from "./runs.ts"
+import { ReplicasFor } from "../services/replicas/ReplicasFor.ts"
 import { cliLoggingLayer, storageLayer } from "./runtime.ts"
 
 export const runsCommandLine = (config: ResolvedConfig, args: ParsedArgs): Promise<number> =>
@@ -16,7 +17,7 @@ export const runsCommandLine = (config: ResolvedConfig, args: ParsedArgs): Promi
     runsMain(args).pipe(
       Effect.provide(
         OperatorStopsRecording.pipe(
-          Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)),
+          Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive, ReplicasFor(config, false))),
           Layer.provideMerge(InboxServices),
           Layer.provideMerge(HermesClientForTools),
           Layer.provideMerge(storageLayer(config)),

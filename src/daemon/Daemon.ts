@@ -26,6 +26,7 @@ import { RunFollowersLocal } from "../services/runs/RunFollowers.ts"
 import { RunFollowersCluster } from "../services/runs/clusterFollowers.ts"
 import { clusterAddress } from "../config/cluster.ts"
 import { ClusterRunnerLive } from "./clusterRunner.ts"
+import { ClusterMessageRetention } from "../services/runs/pg/clusterMessageRetention.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
 import { StopRequestsLive } from "../services/console/stopRequests.ts"
@@ -37,6 +38,7 @@ import { PushWorkerLive } from "../services/a2aPush/PushWorker.ts"
 import { type WebhookResolver, WebhookResolverLive } from "../services/a2aPush/WebhookResolver.ts"
 import { renderPush } from "../edge/a2a/pushPayload.ts"
 import { ClientsLive } from "../services/auth/Clients.ts"
+import { ReplicasFor } from "../services/replicas/ReplicasFor.ts"
 import { DbForStores } from "../storage/Db.ts"
 import { ChangeFeedLive } from "../storage/ChangeFeedLive.ts"
 import { AgentsLive } from "../services/agents/Agents.ts"
@@ -65,7 +67,9 @@ export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {
   // cluster, whose runner is released after the run service (its followers end first).
   const followers = Option.match(clusterAddress(config), {
     onNone: () => RunFollowersLocal,
-    onSome: (address) => RunFollowersCluster.pipe(Layer.provide(ClusterRunnerLive(address, config.storage.pool_max)))
+    // With the runner (its storage made the cluster's tables): the sweep of answered follows.
+    onSome: (address) =>
+      Layer.merge(RunFollowersCluster, ClusterMessageRetention).pipe(Layer.provide(ClusterRunnerLive(address, config.storage.pool_max)))
   })
   // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).
   const services = Layer.mergeAll(AgentsLive, CapabilitiesLive, AuthLive, RunsLive.pipe(Layer.provide(followers))).pipe(
@@ -125,8 +129,8 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     // A2A push notifications: the worker (state changes → outbox → webhooks) and its sweep.
     Layer.provideMerge(Layer.merge(PushWorkerLive(renderPush), PushRetention)),
     Layer.provideMerge(Layer.merge(PushConfigsLive, options.webhookResolver ?? WebhookResolverLive)),
-    // What the console and /metrics read, each from its table's owner.
-    Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive)),
+    // What the console and /metrics read, each from its table's owner (the replicas: the cluster's records).
+    Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive, ReplicasFor(config, true))),
     // The 2025-era MCP sessions as rows, so that every replica on the database serves them.
     Layer.provideMerge(McpSessionStoreLive),
     Layer.provideMerge(servicesLayer(config, options))

@@ -37,6 +37,18 @@ describe("console routes", () => {
     }
   })
 
+  it("shows one replica, this daemon, following the live run, with its last heartbeat", async () => {
+    const list = (await web.send("GET", "/inbox/runs")).body
+    expect(list).toContain("One replica: this daemon follows every run.")
+    const rows = list.match(/<tr data-replica="[^"]*"/g) ?? []
+    expect(rows).toHaveLength(1)
+    expect(list).toMatch(/<tr data-replica="[^"]+" class="self">/)
+    const row = new RegExp(`<tr data-run="${runId}">[\\s\\S]*?<td class="replica" data-follower="([^"]+)">([^<]*)</td>`).exec(list)
+    expect(row?.[2]).toContain("(the only replica)")
+    const page = (await web.send("GET", `/inbox/runs/${runId}`)).body
+    expect(page).toMatch(/<dd id="run-follower" data-follower="[^"]+">[^<]*\(the only replica\)<\/dd>/)
+  })
+
   it("refuses a stop without the session's CSRF token or from another origin, and stops nothing", async () => {
     expect((await web.send("POST", `/inbox/runs/${runId}/stop`, { csrf: "wrong" })).status).toBe(403)
     const foreign = await fetch(`${daemon.url}/inbox/runs/${runId}/stop`, {

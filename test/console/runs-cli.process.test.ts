@@ -103,6 +103,13 @@ describe("agent-bridge runs (real CLI, real daemon)", () => {
     const text = await cli(configFile, "runs", "show", quick)
     expect(text.code).toBe(0)
     expect(text.stdout).toContain("Everything is in order.")
+    // An ended run has no follower; a live one is followed by the only replica (one daemon).
+    expect(text.stdout).not.toContain("follower:")
+    expect((shown as unknown as { follower: unknown }).follower).toBeNull()
+    const live = await cli(configFile, "runs", "show", slow)
+    expect(live.code, live.stderr).toBe(0)
+    expect(live.stdout).toContain(`follower: 127.0.0.1:${port} (the only replica)`)
+    expect((JSON.parse((await cli(configFile, "runs", "show", slow, "--json")).stdout) as { follower: string }).follower).toBe(`127.0.0.1:${port} (the only replica)`)
   }, STEP)
 
   it("refuses bad usage with exit 2 and an unknown run with exit 1", async () => {

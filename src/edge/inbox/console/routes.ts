@@ -26,7 +26,8 @@ import { chromeFor, currentSession, type FormTooLarge, htmlResponse, methodNotAl
 import { csrfMatches, sameOriginPost, SESSION_COOKIE, withoutCookie } from "../security.ts"
 import { messagePage } from "../views/card.ts"
 import { consoleEventsResponse } from "./events.ts"
-import { parseRunFilter, readConsole } from "./read.ts"
+import { isTerminal } from "../../../domain/runs/view.ts"
+import { parseRunFilter, readConsole, readReplicas } from "./read.ts"
 import { clientsPage, newKeyPage, runHref, runPage, runsPage } from "./views.ts"
 
 export type ConsoleRequirements = HttpServerRequest.HttpServerRequest | InboxWeb | Inbox | Ledger | StopRequests | Clients | Runs | Auth | OperatorStops
@@ -87,7 +88,8 @@ const runsList = page((signedIn) =>
     if (filter._tag === "Left") return htmlResponse(messagePage(c, "Bad filter", filter.left), 400)
     const { queries } = yield* readConsole
     const [runs, choices] = yield* Effect.orDie(Effect.all([queries.runs(filter.right), queries.filterChoices]))
-    return htmlResponse(runsPage({ chrome: c, runs, filter: filter.right, choices, now: yield* Clock.currentTimeMillis }))
+    const replicas = yield* Effect.orDie(readReplicas(runs.filter((r) => !isTerminal(r.status)).map((r) => r.runId)))
+    return htmlResponse(runsPage({ chrome: c, runs, filter: filter.right, choices, now: yield* Clock.currentTimeMillis, replicas }))
   }))
 
 const STOP_NOTICES: Record<string, string> = {
@@ -118,7 +120,8 @@ const runDetail = (id: string) =>
       const since = sinceAsked ?? Math.max(0, view.last_seq - EVENTS_PER_PAGE)
       const events = yield* runs.events(id, since, EVENTS_PER_PAGE).pipe(Effect.provideService(Caller, Caller.admin))
       const notice = STOP_NOTICES[q.get("stop") ?? ""] ?? null
-      return htmlResponse(runPage({ chrome: c, view, summary, events, since, pageSize: EVENTS_PER_PAGE, now: yield* Clock.currentTimeMillis, notice }))
+      const replicas = yield* Effect.orDie(readReplicas(isTerminal(view.status) ? [] : [id]))
+      return htmlResponse(runPage({ chrome: c, view, summary, events, since, pageSize: EVENTS_PER_PAGE, now: yield* Clock.currentTimeMillis, notice, replicas }))
     }))
 
 const stopRun = (id: string) =>

@@ -11,6 +11,7 @@ import { iso } from "../../../services/runs/views.ts"
 import { type Html, html } from "../html.ts"
 import { age, plural, visible, when } from "../views/format.ts"
 import { page, type SignedInChrome } from "../views/layout.ts"
+import { followerCell, followerFact, replicasSection, type ReplicasShown } from "./replicasView.ts"
 
 export const CONSOLE_FEED = "/inbox/console/events"
 
@@ -39,9 +40,11 @@ export interface RunsPageSpec {
   readonly filter: RunFilter
   readonly choices: { readonly clients: ReadonlyArray<string>; readonly agents: ReadonlyArray<string> }
   readonly now: number
+  /** The replicas, and the follower of each live run listed. */
+  readonly replicas: ReplicasShown
 }
 
-export const runsPage = ({ chrome, runs, filter, choices, now }: RunsPageSpec): Html =>
+export const runsPage = ({ chrome, runs, filter, choices, now, replicas }: RunsPageSpec): Html =>
   page({
     title: "Runs",
     section: "runs",
@@ -59,7 +62,7 @@ ${runs.length === 0
   ? html`<p class="empty">No run matches. Runs that remote agents start appear here as they start.</p>`
   : html`<table id="runs">
 <caption>${plural(runs.length, "run")}, live ones first, then the newest</caption>
-<thead><tr><th scope="col">Run</th><th scope="col">Client</th><th scope="col">Agent</th><th scope="col">Face</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Last event</th><th scope="col" class="num">Tokens</th></tr></thead>
+<thead><tr><th scope="col">Run</th><th scope="col">Client</th><th scope="col">Agent</th><th scope="col">Face</th><th scope="col">Status</th><th scope="col">Followed by</th><th scope="col">Started</th><th scope="col">Last event</th><th scope="col" class="num">Tokens</th></tr></thead>
 <tbody>
 ${runs.map((r) => html`<tr data-run="${r.runId}">
 <td><a href="${runHref(r.runId)}"><code>${r.runId}</code></a></td>
@@ -67,12 +70,14 @@ ${runs.map((r) => html`<tr data-run="${r.runId}">
 <td>${r.agent}${r.profile !== "default" ? html` <span class="muted">(${r.profile})</span>` : ""}</td>
 <td class="face">${r.face === "a2a" ? "A2A" : "MCP"}</td>
 <td>${statusLabel(r.status)}${stopNote(r.operatorStop)}</td>
+${followerCell(replicas, r.runId)}
 <td>${age(iso(r.createdAt), now)}</td>
 <td>${r.lastEventType === null ? "–" : html`<code>${r.lastEventType}</code> ${r.lastEventAt === null ? "" : age(iso(r.lastEventAt), now)}`}</td>
 <td class="num">${tokens(r.tokens)}</td>
 </tr>
 `)}</tbody>
-</table>`}`
+</table>`}
+${replicasSection(replicas, now)}`
   })
 
 export interface RunPageSpec {
@@ -84,6 +89,8 @@ export interface RunPageSpec {
   readonly pageSize: number
   readonly now: number
   readonly notice: string | null
+  /** The run's follower while it is live. */
+  readonly replicas: ReplicasShown
 }
 
 const outputSection = (view: RunView): Html => {
@@ -129,7 +136,7 @@ ${later === null ? "" : html`<a href="${href(later)}" id="later-events">Later ev
 </section>`
 }
 
-export const runPage = ({ chrome, view, summary, events, since, pageSize, now, notice }: RunPageSpec): Html =>
+export const runPage = ({ chrome, view, summary, events, since, pageSize, now, notice, replicas }: RunPageSpec): Html =>
   page({
     title: `Run ${view.run_id}`,
     section: "runs",
@@ -142,6 +149,7 @@ ${notice === null ? "" : html`<p class="notice" role="status">${notice}</p>`}
 <dt>Status</dt><dd id="run-status">${statusLabel(view.status)}${stopNote(summary.operatorStop)}</dd>
 <dt>Client</dt><dd>${view.client}</dd>
 <dt>Agent</dt><dd>${view.agent} <span class="muted">(profile ${view.profile})</span></dd>
+${followerFact(replicas, view.run_id)}
 <dt>Started by</dt><dd id="run-face">${summary.face === "a2a" ? "an A2A client" : "an MCP client"}</dd>
 <dt>Started</dt><dd>${age(view.created_at, now)} <span class="muted">(${when(view.created_at)})</span></dd>
 <dt>Last change</dt><dd>${age(view.updated_at, now)}</dd>
