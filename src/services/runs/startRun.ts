@@ -128,7 +128,7 @@ export const makeStart = (deps: StartDeps) => {
             // A start with this key on another replica may have recorded its run since our lookup,
             // and that run is what fills the cap: the retry is answered with it, not refused.
             const recorded = idempotencyKey === undefined ? Option.none<RunRecord>() : yield* recordedUnder(profile, idempotencyKey)
-            if (Option.isSome(recorded)) return recorded.value
+            if (Option.isSome(recorded)) return yield* replay(caller, recorded.value, fp)
             return yield* tooMany(caller)
           }
           const started = yield* startInHermes(profile, {
