@@ -13,7 +13,6 @@
  * or `interrupted` with its reason, the clients' live runs never went above their cap, and Hermes
  * ran every input once.
  */
-import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { type Fleet, startFleet } from "../support/fleet.ts"
@@ -21,7 +20,7 @@ import { usePostgres } from "../support/postgres.ts"
 import { sleep } from "./support/bounded.ts"
 import { hermesRunsByInput, verifyRun } from "./support/crashChecks.ts"
 import { churn, finish, makeWorkload, type RunKind, startAll, steerAll } from "./support/crashWorkload.ts"
-import { admitFleetClients, awaitFollowers, describeUnfollowed, doublyFollowedRuns, liveRunsByClient, openDb, printFigures, spread, unfollowedRuns } from "./support/fleetChaos.ts"
+import { admitFleetClients, awaitFollowers, type DbReads, describeUnfollowed, doublyFollowedRuns, liveRunsByClient, openDb, printFigures, spread, unfollowedRuns } from "./support/fleetChaos.ts"
 import { ResilientMcp } from "./support/mcpClient.ts"
 
 const REPLICAS = 3
@@ -63,7 +62,7 @@ interface Window {
 describe("replicated chaos: SIGKILLs of random replicas and a PostgreSQL restart under load", () => {
   const pgServer = usePostgres()
   let fleet: Fleet | undefined
-  let db: pg.Client | undefined
+  let db: DbReads | undefined
   afterAll(async () => {
     await db?.end().catch(() => undefined)
     await fleet?.stop()

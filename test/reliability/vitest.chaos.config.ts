@@ -7,14 +7,12 @@
  */
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { configDefaults, defineConfig } from "vitest/config"
+import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".."),
   test: {
     include: ["test/reliability/**/*.chaos.ts"],
-    // The replicated scenario does not pass yet (see vitest.replicas.config.ts): `npm run test:replicas`.
-    exclude: [...configDefaults.exclude, "test/reliability/replicas.chaos.ts"],
     testTimeout: 900_000,
     hookTimeout: 180_000,
     pool: "forks",

@@ -25,7 +25,7 @@ export const admitFleetClients = async (fleet: Fleet, names: ReadonlyArray<strin
  * For runs left without a follower, what each side knows: Hermes's status, the ledger's, and the
  * last line of each replica's log that names the run (which replica had it, and what it said).
  */
-export const describeUnfollowed = async (sim: SimulatorAsync, fleet: Fleet, db: pg.Client, limit = 5): Promise<ReadonlyArray<string>> => {
+export const describeUnfollowed = async (sim: SimulatorAsync, fleet: Fleet, db: DbReads, limit = 5): Promise<ReadonlyArray<string>> => {
   const left = [...sim.handle.state.runs.values()].filter((r) => !TERMINAL_SIM.has(r.status) && r.subscribers.size === 0).slice(0, limit)
   const out: Array<string> = []
   for (const r of left) {
@@ -63,15 +63,33 @@ export const awaitFollowers = async (sim: SimulatorAsync, since: number, withinM
   }
 }
 
-/** One connection to the fleet's database for the test's own reads (closed by the caller). */
-export const openDb = async (url: string) => {
-  const db = new pg.Client({ connectionString: url })
-  await db.connect()
-  return db
+/** The test's own reads of the fleet's database. */
+export interface DbReads {
+  readonly query: <T extends object>(text: string, values?: ReadonlyArray<unknown>) => Promise<{ readonly rows: Array<T> }>
+  readonly end: () => Promise<void>
 }
 
+/**
+ * Reads of the fleet's database, each on a connection of its own: the scenarios restart the
+ * PostgreSQL server, which ends every open connection (57P01), and a kept one would be dead after.
+ */
+export const openDb = async (url: string): Promise<DbReads> => ({
+  query: async <T extends object>(text: string, values: ReadonlyArray<unknown> = []) => {
+    const db = new pg.Client({ connectionString: url })
+    // A connection the server ends is reported here, not as an uncaught error of the test file.
+    db.on("error", () => undefined)
+    await db.connect()
+    try {
+      return { rows: (await db.query(text, [...values])).rows as Array<T> }
+    } finally {
+      await db.end().catch(() => undefined)
+    }
+  },
+  end: async () => undefined
+})
+
 /** The ledger's non-terminal runs per client. */
-export const liveRunsByClient = async (db: pg.Client): Promise<ReadonlyMap<string, number>> => {
+export const liveRunsByClient = async (db: DbReads): Promise<ReadonlyMap<string, number>> => {
   const rows = (await db.query<{ client: string; n: string }>(
     "SELECT client, count(*) AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled', 'interrupted') GROUP BY client"
   )).rows
