@@ -35,10 +35,11 @@ export const sweepClusterMessages = Effect.gen(function* () {
   for (let i = 0; i < MAX_BATCHES; i++) {
     const n = yield* sql.withTransaction(
       Effect.gen(function* () {
+        // Oldest first by `id`, the message's snowflake (time-ordered).
         const done = yield* sql<{ request_id: string }>`
           SELECT request_id::text AS request_id FROM cluster_messages
           WHERE processed AND kind = 0 AND entity_type = ${RunFollowerEntity.type}
-          ORDER BY rowid LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`
+          ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`
         if (done.length === 0) return 0
         const ids = done.map((r) => r.request_id)
         yield* sql`DELETE FROM cluster_replies WHERE request_id::text IN ${sql.in(ids)}`
