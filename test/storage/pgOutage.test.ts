@@ -5,15 +5,21 @@
  * bound; started again on the same port and data folder, the same pool answers again and the change
  * feed listens again by itself, reporting a change on every topic. A statement that runs past
  * `storage.statement_timeout_ms` is cancelled by the server and told apart as `timeout` (57014).
+ * A key checked while the server is stopped is `bridge.store_unavailable` (503, retry), not a
+ * defect that the edge would answer as a 500; checked again after the start, it authenticates.
  */
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, ManagedRuntime, Queue, Redacted, Scope, Stream } from "effect"
+import { Duration, Effect, Layer, ManagedRuntime, Queue, Redacted, Schedule, Scope, Stream } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { type Change, ChangeFeed, TOPICS } from "../../src/storage/ChangeFeed.ts"
 import { ChangeFeedLive } from "../../src/storage/ChangeFeedLive.ts"
 import { DbPostgres } from "../../src/storage/Db.ts"
 import { storageFaultOf } from "../../src/storage/faults.ts"
 import { databaseAnswers } from "../../src/storage/probe.ts"
+import { RedactorLive } from "../../src/common/Redactor.ts"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
+import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
+import { testConfig } from "../support/daemon.ts"
 import { usePostgres } from "../support/postgres.ts"
 
 const pg = usePostgres()
@@ -95,4 +101,30 @@ describe("PostgreSQL stopped and started under the stores", () => {
     // A short statement on the same pool still answers.
     expect(await Effect.runPromise(databaseAnswers(sql, "5 seconds"))).toBe(true)
   }, 60_000)
+
+  it("a key checked while the server is stopped is store_unavailable, and authenticates once it is back", async (ctx) => {
+    const server = pg.server(ctx)
+    const url = await pg.database(ctx)
+    const config = testConfig({ bridge: { admin_key: "pg-outage-admin-key-0123456789abcdef" }, storage: { url } })
+    const rt = ManagedRuntime.make(
+      AuthLive.pipe(
+        Layer.provideMerge(ChangeFeedLive),
+        Layer.provideMerge(DbPostgres({ url: Redacted.make(url), pool_max: 2, statement_timeout_ms: 30_000 }).pipe(Layer.orDie)),
+        Layer.provide(Layer.mergeAll(AppConfigLive(config), RedactorLive))
+      )
+    )
+    runtimes.push(rt as ManagedRuntime.ManagedRuntime<unknown, unknown>)
+    const auth = await rt.runPromise(Auth)
+    const { key } = await rt.runPromise(auth.addClient("outage", ["agents"]))
+    await server.stopServer()
+    try {
+      const refused = await rt.runPromise(Effect.flip(auth.authenticate(key)))
+      expect(refused._tag).toBe("StoreUnavailable")
+      expect(refused.message).toMatch(/^checking the key failed: the database server .* does not answer/)
+    } finally {
+      await server.startServer()
+    }
+    const back = await rt.runPromise(auth.authenticate(key).pipe(Effect.retry({ times: 20, schedule: Schedule.spaced("250 millis") })))
+    expect(back._tag === "Some" && back.value.client).toBe("outage")
+  }, 120_000)
 })

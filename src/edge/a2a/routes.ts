@@ -21,7 +21,7 @@ import { Auth } from "../../services/auth/Auth.ts"
 import { bearerToken } from "../../services/auth/apiKeys.ts"
 import { Runs } from "../../services/runs/Runs.ts"
 import { originAllowed } from "../http/originGuard.ts"
-import { forbidden, jsonError, notFound } from "../http/responses.ts"
+import { bridgeErrorResponse, forbidden, jsonError, notFound } from "../http/responses.ts"
 import { agentCard, agentCardJson } from "./card.ts"
 import { a2aErrorOf, type A2ARunner, makeHandler } from "./handler.ts"
 import { sseResponse } from "./sse.ts"
@@ -83,7 +83,10 @@ export const a2aRoute = Effect.gen(function* () {
   if (!originAllowed(req.headers["origin"], config.bridge.allowed_origins, req.headers["host"])) {
     return forbidden("this Origin is not allowed (add it to bridge.allowed_origins)")
   }
-  const caller = yield* Effect.flatMap(Auth, (auth) => auth.authenticate(bearerToken(req.headers["authorization"])))
+  const checked = yield* Effect.flatMap(Auth, (auth) => Effect.either(auth.authenticate(bearerToken(req.headers["authorization"]))))
+  // The database server out: 503 store_unavailable, which the client retries.
+  if (checked._tag === "Left") return bridgeErrorResponse(checked.left)
+  const caller = checked.right
   if (Option.isNone(caller)) return forbidden()
   if (!caller.value.scopes.includes("a2a")) return forbidden("this key lacks the a2a scope (agent-bridge client add NAME: new keys have it)")
   if (req.method !== "POST") return jsonError(405, "method_not_allowed", "the A2A endpoint takes POST").pipe(HttpServerResponse.setHeader("allow", "POST"))

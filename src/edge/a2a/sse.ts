@@ -65,8 +65,9 @@ const generatorFrames = (input: SseInput): Stream.Stream<string> =>
 const revocation = (input: SseInput): Stream.Stream<string, never, Auth> =>
   Stream.unwrap(Effect.map(Auth, (auth) =>
     auth.changes().pipe(
-      Stream.mapEffect(() => auth.authenticate(input.token)),
-      Stream.filter((caller) => Option.isNone(caller) || caller.value.client !== input.client),
+      // A check the database could not answer (its server out) is no revocation: the next change asks again.
+      Stream.mapEffect(() => Effect.option(auth.authenticate(input.token))),
+      Stream.filter((checked) => Option.isSome(checked) && (Option.isNone(checked.value) || checked.value.value.client !== input.client)),
       Stream.take(1),
       Stream.as(frame({ jsonrpc: "2.0", id: input.id, error: revokedError() }))
     )))

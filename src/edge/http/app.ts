@@ -20,7 +20,7 @@ import { healthReport } from "./health.ts"
 import { METRICS_PATH, metricsResponse } from "./metrics.ts"
 import { hostAllowed } from "./hostGuard.ts"
 import { originAllowed } from "./originGuard.ts"
-import { forbidden, jsonError, notFound } from "./responses.ts"
+import { bridgeErrorResponse, forbidden, jsonError, notFound } from "./responses.ts"
 import { fromMcpResponse, toMcpRequest } from "./webExchange.ts"
 
 /**
@@ -60,7 +60,10 @@ const mcpGate = <E, R>(kind: ServerKind, serve: (caller: CallerShape, token: str
       return forbidden("this Origin is not allowed (add it to bridge.allowed_origins)")
     }
     const token = bearerToken(req.headers["authorization"])
-    const caller = yield* Effect.flatMap(Auth, (auth) => auth.authenticate(token))
+    const checked = yield* Effect.flatMap(Auth, (auth) => Effect.either(auth.authenticate(token)))
+    // The database server out: 503 store_unavailable, which the client retries (not a 500).
+    if (checked._tag === "Left") return bridgeErrorResponse(checked.left)
+    const caller = checked.right
     if (Option.isNone(caller)) return forbidden()
     if (kind === "memory" && !caller.value.scopes.includes("memory")) {
       return forbidden("this key lacks the memory scope (agent-bridge client add NAME --scope memory)")

@@ -361,7 +361,10 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
       const stillValid = (identity: RequestIdentity) =>
         Option.match(auth, {
           onNone: () => Effect.succeed(true),
-          onSome: (a) => Effect.map(a.authenticate(identity.token), (c) => Option.isSome(c) && c.value.client === identity.caller.client)
+          // A check the database could not answer (its server out) ends nothing: the next change asks again.
+          onSome: (a) => Effect.map(a.authenticate(identity.token), (c) => Option.isSome(c) && c.value.client === identity.caller.client).pipe(
+            Effect.catchTag("StoreUnavailable", () => Effect.succeed(true))
+          )
         })
       const recheckKeys = Effect.gen(function* () {
         const forbidden = new AuthForbidden({ message: "this key was revoked or rotated while the request was open" })

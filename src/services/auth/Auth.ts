@@ -16,6 +16,9 @@ import { Caller, type CallerShape, type Scope } from "../../request/Caller.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { iso, IsoFromEpochMs, nowIso } from "../../common/time.ts"
 import { ChangeFeed } from "../../storage/ChangeFeed.ts"
+import { databasePlace } from "../../storage/Db.ts"
+import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
+import { StoreUnavailable } from "../../domain/errors.ts"
 
 export interface ClientRecord {
   readonly name: string
@@ -28,7 +31,11 @@ export interface ClientRecord {
 export class ClientError extends Schema.TaggedError<ClientError>()("ClientError", { message: Schema.String }) {}
 
 export interface AuthShape {
-  readonly authenticate: (token: string | undefined) => Effect.Effect<Option.Option<CallerShape>>
+  /**
+   * The caller a key names, or none. The database server out (PostgreSQL restarting) is
+   * `bridge.store_unavailable`, retryable, not a defect: the key may well be valid.
+   */
+  readonly authenticate: (token: string | undefined) => Effect.Effect<Option.Option<CallerShape>, StoreUnavailable>
   readonly addClient: (name: string, scopes: ReadonlyArray<Scope>) => Effect.Effect<{ readonly key: string; readonly client: ClientRecord }, ClientError>
   readonly listClients: Effect.Effect<ReadonlyArray<ClientRecord>>
   readonly revoke: (name: string) => Effect.Effect<ClientRecord, ClientError>
@@ -134,6 +141,17 @@ export const AuthLive = Layer.effect(
     // them as bridge.internal.
     const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
     const clientRows = (q: Effect.Effect<ReadonlyArray<unknown>, SqlError>) => orDie(Effect.flatMap(q, decodeClients))
+    // A request's key check: an outage of the database server is the caller's to retry.
+    const place = databasePlace(config)
+    const keyRows = (q: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
+      Effect.flatMap(q, decodeClients).pipe(
+        Effect.catchAll((e) => {
+          const fault = e._tag === "SqlError" ? storageFaultOf(e) : null
+          if (fault === null || (fault.kind !== "unavailable" && fault.kind !== "timeout")) return Effect.die(e)
+          const message = storageFaultMessage(fault, "checking the key", place)
+          return Effect.logWarning(message).pipe(Effect.zipRight(Effect.fail(new StoreUnavailable({ message }))))
+        })
+      )
 
     const find = (name: string) =>
       clientRows(sql`SELECT * FROM clients WHERE name = ${name}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
@@ -170,7 +188,7 @@ export const AuthLive = Layer.effect(
         if (cached !== undefined) return Effect.as(touch(cached.client), Option.some(cached))
         const readAt = generation
         return Effect.gen(function* () {
-          const rows = yield* clientRows(sql`SELECT * FROM clients WHERE key_digest = ${digest} AND revoked_at IS NULL`)
+          const rows = yield* keyRows(sql`SELECT * FROM clients WHERE key_digest = ${digest} AND revoked_at IS NULL`)
           const row = rows[0]
           // A key refused may be one this process knew (revoked by another process since).
           if (row === undefined || !sameDigest(row.key_digest, digest)) return yield* Effect.as(liveKeys.gone(digest), Option.none())
