@@ -20,7 +20,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type Call, CONNECTIONS, type Era, LEGACY, loadUndici, MODERN, toolCall } from "./peers/client.ts"
+import { type Call, CONNECTIONS, type Era, inFlight, LEGACY, loadUndici, MODERN, toolCall } from "./peers/client.ts"
 
 const SEQ = Number(process.argv[2] ?? 50)
 const CONC = Number(process.argv[3] ?? 200)
@@ -73,18 +73,6 @@ interface Arm {
   readonly seq: Array<number>
   concMs: number
   cpuMs: number
-}
-
-const inFlight = async (call: Call, n: number) => {
-  let next = 0
-  const t0 = performance.now()
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (next < n) {
-      next++
-      await call()
-    }
-  }))
-  return performance.now() - t0
 }
 
 const main = async () => {

@@ -25,7 +25,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type Call, CONNECTIONS, type Era, LEGACY, loadUndici, MODERN, plainCall, toolCall } from "./peers/client.ts"
+import { type Call, CONNECTIONS, type Era, inFlight, LEGACY, loadUndici, MODERN, plainCall, toolCall } from "./peers/client.ts"
 
 const SEQ = Number(process.argv[2] ?? 50)
 const CONC = Number(process.argv[3] ?? 200)
@@ -124,19 +124,6 @@ interface Arm {
 }
 
 const pct = (xs: ReadonlyArray<number>, p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
-
-/** `n` calls with 16 in flight; the wall time (ms). */
-const inFlight = async (call: Call, n: number): Promise<number> => {
-  let next = 0
-  const t0 = performance.now()
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (next < n) {
-      next++
-      await call()
-    }
-  }))
-  return performance.now() - t0
-}
 
 const oneRound = async (arm: Arm) => {
   const c0 = processCpu(arm.peer.child.pid!)

@@ -42,6 +42,19 @@ export const loadUndici = async (cache: string): Promise<{ undici: Undici; versi
 /** One call of an arm: resolves when its answer has been read and checked. */
 export type Call = () => Promise<void>
 
+/** `n` calls of `call` with CONNECTIONS in flight; the wall time (ms). */
+export const inFlight = async (call: Call, n: number): Promise<number> => {
+  let next = 0
+  const t0 = performance.now()
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (next < n) {
+      next++
+      await call()
+    }
+  }))
+  return performance.now() - t0
+}
+
 const BASE = { "content-type": "application/json", accept: "application/json, text/event-stream" }
 const envelope = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "bench-peers", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} }
 
