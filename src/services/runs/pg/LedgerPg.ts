@@ -30,5 +30,9 @@ export const ledgerPg = (sql: SqlClient.SqlClient): LedgerDialect => ({
   lockForWrite: sql.literal("FOR UPDATE"),
   // Released at the transaction's end; READ COMMITTED then lets the next holder's count see this
   // insert (each statement reads what was committed before it began).
-  lockClient: (client) => Effect.asVoid(sql`SELECT pg_advisory_xact_lock(${CLIENT_INSERT_LOCK}, hashtext(${client}))`)
+  // A burst of one client's starts queues on this lock one short transaction at a time: the wait is
+  // not a runaway statement, so this transaction lifts storage.statement_timeout_ms (SET LOCAL ends
+  // with it) rather than fail the starts at the back of the queue as an outage.
+  lockClient: (client) =>
+    Effect.asVoid(Effect.zipRight(sql`SET LOCAL statement_timeout = 0`, sql`SELECT pg_advisory_xact_lock(${CLIENT_INSERT_LOCK}, hashtext(${client}))`))
 })
