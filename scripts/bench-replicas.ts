@@ -56,11 +56,13 @@ const statusRate = async (client: Client, runId: string): Promise<number> => {
 }
 
 /** The replica whose log says it follows the run (started or picked up again), within 60 s. */
-const followerOf = async (fleet: Fleet, runId: string, since: Map<string, number>): Promise<FleetReplica> => {
+const followerOf = async (fleet: Fleet, runId: string, _since: Map<string, number>): Promise<FleetReplica> => {
   for (let i = 0; i < 600; i++) {
     for (const r of fleet.replicas) {
       if (!r.isRunning()) continue
-      const out = r.output().slice(since.get(r.name) ?? 0)
+      // The whole output: a process keeps only its newest 64 KiB, so an offset taken earlier can
+      // point past it; the run id is new, so any line naming it is this run's.
+      const out = r.output()
       if (out.split("\n").some((l) => l.includes(runId) && (l.includes("run started") || l.includes("run picked up again")))) return r
     }
     await sleep(100)
