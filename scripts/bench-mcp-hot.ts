@@ -17,10 +17,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type Call, CONNECTIONS, type Era, inFlight, LEGACY, loadUndici, MODERN, toolCall } from "./peers/client.ts"
+import { freeLoopbackPort } from "../test/support/freePort.ts"
 
 const SEQ = Number(process.argv[2] ?? 50)
 const CONC = Number(process.argv[3] ?? 200)
@@ -34,15 +34,6 @@ const cpuOf = (pid: number): number => {
   const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
   return (Number(f[11]) + Number(f[12])) * 10
 }
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = net.createServer()
-    s.once("error", reject)
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
 
 const children: Array<ChildProcess> = []
 /** Starts a process; resolves with its output's line starting with `ready` (bounded in time). */
@@ -79,7 +70,7 @@ const main = async () => {
   const { undici, version } = await loadUndici(CACHE)
   const load0 = os.loadavg()
   const tsx = [...process.execArgv]
-  const port = await freePort()
+  const port = await freeLoopbackPort()
   const sdk = await start([...tsx, path.join(HERE, "peers", "sdkEcho.ts"), String(port)], "sdk-echo listening")
   const profArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, "--cpu-prof-interval=200"]
   // BRIDGE_BUNDLE: scripts/peers/bridgeDaemon.ts bundled (esbuild), whose profile keeps line numbers.

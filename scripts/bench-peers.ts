@@ -26,6 +26,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type Call, CONNECTIONS, type Era, inFlight, LEGACY, loadUndici, MODERN, plainCall, toolCall } from "./peers/client.ts"
+import { freeLoopbackPort } from "../test/support/freePort.ts"
 
 const SEQ = Number(process.argv[2] ?? 50)
 const CONC = Number(process.argv[3] ?? 200)
@@ -40,15 +41,6 @@ const OFFLINE = {
   NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost", FASTMCP_CHECK_FOR_UPDATES: "off"
 }
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = net.createServer()
-    s.once("error", reject)
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
 
 /** CPU (ms) of a process, all its threads, from /proc (clock ticks of 10 ms). */
 const processCpu = (pid: number): number => {
@@ -150,7 +142,7 @@ const main = async () => {
   // One at a time, so that the servers' start-up does not crowd each other on a small machine.
   const peers: Record<string, Peer> = {}
   const start = async (key: string, name: string, cmd: string, args: ReadonlyArray<string>, env?: Record<string, string>, readyLine?: string) => {
-    const port = await freePort()
+    const port = await freeLoopbackPort()
     console.error(`bench-peers: starting ${name} on ${port}`)
     peers[key] = await startPeer(name, cmd, args.map((a) => (a === "PORT" ? String(port) : a)), port, env === undefined ? {} : Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === "PORT" ? String(port) : v])), readyLine)
   }
