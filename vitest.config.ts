@@ -1,8 +1,17 @@
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
+import { PROCESS_FILES } from "./test/processFiles.ts"
+
+// Forks of the ordinary suite (AGENT_BRIDGE_TEST_FORKS to change it). Four on two cores: most of
+// the suite waits (on daemons, simulators, timers; about 0.9 cores busy on average at three forks),
+// and min = max because a pool that shrinks and grows again meets tinypool's "Terminating worker
+// thread" rejection (vitest issues 8133 and 8564).
+const FORKS = Number(process.env["AGENT_BRIDGE_TEST_FORKS"] ?? 4)
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The multi-process files run in their own suite (`npm run test:processes`, test/processFiles.ts).
+    exclude: [...configDefaults.exclude, ...PROCESS_FILES],
     // A bound, not a speed goal: a hung test still fails, later. The 30 s it was ended passing
     // CPU-bound tests of eight files (the redaction sweeps, property tests, the source scans) in one
     // whole run on the 2-core machine at load average 12 to 41 (other jobs), where a CLI start that
@@ -23,9 +32,9 @@ export default defineConfig({
       "test/support/effectVitestReset.ts",
       "test/support/tempDirCleanup.ts"
     ],
-    // End-to-end tests start daemons and simulators on loopback ports; two cores keep this modest.
+    // End-to-end tests start daemons and simulators on loopback ports (FORKS above).
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    poolOptions: { forks: { maxForks: FORKS, minForks: FORKS } },
     // Each fork keeps its module cache from one test file to the next: importing Effect, the MCP SDK
     // and the sources again for each file was most of the "collect" phase (15 files on the loaded
     // 2-core machine: collect 132 s and 116 s isolated, 33 s and 32 s not). It was kept off while

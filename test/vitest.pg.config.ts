@@ -99,6 +99,7 @@ export default defineConfig({
   test: {
     ...base.test,
     include: PG_FILES,
+    exclude: [],
     env: { AGENT_BRIDGE_TEST_DIALECT: "pg" },
     globalSetup: ["test/support/tmpdirSetup.ts", "test/support/pgGlobalSetup.ts"]
   }
