@@ -1,6 +1,6 @@
 /**
  * One contract suite, three Hermeses: the same scenarios against the simulator's two generations
- * (`contract.sim.test.ts`, in `npm test`) and the real Hermes (`test/hermes-real/`, in
+ * (`contract.sim.old.test.ts` and `contract.sim.new.test.ts`, in `npm test`) and the real Hermes (`test/hermes-real/`, in
  * `npm run test:hermes`). Each scenario drives the bridge's HermesClient and, where the bridge
  * depends on a wire fact, plain HTTP. What differs between builds is decided by what the build
  * advertises (its capabilities), and each target says which generation it claims to be, so a

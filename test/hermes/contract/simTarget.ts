@@ -1,14 +1,15 @@
 /**
- * The Hermes contract suite (`contract/scenarios.ts`) against the simulator's two generations.
+ * The Hermes contract suite (`scenarios.ts`) against the simulator's two generations.
  * The older one is started as the real older builds are: without clarification (a fork feature
  * the simulator has on by default) and without steering. The same scenarios run against the real
  * Hermes in `npm run test:hermes` (`test/hermes-real/`).
  */
-import { startSimulatorAsync } from "../../src/hermes/sim/layer.ts"
-import { SIM_UNICODE_TEXT } from "../../src/hermes/sim/script.ts"
-import { contractSuite, type Generation } from "./contract/scenarios.ts"
+import { startSimulatorAsync } from "../../../src/hermes/sim/layer.ts"
+import { SIM_UNICODE_TEXT } from "../../../src/hermes/sim/script.ts"
+import { contractSuite, type Generation } from "./scenarios.ts"
 
-for (const generation of ["old", "new"] as Array<Generation>) {
+/** The contract suite against one generation of the simulator (`contract.sim.{old,new}.test.ts`, side by side). */
+export const simContractSuite = (generation: Generation) =>
   contractSuite({
     name: `simulator, ${generation} generation`,
     generation,
@@ -32,4 +33,3 @@ for (const generation of ["old", "new"] as Array<Generation>) {
       }
     }
   })
-}

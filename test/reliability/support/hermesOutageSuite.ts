@@ -7,13 +7,13 @@
  */
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
-import type { SimGeneration } from "../../src/hermes/sim/options.ts"
-import { RESTART_ERROR } from "../../src/hermes/sim/run.ts"
-import { startDaemon, tempDir, testConfig, type TestDaemon } from "../support/daemon.ts"
-import { bounded, eventually, sleep } from "./support/bounded.ts"
-import { type McpSession, openSession, ResilientMcp, type ToolOutcome } from "./support/mcpClient.ts"
-import { eventProblems, readAllEvents, readOutput, textOf, viaMcp } from "./support/runChecks.ts"
+import { startSimulatorAsync, type SimulatorAsync } from "../../../src/hermes/sim/layer.ts"
+import type { SimGeneration } from "../../../src/hermes/sim/options.ts"
+import { RESTART_ERROR } from "../../../src/hermes/sim/run.ts"
+import { startDaemon, tempDir, testConfig, type TestDaemon } from "../../support/daemon.ts"
+import { bounded, eventually, sleep } from "./bounded.ts"
+import { type McpSession, openSession, ResilientMcp, type ToolOutcome } from "./mcpClient.ts"
+import { eventProblems, readAllEvents, readOutput, textOf, viaMcp } from "./runChecks.ts"
 
 /** Ceiling for one ordinary call; a wait gets its own timeout on top. */
 const CALL_MS = 20_000
@@ -29,7 +29,8 @@ const ok = (what: string, o: ToolOutcome) => {
   return o.value
 }
 
-describe.each<SimGeneration>(["new", "old"])("Hermes outage (%s generation)", (generation) => {
+/** The suite for one generation: `hermesOutage.new.test.ts` and `hermesOutage.old.test.ts` run one each, side by side. */
+export const hermesOutageSuite = (generation: SimGeneration) => describe(`Hermes outage (${generation} generation)`, () => {
   let sim: SimulatorAsync
   let daemon: TestDaemon
   let mcp: McpSession
