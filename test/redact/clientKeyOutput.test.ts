@@ -74,5 +74,5 @@ describe("a client key printed without its prefix", () => {
       expect((yield* auth.authenticate(madeByCli))._tag).toBe("Some")
       yield* readAll("made by the CLI, after it authenticated (completed)", elsewhere.runId, done.last_seq, elsewhere.leak)
       expect(problems.slice(0, 20)).toEqual([])
-    }).pipe(Effect.provide(TestDb), Effect.scoped), 120_000)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)), 120_000)
 })

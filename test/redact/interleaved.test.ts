@@ -76,5 +76,5 @@ describe("a secret cut by other events", () => {
         yield* readAll(`${layout.label} (completed)`, view.run_id, done.last_seq)
       }
       expect(problems.slice(0, 20)).toEqual([])
-    }).pipe(Effect.provide(TestDb), Effect.scoped), 120_000)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)), 120_000)
 })

@@ -69,5 +69,5 @@ describe("rule samples cut by other events", () => {
         yield* readAll("completed", done.last_seq, [1, 3, 100])
       }
       expect(problems.slice(0, 20)).toEqual([])
-    }).pipe(Effect.provide(TestDb), Effect.scoped), 120_000)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)), 120_000)
 })

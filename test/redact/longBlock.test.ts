@@ -62,5 +62,5 @@ describe("a secret longer than the context", () => {
           expect(leak(JSON.stringify(page)), `page after ${since}, live ${live}`).toBeUndefined()
         }
       }
-    }).pipe(Effect.provide(TestDb), Effect.scoped), 60_000)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)), 60_000)
 })

@@ -47,7 +47,7 @@ describe("run life at info", () => {
       expect(ended).toMatchObject({ level: "INFO", annotations: { run_id: view.run_id, status: "completed", client: "alice" } })
       expect(typeof ended?.annotations.duration_ms).toBe("number")
       expect(log.lines.filter((l) => l.message === "run ended")).toHaveLength(1)
-    }).pipe(Effect.provide(TestDb), Effect.scoped, Effect.provide(log.layer))
+    }).pipe(Effect.scoped, Effect.provide(TestDb), Effect.provide(log.layer))
   })
 })
 

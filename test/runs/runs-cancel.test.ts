@@ -59,5 +59,5 @@ describe("a cancelled start", () => {
       yield* hermes.complete(hermesRun!.id, "done")
       const done = yield* eventually(alice(built.runs.status(runId, 0)), (v) => v.status === "completed", "completion")
       expect(done.output).toBe("done")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })

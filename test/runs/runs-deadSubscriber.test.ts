@@ -46,7 +46,7 @@ describe("a bridge restart during a quiet run (older Hermes: a dead subscriber k
       expect(yield* second.supervisor.isFollowed(view.run_id)).toBe(false)
       const types = (yield* alice(second.runs.events(view.run_id, 0, 500))).events.map((e) => e.type)
       expect(types.filter((t) => t === "run.completed")).toHaveLength(1)
-    }).pipe(Effect.provide(TestDb), Effect.scoped), 90_000)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)), 90_000)
 
   it.live("nobody decides: Hermes denies the approval on its timeout and finishes; the bridge follows suit", () =>
     Effect.gen(function* () {
@@ -61,7 +61,7 @@ describe("a bridge restart during a quiet run (older Hermes: a dead subscriber k
       expect([done.status, done.output]).toEqual([simRun.status, simRun.output])
       // The approval is expired by the write that ended the run's wait, just after it (on PostgreSQL, a round trip later).
       yield* eventually(second.inbox.list({ state: "pending" }), (rows) => rows.length === 0, "the approval's expiry")
-    }).pipe(Effect.provide(TestDb), Effect.scoped), 90_000)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)), 90_000)
 
   it.live("a stop after Hermes ended the run on the dead queue settles it from Hermes's status", () =>
     Effect.gen(function* () {
@@ -81,5 +81,5 @@ describe("a bridge restart during a quiet run (older Hermes: a dead subscriber k
       const stopped = yield* alice(second.runs.stop(view.run_id))
       expect([stopped.status, stopped.output]).toEqual(["completed", simRun.output])
       yield* eventually(second.supervisor.isFollowed(view.run_id), (b) => !b, "the follower's end")
-    }).pipe(Effect.provide(TestDb), Effect.scoped), 90_000)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)), 90_000)
 })

@@ -45,7 +45,7 @@ describe("run flow", () => {
       expect(done.events_tail.find((e) => e.type === "message.text")?.data).toEqual({ text: "Old pond, a frog jumps in" })
       expect(done.events_tail.map((e) => e.seq)).toEqual(done.events_tail.map((_, i) => i + 1))
       expect(yield* eventually(h.supervisor.isFollowed(view.run_id), (b) => !b, "follower to end")).toBe(false)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("failed and cancelled and interrupted runs carry their end", () =>
     Effect.gen(function* () {
@@ -67,7 +67,7 @@ describe("run flow", () => {
       expect(fc.status).toBe("interrupted")
       expect(fc.profile).toBe("coder")
       expect(fc.error).toBe("The gateway restarted before this run settled.")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("an approval becomes an inbox row, shows as awaiting_approval, and does not end a wait", () =>
     Effect.gen(function* () {
@@ -106,7 +106,7 @@ describe("run flow", () => {
       expect(ended.status).toBe("completed")
       expect(ended.timed_out).toBe(false)
       expect(ended.events_tail.map((e) => e.type)).toEqual(["run.started", "approval.request", "approval.responded", "run.completed"])
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("an approval Hermes resolves otherwise (timeout, stop, run end) closes as expired", () =>
     Effect.gen(function* () {
@@ -129,7 +129,7 @@ describe("run flow", () => {
       yield* eventually(Effect.sync(() => ["1", "2", "3"].map(stateOf)), (s) => s.every((x) => x === "expired"), "expiry")
       expect((yield* alice(h.runs.status(one.run_id, 0))).status).toBe("running")
       expect((yield* alice(h.runs.wait(two.run_id, 30))).status).toBe("cancelled")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a clarification ends a wait; agent_run_answer forwards it and the run resumes", () =>
     Effect.gen(function* () {
@@ -155,7 +155,7 @@ describe("run flow", () => {
       // Hermes's clarify.responded echo is not recorded twice.
       expect(done.events_tail.filter((e) => e.type === "clarify.answered").length).toBe(1)
       expect(done.events_tail.find((e) => e.type === "clarify.answered")?.data).toMatchObject({ request_id: "c1", answer: "staging" })
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("steer only while running; stop answers stopping, then the run ends cancelled; stop on a finished run changes nothing", () =>
     Effect.gen(function* () {
@@ -188,5 +188,5 @@ describe("run flow", () => {
       expect(again).toEqual(yield* alice(h.runs.status(view.run_id, 0)))
       expect(h.hermes.calls.stop).toEqual([hid])
       expect((yield* failure(alice(h.runs.steer(view.run_id, "more"))))._tag).toBe("RunNotRunning")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })

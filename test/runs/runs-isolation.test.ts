@@ -116,7 +116,7 @@ describe("isolation between clients", () => {
               for (const id of [...owned.alice, ...owned.bob]) {
                 expect((yield* as(Caller.admin)(h.runs.status(id, 0))).run_id).toBe(id)
               }
-            }).pipe(Effect.provide(TestDb), Effect.scoped)
+            }).pipe(Effect.scoped, Effect.provide(TestDb))
           )
         ),
         { numRuns: 20 }

@@ -57,7 +57,7 @@ describe("restart and supervision", () => {
       expect(page.events.map((e) => e.seq)).toEqual(page.events.map((_, i) => i + 1))
       // The same idempotent request after restarts is still that run.
       expect((yield* alice(third.runs.start({ agent: "hermes", input: "long job", idempotency_key: "job" }))).run_id).toBe(view.run_id)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a run Hermes no longer knows ends interrupted with a clear error", () =>
     Effect.gen(function* () {
@@ -71,7 +71,7 @@ describe("restart and supervision", () => {
       expect(ended.status).toBe("interrupted")
       expect(ended.error).toMatch(/no longer knows this run/)
       expect(ended.events_tail.at(-1)?.type).toBe("run.interrupted")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a run whose profile was removed, or lost its key, ends interrupted at re-attach and frees its client's slot", () =>
     Effect.gen(function* () {
@@ -92,7 +92,7 @@ describe("restart and supervision", () => {
       yield* h.hermes.reconfigure(main.agent, main)
       // (3 is the harness's cap.)
       for (let i = 0; i < 3; i++) yield* alice(second.runs.start({ agent: "hermes", input: `after ${i}` }))
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a re-attached run takes Hermes's status, and drops a question or approval Hermes no longer waits on", () =>
     Effect.gen(function* () {
@@ -125,7 +125,7 @@ describe("restart and supervision", () => {
       // The first event Hermes sends moves the queued run on.
       yield* h.hermes.emit(hq!, "tool.started", { tool: "terminal", preview: null })
       yield* eventually(alice(second.runs.status(queued.run_id, 0)), statusIs("running"), "running")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a stream that ends without a terminal event is reconciled from Hermes's status", () =>
     Effect.gen(function* () {
@@ -149,7 +149,7 @@ describe("restart and supervision", () => {
       yield* h.hermes.complete(h3!)
       const third = yield* alice(h.runs.wait(going.run_id, 30))
       expect(third.output).toBe("resumed")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a follower that fails or dies is restarted, never dropped", () =>
     Effect.gen(function* () {
@@ -165,7 +165,7 @@ describe("restart and supervision", () => {
       const done = yield* alice(h.runs.wait(view.run_id, 30))
       expect(done.status).toBe("completed")
       expect(done.output).toBe("after the storm")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a cancelled wait stops waiting, never the run", () =>
     Effect.gen(function* () {
@@ -180,5 +180,5 @@ describe("restart and supervision", () => {
       const done = yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("completed"), "completion")
       expect(done.output).toBe("still going")
       expect(h.hermes.calls.stop).toEqual([])
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })

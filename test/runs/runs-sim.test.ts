@@ -40,7 +40,7 @@ describe("runs against the simulator", () => {
           expect(page.events.map((e) => e.type)).toContain("tool.started")
         }
         expect(page.events.at(-1)?.type).toBe("run.completed")
-      }).pipe(Effect.provide(TestDb), Effect.scoped))
+      }).pipe(Effect.scoped, Effect.provide(TestDb)))
   }
 
   it.live("an approval waits for the operator in the inbox; approving lets the run finish", () =>
@@ -56,7 +56,7 @@ describe("runs against the simulator", () => {
       expect(done.status).toBe("completed")
       expect(done.output).toContain("after approval")
       expect((yield* h.inbox.list({ state: "approved" })).length).toBe(1)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("an old-generation run that lost its stream (status polling) is running again once its approval is answered", () =>
     Effect.gen(function* () {
@@ -77,7 +77,7 @@ describe("runs against the simulator", () => {
       expect(done.output).toContain("after approval")
       const types = (yield* alice(h.runs.events(view.run_id, 0, 500))).events.map((e) => e.type)
       expect(types.filter((t) => t === "approval.responded").length).toBe(1)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("an approval Hermes times out closes as expired", () =>
     Effect.gen(function* () {
@@ -88,7 +88,7 @@ describe("runs against the simulator", () => {
       expect(done.output).toContain("was denied")
       yield* eventually(h.inbox.list({ state: "expired" }), (rows) => rows.length === 1, "expired row")
       expect((yield* h.inbox.list({ state: "pending" })).length).toBe(0)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a clarification ends the wait and agent_run_answer resumes the run", () =>
     Effect.gen(function* () {
@@ -101,7 +101,7 @@ describe("runs against the simulator", () => {
       const done = yield* alice(h.runs.wait(view.run_id, 60))
       expect(done.status).toBe("completed")
       expect(done.output).toContain("You chose: production")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("secrets split across deltas never leave the bridge, in any view", () =>
     Effect.gen(function* () {
@@ -124,7 +124,7 @@ describe("runs against the simulator", () => {
       const all = seen.join("\n")
       expect(all).toContain("***REDACTED***")
       for (const secret of SIM_FAKE_SECRETS) expect(all).not.toContain(secret.slice(4, 16))
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a dropped stream resumes with Last-Event-ID: every delta once", () =>
     Effect.gen(function* () {
@@ -136,7 +136,7 @@ describe("runs against the simulator", () => {
       const text = page.events.filter((e) => e.type === "message.text").map((e) => e.data["text"]).join("")
       expect(text).toBe(simRunOf(h.sim, input)!.output)
       expect(done.output).toBe(text)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a Hermes restart that loses the run ends it interrupted", () =>
     Effect.gen(function* () {
@@ -147,7 +147,7 @@ describe("runs against the simulator", () => {
       const ended = yield* alice(h.runs.wait(view.run_id, 60))
       expect(ended.status).toBe("interrupted")
       expect(ended.error).not.toBeNull()
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a bridge restart mid-run re-attaches and finishes the run with the whole output", () =>
     Effect.gen(function* () {
@@ -162,7 +162,7 @@ describe("runs against the simulator", () => {
       const text = page.events.filter((e) => e.type === "message.text").map((e) => e.data["text"]).join("")
       expect(text).toBe(simRunOf(h.sim, input)!.output)
       expect((yield* alice(second.runs.start({ agent: "hermes", input, idempotency_key: "job-1" }))).run_id).toBe(view.run_id)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("an old-generation run resumed after a bridge restart (status polling) stores only the missing text", () =>
     Effect.gen(function* () {
@@ -177,7 +177,7 @@ describe("runs against the simulator", () => {
       const page = yield* alice(second.runs.events(view.run_id, 0, 500))
       const text = page.events.filter((e) => e.type === "message.text").map((e) => e.data["text"]).join("")
       expect(text).toBe(simRunOf(h.sim, input)!.output)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("Hermes's cap answers agent_refused (429); a stopped Hermes answers agent_unavailable", () =>
     Effect.gen(function* () {
@@ -189,7 +189,7 @@ describe("runs against the simulator", () => {
       yield* h.sim.stop
       const down = yield* failure(as("bob")(h.runs.start({ agent: "hermes", input: "three" })))
       expect(errorCode(down)).toBe("bridge.agent_unavailable")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("steer while running, then stop: stopping, then cancelled", () =>
     Effect.gen(function* () {
@@ -203,5 +203,5 @@ describe("runs against the simulator", () => {
       const ended = yield* alice(h.runs.wait(view.run_id, 60))
       expect(ended.status).toBe("cancelled")
       expect(errorCode(yield* failure(alice(h.runs.steer(view.run_id, "more"))))).toBe("bridge.run_not_running")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })

@@ -31,7 +31,7 @@ describe("agent_run start path", () => {
       const unkeyed = yield* failure(alice(h.runs.start({ agent: "hermes/nokey", input: "x" })))
       expect(errorCode(unkeyed)).toBe("bridge.agent_unkeyed")
       expect(h.hermes.calls.start).toEqual([])
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("validates session_key and idempotency_key and sends them prefixed", () =>
     Effect.gen(function* () {
@@ -55,7 +55,7 @@ describe("agent_run start path", () => {
       expect(h.hermes.calls.start[1]?.sessionKey).toBe(`alice:${k256}`)
       expect(h.hermes.calls.start[2]?.idempotencyKey).toBe(`sha256:${createHash("sha256").update(`alice:${k256}`).digest("hex")}`)
       expect(h.hermes.calls.start[2]?.idempotencyKey?.length).toBeLessThanOrEqual(255)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("the same request with the same key returns the same run, running or finished, even at the cap", () =>
     Effect.gen(function* () {
@@ -74,7 +74,7 @@ describe("agent_run start path", () => {
       expect(finished.run_id).toBe(first.run_id)
       expect(finished.status).toBe("completed")
       expect(h.hermes.calls.start.length).toBe(1)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a changed request with a used key conflicts; another client's same key is its own", () =>
     Effect.gen(function* () {
@@ -91,7 +91,7 @@ describe("agent_run start path", () => {
       const b = yield* bob(run(h, { idempotency_key: "k", session_key: "s" }))
       expect(b.run_id).not.toBe(a.run_id)
       expect(b.client).toBe("bob")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a key held by another client's run is a conflict, never that run", () =>
     Effect.gen(function* () {
@@ -103,7 +103,7 @@ describe("agent_run start path", () => {
       const e = yield* failure(alice(run(h, { idempotency_key: "k" })))
       expect(errorCode(e)).toBe("bridge.idempotency_conflict")
       expect(e.message).not.toContain(a.run_id)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("concurrent starts with one key make one run", () =>
     Effect.gen(function* () {
@@ -112,7 +112,7 @@ describe("agent_run start path", () => {
       expect(new Set(views.map((v) => v.run_id)).size).toBe(1)
       const list = yield* alice(h.runs.list({ limit: 200 }))
       expect(list.runs.length).toBe(1)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("concurrent identical starts with one key all get the one run, never too_many_runs, with one slot left", () =>
     Effect.gen(function* () {
@@ -132,7 +132,7 @@ describe("agent_run start path", () => {
         expect(errorCode(yield* failure(alice(run(h, { idempotency_key: "other" }))))).toBe("bridge.too_many_runs")
         expect((yield* alice(run(h, { idempotency_key: "retry" }))).run_id).toBe(outcomes[0]?._tag === "Right" && outcomes[0].right.run_id)
       }
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("concurrent starts with one key but different requests: one run, the others conflict", () =>
     Effect.gen(function* () {
@@ -145,7 +145,7 @@ describe("agent_run start path", () => {
       const codes = outcomes.map((o) => (o._tag === "Right" ? "ok" : errorCode(o.left)))
       expect(codes.filter((c) => c === "ok").length).toBe(4)
       expect(codes.filter((c) => c !== "ok")).toEqual(Array(4).fill("bridge.idempotency_conflict"))
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a burst with one key at a full cap is refused once per request and leaves no run", () =>
     Effect.gen(function* () {
@@ -157,7 +157,7 @@ describe("agent_run start path", () => {
       )
       expect(outcomes.map((o) => (o._tag === "Left" ? errorCode(o.left) : "ok"))).toEqual(Array(6).fill("bridge.too_many_runs"))
       expect(h.hermes.calls.start.filter((r) => r.idempotencyKey === "alice:late")).toEqual([])
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("the per-client cap counts unfinished runs only and is per client; racing starts share it", () =>
     Effect.gen(function* () {
@@ -171,7 +171,7 @@ describe("agent_run start path", () => {
       // A finished run frees a slot.
       yield* h.hermes.emit([...h.hermes.runs.values()].find((r) => r.request.input === "t0" || r.request.input.startsWith("t"))!.id, "run.cancelled")
       yield* eventually(Effect.either(alice(run(h, { input: "after" }))), (e) => e._tag === "Right", "a free slot")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("Hermes's 429 passes through as agent_refused; Hermes down is agent_unavailable", () =>
     Effect.gen(function* () {
@@ -184,7 +184,7 @@ describe("agent_run start path", () => {
       expect(errorCode(yield* failure(bob(run(h, {}))))).toBe("bridge.agent_unavailable")
       const list = yield* as(Caller.admin)(h.runs.list({ limit: 200 }))
       expect(list.runs.length).toBe(1)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a ledger that cannot record the run stops it in Hermes and answers store_unavailable", () =>
     Effect.gen(function* () {
@@ -199,7 +199,7 @@ describe("agent_run start path", () => {
       expect(h.hermes.calls.stop).toEqual([hid])
       expect(h.hermes.runs.get(hid)?.status).toBe("cancelled")
       expect((yield* alice(h.runs.list({ limit: 20 }))).runs).toEqual([])
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a start that loses the key's race and cannot read the winner does not stop the winner's run", () =>
     Effect.gen(function* () {
@@ -222,7 +222,7 @@ describe("agent_run start path", () => {
       expect(errorCode(e)).toBe("bridge.store_unavailable")
       expect(h.hermes.calls.stop).not.toContain(winner.hermesRunId)
       expect(h.hermes.runs.get(winner.hermesRunId)?.status).toBe("running")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("every run tool answers bridge.unavailable while starting or draining", () =>
     Effect.gen(function* () {
@@ -240,7 +240,7 @@ describe("agent_run start path", () => {
         ]
         for (const call of calls) expect(errorCode(yield* failure(alice(call)))).toBe("bridge.unavailable")
       }
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a negative offset is invalid_offset; foreign and unknown runs are run_not_found", () =>
     Effect.gen(function* () {
@@ -249,5 +249,5 @@ describe("agent_run start path", () => {
       expect(errorCode(yield* failure(alice(h.runs.status(a.run_id, -1))))).toBe("bridge.invalid_offset")
       expect(errorCode(yield* failure(bob(h.runs.status(a.run_id, 0))))).toBe("bridge.run_not_found")
       expect(errorCode(yield* failure(alice(h.runs.status("run_0123", 0))))).toBe("bridge.run_not_found")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })

@@ -31,7 +31,7 @@ describe("a stop racing the run's end", () => {
       expect(stopping, JSON.stringify(types.map((e) => e.type))).toBeGreaterThanOrEqual(0)
       expect(types[stopping]!.data).toEqual({ by: "operator", via: "cli" })
       expect(cancelled).toBeGreaterThan(stopping)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
 
 describe("an answer racing Hermes's echo of it", () => {
@@ -51,7 +51,7 @@ describe("an answer racing Hermes's echo of it", () => {
       yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("completed"), "completed")
       const events = (yield* alice(h.runs.events(view.run_id, 0, 100))).events.filter((e) => e.type === "clarify.answered")
       expect(events.map((e) => e.data)).toEqual([{ request_id: "c1", answer: "staging", via: "client" }])
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
 
 describe("run locks", () => {

@@ -24,7 +24,7 @@ describe("a stream cut before its terminal event", () => {
       const done = yield* alice(h.runs.wait(view.run_id, 30))
       expect(done.status).toBe("completed")
       expect(done.output).toBe("Hello, world")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a stored text that is not the start of Hermes's output is replaced by it", () =>
     Effect.gen(function* () {
@@ -37,7 +37,7 @@ describe("a stream cut before its terminal event", () => {
       yield* h.hermes.cutStreams
       const done = yield* alice(h.runs.wait(view.run_id, 30))
       expect(done.output).toBe("Hello, world")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a run Hermes still runs is followed again, and ends on its own stream", () =>
     Effect.gen(function* () {
@@ -54,5 +54,5 @@ describe("a stream cut before its terminal event", () => {
       const done = yield* alice(h.runs.wait(view.run_id, 30))
       expect(done.status).toBe("completed")
       expect(done.output).toBe("Hello")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })

@@ -43,7 +43,7 @@ describe("finished run views", () => {
       const firstAgain = yield* alice(h.runs.status(view.run_id, 0))
       expect(firstAgain).not.toBe(first)
       expect(firstAgain).toEqual(first)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a run still running is read afresh on every call", () =>
     Effect.gen(function* () {
@@ -55,5 +55,5 @@ describe("finished run views", () => {
       const b = yield* alice(h.runs.status(view.run_id, 0))
       expect(b).not.toBe(a)
       expect(b).toEqual(a)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })

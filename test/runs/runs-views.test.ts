@@ -72,7 +72,7 @@ describe("run views", () => {
       // An offset inside a character starts at the next whole one.
       const inside = yield* alice(h.runs.status(view.run_id, 2))
       expect(inside.output_offset).toBe(3)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live(`keeps the newest ${EVENTS_KEPT} events; since_seq pages replay and follow them`, () =>
     Effect.gen(function* () {
@@ -111,7 +111,7 @@ describe("run views", () => {
       const tail = yield* alice(h.runs.wait(view.run_id, 0))
       expect(tail.timed_out).toBe(true)
       expect(tail.events_tail.map((e) => e.seq)).toEqual(Array.from({ length: TAIL_EVENTS }, (_, i) => lastSeq - TAIL_EVENTS + 1 + i))
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a secret split across message.text events is masked in every page that holds a piece of it", () =>
     Effect.gen(function* () {
@@ -146,7 +146,7 @@ describe("run views", () => {
       const list = yield* alice(h.runs.list({ limit: 5 }))
       expect(leaks(JSON.stringify(list))).toBe(false)
       expect(list.runs[0]!.output_preview).toBe(`the token is ${MASK} and that is all.`)
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("at the live edge a trailing token prefix is masked through the end; once finished it is not", () =>
     Effect.gen(function* () {
@@ -166,7 +166,7 @@ describe("run views", () => {
       expect(done.output).toBe("ends with ghp_abc")
       expect(done.events_tail[1]!.data["text"]).toBe("ends with ghp_abc")
       expect((yield* alice(h.runs.list({ limit: 1 }))).runs[0]!.output_preview).toBe("ends with ghp_abc")
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("texts over 16 KiB are cut with truncated: error, pending and events", () =>
     Effect.gen(function* () {
@@ -193,7 +193,7 @@ describe("run views", () => {
       expect(utf8(JSON.stringify(Object.values(asked.pending ?? {}).filter((v) => typeof v === "string").join(""))).length).toBeLessThanOrEqual(16 * 1024 + 2)
       expect((yield* alice(h.runs.list({ limit: 5 }))).runs.find((r) => r.run_id === b.run_id)?.truncated).toBe(true)
       expect((yield* as(Caller.admin)(h.runs.list({ limit: 5, status: "failed" }))).runs.map((r) => r.run_id)).toEqual([a.run_id])
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("lists the caller's runs newest first with output_preview of 200 characters, filtered and limited", () =>
     Effect.gen(function* () {
@@ -212,5 +212,5 @@ describe("run views", () => {
       expect(list.runs.find((r) => r.run_id === ids[0])!.output_preview).toBeNull()
       expect((yield* alice(h.runs.list({ limit: 2 }))).runs.length).toBe(2)
       expect((yield* alice(h.runs.list({ limit: 20, status: "completed" }))).runs.map((r) => r.run_id)).toEqual([ids[1]])
-    }).pipe(Effect.provide(TestDb), Effect.scoped))
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
