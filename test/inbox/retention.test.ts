@@ -5,7 +5,7 @@
  * left on disk are not touched. Also the key's default and the values it refuses.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer, Option, TestClock } from "effect"
+import { Chunk, Clock, Effect, Either, Layer, Option, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
@@ -24,30 +24,34 @@ const DAY = 24 * HOUR
 const stateOf = (id: string) =>
   Effect.flatMap(Inbox, (inbox) => inbox.get(id)).pipe(Effect.map(Option.match({ onNone: () => "deleted", onSome: (r) => r.state })))
 
-/**
- * `stateOf(id)` once it reads `want`, re-read every 10 ms of real time for up to 10 s: the sweep the
- * TestClock set off runs its delete on the store in real time (a PostgreSQL round trip on a busy
- * machine outlasts the yields of `advance`), so a row it deletes may still read as closed just after.
- * What must stay is read once, after a sweep that would have found it.
- */
-const stateBecomes = (id: string, want: string) =>
-  Effect.gen(function* () {
-    const until = Date.now() + 10_000
-    let state = yield* stateOf(id)
-    while (state !== want && Date.now() < until) {
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
-      state = yield* stateOf(id)
-    }
-    return state
-  })
-
 const decide = (id: string, approve: boolean) => Effect.flatMap(Inbox, (inbox) => inbox.decide(id, { approve, by: "admin" }))
 
-/** Moves the TestClock and lets the sweeper fiber run what came due. */
-const advance = (duration: Parameters<typeof TestClock.adjust>[0]) =>
+/**
+ * Until the sweeper is asleep again, its next round an hour from now: the sweep it began (a real
+ * round trip on PostgreSQL, at once on the in-memory SQLite) has ended. Real time, 10 s at most.
+ */
+const sweeperAsleep = Effect.gen(function* () {
+  const due = (yield* Clock.currentTimeMillis) + HOUR
+  for (let i = 0; i < 1000; i++) {
+    if (Chunk.some(yield* TestClock.sleeps(), (at) => at === due)) return
+    yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+  }
+  return yield* Effect.dieMessage("the retention sweeper did not sleep again within 10 s")
+})
+
+/**
+ * Moves the TestClock by whole hours, one at a time, each time once the sweeper sleeps: every
+ * hourly round then sweeps at its own hour. Moved in one step, the clock passed rounds whose sweep
+ * was still on the database; the sweeper then slept an hour from the clock's end, and the rounds
+ * between never ran (on PostgreSQL, a row three days old still read 'denied').
+ */
+const advance = (hours: number) =>
   Effect.gen(function* () {
-    yield* TestClock.adjust(duration)
-    for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+    for (let h = 0; h < hours; h++) {
+      yield* sweeperAsleep
+      yield* TestClock.adjust(HOUR)
+    }
+    yield* sweeperAsleep
   })
 
 /** The inbox stack with the sweeper, `days` of history kept; an installed drop-in skill `kept` to park. */
@@ -83,23 +87,23 @@ describe("inbox retention", () => {
       expect(parkedFiles["SKILL.md"]).toBe(skillMd("kept", "The installed version."))
 
       // Hour 12: a decision that is half a day old when the first ones pass a day.
-      yield* advance(12 * HOUR)
+      yield* advance(12)
       const younger = (yield* pushDelete("alice", "kept")).approval_id
       yield* decide(younger, false)
 
       // Hour 23: nothing is old enough yet.
-      yield* advance(11 * HOUR)
+      yield* advance(11)
       for (const id of [denied, withdrawn, expired, approved, younger]) expect(yield* stateOf(id)).not.toBe("deleted")
 
       // Past hour 24 (the hourly sweep came round): the hour-0 closed rows are gone.
-      yield* advance(2 * HOUR)
-      for (const id of [denied, withdrawn, expired, approved]) expect(yield* stateBecomes(id, "deleted")).toBe("deleted")
+      yield* advance(2)
+      for (const id of [denied, withdrawn, expired, approved]) expect(yield* stateOf(id)).toBe("deleted")
       expect(yield* stateOf(younger)).toBe("denied")
       expect(yield* stateOf(pending)).toBe("pending")
 
       // Three days on: the younger row went too; the pending one never goes.
-      yield* advance(3 * DAY)
-      expect(yield* stateBecomes(younger, "deleted")).toBe("deleted")
+      yield* advance(3 * 24)
+      expect(yield* stateOf(younger)).toBe("deleted")
       expect(yield* stateOf(pending)).toBe("pending")
 
       // The skill store's parked version is exactly where and what it was, and so is the installed skill.
@@ -115,14 +119,14 @@ describe("inbox retention", () => {
       const pending = (yield* openApproval({ request_id: "kept-pending" })).id
       const old = (yield* openApproval({ request_id: "old" })).id
       yield* decide(old, false)
-      yield* advance(2 * DAY)
+      yield* TestClock.adjust(2 * DAY)
       const young = (yield* openApproval({ request_id: "young" })).id
       yield* decide(young, true)
-      yield* advance(29 * DAY)
+      yield* TestClock.adjust(29 * DAY)
       expect(yield* sweepInboxHistory(store, 30)).toBe(1)
       expect(yield* stateOf(old)).toBe("deleted")
       expect(yield* stateOf(young)).toBe("approved")
-      yield* advance(1000 * DAY)
+      yield* TestClock.adjust(1000 * DAY)
       expect(yield* sweepInboxHistory(store, 30)).toBe(1)
       expect(yield* stateOf(young)).toBe("deleted")
       expect(yield* stateOf(pending)).toBe("pending")
@@ -133,9 +137,9 @@ describe("inbox retention", () => {
     Effect.gen(function* () {
       const store = yield* InboxStore
       const row = (yield* openApproval({ request_id: "r1" })).id
-      yield* advance(DAY)
+      yield* TestClock.adjust(DAY)
       yield* decide(row, false)
-      yield* advance(DAY)
+      yield* TestClock.adjust(DAY)
       // Created two days ago, closed one day ago: a day-and-a-half period keeps it.
       expect(yield* sweepInboxHistory(store, 1.5)).toBe(0)
       expect(yield* stateOf(row)).toBe("denied")
