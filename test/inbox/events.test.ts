@@ -34,12 +34,28 @@ const frameReader = (body: ReadableStream<Uint8Array>) => {
       buffer += decoder.decode(value, { stream: true })
     }
   }
-  const until = async (match: (frame: string) => boolean): Promise<string | null> => {
+  const scan = async (match: (frame: string) => boolean): Promise<string | null> => {
     for (let f = await next(); f !== null; f = await next()) if (match(f)) return f
     return null
   }
+  /** The first frame that matches (null when the stream ends first); fails after `ms` naming the frames seen. */
+  const until = async (match: (frame: string) => boolean, ms = 15_000): Promise<string | null> => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no matching frame in ${ms} ms; the last frames: ${JSON.stringify(frames.slice(-5))}`)), ms)
+    })
+    try {
+      return await Promise.race([scan(match), late])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
   return { until, frames, cancel: () => reader.cancel() }
 }
+
+/** `effect`, failed with `what` when it has not ended within 15 s (a wait that hung would only meet the test's own bound). */
+const bounded = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.timeoutFail(effect, { duration: "15 seconds", onTimeout: () => new Error(`${what} did not end within 15 s`) })
 
 const inboxData = (frame: string | null) => /^event: inbox\ndata: (.+)$/m.exec(frame ?? "")?.[1] ?? null
 
@@ -119,8 +135,8 @@ describe("the event stream", () => {
       const inbox = yield* Inbox
       const reads = yield* Ref.make(0)
       const counted: InboxShape = { ...inbox, list: (filter) => Effect.zipRight(Ref.update(reads, (n) => n + 1), inbox.list(filter)) }
-      const old = yield* pushSkill("alice", "old", skillMd("old"))
-      yield* inbox.decide(old.approval_id, { approve: false, by: "admin" })
+      const old = yield* bounded("the first push", pushSkill("alice", "old", skillMd("old")))
+      yield* bounded("its denial", inbox.decide(old.approval_id, { approve: false, by: "admin" }))
 
       const b = yield* makeBrowser
       yield* b.signInAsAdmin
@@ -132,8 +148,8 @@ describe("the event stream", () => {
       expect(yield* Ref.get(reads)).toBe(1)
 
       // Retention deletes a decided row: the feed moves, the pending rows do not, so no frame.
-      expect(yield* Effect.flatMap(InboxStore, (store) => store.deleteHistory("9999-01-01T00:00:00.000Z"))).toBe(1)
-      yield* pushSkill("alice", "fresh", skillMd("fresh"))
+      expect(yield* bounded("the history delete", Effect.flatMap(InboxStore, (store) => store.deleteHistory("9999-01-01T00:00:00.000Z")))).toBe(1)
+      yield* bounded("the second push", pushSkill("alice", "fresh", skillMd("fresh")))
       const arrived = inboxData(yield* Effect.promise(() => stream.until((f) => f.startsWith("event: inbox"))))
       expect(arrived).not.toBe(before)
       expect(stream.frames.map(inboxData).filter((v): v is string => v !== null)).toEqual([before, arrived])
