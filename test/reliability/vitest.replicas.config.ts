@@ -1,6 +1,6 @@
 /**
  * The two replica fault scenarios of issue 25 (items 5 and 6) alone: the rolling restart
- * (`rollingRestart.e2e.test.ts`, also in `npm test`) and the replicated chaos (`replicas.chaos.ts`,
+ * (`rollingRestart.e2e.test.ts`, also in `npm run test:processes`) and the replicated chaos (`replicas.chaos.ts`,
  * also in `npm run test:chaos`), one file at a time: `npm run test:replicas`, for work on replicas.
  */
 import * as path from "node:path"
