@@ -13,7 +13,7 @@
  */
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Effect, Option, Predicate } from "effect"
+import { Cause, Effect, FiberRef, Option, Predicate, Ref } from "effect"
 
 const isSqlError = (u: unknown): u is SqlError => Predicate.isTagged(u, "SqlError")
 
@@ -38,3 +38,35 @@ export const transactionKeepingCause =
         })
       )
     })
+
+/** A transaction wrapper whose `bump` (a change notice) waits for the outermost transaction's end. */
+export interface DeferringTransaction {
+  <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R>
+  /** `notify` now outside a transaction; inside one, once for each call, after it has ended. */
+  readonly bump: Effect.Effect<void>
+}
+
+/**
+ * `inTransaction` whose change notices go out after COMMIT. Another connection sees a write only
+ * once it is committed (PostgreSQL; SQLite's one connection serializes the reader behind it), so a
+ * notice sent at the statement woke readers that read the old rows, found nothing new and waited
+ * for a change that had already happened. After a rollback the notices still go: a spurious notice
+ * costs a read, a lost one a stale page. Nested calls (savepoints) defer to the outermost.
+ */
+export const afterCommit = (
+  notify: Effect.Effect<void>,
+  inTransaction: <A, E, R>(body: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+): DeferringTransaction => {
+  // The open transaction's count of deferred notices, on the fiber that runs it (and its children).
+  const pending = FiberRef.unsafeMake<Ref.Ref<number> | null>(null)
+  const bump = Effect.flatMap(FiberRef.get(pending), (count) => (count === null ? notify : Ref.update(count, (n) => n + 1)))
+  const wrapped = <A, E, R>(body: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+    Effect.flatMap(FiberRef.get(pending), (outer) =>
+      outer !== null
+        ? inTransaction(body)
+        : Effect.flatMap(Ref.make(0), (count) =>
+            inTransaction(Effect.locally(body, pending, count)).pipe(
+              Effect.ensuring(Effect.flatMap(Ref.get(count), (n) => Effect.replicateEffect(notify, n, { discard: true })))
+            )))
+  return Object.assign(wrapped, { bump })
+}

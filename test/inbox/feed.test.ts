@@ -81,6 +81,27 @@ describe("the inbox change feed", () => {
     ).layer))
   )
 
+  // On PostgreSQL a reader on another connection sees a write only once its transaction commits: a
+  // version that moved at the INSERT, before the COMMIT, sent the page's stream to read the old rows,
+  // find their fingerprint unchanged, and wait for a change that had already happened.
+  it.scopedLive("moves only once a transaction's writes are committed: the read it wakes sees them", () =>
+    Effect.gen(function* () {
+      const inbox = yield* Inbox
+      const store = yield* InboxStore
+      const woken = yield* Queue.unbounded<number>()
+      const first = yield* version
+      yield* inbox.changes.pipe(
+        Stream.filter((v) => v > first),
+        Stream.mapEffect(() => Effect.map(store.list("pending"), (rows) => rows.length)),
+        Stream.runForEach((n) => Queue.offer(woken, n)),
+        Effect.forkScoped
+      )
+      // A transaction that writes, then is slow to commit (what a busy machine does to any of them).
+      yield* store.transaction(Effect.zipRight(openApproval({ request_id: "req_slow" }), Effect.sleep("300 millis")))
+      expect(yield* Queue.take(woken).pipe(Effect.timeout("10 seconds"))).toBe(1)
+    }).pipe(Effect.provide(makeStack().layer))
+  )
+
   it.scoped("wakes a subscriber with each new version, the current one first", () =>
     Effect.gen(function* () {
       const inbox = yield* Inbox

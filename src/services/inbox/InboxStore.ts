@@ -1,7 +1,7 @@
 /**
  * The inbox table (migration 0003) as a repository. Only storage: the pending rules live in
  * `SkillProposals`, the decisions in `InboxLive`, the schedule of retention in `retention.ts`. Every
- * write that changes a row bumps `InboxChanges`. A storage fault the operator can fix (full disk,
+ * write that changes a row bumps `InboxChanges`, after its transaction commits. A storage fault the operator can fix (full disk,
  * read-only database, a PostgreSQL server that does not answer) is `bridge.store_unavailable`, its
  * sentence naming the database as the runs' does (`databasePlace`: the SQLite file, or PostgreSQL's
  * host:port/db, never the URL); any other failure is `bridge.internal`, its cause logged under the
@@ -17,7 +17,7 @@ import { failWithIncident } from "../../common/incident.ts"
 import { databasePlace } from "../../storage/Db.ts"
 import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
 import { insertionOrder } from "../../storage/rowOrder.ts"
-import { transactionKeepingCause } from "../../storage/transaction.ts"
+import { afterCommit, transactionKeepingCause } from "../../storage/transaction.ts"
 import type { InboxRow, InboxState } from "./Inbox.ts"
 import { underDecisionLockPg } from "./pg/decisionLockPg.ts"
 import { InboxChanges } from "./InboxChanges.ts"
@@ -102,7 +102,8 @@ export const InboxStoreLive = Layer.effect(
     const skillRows = yield* Effect.makeSemaphore(1)
     // Not `sql.withTransaction`: its ROLLBACK and COMMIT run under `orDie`, so a full disk (after which
     // SQLite has rolled back by itself) or a failed COMMIT would be a defect instead of `Internal`.
-    const inTransaction = transactionKeepingCause(sql)
+    const inTransaction = afterCommit(changes.bump, transactionKeepingCause(sql))
+    const bump = inTransaction.bump
     const rows = (what: string, q: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
       q.pipe(Effect.flatMap(toRows), Effect.catchTags({ SqlError: failed(what), ParseError: failed(what) }))
     const skillKinds = sql`kind IN ('skill_put', 'skill_delete')`
@@ -111,7 +112,7 @@ export const InboxStoreLive = Layer.effect(
       insert: (row) =>
         toDb(row).pipe(
           Effect.flatMap((columns) => sql`INSERT INTO inbox ${sql.insert({ ...columns })}`),
-          Effect.zipRight(changes.bump),
+          Effect.zipRight(bump),
           Effect.catchTags({ SqlError: failed("insert a row"), ParseError: failed("insert a row") })
         ),
       get: (id) => Effect.map(rows("read a row", sql`SELECT * FROM inbox WHERE id = ${id}`), (rs) => Option.fromNullable(rs[0])),
@@ -150,7 +151,7 @@ export const InboxStoreLive = Layer.effect(
           return true
         }).pipe(
           inTransaction,
-          Effect.tap((closed) => (closed ? changes.bump : Effect.void)),
+          Effect.tap((closed) => (closed ? bump : Effect.void)),
           Effect.catchTags({ SqlError: failed("close a row"), ParseError: failed("close a row") })
         ),
       runApproval: (runId, requestId) =>
@@ -175,7 +176,7 @@ export const InboxStoreLive = Layer.effect(
           // Same condition as the partial index of migration 0005, so SQLite uses it.
           Effect.flatMap((before) => sql`DELETE FROM inbox WHERE state <> 'pending' AND decided_at < ${before} RETURNING id`),
           Effect.map((rs) => rs.length),
-          Effect.tap((n) => (n > 0 ? changes.bump : Effect.void)),
+          Effect.tap((n) => (n > 0 ? bump : Effect.void)),
           Effect.catchTags({ SqlError: failed("delete old history"), ParseError: failed("delete old history") })
         ),
       transaction: (effect) =>
