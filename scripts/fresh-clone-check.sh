@@ -109,9 +109,10 @@ if [ "$code" != 0 ]; then echo "!! npm start ended with exit code $code after SI
 end
 
 # The README's second command.
-begin "npm install && npm test && npm run test:chaos"
+begin "npm install && npm test && npm run test:processes && npm run test:chaos"
 npm install --no-audit --no-fund
 npm test
+npm run test:processes
 npm run test:chaos
 end
 
