@@ -5,12 +5,12 @@
  * daemon's profiles point at it. Otherwise nothing starts and the profiles come from the config.
  * `SimulatorInfo` tells the banner which it is.
  */
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, ExecutionStrategy, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { type HermesProfile, namedProfile } from "./client/HermesClient.ts"
 import { HermesProfiles, profilesFromConfig } from "./profiles.ts"
 import { publishEmbedded, readEmbedded } from "./embeddedFile.ts"
-import { type SimProfileInfo, type SimulatorHandle, startSimulator } from "./sim/server.ts"
+import { type SimProfileInfo, type SimulatorHandle, SimServeError, startSimulator } from "./sim/server.ts"
 
 export interface SimulatorInfoShape {
   /** The embedded simulator's base URL, or none when a real Hermes is configured. */
@@ -26,6 +26,32 @@ export const SimulatorInfoNone = Layer.succeed(SimulatorInfo, { url: Option.none
 /** The daemon's profiles as served by a running simulator. */
 export const simulatorProfiles = (sim: { readonly profiles: ReadonlyArray<SimProfileInfo> }): ReadonlyArray<HermesProfile> =>
   sim.profiles.map((p) => namedProfile(p.name, p.url, Option.some(Redacted.make(p.key))))
+
+/** How often `apartFrom` starts again before it gives up. */
+const APART_TRIES = 5
+
+/**
+ * `start` (a listener on port 0) until the port it got is not `avoid`: the port the daemon is about
+ * to listen on itself, which it binds only after its layers (this one among them) are built. The
+ * OS hands out a port that was just released first, and a launcher that probed a free port for the
+ * daemon released exactly that one (a benchmark's daemon failed with EADDRINUSE on the port its own
+ * simulator had taken). A listener on the avoided port is closed before the next try.
+ */
+export const apartFrom = <A, E, R>(
+  avoid: number,
+  start: Effect.Effect<A, E, R | Scope.Scope>,
+  portOf: (a: A) => number
+): Effect.Effect<A, E | SimServeError, Exclude<R, Scope.Scope> | Scope.Scope> =>
+  Effect.gen(function* () {
+    const outer = yield* Effect.scope
+    for (let attempt = 0; attempt < APART_TRIES; attempt++) {
+      const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
+      const got = yield* Scope.extend(start, scope)
+      if (avoid === 0 || portOf(got) !== avoid) return got
+      yield* Scope.close(scope, Exit.void)
+    }
+    return yield* new SimServeError({ message: `the simulator got port ${avoid}, the daemon's own, ${APART_TRIES} times in a row` })
+  })
 
 /**
  * `role: "daemon"` starts the simulator and publishes where it is (`embeddedFile.ts`);
@@ -49,7 +75,11 @@ const hermesEmbedded = (role: "daemon" | "tool") =>
         )
       }
       const names = ["default", ...Object.keys(config.hermes.profiles).filter((n) => n !== "default")]
-      const sim = yield* startSimulator({ host: "127.0.0.1", port: 0, multiplex: true, profiles: names.map((name) => ({ name })) })
+      const sim = yield* apartFrom(
+        config.bridge.port,
+        startSimulator({ host: "127.0.0.1", port: 0, multiplex: true, profiles: names.map((name) => ({ name })) }),
+        (started) => Number(new URL(started.url).port)
+      )
       yield* Effect.logInfo(`Hermes simulator listening at ${sim.url} (no Hermes configured)`)
       if (role === "daemon") yield* publishEmbedded(config.dataDir, sim.url, sim.profiles)
       return Context.make(HermesProfiles, simulatorProfiles(sim)).pipe(
