@@ -10,6 +10,7 @@ import { Effect, Ref } from "effect"
 import { Inbox, type InboxShape } from "../../src/services/inbox/Inbox.ts"
 import { InboxStore } from "../../src/services/inbox/InboxStore.ts"
 import { skillMd } from "../teach/skillFixtures.ts"
+import { bounded as settles } from "../reliability/support/bounded.ts"
 import { makeBrowser, makeHarness, openApproval, pushSkill } from "./support.ts"
 
 const versionOf = (page: string) => /data-version="([^"]+)"/.exec(page)?.[1] ?? "none"
@@ -39,17 +40,10 @@ const frameReader = (body: ReadableStream<Uint8Array>) => {
     return null
   }
   /** The first frame that matches (null when the stream ends first); fails after `ms` naming the frames seen. */
-  const until = async (match: (frame: string) => boolean, ms = 15_000): Promise<string | null> => {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no matching frame in ${ms} ms; the last frames: ${JSON.stringify(frames.slice(-5))}`)), ms)
+  const until = (match: (frame: string) => boolean, ms = 15_000): Promise<string | null> =>
+    settles("a matching frame", ms, scan(match)).catch((e: Error) => {
+      throw new Error(`${e.message}; the last frames: ${JSON.stringify(frames.slice(-5))}`)
     })
-    try {
-      return await Promise.race([scan(match), late])
-    } finally {
-      clearTimeout(timer)
-    }
-  }
   return { until, frames, cancel: () => reader.cancel() }
 }
 

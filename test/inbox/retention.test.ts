@@ -16,6 +16,7 @@ import { InboxRetentionLive, sweepInboxHistory } from "../../src/services/inbox/
 import { SkillStore } from "../../src/services/skill-store/SkillStore.ts"
 import { tempDir, testConfig } from "../support/daemon.ts"
 import { makeStack, readFolder, skillMd, writeSkill } from "../teach/skillFixtures.ts"
+import { eventuallyUnderTestClock } from "../runs/support/harness.ts"
 import { openApproval, pushDelete, pushSkill } from "./support.ts"
 
 const HOUR = 60 * 60 * 1000
@@ -32,11 +33,7 @@ const decide = (id: string, approve: boolean) => Effect.flatMap(Inbox, (inbox) =
  */
 const sweeperAsleep = Effect.gen(function* () {
   const due = (yield* Clock.currentTimeMillis) + HOUR
-  for (let i = 0; i < 1000; i++) {
-    if (Chunk.some(yield* TestClock.sleeps(), (at) => at === due)) return
-    yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
-  }
-  return yield* Effect.dieMessage("the retention sweeper did not sleep again within 10 s")
+  yield* eventuallyUnderTestClock(TestClock.sleeps(), (sleeps) => Chunk.some(sleeps, (at) => at === due), "the retention sweeper asleep again")
 })
 
 /**

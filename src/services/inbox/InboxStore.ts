@@ -1,11 +1,11 @@
 /**
  * The inbox table (migration 0003) as a repository. Only storage: the pending rules live in
  * `SkillProposals`, the decisions in `InboxLive`, the schedule of retention in `retention.ts`. Every
- * write that changes a row bumps `InboxChanges`, after its transaction commits. A storage fault the operator can fix (full disk,
- * read-only database, a PostgreSQL server that does not answer) is `bridge.store_unavailable`, its
- * sentence naming the database as the runs' does (`databasePlace`: the SQLite file, or PostgreSQL's
- * host:port/db, never the URL); any other failure is `bridge.internal`, its cause logged under the
- * incident.
+ * write that changes a row bumps `InboxChanges`, after its transaction commits. A storage fault
+ * the operator can fix (full disk, read-only database, a PostgreSQL server that does not answer)
+ * is `bridge.store_unavailable`, its sentence naming the database as the runs' does
+ * (`databasePlace`: the SQLite file, or PostgreSQL's host:port/db, never the URL); any other
+ * failure is `bridge.internal`, its cause logged under the incident.
  */
 import { SqlClient, SqlError } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
