@@ -20,14 +20,18 @@ export default defineConfig({
     hookTimeout: 120_000,
     // A fresh temp folder per run; the run fails if a test leaves an agent-bridge-* entry in it.
     globalSetup: ["test/support/tmpdirSetup.ts"],
-    // Before each file: the fork's event loop turned after every test, so vitest's RPC answers are
-    // read (turnEventLoop.ts: else "Timeout calling onTaskUpdate" under load); a passing test's
+    // Beside the default report: a run failed by vitest's own error (an RPC timeout) names the file
+    // that was running and says whether every test passed (test/support/vitestOwnErrors.ts).
+    reporters: ["default", "./test/support/vitestOwnErrors.ts"],
+    // Before each file: a test that holds its fork's event loop over 2 s failed, and the loop turned
+    // after every test, so vitest's RPC answers are read (loopGuard.ts: else "Timeout calling
+    // onTaskUpdate" under load); a passing test's
     // console lines kept in the fork, a failing test's printed (quietConsole.ts); @effect/vitest's
     // default `it.effect` back in place (a layer(...) of the previous file leaves its own there);
     // after each file, the data dirs its tests made removed; one fast-check seed (fastCheckSeed.ts).
     setupFiles: [
       "test/support/fastCheckSeed.ts",
-      "test/support/turnEventLoop.ts",
+      "test/support/loopGuard.ts",
       "test/support/quietConsole.ts",
       "test/support/effectVitestReset.ts",
       "test/support/tempDirCleanup.ts"
@@ -39,7 +43,7 @@ export default defineConfig({
     // and the sources again for each file was most of the "collect" phase (15 files on the loaded
     // 2-core machine: collect 132 s and 116 s isolated, 33 s and 32 s not). It was kept off while
     // such runs showed more "Timeout calling onTaskUpdate"; their cause was a fork whose loop did not
-    // turn for a whole file (turnEventLoop.ts), isolated or not. AGENT_BRIDGE_TEST_ISOLATE=1 gives
+    // turn for a whole file (loopGuard.ts), isolated or not. AGENT_BRIDGE_TEST_ISOLATE=1 gives
     // each file a fresh fork again (to tell a leak between files from a fault of the file).
     isolate: process.env["AGENT_BRIDGE_TEST_ISOLATE"] === "1"
   }

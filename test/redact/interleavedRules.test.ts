@@ -12,6 +12,7 @@ import { TestDb } from "../support/testDb.ts"
 import { as, eventually, harness } from "../runs/support/harness.ts"
 import { leakFinder } from "./corpus.ts"
 import { ruleSample, type RuleSample } from "./ruleCorpus.ts"
+import { turnLoopEvery } from "../support/loopTurn.ts"
 
 const alice = as("alice")
 const NOT_MASKED = new Set(["facebook-access-token", "azure-storage-account-key", "gcp-application-default-credentials", "gcp-service-account"])
@@ -35,6 +36,8 @@ describe("rule samples cut by other events", () => {
     Effect.gen(function* () {
       const h = yield* harness({ maxRuns: batches.length + 1 })
       const problems: Array<string> = []
+      // The in-memory run settles through promises alone: the loop turns now and then (loopGuard.ts).
+      const turn = turnLoopEvery()
       for (const [n, batch] of batches.entries()) {
         const leaks = batch.map((s) => [s.rule, leakFinder(s.core)] as const)
         const look = (what: string, value: unknown) => {
@@ -52,13 +55,17 @@ describe("rule samples cut by other events", () => {
           yield* h.hermes.emit(hid, "message.delta", { delta: d })
           const [event, fields] = BETWEEN[i % BETWEEN.length]!
           yield* h.hermes.emit(hid, event, fields)
+          yield* turn
         }
         const readAll = (label: string, lastSeq: number, sizes: ReadonlyArray<number>) =>
           Effect.gen(function* () {
             look(`${label} status`, yield* alice(h.runs.status(view.run_id, 0)))
             look(`${label} wait`, yield* alice(h.runs.wait(view.run_id, 0)))
             for (const size of sizes) {
-              for (let since = 0; since < lastSeq; since += size) look(`${label} events(${since}, ${size})`, yield* alice(h.runs.events(view.run_id, since, size)))
+              for (let since = 0; since < lastSeq; since += size) {
+                look(`${label} events(${since}, ${size})`, yield* alice(h.runs.events(view.run_id, since, size)))
+                yield* turn
+              }
             }
           })
         const live = yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => v.output !== null && v.output.endsWith("done."), "all text")
@@ -69,5 +76,5 @@ describe("rule samples cut by other events", () => {
         yield* readAll("completed", done.last_seq, [1, 3, 100])
       }
       expect(problems.slice(0, 20)).toEqual([])
-    }).pipe(Effect.scoped, Effect.provide(TestDb)), 120_000)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)), 240_000)
 })

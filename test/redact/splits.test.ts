@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest"
 import { makeRedaction, MASK } from "../../src/domain/redact/redact.ts"
 import { CONTEXTS, embed, FORMATS, leakFinder, makeSecrets, type Secret } from "./corpus.ts"
+import { turnEvery } from "../support/loopTurn.ts"
 
 const r = makeRedaction([])
 const secrets = makeSecrets(FORMATS.length * 6)
@@ -79,18 +80,23 @@ it("uses one case per secret", () => {
 describe.each(FORMATS.map((f) => f.name))("%s split across events", (format) => {
   const mine = cases.filter((c) => c.label.startsWith(`${format} in `))
 
-  it("every offset, 2 events", () => {
+  it("every offset, 2 events", async () => {
+    // Sweeps of thousands of cuts: the loop turns between them (test/support/loopGuard.ts).
+    const turn = turnEvery()
     const problems: Array<string> = []
     for (const c of mine) {
       for (let k = c.from; k <= c.to; k++) {
         const parts = [c.text.slice(0, k), c.text.slice(k)]
         problems.push(...check(c, parts, r.segments(parts, {}), `cut at ${k}`))
+        await turn()
       }
     }
     expect(problems).toEqual([])
   })
 
-  it("offset pairs, 3 events (every pair near the edges, strided between them)", () => {
+  it("offset pairs, 3 events (every pair near the edges, strided between them)", async () => {
+    // Sweeps of thousands of cuts: the loop turns between them (test/support/loopGuard.ts).
+    const turn = turnEvery()
     const problems: Array<string> = []
     for (const c of mine) {
       for (const i of offsets(c, c.from, 3)) {
@@ -98,13 +104,16 @@ describe.each(FORMATS.map((f) => f.name))("%s split across events", (format) => 
         for (const j of offsets(c, i + 1, 5)) {
           const parts = [c.text.slice(0, i), c.text.slice(i, j), c.text.slice(j)]
           problems.push(...check(c, parts, r.segments(parts, {}), `cut at ${i},${j}`))
+          await turn()
         }
       }
     }
     expect(problems).toEqual([])
   })
 
-  it("every events-page boundary (events of 1 and 7 characters)", () => {
+  it("every events-page boundary (events of 1 and 7 characters)", async () => {
+    // Sweeps of thousands of cuts: the loop turns between them (test/support/loopGuard.ts).
+    const turn = turnEvery()
     const problems: Array<string> = []
     for (const c of mine) {
       for (const size of [1, 7]) {
@@ -117,13 +126,16 @@ describe.each(FORMATS.map((f) => f.name))("%s split across events", (format) => 
           const outA = r.segments(pageA, { after: pageB.join("") })
           const outB = r.segments(pageB, { before: pageA.join("") })
           problems.push(...check(c, events, [...outA, ...outB], `page boundary ${boundary}/${size}`))
+          await turn()
         }
       }
     }
     expect(problems).toEqual([])
   })
 
-  it("every offset across a 16 KiB output-window boundary", () => {
+  it("every offset across a 16 KiB output-window boundary", async () => {
+    // Sweeps of thousands of cuts: the loop turns between them (test/support/loopGuard.ts).
+    const turn = turnEvery()
     const WINDOW = 16 * 1024
     const NEAR = 2048 // the cases are far shorter: beyond this the windows must be unchanged filler
     // Filler that holds no secret and little to look at, so the 16 KiB windows stay cheap to scan.
@@ -143,6 +155,7 @@ describe.each(FORMATS.map((f) => f.name))("%s split across events", (format) => 
         }
         const near = { ...c, text: first.slice(-NEAR) + second.slice(0, NEAR) }
         problems.push(...check(near, [first.slice(-NEAR), second.slice(0, NEAR)], [outA!.slice(-NEAR - 64), outB!.slice(0, NEAR + 64)], `window cut at ${k}`))
+        await turn()
       }
     }
     expect(problems).toEqual([])

@@ -5,7 +5,7 @@
  * Why in the worker and not vitest's `silent: "passed-only"` or `onConsoleLog`: both filter in the
  * main process, after each line has crossed the fork's RPC channel. The daemons and services under
  * test log through Effect's logger, which writes with `console.log` / `console.error`: about 200 KB
- * in 660 messages a run, not the cause of "Timeout calling onTaskUpdate" (turnEventLoop.ts is), but
+ * in 660 messages a run, not the cause of "Timeout calling onTaskUpdate" (loopGuard.ts is), but
  * noise that buried the one failure a run had. Kept here, in the fork's memory, a passing test
  * sends nothing.
  *

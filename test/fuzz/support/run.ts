@@ -1,4 +1,5 @@
 /** Drives cases through a session with bounded concurrency and a per-call deadline; seeds hot ids. */
+import { setImmediate as nextTurn } from "node:timers/promises"
 import type { ToolDef } from "../../../src/edge/mcp/ToolDef.ts"
 import type { FuzzCase, Hot } from "./cases.ts"
 import type { FuzzDaemon } from "./fuzzDaemon.ts"
@@ -39,6 +40,9 @@ export const runCases = async (
         continue
       }
       tally.add(c, judge(c, answer, lookup))
+      // An in-process call can settle through promises alone: a turn of the loop after each case
+      // keeps the fork answering vitest (test/support/loopGuard.ts).
+      await nextTurn()
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker))

@@ -1,5 +1,5 @@
 /**
- * Between two tests the fork's event loop turns (test/support/turnEventLoop.ts). vitest alone chains
+ * Between two tests the fork's event loop turns (test/support/loopGuard.ts). vitest alone chains
  * synchronous tests through microtasks: without the hook the callback queued in the first test has
  * not run when the second starts, and a file of such tests keeps vitest's own RPC answers unread.
  */
