@@ -15,6 +15,7 @@ import { AuthLive } from "../../src/services/auth/Auth.ts"
 import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { tempDir, testConfig } from "../support/daemon.ts"
 import { TestDbFor } from "../support/testDb.ts"
+import { InboxSessionStores } from "./support.ts"
 
 const ADMIN_KEY = "hal0bk_shared0inbox0admin0key00000000000"
 const OTHER_ADMIN_KEY = "hal0bk_another0inbox0admin0key000000000"
@@ -25,6 +26,7 @@ const replica = (dir: string, adminKey = ADMIN_KEY) =>
   Effect.map(
     Layer.build(
       InboxWebLive({ sessionTtl: TTL, pollInterval: Duration.millis(20) }).pipe(
+        Layer.provideMerge(InboxSessionStores),
         Layer.provideMerge(AuthLive),
         Layer.provideMerge(ChangeFeedTest),
         Layer.provideMerge(RedactorLive),
