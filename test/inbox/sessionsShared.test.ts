@@ -4,12 +4,16 @@
  * connections to one file; PostgreSQL: two pools on one database), as two daemons behind a load
  * balancer are. A session opened through A is honoured by B with its CSRF token, a sign-out through
  * either ends it on both, it expires on both at its end, a replica with another admin key honours
- * none of them, and the failures the sign-in limit counts through A refuse sign-ins through B.
+ * none of them, an open page's event stream on A ends when the session is signed out through B (and
+ * not when a read of it fails), and the failures the sign-in limit counts through A refuse
+ * sign-ins through B.
  */
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Duration, Effect, Layer, Option, TestClock } from "effect"
+import { Chunk, Context, Duration, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { RedactorLive } from "../../src/common/Redactor.ts"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
+import { sessionFeed } from "../../src/edge/inbox/events.ts"
 import { InboxWeb, InboxWebLive, type InboxWebShape } from "../../src/edge/inbox/InboxWeb.ts"
 import { AuthLive } from "../../src/services/auth/Auth.ts"
 import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
@@ -34,7 +38,7 @@ const replica = (dir: string, adminKey = ADMIN_KEY) =>
         Layer.provideMerge(TestDbFor(dir))
       )
     ),
-    (ctx): InboxWebShape => Context.get(ctx, InboxWeb)
+    (ctx): InboxWebShape & { readonly sql: SqlClient.SqlClient } => ({ ...Context.get(ctx, InboxWeb), sql: Context.get(ctx, SqlClient.SqlClient) })
   )
 
 const replicas = Effect.gen(function* () {
@@ -86,6 +90,29 @@ describe("operator sessions on two replicas of one database", () => {
       expect(Option.isNone(yield* rotated.sessions.find(token))).toBe(true)
       expect(Option.isSome(yield* a.sessions.find(token))).toBe(true)
     }))
+})
+
+describe("an open page's event stream", () => {
+  it.live("on A it ends with `signedout` once the session is signed out through B", () =>
+    Effect.gen(function* () {
+      const { a, b } = yield* replicas
+      const { token } = yield* a.sessions.open
+      const frames = yield* sessionFeed(token, Stream.never).pipe(Stream.provideService(InboxWeb, a), Stream.runCollect, Effect.fork)
+      yield* b.sessions.close(token)
+      const collected = yield* Fiber.join(frames).pipe(Effect.timeout("20 seconds"))
+      expect(Chunk.toReadonlyArray(collected).join("")).toContain("event: signedout")
+    }).pipe(Effect.scoped))
+
+  it.live("a session read that fails (the table is gone) ends nothing: the stream stays open", () =>
+    Effect.gen(function* () {
+      const { a } = yield* replicas
+      const { token } = yield* a.sessions.open
+      yield* a.sql.unsafe("DROP TABLE inbox_sessions").pipe(Effect.orDie)
+      expect((yield* Effect.flip(a.sessions.find(token)))._tag).toBe("Internal")
+      // Some 25 checks at 20 ms, every one failing: no `signedout`.
+      const frames = yield* sessionFeed(token, Stream.never).pipe(Stream.provideService(InboxWeb, a), Stream.interruptAfter("500 millis"), Stream.runCollect)
+      expect(Chunk.toReadonlyArray(frames).join("")).not.toContain("signedout")
+    }).pipe(Effect.scoped))
 })
 
 describe("the sign-in limit on two replicas of one database", () => {
