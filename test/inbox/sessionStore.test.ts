@@ -4,14 +4,16 @@
  * key's digest), the table keeps at most `MAX_SESSIONS` sessions, the retention sweep deletes ended
  * sessions and addresses with no failure left in the window (and nothing else, at start and then
  * hourly), and a database that fails a session's read or write is a typed store failure the page
- * answers with its code, never a sign-in form that hides it nor a defect.
+ * answers with its code, never a sign-in form that hides it nor a defect; a failed cut of either
+ * table is logged and costs nothing else.
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Clock, Duration, Effect, Layer, Option, TestClock } from "effect"
+import { Chunk, Clock, Duration, Effect, Layer, Logger, Option, TestClock } from "effect"
 import { createHash } from "node:crypto"
 import { InboxWeb } from "../../src/edge/inbox/InboxWeb.ts"
 import { MAX_SESSIONS, sessionDigest } from "../../src/edge/inbox/sessions.ts"
+import { DEFAULT_SIGN_IN_LIMIT } from "../../src/edge/inbox/signInLimit.ts"
 import { digestKey } from "../../src/services/auth/apiKeys.ts"
 import { OperatorSessions } from "../../src/services/inbox/OperatorSessions.ts"
 import { InboxSessionsRetention } from "../../src/services/inbox/sessionRetention.ts"
@@ -24,6 +26,19 @@ const rows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<Record<string, unk
 const failureRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ address: string }>`SELECT address FROM inbox_sign_in_failures ORDER BY address`).pipe(
   Effect.orDie
 )
+/** Every DELETE on `table` fails from now on (a trigger that raises), in the test's dialect. */
+const refuseDeletes = (table: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.onDialectOrElse({
+      sqlite: () => sql.unsafe(`CREATE TRIGGER refuse_${table} BEFORE DELETE ON ${table} BEGIN SELECT RAISE(ABORT, 'deletes refused by the test'); END`),
+      pg: () =>
+        sql.unsafe(`CREATE OR REPLACE FUNCTION refuse_deletes() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'deletes refused by the test'; END $$`).pipe(
+          Effect.zipRight(sql.unsafe(`CREATE TRIGGER refuse_${table} BEFORE DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION refuse_deletes()`))
+        ),
+      orElse: () => Effect.dieMessage("no such dialect in the tests")
+    })
+  ).pipe(Effect.orDie)
+
 const dropTable = (name: string) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP TABLE ${name}`)).pipe(Effect.orDie)
 
 describe("operator sessions as rows", () => {
@@ -142,5 +157,27 @@ describe("a database that fails the sessions' statements", () => {
       expect(r.setCookies.some((c) => c.startsWith("agent_bridge_inbox="))).toBe(false)
       expect((yield* rows).length).toBe(0)
     }).pipe(Effect.provide(h.layer))
+  })
+
+  it.effect("a failed cut of the tables after a sign-in or an attempt is logged, and the session or the count stands", () => {
+    const h = makeHarness({ sessionTtl: Duration.minutes(1), signInLimit: { ...DEFAULT_SIGN_IN_LIMIT, maxAddresses: 1 } })
+    const lines: Array<string> = []
+    const capture = Logger.replace(Logger.defaultLogger, Logger.make((o) => void lines.push(Logger.logfmtLogger.log(o))))
+    return Effect.gen(function* () {
+      const web = yield* InboxWeb
+      yield* web.sessions.open
+      expect(yield* web.sessions.signInLimit.attempt("192.0.2.1")).toEqual({ _tag: "Allowed", last: false })
+      yield* TestClock.adjust("2 minutes")
+      yield* refuseDeletes("inbox_sessions")
+      yield* refuseDeletes("inbox_sign_in_failures")
+      // The ended session cannot be deleted: the new one is recorded and honoured all the same.
+      const { token } = yield* web.sessions.open
+      expect(Option.isSome(yield* web.sessions.find(token))).toBe(true)
+      expect(lines.some((l) => l.includes("inbox sessions: bounding the table failed"))).toBe(true)
+      // The table is over its bound of one address and cannot be cut: the attempt counts anyway.
+      expect(yield* web.sessions.signInLimit.attempt("192.0.2.2")).toEqual({ _tag: "Allowed", last: false })
+      expect(yield* web.sessions.signInLimit.size).toBe(2)
+      expect(lines.some((l) => l.includes("inbox sign-in limit: bounding the table failed"))).toBe(true)
+    }).pipe(Effect.provide(h.layer), Effect.provide(capture))
   })
 })

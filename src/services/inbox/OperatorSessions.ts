@@ -28,7 +28,7 @@ export interface StoredOperatorSession {
 export interface OperatorSessionsShape {
   /**
    * Records a session just opened, then deletes the sessions ended at its `createdAt` and the oldest
-   * beyond `cap` (never the new one).
+   * beyond `cap` (never the new one); only the record's failure is the call's.
    */
   readonly open: (session: StoredOperatorSession, cap: number) => Effect.Effect<void, StoreFailure>
   /** The session of this digest, unless it has ended at `now`. */
@@ -63,14 +63,23 @@ export const makeOperatorSessions: Effect.Effect<OperatorSessionsShape, never, S
     q.pipe(Effect.catchTags({ SqlError: failed(what), ParseError: failed(what) }))
   return {
     open: (s, cap) =>
-      Effect.gen(function* () {
-        yield* sql`INSERT INTO inbox_sessions (session_digest, csrf, created_at, expires_at)
-          VALUES (${s.digest}, ${s.csrf}, ${s.createdAt}, ${s.expiresAt})`
-        yield* sql`DELETE FROM inbox_sessions WHERE expires_at <= ${s.createdAt}`
-        yield* sql`DELETE FROM inbox_sessions WHERE session_digest <> ${s.digest} AND session_digest IN (
-          SELECT session_digest FROM inbox_sessions WHERE session_digest <> ${s.digest}
-          ORDER BY created_at DESC, session_digest LIMIT ${TRIM_BATCH} OFFSET ${Math.max(0, cap - 1)})`
-      }).pipe(Effect.asVoid, mapped("record a session")),
+      sql`INSERT INTO inbox_sessions (session_digest, csrf, created_at, expires_at)
+        VALUES (${s.digest}, ${s.csrf}, ${s.createdAt}, ${s.expiresAt})`.pipe(
+        mapped("record a session"),
+        // The session stands once recorded: a failed cut (two replicas' cuts colliding on
+        // PostgreSQL, say) is logged and left to the next sign-in or the retention sweep.
+        Effect.zipRight(
+          Effect.gen(function* () {
+            yield* sql`DELETE FROM inbox_sessions WHERE expires_at <= ${s.createdAt}`
+            yield* sql`DELETE FROM inbox_sessions WHERE session_digest <> ${s.digest} AND session_digest IN (
+              SELECT session_digest FROM inbox_sessions WHERE session_digest <> ${s.digest}
+              ORDER BY created_at DESC, session_digest LIMIT ${TRIM_BATCH} OFFSET ${Math.max(0, cap - 1)})`
+          }).pipe(
+            mapped("bound the sessions"),
+            Effect.catchAll((e) => Effect.logWarning("inbox sessions: bounding the table failed; the next sign-in tries again", e))
+          )
+        )
+      ),
     find: (digest, now) =>
       sql`SELECT * FROM inbox_sessions WHERE session_digest = ${digest} AND expires_at > ${now}`.pipe(
         Effect.flatMap(decodeRows),
