@@ -4,7 +4,8 @@
  * on the Inbox's change feed and reads the pending rows only when it moves (a burst of changes
  * becomes one read), sending their fingerprint only when it differs from the last one sent: an
  * `inbox` event carries it, a `signedout` event ends the stream once the session is gone (checked in
- * the database every `pollInterval`, so a sign-out through another replica ends it too), and comments keep idle connections open through proxies.
+ * the database every `pollInterval`, so a sign-out through another replica ends it too), and
+ * comments keep idle connections open through proxies.
  */
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schedule, Stream } from "effect"
