@@ -12,6 +12,7 @@ export const PROCESS_FILES: ReadonlyArray<string> = [
   "test/console/runs-cli.process.test.ts",
   "test/edge/replicaTools.e2e.test.ts",
   "test/edge/replicas.e2e.test.ts",
+  "test/inbox/replicaSessions.e2e.test.ts",
   "test/reliability/pgRestart.e2e.test.ts",
   "test/reliability/rollingRestart.e2e.test.ts",
   "test/runs/replicaCaps.e2e.test.ts",

@@ -31,6 +31,10 @@ import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
 import { StopRequestsLive } from "../services/console/stopRequests.ts"
 import { McpSessionStoreLive } from "../services/mcp-sessions/McpSessionStore.ts"
+import { OperatorSessionsLive } from "../services/inbox/OperatorSessions.ts"
+import { SignInFailuresLive } from "../services/inbox/SignInFailures.ts"
+import { InboxSessionsRetention } from "../services/inbox/sessionRetention.ts"
+import { DEFAULT_SIGN_IN_LIMIT } from "../edge/inbox/signInLimit.ts"
 import { StopRequestsRetention } from "../services/console/stopRetention.ts"
 import { PushConfigsLive } from "../services/a2aPush/PushConfigs.ts"
 import { PushRetention } from "../services/a2aPush/pushRetention.ts"
@@ -133,6 +137,10 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive, ReplicasFor(config, true))),
     // The 2025-era MCP sessions as rows, so that every replica on the database serves them.
     Layer.provideMerge(McpSessionStoreLive),
+    // The inbox's operator sessions and sign-in failures as rows (every replica honours them), and their sweep.
+    Layer.provideMerge(
+      InboxSessionsRetention(DEFAULT_SIGN_IN_LIMIT.window).pipe(Layer.provideMerge(Layer.merge(OperatorSessionsLive, SignInFailuresLive)))
+    ),
     Layer.provideMerge(servicesLayer(config, options))
   )
   return markReady.pipe(Layer.provideMerge(serving))

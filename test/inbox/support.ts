@@ -8,6 +8,8 @@ import { Duration, Effect, Layer, Redacted, Ref } from "effect"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { InboxWeb, type InboxWebOptions, InboxWebLive } from "../../src/edge/inbox/InboxWeb.ts"
 import { inboxApp } from "../../src/edge/inbox/routes.ts"
+import { OperatorSessionsLive } from "../../src/services/inbox/OperatorSessions.ts"
+import { SignInFailuresLive } from "../../src/services/inbox/SignInFailures.ts"
 import { Auth, AuthLive } from "../../src/services/auth/Auth.ts"
 import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { Inbox, type RunApprovalInput } from "../../src/services/inbox/Inbox.ts"
@@ -24,11 +26,15 @@ export interface Harness {
   readonly layer: Layer.Layer<any, any, never>
 }
 
+/** The owners of the operator sessions and the sign-in failures, over the database in context. */
+export const InboxSessionStores = Layer.merge(OperatorSessionsLive, SignInFailuresLive)
+
 /** The route stack; `options` tune the web layer (session lifetime, poll interval). */
 export const makeHarness = (options: InboxWebOptions = {}): Harness => {
   const stack = makeStack()
   const config = testConfig()
   const layer = InboxWebLive({ pollInterval: Duration.millis(20), ...options }).pipe(
+    Layer.provideMerge(InboxSessionStores),
     Layer.provideMerge(AuthLive),
     Layer.provideMerge(ChangeFeedTest),
     Layer.provideMerge(AppConfigLive(config)),

@@ -1,5 +1,6 @@
 /**
- * What the inbox page needs besides the `Inbox` service: the operator sessions, the admin key check
+ * What the inbox page needs besides the `Inbox` service: the operator sessions (rows of the
+ * database through `OperatorSessions` and `SignInFailures`, which the layer needs), the admin key check
  * (the admin key is the sign-in credential), the live-update timing, and the page's own stylesheet
  * and script, read once from the package (the page loads nothing from anywhere else).
  */
@@ -11,16 +12,19 @@ import { AppConfig } from "../../config/AppConfig.ts"
 import { clientAddress, trustedProxies } from "../../common/trustedProxies.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import { type InboxSessionsShape, makeInboxSessions } from "./sessions.ts"
+import type { SignInLimitPolicy } from "./signInLimit.ts"
 
 export interface InboxWebOptions {
   /** How long a sign-in lasts (default 12 hours). */
   readonly sessionTtl?: Duration.DurationInput
-  /** How often an open page's event stream checks, in memory, that its session is still live, and retries a failed read of the rows (default 1 second). */
+  /** How often an open page's event stream checks, in the database, that its session is still live, and retries a failed read of the rows (default 1 second). */
   readonly pollInterval?: Duration.DurationInput
   /** How often an idle event stream sends a keep-alive comment (default 15 seconds). */
   readonly heartbeat?: Duration.DurationInput
   /** Proxies whose X-Forwarded-For names the client (default: `bridge.trusted_proxies`). */
   readonly trustedProxies?: ReadonlyArray<string>
+  /** The sign-in limit (default `DEFAULT_SIGN_IN_LIMIT`: 5 wrong keys in 5 minutes). */
+  readonly signInLimit?: SignInLimitPolicy
 }
 
 export interface StaticAsset {
@@ -68,7 +72,7 @@ export const InboxWebLive = (options: InboxWebOptions = {}) =>
       const adminDigest = digestKey(Redacted.value(auth.adminKey))
       const trusted = trustedProxies(options.trustedProxies ?? (yield* AppConfig).bridge.trusted_proxies)
       return {
-        sessions: yield* makeInboxSessions(options.sessionTtl ?? DEFAULT_SESSION_TTL),
+        sessions: yield* makeInboxSessions(options.sessionTtl ?? DEFAULT_SESSION_TTL, adminDigest, options.signInLimit),
         isAdminKey: (candidate) =>
           candidate.length > 0 && candidate.length <= KEY_MAX_CHARS && sameDigest(digestKey(candidate), adminDigest),
         pollInterval: Duration.decode(options.pollInterval ?? Duration.seconds(1)),

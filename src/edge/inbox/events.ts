@@ -4,7 +4,8 @@
  * on the Inbox's change feed and reads the pending rows only when it moves (a burst of changes
  * becomes one read), sending their fingerprint only when it differs from the last one sent: an
  * `inbox` event carries it, a `signedout` event ends the stream once the session is gone (checked in
- * memory every `pollInterval`), and comments keep idle connections open through proxies.
+ * the database every `pollInterval`, so a sign-out through another replica ends it too), and
+ * comments keep idle connections open through proxies.
  */
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schedule, Stream } from "effect"
@@ -29,8 +30,10 @@ const frame = (signal: Signal): string =>
 export const sessionFeed = <R>(token: string, versions: Stream.Stream<string, never, R>): Stream.Stream<string, never, R | InboxWeb> =>
   Stream.unwrap(
     Effect.map(InboxWeb, (web) => {
-      const signedOut: Stream.Stream<Signal> = Stream.repeatEffectWithSchedule(web.sessions.find(token), Schedule.spaced(web.pollInterval)).pipe(
-        Stream.filter(Option.isNone),
+      // A failed read (the store logged it) ends nothing: the next check tells.
+      const live = web.sessions.find(token).pipe(Effect.map(Option.isSome), Effect.orElseSucceed(() => true))
+      const signedOut: Stream.Stream<Signal> = Stream.repeatEffectWithSchedule(live, Schedule.spaced(web.pollInterval)).pipe(
+        Stream.filter((isLive) => !isLive),
         Stream.take(1),
         Stream.as({ _tag: "signedout" } as const)
       )

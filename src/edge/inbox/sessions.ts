@@ -1,13 +1,21 @@
 /**
- * Signed-in operator sessions of the inbox page, in memory: a restart signs the operator out, which
- * is the safe direction. The cookie carries a random token; only its SHA-256 digest is kept here, and
- * each session has its own CSRF token for the forms it renders. Sessions end at a fixed time after
- * sign-in (no sliding renewal), or on sign-out. Opening one is gated by the per-address limit on
- * failed sign-ins (`signInLimit.ts`).
+ * Signed-in operator sessions of the inbox page, as rows of the database (`OperatorSessions`,
+ * table `inbox_sessions`), so that every replica on one database honours a session another opened
+ * and a sign-out through any of them ends it on all (issue 37 item 6). The cookie carries a random
+ * token; the row is keyed by its HMAC-SHA256 under the admin key's digest, never by the token: a
+ * reader of the database cannot sign in with what it finds, and a session opened under one admin
+ * key is not honoured once the admin key changes (the rows left behind are deleted at their end).
+ * Each session has its own CSRF token for the forms it renders. Sessions end at a fixed time after
+ * sign-in (no sliding renewal), checked at every read, or on sign-out; ended rows are deleted by the
+ * retention sweep (`services/inbox/sessionRetention.ts`). Opening one is gated by the per-address
+ * limit on failed sign-ins (`signInLimit.ts`), whose count is in the database too.
  */
-import { Clock, Duration, Effect, Option, Ref } from "effect"
-import { randomBytes } from "node:crypto"
+import { Clock, Duration, Effect, Option } from "effect"
+import { createHmac, randomBytes } from "node:crypto"
 import { digestKey, sameDigest } from "../../services/auth/apiKeys.ts"
+import type { StoreFailure } from "../../services/inbox/InboxStore.ts"
+import { OperatorSessions } from "../../services/inbox/OperatorSessions.ts"
+import type { SignInFailures } from "../../services/inbox/SignInFailures.ts"
 import { DEFAULT_SIGN_IN_LIMIT, makeSignInLimit, type SignInLimitPolicy, type SignInLimitShape } from "./signInLimit.ts"
 
 export interface InboxSession {
@@ -20,16 +28,17 @@ export interface InboxSessionsShape {
   /** How long a session lasts after sign-in. */
   readonly ttl: Duration.Duration
   /** Opens a session; the token goes in the cookie and is not kept. */
-  readonly open: Effect.Effect<{ readonly token: string; readonly session: InboxSession }>
-  /** The live session a cookie token names, if any (an expired one is dropped). */
-  readonly find: (token: string | undefined) => Effect.Effect<Option.Option<InboxSession>>
-  readonly close: (token: string | undefined) => Effect.Effect<void>
+  readonly open: Effect.Effect<{ readonly token: string; readonly session: InboxSession }, StoreFailure>
+  /** The live session a cookie token names, if any (an ended one is none). */
+  readonly find: (token: string | undefined) => Effect.Effect<Option.Option<InboxSession>, StoreFailure>
+  /** Ends the session a cookie token names, on every replica. */
+  readonly close: (token: string | undefined) => Effect.Effect<void, StoreFailure>
   /** Failed sign-ins by remote address: the sign-in form consults it before the key is checked. */
   readonly signInLimit: SignInLimitShape
 }
 
-/** Enough for a few browsers; past it the oldest session is dropped rather than memory growing. */
-const MAX_SESSIONS = 32
+/** Sessions kept at most (for every replica together); past it the oldest session ends. */
+export const MAX_SESSIONS = 32
 const TOKEN_MAX_CHARS = 128
 
 /** 32 random bytes, URL- and cookie-safe. */
@@ -38,58 +47,39 @@ export const newToken = (): string => randomBytes(32).toString("base64url")
 /** Constant-time equality of two secrets of any length (their digests are compared). */
 export const sameSecret = (a: string, b: string): boolean => sameDigest(digestKey(a), digestKey(b))
 
+/** The row key of a cookie token: HMAC-SHA256 keyed with the admin key's digest (hex). */
+export const sessionDigest = (adminKeyDigest: string, token: string): string =>
+  createHmac("sha256", adminKeyDigest).update(token, "utf8").digest("hex")
+
 export const makeInboxSessions = (
   ttl: Duration.DurationInput,
+  adminKeyDigest: string,
   signInLimit: SignInLimitPolicy = DEFAULT_SIGN_IN_LIMIT
-): Effect.Effect<InboxSessionsShape> =>
+): Effect.Effect<InboxSessionsShape, never, OperatorSessions | SignInFailures> =>
   Effect.gen(function* () {
     const lifetime = Duration.decode(ttl)
-    const sessions = yield* Ref.make(new Map<string, InboxSession>())
+    const store = yield* OperatorSessions
     const limit = yield* makeSignInLimit(signInLimit)
-
-    const withoutExpired = (map: Map<string, InboxSession>, now: number) =>
-      new Map([...map].filter(([, s]) => s.expiresAt > now))
+    const digestOf = (token: string) => sessionDigest(adminKeyDigest, token)
+    const wellFormed = (token: string | undefined): token is string =>
+      token !== undefined && token.length > 0 && token.length <= TOKEN_MAX_CHARS
 
     const open = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const token = newToken()
       const session: InboxSession = { csrf: newToken(), createdAt: now, expiresAt: now + Duration.toMillis(lifetime) }
-      yield* Ref.update(sessions, (map) => {
-        const next = withoutExpired(map, now)
-        while (next.size >= MAX_SESSIONS) {
-          const oldest = [...next].sort(([, a], [, b]) => a.createdAt - b.createdAt)[0]
-          if (oldest === undefined) break
-          next.delete(oldest[0])
-        }
-        next.set(digestKey(token), session)
-        return next
-      })
+      yield* store.open({ digest: digestOf(token), ...session }, MAX_SESSIONS)
       return { token, session }
     })
 
     const find = (token: string | undefined) =>
-      Effect.gen(function* () {
-        if (token === undefined || token.length === 0 || token.length > TOKEN_MAX_CHARS) return Option.none<InboxSession>()
-        const now = yield* Clock.currentTimeMillis
-        const key = digestKey(token)
-        return yield* Ref.modify(sessions, (map) => {
-          const session = map.get(key)
-          if (session === undefined) return [Option.none<InboxSession>(), map]
-          if (session.expiresAt > now) return [Option.some(session), map]
-          const next = new Map(map)
-          next.delete(key)
-          return [Option.none<InboxSession>(), next]
-        })
-      })
+      wellFormed(token)
+        ? Effect.flatMap(Clock.currentTimeMillis, (now) => store.find(digestOf(token), now)).pipe(
+          Effect.map(Option.map((s): InboxSession => ({ csrf: s.csrf, createdAt: s.createdAt, expiresAt: s.expiresAt })))
+        )
+        : Effect.succeed(Option.none<InboxSession>())
 
-    const close = (token: string | undefined) =>
-      token === undefined
-        ? Effect.void
-        : Ref.update(sessions, (map) => {
-            const next = new Map(map)
-            next.delete(digestKey(token))
-            return next
-          })
+    const close = (token: string | undefined) => (wellFormed(token) ? store.close(digestOf(token)) : Effect.void)
 
     return { ttl: lifetime, open, find, close, signInLimit: limit }
   })

@@ -81,7 +81,7 @@ export const newInboxId = () => `apr_${randomBytes(10).toString("hex")}`
 export type StoreFailure = Internal | StoreUnavailable
 
 /** The store's failure handler; `place` is the database as people name it (`databasePlace`). */
-const failedAt = (place: string) => (what: string) => (cause: SqlError.SqlError | ParseError): Effect.Effect<never, StoreFailure> => {
+export const failedAt = (place: string) => (what: string) => (cause: SqlError.SqlError | ParseError): Effect.Effect<never, StoreFailure> => {
   const fault = storageFaultOf(cause)
   if (fault !== null) {
     const message = storageFaultMessage(fault, `the inbox could not ${what}`, place)

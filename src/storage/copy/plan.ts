@@ -33,7 +33,11 @@ export const COPY_PLAN: ReadonlyArray<CopyTable> = [
   { name: "memory_notes", key: ["seq"], derived: ["search"], identity: "seq" },
   // The 2025-era MCP sessions (migration 0011): a stopped box's sessions, which clients may resume
   // on the moved daemon within their idle limit.
-  { name: "mcp_sessions", key: ["session_id"] }
+  { name: "mcp_sessions", key: ["session_id"] },
+  // The inbox's operator sessions and sign-in failures (migration 0012): an operator signed in on
+  // the stopped box stays signed in on the moved daemon (same admin key), a locked address locked.
+  { name: "inbox_sessions", key: ["session_digest"] },
+  { name: "inbox_sign_in_failures", key: ["address"] }
 ]
 
 /** Rows per read and per INSERT (runs has 24 columns: far under PostgreSQL's 65535 parameters). */
