@@ -6,7 +6,7 @@
  * `clarify.answered` (with the answer) is the one recorded, not a bare echo without it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, TestClock } from "effect"
 import { Caller } from "../../src/request/Caller.ts"
 import { TestDb } from "../support/testDb.ts"
 import { makeRunLocks } from "../../src/services/runs/runLocks.ts"
@@ -55,21 +55,27 @@ describe("an answer racing Hermes's echo of it", () => {
 })
 
 describe("run locks", () => {
-  it.live("serialise the steps of one run, not of two, and leave no entry behind (interrupted waiters included)", () =>
+  // On the TestClock: the order is the locks' doing, not the timing of a loaded machine (with real
+  // sleeps of 10 and 80 ms, "r1 first" once finished before "r2" started, and the waiter ran
+  // before its interrupt).
+  it.effect("serialise the steps of one run, not of two, and leave no entry behind (interrupted waiters included)", () =>
     Effect.gen(function* () {
       const locks = makeRunLocks()
       const order: Array<string> = []
       const step = (name: string, ms: number) => Effect.sleep(`${ms} millis`).pipe(Effect.zipRight(Effect.sync(() => order.push(name))))
       const a = yield* Effect.fork(locks.withRun("r1", step("r1 first", 80)))
-      yield* Effect.sleep("10 millis")
+      yield* TestClock.adjust("10 millis")
       const b = yield* Effect.fork(locks.withRun("r1", step("r1 second", 1)))
       const c = yield* Effect.fork(locks.withRun("r2", step("r2", 1)))
       const waiting = yield* Effect.fork(locks.withRun("r1", step("never", 1)))
-      yield* Effect.sleep("20 millis")
-      yield* Fiber.interrupt(waiting)
-      yield* Fiber.join(a)
-      yield* Fiber.join(b)
+      yield* TestClock.adjust("20 millis")
       yield* Fiber.join(c)
+      expect(order).toEqual(["r2"])
+      yield* Fiber.interrupt(waiting)
+      yield* TestClock.adjust("100 millis")
+      yield* Fiber.join(a)
+      yield* TestClock.adjust("10 millis")
+      yield* Fiber.join(b)
       expect(order).toEqual(["r2", "r1 first", "r1 second"])
       expect(locks.size()).toBe(0)
     }))

@@ -89,16 +89,29 @@ export const as = (caller: CallerShape | string) => <A, E, R>(e: Effect.Effect<A
     Effect.provideService(Progress, { enabled: false, report: () => Effect.void })
   )
 
-/** Polls `read` until `done` holds (real clock; generous bound), returning the last value. */
-export const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean, what = "condition") =>
+/**
+ * How long `eventually` and `eventuallyUnderTestClock` poll before they fail: a bound for a hung
+ * condition, not a speed goal. Counted in wall time, not in rounds: on a loaded machine (users run
+ * the suite on busy laptops) a read on PostgreSQL takes many times longer than on a quiet one, and
+ * 1,000 rounds of 10 ms once ran out while the condition was still on its way.
+ */
+const EVENTUALLY_MS = 60_000
+const EVENTUALLY_ROUNDS = 6_000
+
+const pollUntil = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean, what: string, pause: Effect.Effect<void>) =>
   Effect.gen(function* () {
-    for (let i = 0; i < 1000; i++) {
+    const deadline = Date.now() + EVENTUALLY_MS
+    for (let i = 0; i < EVENTUALLY_ROUNDS && Date.now() < deadline; i++) {
       const a = yield* read
       if (done(a)) return a
-      yield* Effect.sleep("10 millis")
+      yield* pause
     }
     return yield* Effect.dieMessage(`timed out waiting for ${what}`)
   })
+
+/** Polls `read` until `done` holds (real clock; generous bound), returning the last value. */
+export const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean, what = "condition") =>
+  pollUntil(read, done, what, Effect.sleep("10 millis"))
 
 /**
  * `eventually` for a test on the TestClock, where `Effect.sleep` stands still: pauses on the event
@@ -106,14 +119,7 @@ export const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) =
  * once for the in-memory SQLite, a few round trips later for PostgreSQL.
  */
 export const eventuallyUnderTestClock = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean, what = "condition") =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 1000; i++) {
-      const a = yield* read
-      if (done(a)) return a
-      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
-    }
-    return yield* Effect.dieMessage(`timed out waiting for ${what}`)
-  })
+  pollUntil(read, done, what, Effect.promise(() => new Promise<void>((r) => setTimeout(r, 10))))
 
 export const statusIs = (...s: ReadonlyArray<RunStatus>) => (v: { readonly status: RunStatus }) => s.includes(v.status)
 
