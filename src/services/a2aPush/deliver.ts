@@ -39,34 +39,56 @@ export const headersOf = (n: Notification, timestamp: string): Record<string, st
   ...(n.authScheme !== "" && n.authCredentials !== "" ? { authorization: `${n.authScheme} ${n.authCredentials}` } : {})
 })
 
-/** POSTs to the checked address; answers the status of a 2xx, fails on anything else. */
+/**
+ * POSTs to the checked address; answers the status of a 2xx, fails on anything else. Nothing a
+ * receiver, a socket or a header value does escapes as a throw or an unheard `error` event: every
+ * failure is this attempt's `PostFailed`.
+ */
 export const postNotification = (target: WebhookTarget, n: Notification, timestamp: string, timeoutMs: number): Effect.Effect<number, PostFailed> =>
   Effect.async<number, PostFailed>((resume, signal) => {
-    // The connection goes to the checked address whatever the resolver would answer now.
+    let settled = false
+    const settle = (result: Effect.Effect<number, PostFailed>) => {
+      if (settled) return
+      settled = true
+      resume(result)
+    }
+    const fail = (reason: string) => settle(Effect.fail(new PostFailed({ reason })))
+    // The connection goes to the checked address whatever the resolver would answer now. The answer
+    // comes on a later turn, as a real lookup's does: a connect that fails inside connect() itself
+    // (ENETUNREACH) destroys the socket there, and answered at once that would emit the socket's
+    // `error` before the request had put its listener on it (an uncaught error: the process exits).
     const lookup: LookupFunction = (_host, options, callback) => {
-      if (typeof options === "object" && options.all === true) {
-        ;(callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: target.address, family: target.family }])
-      } else callback(null, target.address, target.family)
+      setImmediate(() => {
+        if (typeof options === "object" && options.all === true) {
+          ;(callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: target.address, family: target.family }])
+        } else callback(null, target.address, target.family)
+      })
     }
     const client = target.url.protocol === "https:" ? https : http
     const body = Buffer.from(n.body, "utf8")
-    const req = client.request(target.url, {
-      method: "POST",
-      headers: { ...headersOf(n, timestamp), "content-length": String(body.length) },
-      lookup,
-      timeout: timeoutMs,
-      signal
-    }, (res) => {
-      res.resume()
-      const status = res.statusCode ?? 0
-      res.on("end", () => {
-        if (status >= 200 && status < 300) resume(Effect.succeed(status))
-        else if (status >= 300 && status < 400) resume(Effect.fail(new PostFailed({ reason: `HTTP ${status}: redirects are not followed` })))
-        else resume(Effect.fail(new PostFailed({ reason: `HTTP ${status}` })))
+    let req: http.ClientRequest
+    try {
+      req = client.request(target.url, {
+        method: "POST",
+        headers: { ...headersOf(n, timestamp), "content-length": String(body.length) },
+        lookup,
+        timeout: timeoutMs,
+        signal
+      }, (res) => {
+        res.resume()
+        const status = res.statusCode ?? 0
+        res.on("end", () => {
+          if (status >= 200 && status < 300) settle(Effect.succeed(status))
+          else if (status >= 300 && status < 400) fail(`HTTP ${status}: redirects are not followed`)
+          else fail(`HTTP ${status}`)
+        })
+        res.on("error", (e) => fail(e.message))
       })
-      res.on("error", (e) => resume(Effect.fail(new PostFailed({ reason: e.message }))))
-    })
+    } catch (e) {
+      // A header value Node refuses (a stored config from before values were checked) throws here.
+      return fail(e instanceof Error ? e.message : String(e))
+    }
     req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)))
-    req.on("error", (e) => resume(Effect.fail(new PostFailed({ reason: e.message }))))
+    req.on("error", (e) => fail(e.message))
     req.end(body)
   })
