@@ -238,6 +238,30 @@ describe("push notifications", () => {
     })
   })
 
+  describe("a token or credential Node would refuse to send as a header is refused at creation, naming the field, and nothing is recorded", () => {
+    const cases: Array<[string, Json, RegExp]> = [
+      ["a token past Latin-1 (tok€)", { token: "tok€" }, /token/],
+      ["credentials past Latin-1 (cred\\u0100)", { token: "t", authentication: { scheme: "Bearer", credentials: "cred\u0100" } }, /authentication\.credentials/],
+      ["a NUL in the token", { token: "a\u0000b" }, /token/],
+      ["a control character in the credentials", { authentication: { scheme: "Bearer", credentials: "a\u0007b" } }, /authentication\.credentials/],
+      ["DEL in the token", { token: "a\u007fb" }, /token/],
+      ["CR LF in the credentials", { authentication: { scheme: "Bearer", credentials: "a\r\nx-evil: 1" } }, /authentication\.credentials/],
+      ["a scheme that is not a token", { authentication: { scheme: "Bearer x", credentials: "c" } }, /authentication\.scheme/]
+    ]
+    it.each(cases)("%s", async (_name, fields, field) => {
+      const task = await startTask(alice, "bad header value")
+      const created = await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, url: receiver.url, ...fields })
+      expect(created["error"]?.code).toBe(-32602)
+      expect(created["error"].message).toMatch(field)
+      expect(await configsOf(task.id)).toEqual([])
+      const before = (await rpc(alice, "ListTasks", { pageSize: 100 }))["result"].tasks.length
+      const inline = await rpc(alice, "SendMessage", { message: msg("never started"), configuration: { taskPushNotificationConfig: { url: receiver.url, ...fields } } })
+      expect(inline["error"]?.code).toBe(-32602)
+      expect(inline["error"].message).toMatch(field)
+      expect((await rpc(alice, "ListTasks", { pageSize: 100 }))["result"].tasks.length).toBe(before)
+    })
+  })
+
   it("a DNS answer that changes to a private address after creation is refused at delivery: the receiver hears nothing", async () => {
     const task = await startTask(alice, "[sim:slow=2s] rebind")
     dns.set("rebind.test", ["127.0.0.1"])

@@ -5,12 +5,12 @@
  * run goes. Deliveries go to a loopback receiver; time is the TestClock.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Clock, Effect, Layer, Option, TestClock } from "effect"
 import { parseAllowRule, type AllowRule } from "../../src/domain/a2a/webhookAllow.ts"
 import { A2A_PUSH_ATTEMPTS_MAX, A2A_PUSH_CONFIGS_PER_TASK, A2A_PUSH_DELIVERY_MAX_MS } from "../../src/domain/limits.ts"
 import { makePushConfigs, PushConfigs, type NewConfig } from "../../src/services/a2aPush/PushConfigs.ts"
 import { backoffMs, deliverPass, dispatchPass, type TaskSnapshot } from "../../src/services/a2aPush/PushWorker.ts"
-import { WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
+import { ResolveFailed, WebhookResolver, WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
 import { sweepPushConfigs } from "../../src/services/a2aPush/pushRetention.ts"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
@@ -21,7 +21,11 @@ import { startReceiver } from "./support/pushReceiver.ts"
 const Store = Layer.effect(PushConfigs, makePushConfigs).pipe(Layer.provide(TestDb))
 const layer = Layer.merge(Store, WebhookResolverTest(new Map()))
 const config = (runId: string, id: string, url = "http://127.0.0.1:9/h"): NewConfig => ({ runId, id, client: "alice", url, token: "tok", tokenGiven: true, authScheme: "", authCredentials: "" })
-const rules: ReadonlyArray<AllowRule> = [parseAllowRule("127.0.0.1") as AllowRule]
+const rules: ReadonlyArray<AllowRule> = [parseAllowRule("127.0.0.1") as AllowRule, parseAllowRule("bad.test") as AllowRule]
+/** A resolver that dies (throws) for bad.test: a failure no code path expected. */
+const dyingResolver = Layer.succeed(WebhookResolver, {
+  resolve: (host) => (host === "bad.test" ? Effect.sync(() => { throw new Error("resolver exploded") }) : Effect.fail(new ResolveFailed({ host, reason: "not found" })))
+})
 const snapshot = (state: string, seq: number, terminal = false): TaskSnapshot => ({ state, seq, terminal, body: (id) => JSON.stringify({ task: { id: "run_a", metadata: { bridge: { delivery_id: id } } }, state }) })
 
 describe("PushConfigs", () => {
@@ -129,6 +133,43 @@ describe("PushConfigs", () => {
       expect(row).toMatchObject({ attempts: 1, doneAt: null })
       expect(row!.outcome).toContain("loopback")
       expect(receiver.received).toEqual([])
+    }).pipe(Effect.scoped, Effect.provide(layer)))
+
+  it.effect("a row whose delivery fails in any way (a defect, a header Node refuses) counts its attempt and backs off, delays no other client's row, and is given up at the limit", () =>
+    Effect.gen(function* () {
+      const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.promise(r.close))
+      const s = yield* PushConfigs
+      // Older rows first: the resolver dies on bad.test (a defect, not a typed failure), and a config
+      // stored before values were checked carries a token Node refuses in a header.
+      const dies = yield* s.put({ ...config("run_a", "c", `http://bad.test:${receiver.port}/h`), client: "mallory" })
+      yield* s.advance(dies, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d-dies", runSeq: 1, body: "{}" })
+      const badToken = yield* s.put({ ...config("run_b", "c", receiver.url), client: "mallory", token: "tok€" })
+      yield* s.advance(badToken, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d-token", runSeq: 1, body: "{}" })
+      yield* TestClock.adjust(1)
+      const good = yield* s.put({ ...config("run_c", "c", receiver.url), client: "bob" })
+      yield* s.advance(good, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d-good", runSeq: 1, body: "{}" })
+
+      yield* deliverPass(rules).pipe(Effect.provide(dyingResolver))
+      expect(receiver.received.map((r) => r.headers["x-a2a-delivery-id"])).toEqual(["d-good"])
+      const [good1] = yield* s.outbox("run_c")
+      expect(good1).toMatchObject({ attempts: 1, outcome: "HTTP 200" })
+      const now = yield* Clock.currentTimeMillis
+      for (const runId of ["run_a", "run_b"]) {
+        const [row] = yield* s.outbox(runId)
+        expect(row).toMatchObject({ attempts: 1, doneAt: null, nextAt: now + backoffMs(1) })
+      }
+      expect((yield* s.outbox("run_a"))[0]!.outcome).toContain("resolver exploded")
+      expect((yield* s.outbox("run_b"))[0]!.outcome).toContain("Invalid character in header content")
+
+      // Past the documented limit both are given up, not tried for ever.
+      yield* TestClock.adjust(A2A_PUSH_DELIVERY_MAX_MS)
+      yield* deliverPass(rules).pipe(Effect.provide(dyingResolver))
+      for (const runId of ["run_a", "run_b"]) {
+        const [row] = yield* s.outbox(runId)
+        expect(row!.attempts).toBe(2)
+        expect(row!.doneAt).not.toBeNull()
+        expect(row!.outcome).toMatch(/^gave up: /)
+      }
     }).pipe(Effect.scoped, Effect.provide(layer)))
 
   it.effect("forget (the run is gone) takes its configs and notifications", () =>

@@ -25,6 +25,16 @@ type Program<A> = Effect.Effect<A, BridgeError | A2AError, Runs | Caller | PushE
 
 const CONFIG_ID = /^[A-Za-z0-9._-]{1,64}$/
 const TOKEN_MAX_CHARS = 512
+/**
+ * What a token or credential may hold: printable ASCII (space to `~`). Node refuses to send a header
+ * with a control character or one past U+00FF (`tok€`, NUL); Latin-1 letters it would send are
+ * read differently by receivers, so they are refused too.
+ */
+const HEADER_VALUE = /^[\x20-\x7e]*$/
+/** An HTTP authentication scheme: a token (RFC 9110), at most 64 characters. */
+const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/
+const notHeaderValue = (field: string) =>
+  new RequestMalformedError(`the push config's ${field} may hold only printable ASCII characters (space to '~'): it is sent as an HTTP header`)
 
 /** A config as the client gave it, checked; what `attach` records once the task is known. */
 export interface CheckedPush {
@@ -52,11 +62,15 @@ export const checkPush = (given: TaskPushNotificationConfig): Effect.Effect<Chec
     if (given.url.length === 0) return yield* Effect.fail(new RequestMalformedError("the push config's url is required"))
     if (given.id.length > 0 && !CONFIG_ID.test(given.id)) return yield* Effect.fail(new RequestMalformedError("the push config's id must be 1 to 64 letters, digits, '.', '_' or '-'"))
     if (given.token.length > TOKEN_MAX_CHARS) return yield* Effect.fail(new RequestMalformedError(`the push config's token is over ${TOKEN_MAX_CHARS} characters`))
+    if (!HEADER_VALUE.test(given.token)) return yield* Effect.fail(notHeaderValue("token"))
     const auth = given.authentication
-    if (auth !== undefined && (auth.scheme.length > 64 || auth.credentials.length > TOKEN_MAX_CHARS || /[\r\n]/.test(auth.scheme + auth.credentials))) {
-      return yield* Effect.fail(new RequestMalformedError("the push config's authentication is not a header value"))
+    if (auth !== undefined) {
+      if (auth.scheme.length > 0 && !AUTH_SCHEME.test(auth.scheme)) {
+        return yield* Effect.fail(new RequestMalformedError("the push config's authentication.scheme must be 1 to 64 letters, digits or !#$%&'*+.^_`|~-"))
+      }
+      if (auth.credentials.length > TOKEN_MAX_CHARS) return yield* Effect.fail(new RequestMalformedError(`the push config's authentication.credentials is over ${TOKEN_MAX_CHARS} characters`))
+      if (!HEADER_VALUE.test(auth.credentials)) return yield* Effect.fail(notHeaderValue("authentication.credentials"))
     }
-    if (/[\r\n]/.test(given.token)) return yield* Effect.fail(new RequestMalformedError("the push config's token is not a header value"))
     const config = yield* AppConfig
     yield* checkWebhook(given.url, allowRulesOf(config.a2a.webhook_allow)).pipe(
       Effect.mapError((e) => (e.kind === "off" ? new PushNotificationNotSupportedError(e.reason) : new RequestMalformedError(e.reason)))

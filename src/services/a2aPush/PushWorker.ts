@@ -16,7 +16,7 @@
  * again, with the same delivery id.
  */
 import { randomUUID } from "node:crypto"
-import { Clock, Effect, Layer, Option, Schedule } from "effect"
+import { Cause, Clock, Effect, Layer, Option, Schedule } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { Lifecycle } from "../../common/Lifecycle.ts"
 import { parseAllowRule, type AllowRule } from "../../domain/a2a/webhookAllow.ts"
@@ -78,37 +78,69 @@ export const dispatchPass = <R>(render: PushRender<R>) =>
       for (const config of list) {
         if (config.lastState !== "" && stateOfKey(config.lastState) === s.state) continue
         const deliveryId = `pn_${randomUUID().replaceAll("-", "")}`
-        if (yield* store.advance(config, config.lastState, `${s.state}@${s.seq}`, s.terminal, { deliveryId, runSeq: s.seq, body: s.body(deliveryId) })) enqueued++
+        // One config's failure (its body, its row) is logged and leaves the others to go on.
+        const advanced = yield* Effect.suspend(() => store.advance(config, config.lastState, `${s.state}@${s.seq}`, s.terminal, { deliveryId, runSeq: s.seq, body: s.body(deliveryId) })).pipe(
+          Effect.catchAllCause((cause) => Effect.as(Effect.logWarning(`push: enqueueing a notification of task ${runId} failed`, cause), false))
+        )
+        if (advanced) enqueued++
       }
     }
     return enqueued
   })
 
-const attemptOne = (d: Delivery, rules: ReadonlyArray<AllowRule>) =>
+/** What one attempt came to: an answer that delivers it, a failure (why), or its config is gone. */
+type Attempt =
+  | { readonly _tag: "Sent"; readonly outcome: string }
+  | { readonly _tag: "Failed"; readonly reason: string }
+  | { readonly _tag: "NoConfig" }
+
+/** The text of a failure no code path expected (a defect), for the row's outcome. */
+const defectText = (cause: Cause.Cause<unknown>): string => {
+  const e = Cause.squash(cause)
+  return `the attempt failed: ${e instanceof Error ? e.message : String(e)}`
+}
+
+/** Checks the URL and POSTs; every failure, expected or not, is this row's `Failed`. */
+const send = (d: Delivery, rules: ReadonlyArray<AllowRule>, timestamp: number): Effect.Effect<Attempt, never, PushConfigs | WebhookResolver> =>
   Effect.gen(function* () {
     const store = yield* PushConfigs
     const config = yield* store.get(d.runId, d.configId)
-    if (Option.isNone(config)) return yield* store.giveUp(d.deliveryId, d.attempts, "the config was deleted")
+    if (Option.isNone(config)) return { _tag: "NoConfig" } as const
+    const target = yield* checkWebhook(config.value.url, rules)
+    const status = yield* postNotification(target, { deliveryId: d.deliveryId, body: d.body, ...config.value }, String(timestamp), A2A_PUSH_POST_TIMEOUT_MS)
+    return { _tag: "Sent", outcome: `HTTP ${status}` } as const
+  }).pipe(
+    Effect.catchTags({
+      WebhookRefused: (e) => Effect.succeed<Attempt>({ _tag: "Failed", reason: e.reason }),
+      PostFailed: (e) => Effect.succeed<Attempt>({ _tag: "Failed", reason: e.reason })
+    }),
+    Effect.catchAllCause((cause) =>
+      Effect.as(
+        Effect.logWarning(`push: an attempt of notification ${d.deliveryId} failed unexpectedly`, cause),
+        { _tag: "Failed", reason: defectText(cause) } as const
+      )
+    )
+  )
+
+/**
+ * One attempt of one row, recorded on the row: delivered, retried after the backoff, or given up
+ * at the limit. Nothing it meets stops another row: a failure of any kind is this row's attempt,
+ * and a failure to record it is logged (the row is due again at the next pass).
+ */
+const attemptOne = (d: Delivery, rules: ReadonlyArray<AllowRule>) =>
+  Effect.gen(function* () {
+    const store = yield* PushConfigs
+    const result = yield* send(d, rules, yield* Clock.currentTimeMillis)
     const now = yield* Clock.currentTimeMillis
     const attempts = d.attempts + 1
-    const sent = yield* checkWebhook(config.value.url, rules).pipe(
-      Effect.mapError((e) => e.reason),
-      Effect.flatMap((target) =>
-        Effect.mapError(
-          postNotification(target, { deliveryId: d.deliveryId, body: d.body, ...config.value }, String(now), A2A_PUSH_POST_TIMEOUT_MS),
-          (e) => e.reason
-        )
-      ),
-      Effect.either
-    )
-    if (sent._tag === "Right") return yield* store.delivered(d.deliveryId, `HTTP ${sent.right}`)
-    const outcome = sent.left
+    if (result._tag === "NoConfig") return yield* store.giveUp(d.deliveryId, d.attempts, "the config was deleted")
+    if (result._tag === "Sent") return yield* store.delivered(d.deliveryId, result.outcome)
     if (attempts >= A2A_PUSH_ATTEMPTS_MAX || now - d.createdAt >= A2A_PUSH_DELIVERY_MAX_MS) {
-      yield* Effect.logWarning(`push: notification ${d.deliveryId} of task ${d.runId} given up after ${attempts} attempts (${outcome})`)
-      return yield* store.giveUp(d.deliveryId, attempts, outcome)
+      yield* Effect.logWarning(`push: notification ${d.deliveryId} of task ${d.runId} given up after ${attempts} attempts (${result.reason})`)
+      return yield* store.giveUp(d.deliveryId, attempts, result.reason)
     }
-    yield* store.retryAt(d.deliveryId, attempts, now + backoffMs(attempts), outcome)
-  })
+    yield* store.retryAt(d.deliveryId, attempts, now + backoffMs(attempts), result.reason)
+  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`push: the attempt of notification ${d.deliveryId} could not be recorded`, cause)))
 
 export const deliverPass = (rules: ReadonlyArray<AllowRule>) =>
   Effect.gen(function* () {
@@ -128,10 +160,11 @@ export const PushWorkerLive = <R>(render: PushRender<R>) =>
       const context = yield* Effect.context<PushConfigs | WebhookResolver | R>()
       // Runs answer once the daemon is ready (its runs re-attached): the first pass waits for that.
       const ready = lifecycle.phase.pipe(Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (p) => p !== "starting" }))
-      const pass = Effect.zipRight(dispatchPass(render), deliverPass(rules)).pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("push: a pass failed", cause)),
-        Effect.provide(context)
-      )
+      // Dispatch and delivery fail apart: a failed dispatch does not hold back the due notifications.
+      const pass = Effect.zipRight(
+        dispatchPass(render).pipe(Effect.catchAllCause((cause) => Effect.logWarning("push: a dispatch pass failed", cause))),
+        deliverPass(rules).pipe(Effect.catchAllCause((cause) => Effect.logWarning("push: a delivery pass failed", cause)))
+      ).pipe(Effect.provide(context))
       yield* ready.pipe(Effect.zipRight(pass.pipe(Effect.repeat(Schedule.spaced(`${A2A_PUSH_POLL_MS} millis`)))), Effect.forkScoped)
     })
   )
