@@ -172,6 +172,29 @@ describe("PushConfigs", () => {
       }
     }).pipe(Effect.scoped, Effect.provide(layer)))
 
+  it.effect("dueFair: each client's oldest first, then each one's next, at most perClient of one client, leaving out those in flight", () =>
+    Effect.gen(function* () {
+      const s = yield* PushConfigs
+      const enqueue = (runId: string, client: string, deliveryId: string) =>
+        Effect.gen(function* () {
+          const c = yield* s.put({ ...config(runId, "c", `http://${client}.test/h`), client })
+          yield* s.advance(c, "", "TASK_STATE_WORKING@1", false, { deliveryId, runSeq: 1, body: "{}" })
+          yield* TestClock.adjust(1)
+        })
+      for (let i = 1; i <= 4; i++) yield* enqueue(`run_a${i}`, "alice", `a${i}`)
+      yield* enqueue("run_b1", "bob", "b1")
+      yield* enqueue("run_b2", "bob", "b2")
+      yield* enqueue("run_c1", "carol", "c1")
+      const now = yield* Clock.currentTimeMillis
+      const ids = (rows: ReadonlyArray<{ deliveryId: string }>) => rows.map((r) => r.deliveryId)
+      expect(ids(yield* s.dueFair(now, { perClient: 2, limit: 100, except: [] }))).toEqual(["a1", "b1", "c1", "a2", "b2"])
+      expect(ids(yield* s.dueFair(now, { perClient: 2, limit: 3, except: [] }))).toEqual(["a1", "b1", "c1"])
+      expect(ids(yield* s.dueFair(now, { perClient: 2, limit: 100, except: ["a1", "b1"] }))).toEqual(["a2", "b2", "c1", "a3"])
+      expect((yield* s.dueFair(now, { perClient: 1, limit: 1, except: [] }))[0]).toEqual({ deliveryId: "a1", runId: "run_a1", client: "alice", url: "http://alice.test/h" })
+      // Not yet due: none.
+      expect(yield* s.dueFair(-1, { perClient: 2, limit: 100, except: [] })).toEqual([])
+    }).pipe(Effect.provide(layer)))
+
   it.effect("forget (the run is gone) takes its configs and notifications", () =>
     Effect.gen(function* () {
       const s = yield* PushConfigs

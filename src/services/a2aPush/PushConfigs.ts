@@ -48,6 +48,19 @@ export interface Delivery {
   readonly outcome: string | null
 }
 
+/** A notification due, as the worker schedules it: whose it is and where it goes. */
+export interface DueNotification {
+  readonly deliveryId: string
+  readonly runId: string
+  /** The config's client ("" when the config is gone). */
+  readonly client: string
+  /** The config's webhook URL ("" when the config is gone). */
+  readonly url: string
+}
+
+const DueRow = Schema.Struct({ delivery_id: Schema.String, run_id: Schema.String, client: Schema.String, url: Schema.String })
+const decodeDue = Schema.decodeUnknown(Schema.Array(DueRow))
+
 export class TooManyConfigs extends Data.TaggedError("TooManyConfigs")<{ readonly max: number }> {}
 
 const ConfigRow = Schema.Struct({
@@ -134,6 +147,14 @@ export interface PushConfigsShape {
   readonly advance: (config: PushConfig, from: string, to: string, finished: boolean, delivery: { readonly deliveryId: string; readonly runSeq: number; readonly body: string }) => Op<boolean>
   /** Notifications due at `now`, oldest first, at most `limit`. */
   readonly due: (now: number, limit: number) => Op<ReadonlyArray<Delivery>>
+  /**
+   * The notifications due at `now` that may start (their body not read), fairly: at most
+   * `perClient` of each client (the config's), leaving out `except` (those in flight); each
+   * client's oldest first, then its second oldest, and so on; at most `limit`.
+   */
+  readonly dueFair: (now: number, options: { readonly perClient: number; readonly limit: number; readonly except: ReadonlyArray<string> }) => Op<ReadonlyArray<DueNotification>>
+  /** One notification still pending, whole (its body too); `None` once delivered, given up or gone. */
+  readonly delivery: (deliveryId: string) => Op<Option.Option<Delivery>>
   readonly outbox: (runId: string) => Op<ReadonlyArray<Delivery>>
   readonly delivered: (deliveryId: string, outcome: string) => Op<void>
   readonly retryAt: (deliveryId: string, attempts: number, nextAt: number, outcome: string) => Op<void>
@@ -206,6 +227,21 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
       sql`SELECT * FROM a2a_push_outbox WHERE done_at IS NULL AND next_at <= ${now} ORDER BY next_at, created_at, run_seq LIMIT ${limit}`.pipe(
         Effect.flatMap(decodeOutbox),
         Effect.map((rows) => rows.map(toDelivery))
+      ),
+    dueFair: (now, { perClient, limit, except }) =>
+      sql`SELECT delivery_id, run_id, client, url FROM (
+          SELECT o.delivery_id, o.run_id, COALESCE(c.client, '') AS client, COALESCE(c.url, '') AS url, o.next_at, o.created_at, o.run_seq,
+            ROW_NUMBER() OVER (PARTITION BY COALESCE(c.client, '') ORDER BY o.next_at, o.created_at, o.run_seq) AS turn
+          FROM a2a_push_outbox o LEFT JOIN a2a_push_configs c ON c.run_id = o.run_id AND c.config_id = o.config_id
+          WHERE o.done_at IS NULL AND o.next_at <= ${now} AND ${except.length === 0 ? sql`1 = 1` : sql`NOT (o.delivery_id IN ${sql.in(except)})`}
+        ) due WHERE turn <= ${perClient} ORDER BY turn, next_at, created_at, run_seq LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeDue),
+        Effect.map((rows) => rows.map((r) => ({ deliveryId: r.delivery_id, runId: r.run_id, client: r.client, url: r.url })))
+      ),
+    delivery: (deliveryId) =>
+      sql`SELECT * FROM a2a_push_outbox WHERE delivery_id = ${deliveryId} AND done_at IS NULL`.pipe(
+        Effect.flatMap(decodeOutbox),
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
       ),
     outbox: (runId) =>
       sql`SELECT * FROM a2a_push_outbox WHERE run_id = ${runId} ORDER BY created_at, run_seq`.pipe(

@@ -42,17 +42,24 @@ export const headersOf = (n: Notification, timestamp: string): Record<string, st
 /**
  * POSTs to the checked address; answers the status of a 2xx, fails on anything else. Nothing a
  * receiver, a socket or a header value does escapes as a throw or an unheard `error` event: every
- * failure is this attempt's `PostFailed`.
+ * failure is this attempt's `PostFailed`. `deadlineMs` bounds the whole exchange (connecting,
+ * sending, the answer's status line and headers), however slowly the receiver trickles bytes; the
+ * answer's body is never read (a 2xx is delivered on its status, and the connection is closed).
  */
-export const postNotification = (target: WebhookTarget, n: Notification, timestamp: string, timeoutMs: number): Effect.Effect<number, PostFailed> =>
+export const postNotification = (target: WebhookTarget, n: Notification, timestamp: string, deadlineMs: number): Effect.Effect<number, PostFailed> =>
   Effect.async<number, PostFailed>((resume, signal) => {
     let settled = false
+    let req: http.ClientRequest | undefined
     const settle = (result: Effect.Effect<number, PostFailed>) => {
       if (settled) return
       settled = true
+      clearTimeout(deadline)
+      // Whatever is left of the exchange (a body still coming, a request never answered) ends here.
+      req?.destroy()
       resume(result)
     }
     const fail = (reason: string) => settle(Effect.fail(new PostFailed({ reason })))
+    const deadline = setTimeout(() => fail(`no answer within ${deadlineMs} ms`), deadlineMs)
     // The connection goes to the checked address whatever the resolver would answer now. The answer
     // comes on a later turn, as a real lookup's does: a connect that fails inside connect() itself
     // (ENETUNREACH) destroys the socket there, and answered at once that would emit the socket's
@@ -66,29 +73,26 @@ export const postNotification = (target: WebhookTarget, n: Notification, timesta
     }
     const client = target.url.protocol === "https:" ? https : http
     const body = Buffer.from(n.body, "utf8")
-    let req: http.ClientRequest
     try {
       req = client.request(target.url, {
         method: "POST",
         headers: { ...headersOf(n, timestamp), "content-length": String(body.length) },
         lookup,
-        timeout: timeoutMs,
+        // A connection of its own: a pooled one may have been made to another checked address.
+        agent: false,
         signal
       }, (res) => {
-        res.resume()
+        res.on("error", () => undefined)
         const status = res.statusCode ?? 0
-        res.on("end", () => {
-          if (status >= 200 && status < 300) settle(Effect.succeed(status))
-          else if (status >= 300 && status < 400) fail(`HTTP ${status}: redirects are not followed`)
-          else fail(`HTTP ${status}`)
-        })
-        res.on("error", (e) => fail(e.message))
+        if (status >= 200 && status < 300) settle(Effect.succeed(status))
+        else if (status >= 300 && status < 400) fail(`HTTP ${status}: redirects are not followed`)
+        else fail(`HTTP ${status}`)
       })
     } catch (e) {
       // A header value Node refuses (a stored config from before values were checked) throws here.
       return fail(e instanceof Error ? e.message : String(e))
     }
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)))
     req.on("error", (e) => fail(e.message))
     req.end(body)
+    return Effect.sync(() => settle(Effect.fail(new PostFailed({ reason: "interrupted" }))))
   })
