@@ -7,7 +7,7 @@
  * resolver answers (each name is a receiving host of its own).
  */
 import net from "node:net"
-import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { LifecycleReady } from "../../src/common/Lifecycle.ts"
@@ -133,7 +133,7 @@ describe("receivers that are slow, failing or malicious delay nobody else", () =
     const runtime = ManagedRuntime.make(Layer.provideMerge(PushWorkerLive(render), base))
     try {
       const put = (runId: string, client: string, url: string) =>
-        runtime.runPromise(Effect.flatMap(PushConfigs, (s) => s.put({ runId, id: "c", client, url, token: "t", tokenGiven: true, authScheme: "", authCredentials: "" })))
+        runtime.runPromise(Effect.flatMap(PushConfigs, (s) => s.put({ runId, id: "c", client, url, token: "t", tokenGiven: true, authScheme: "", authCredentials: "", signingSecret: Redacted.make("") })))
       for (let i = 0; i < 3; i++) await put(`run_slow${i}`, "mallory", `http://slow.test:${slow.port}/h${i}`)
       for (let i = 0; i < 3; i++) await put(`run_hang${i}`, "mallory", `http://hang.test:${hang.port}/h${i}`)
       failing.script.push(...Array.from({ length: 20 }, () => ({ status: 500 })))

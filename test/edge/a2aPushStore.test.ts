@@ -5,7 +5,7 @@
  * run goes. Deliveries go to a loopback receiver; time is the TestClock.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Option, TestClock } from "effect"
+import { Clock, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import { parseAllowRule, type AllowRule } from "../../src/domain/a2a/webhookAllow.ts"
 import { A2A_PUSH_ATTEMPTS_MAX, A2A_PUSH_CONFIGS_PER_TASK, A2A_PUSH_DELIVERY_MAX_MS } from "../../src/domain/limits.ts"
 import { makePushConfigs, PushConfigs, type NewConfig } from "../../src/services/a2aPush/PushConfigs.ts"
@@ -16,11 +16,14 @@ import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
 import { newRun } from "../runs/support/newRun.ts"
 import { TestDb } from "../support/testDb.ts"
-import { startReceiver } from "./support/pushReceiver.ts"
+import { documentedVerifier, startReceiver } from "./support/pushReceiver.ts"
 
 const Store = Layer.effect(PushConfigs, makePushConfigs).pipe(Layer.provide(TestDb))
 const layer = Layer.merge(Store, WebhookResolverTest(new Map()))
-const config = (runId: string, id: string, url = "http://127.0.0.1:9/h"): NewConfig => ({ runId, id, client: "alice", url, token: "tok", tokenGiven: true, authScheme: "", authCredentials: "" })
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+const config = (runId: string, id: string, url = "http://127.0.0.1:9/h"): NewConfig => ({
+  runId, id, client: "alice", url, token: "tok", tokenGiven: true, authScheme: "", authCredentials: "", signingSecret: Redacted.make(SECRET)
+})
 const rules: ReadonlyArray<AllowRule> = [parseAllowRule("127.0.0.1") as AllowRule, parseAllowRule("bad.test") as AllowRule]
 /** A resolver that dies (throws) for bad.test: a failure no code path expected. */
 const dyingResolver = Layer.succeed(WebhookResolver, {
@@ -194,6 +197,39 @@ describe("PushConfigs", () => {
       // Not yet due: none.
       expect(yield* s.dueFair(-1, { perClient: 2, limit: 100, except: [] })).toEqual([])
     }).pipe(Effect.provide(layer)))
+
+  it.effect("the signing secret: kept when the config is replaced, never printed with a config, and what the receiver verifies each notification with", () =>
+    Effect.gen(function* () {
+      const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.promise(r.close))
+      const s = yield* PushConfigs
+      const made = yield* s.put(config("run_a", "c", receiver.url))
+      expect(Redacted.value(made.signingSecret)).toBe(SECRET)
+      const replaced = yield* s.put({ ...config("run_a", "c", receiver.url), signingSecret: Redacted.make("whsec_another") })
+      expect(Redacted.value(replaced.signingSecret)).toBe(SECRET)
+      // A config logged or printed by accident shows no secret.
+      const listed = yield* s.list("run_a")
+      expect(JSON.stringify(replaced) + String(replaced.signingSecret) + JSON.stringify(listed) + `${listed[0]!.signingSecret}`).not.toContain(SECRET.slice(6))
+      yield* s.advance(made, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d1", runSeq: 1, body: "{\"task\":{}}" })
+      yield* deliverPass(rules)
+      const [got] = receiver.received
+      const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      expect(got!.headers["webhook-id"]).toBe("d1")
+      expect(got!.headers["webhook-timestamp"]).toBe(String(nowSeconds))
+      expect(documentedVerifier()(SECRET, got!.headers, got!.body, nowSeconds)).toBe(true)
+      expect(documentedVerifier()("whsec_" + Buffer.from("not the key").toString("base64"), got!.headers, got!.body, nowSeconds)).toBe(false)
+    }).pipe(Effect.scoped, Effect.provide(layer)))
+
+  it.effect("a config made before signing secrets (none stored) sends no webhook-* headers, and is given one when replaced", () =>
+    Effect.gen(function* () {
+      const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.promise(r.close))
+      const s = yield* PushConfigs
+      const old = yield* s.put({ ...config("run_a", "c", receiver.url), signingSecret: Redacted.make("") })
+      yield* s.advance(old, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d1", runSeq: 1, body: "{}" })
+      yield* deliverPass(rules)
+      expect(receiver.received[0]!.headers["webhook-signature"]).toBeUndefined()
+      expect(receiver.received[0]!.headers["x-a2a-signature"]).toMatch(/^v1=/)
+      expect(Redacted.value((yield* s.put(config("run_a", "c", receiver.url))).signingSecret)).toBe(SECRET)
+    }).pipe(Effect.scoped, Effect.provide(layer)))
 
   it.effect("forget (the run is gone) takes its configs and notifications", () =>
     Effect.gen(function* () {

@@ -10,10 +10,11 @@ import { createHash, randomBytes } from "node:crypto"
 import type { GetTaskPushNotificationConfigRequest, ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig } from "@a2a-js/sdk"
 import type { A2AError } from "@a2a-js/sdk/errors"
 import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors"
-import { Effect, Option } from "effect"
+import { Context, Effect, Option, Redacted } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import type { BridgeError } from "../../domain/errors.ts"
 import { Caller } from "../../request/Caller.ts"
+import { SECRET_PREFIX } from "../../services/a2aPush/deliver.ts"
 import { PushConfigs, type PushConfig } from "../../services/a2aPush/PushConfigs.ts"
 import { allowRulesOf } from "../../services/a2aPush/PushWorker.ts"
 import { checkWebhook } from "../../services/a2aPush/webhookCheck.ts"
@@ -36,6 +37,16 @@ const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/
 const notHeaderValue = (field: string) =>
   new RequestMalformedError(`the push config's ${field} may hold only printable ASCII characters (space to '~'): it is sent as an HTTP header`)
 
+/**
+ * The signing secret of the config a request made or replaced, for the route to answer once beside
+ * the method's result (`result.signingSecret`): the spec's answer types have no field for it. One
+ * cell per request; a method that makes no config leaves it empty.
+ */
+export class IssuedSecret extends Context.Tag("agent-bridge/a2a/IssuedSecret")<IssuedSecret, { current: Redacted.Redacted<string> | undefined }>() {}
+
+/** A new Standard Webhooks secret: `whsec_` and 32 random bytes, base64. */
+const newSigningSecret = () => Redacted.make(`${SECRET_PREFIX}${randomBytes(32).toString("base64")}`)
+
 /** A config as the client gave it, checked; what `attach` records once the task is known. */
 export interface CheckedPush {
   /** "" when the client gave none (`attachPush` names it). */
@@ -45,6 +56,7 @@ export interface CheckedPush {
   readonly tokenGiven: boolean
   readonly authScheme: string
   readonly authCredentials: string
+  readonly signingSecret: Redacted.Redacted<string>
 }
 
 const wireOf = (c: PushConfig): TaskPushNotificationConfig => ({
@@ -82,7 +94,9 @@ export const checkPush = (given: TaskPushNotificationConfig): Effect.Effect<Chec
       token: given.token.length > 0 ? given.token : randomBytes(32).toString("base64url"),
       tokenGiven: given.token.length > 0,
       authScheme: auth?.scheme ?? "",
-      authCredentials: auth?.credentials ?? ""
+      authCredentials: auth?.credentials ?? "",
+      // Used only when the config is new: a config replaced keeps its secret (PushConfigs.put).
+      signingSecret: newSigningSecret()
     }
   })
 
@@ -104,6 +118,8 @@ export const attachPush = (runId: string, push: CheckedPush, messageId?: string)
       Effect.catchTag("TooManyConfigs", (e) => Effect.fail(new RequestMalformedError(`a task has at most ${e.max} push configs: delete one first`))),
       Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
     )
+    const issued = yield* Effect.serviceOption(IssuedSecret)
+    if (Option.isSome(issued) && Redacted.value(stored.signingSecret) !== "") issued.value.current = stored.signingSecret
     return wireOf(stored)
   })
 

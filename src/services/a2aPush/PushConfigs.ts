@@ -1,5 +1,5 @@
 /**
- * The owner of `a2a_push_configs` and `a2a_push_outbox` (migration 0010): a client's webhooks per
+ * The owner of `a2a_push_configs` and `a2a_push_outbox` (migrations 0010, 0012): a client's webhooks per
  * task, and the durable outbox of notifications to send. Portable SQL only (both dialects take
  * it). The edge creates, reads and deletes configs (after the run service has shown the caller owns
  * the task); the push worker (`PushWorker.ts`) advances configs and drains the outbox.
@@ -12,7 +12,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Context, Data, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Data, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { A2A_PUSH_CONFIGS_PER_TASK } from "../../domain/limits.ts"
 import { DbMemory } from "../../storage/Db.ts"
@@ -27,6 +27,11 @@ export interface PushConfig {
   readonly token: string
   readonly authScheme: string
   readonly authCredentials: string
+  /**
+   * The Standard Webhooks signing secret (`whsec_<base64>`), "" for a config made before there
+   * were any; Redacted so that no log line or printout of a config shows it.
+   */
+  readonly signingSecret: Redacted.Redacted<string>
   readonly createdAt: number
   /** The task state last enqueued (`<state>@<seq>`), "" before the first. */
   readonly lastState: string
@@ -71,6 +76,7 @@ const ConfigRow = Schema.Struct({
   token: Schema.String,
   auth_scheme: Schema.String,
   auth_credentials: Schema.String,
+  signing_secret: Schema.String,
   created_at: Schema.Number,
   last_state: Schema.String,
   finished: Schema.Number
@@ -84,6 +90,7 @@ const toConfig = (r: typeof ConfigRow.Type): PushConfig => ({
   token: r.token,
   authScheme: r.auth_scheme,
   authCredentials: r.auth_credentials,
+  signingSecret: Redacted.make(r.signing_secret),
   createdAt: Number(r.created_at),
   lastState: r.last_state,
   finished: Number(r.finished) !== 0
@@ -127,6 +134,8 @@ export interface NewConfig {
   readonly tokenGiven: boolean
   readonly authScheme: string
   readonly authCredentials: string
+  /** A new signing secret; a config replaced keeps the one it has. */
+  readonly signingSecret: Redacted.Redacted<string>
 }
 
 type Op<A> = Effect.Effect<A, SqlError | ParseError>
@@ -187,13 +196,15 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
         const existing = yield* get(c.runId, c.id)
         if (Option.isSome(existing)) {
           const token = c.tokenGiven ? c.token : existing.value.token
-          yield* sql`UPDATE a2a_push_configs SET url = ${c.url}, token = ${token}, auth_scheme = ${c.authScheme}, auth_credentials = ${c.authCredentials}
+          const kept = Redacted.value(existing.value.signingSecret)
+          const secret = kept === "" ? Redacted.value(c.signingSecret) : kept
+          yield* sql`UPDATE a2a_push_configs SET url = ${c.url}, token = ${token}, auth_scheme = ${c.authScheme}, auth_credentials = ${c.authCredentials}, signing_secret = ${secret}
             WHERE run_id = ${c.runId} AND config_id = ${c.id}`
         } else {
           const count = yield* sql<{ n: number }>`SELECT count(*) AS n FROM a2a_push_configs WHERE run_id = ${c.runId}`
           if (Number(count[0]?.n ?? 0) >= A2A_PUSH_CONFIGS_PER_TASK) return yield* new TooManyConfigs({ max: A2A_PUSH_CONFIGS_PER_TASK })
-          yield* sql`INSERT INTO a2a_push_configs (run_id, config_id, client, url, token, auth_scheme, auth_credentials, created_at, last_state, finished)
-            VALUES (${c.runId}, ${c.id}, ${c.client}, ${c.url}, ${c.token}, ${c.authScheme}, ${c.authCredentials}, ${now}, '', 0)`
+          yield* sql`INSERT INTO a2a_push_configs (run_id, config_id, client, url, token, auth_scheme, auth_credentials, signing_secret, created_at, last_state, finished)
+            VALUES (${c.runId}, ${c.id}, ${c.client}, ${c.url}, ${c.token}, ${c.authScheme}, ${c.authCredentials}, ${Redacted.value(c.signingSecret)}, ${now}, '', 0)`
         }
         const stored = yield* get(c.runId, c.id)
         if (Option.isNone(stored)) return yield* Effect.dieMessage(`push config ${c.id} was written but cannot be read back`)

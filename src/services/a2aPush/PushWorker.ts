@@ -111,7 +111,7 @@ const send = (d: Delivery, rules: ReadonlyArray<AllowRule>, timestamp: number, d
     const config = yield* store.get(d.runId, d.configId)
     if (Option.isNone(config)) return { _tag: "NoConfig" } as const
     const target = yield* checkWebhook(config.value.url, rules)
-    const status = yield* postNotification(target, { deliveryId: d.deliveryId, body: d.body, ...config.value }, String(timestamp), deadlineMs)
+    const status = yield* postNotification(target, { deliveryId: d.deliveryId, body: d.body, ...config.value }, timestamp, deadlineMs)
     return { _tag: "Sent", outcome: `HTTP ${status}` } as const
   }).pipe(
     Effect.catchTags({
