@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { proxyEntryProblem } from "../common/trustedProxies.ts"
 import { parseAllowRule } from "../domain/a2a/webhookAllow.ts"
+import { A2A_PUSH_POST_TIMEOUT_MS } from "../domain/limits.ts"
 import { pgUrlProblem } from "./storageUrl.ts"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
@@ -146,7 +147,7 @@ export const ClusterSection = Schema.Struct({
 export const A2aSection = Schema.Struct({
   enabled: withDefault(Schema.Boolean, () => true),
   webhook_allow: withDefault(Schema.Array(WebhookAllowEntry), () => []),
-  push_timeout_ms: withDefault(Schema.Int.pipe(Schema.between(100, 600_000)), () => 10_000),
+  push_timeout_ms: withDefault(Schema.Int.pipe(Schema.between(100, 600_000)), () => A2A_PUSH_POST_TIMEOUT_MS),
   push_concurrency: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 32),
   push_per_host: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4),
   push_per_client: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4)

@@ -154,8 +154,6 @@ export interface PushConfigsShape {
    * (nothing written) when the config is no longer at `from` (another pass got there first) or gone.
    */
   readonly advance: (config: PushConfig, from: string, to: string, finished: boolean, delivery: { readonly deliveryId: string; readonly runSeq: number; readonly body: string }) => Op<boolean>
-  /** Notifications due at `now`, oldest first, at most `limit`. */
-  readonly due: (now: number, limit: number) => Op<ReadonlyArray<Delivery>>
   /**
    * The notifications due at `now` that may start (their body not read), fairly: at most
    * `perClient` of each client (the config's), leaving out `except` (those in flight); each
@@ -234,11 +232,6 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
           ON CONFLICT (run_id, config_id, state) DO NOTHING`
         return true
       })),
-    due: (now, limit) =>
-      sql`SELECT * FROM a2a_push_outbox WHERE done_at IS NULL AND next_at <= ${now} ORDER BY next_at, created_at, run_seq LIMIT ${limit}`.pipe(
-        Effect.flatMap(decodeOutbox),
-        Effect.map((rows) => rows.map(toDelivery))
-      ),
     dueFair: (now, { perClient, limit, except }) =>
       sql`SELECT delivery_id, run_id, client, url FROM (
           SELECT o.delivery_id, o.run_id, COALESCE(c.client, '') AS client, COALESCE(c.url, '') AS url, o.next_at, o.created_at, o.run_seq,

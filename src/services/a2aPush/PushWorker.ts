@@ -19,9 +19,10 @@
  * again, with the same delivery id.
  */
 import { randomUUID } from "node:crypto"
-import { Cause, Clock, Effect, FiberSet, Layer, Option, Schedule } from "effect"
+import { Cause, Clock, Effect, FiberSet, Layer, Option, Schedule, Schema } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import type { ResolvedConfig } from "../../config/load.ts"
+import { A2aSection } from "../../config/schema.ts"
 import { Lifecycle } from "../../common/Lifecycle.ts"
 import { parseAllowRule, type AllowRule } from "../../domain/a2a/webhookAllow.ts"
 import {
@@ -30,8 +31,7 @@ import {
   A2A_PUSH_BACKOFF_MAX_MS,
   A2A_PUSH_DELIVERY_MAX_MS,
   A2A_PUSH_PER_PASS,
-  A2A_PUSH_POLL_MS,
-  A2A_PUSH_POST_TIMEOUT_MS
+  A2A_PUSH_POLL_MS
 } from "../../domain/limits.ts"
 import { postNotification } from "./deliver.ts"
 import { type Delivery, PushConfigs, type PushConfig } from "./PushConfigs.ts"
@@ -167,8 +167,8 @@ export const pushBoundsOf = (a2a: ResolvedConfig["a2a"]): PushBounds => ({
   perClient: a2a.push_per_client
 })
 
-/** The defaults of `a2a.push_*` (docs/REFERENCE.md). */
-export const DEFAULT_PUSH_BOUNDS: PushBounds = { deadlineMs: A2A_PUSH_POST_TIMEOUT_MS, total: 32, perHost: 4, perClient: 4 }
+/** The defaults of `a2a.push_*` (docs/REFERENCE.md), as the config schema gives them. */
+export const DEFAULT_PUSH_BOUNDS: PushBounds = pushBoundsOf(Schema.decodeSync(A2aSection)({}))
 
 /** A notification as the scheduler counts it. */
 export interface Slot {
