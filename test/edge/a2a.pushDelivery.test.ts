@@ -3,7 +3,14 @@
  * connect that fails inside `connect()` itself, a header value Node refuses. Each is a failed
  * attempt with its reason, never an error thrown or emitted past the delivery.
  */
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Either, Layer, Redacted } from "effect"
+import { AppConfigLive } from "../../src/config/AppConfig.ts"
+import { attachPush, IssuedSecret, IssuedSecretTest } from "../../src/edge/a2a/pushMethods.ts"
+import { CallerTest } from "../../src/request/Caller.ts"
+import { PushConfigsTest } from "../../src/services/a2aPush/PushConfigs.ts"
+import { WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
+import { RunsTest } from "../../src/services/runs/RunsTest.ts"
+import { testConfig } from "../support/daemon.ts"
 import { describe, expect, it } from "vitest"
 import { type Notification, postNotification, standardSignature } from "../../src/services/a2aPush/deliver.ts"
 import type { WebhookTarget } from "../../src/services/a2aPush/webhookCheck.ts"
@@ -46,5 +53,22 @@ describe("the Standard Webhooks signature", () => {
     expect(verify(secret, { ...headers, "webhook-signature": signature.replace("v1,", "v2,") }, body, Number(timestamp))).toBe(false)
     expect(verify("whsec_" + Buffer.from("another key").toString("base64"), headers, body, Number(timestamp))).toBe(false)
     expect(verify(secret, { "webhook-timestamp": timestamp, "webhook-signature": signature }, body, Number(timestamp))).toBe(false)
+  })
+})
+
+describe("the signing secret of a config a request makes", () => {
+  it("is put in the request's IssuedSecret cell (for the route to answer once); a replaced config issues the secret it kept", async () => {
+    const cell: IssuedSecret["Type"] = { current: undefined }
+    const checked = (secret: string) => ({ id: "c", url: "http://127.0.0.1:9/h", token: "t", tokenGiven: true, authScheme: "", authCredentials: "", signingSecret: Redacted.make(secret) })
+    const env = Layer.mergeAll(IssuedSecretTest(cell), PushConfigsTest, WebhookResolverTest(new Map()), AppConfigLive(testConfig()), CallerTest(), RunsTest({}))
+    await Effect.runPromise(Effect.gen(function* () {
+      const wire = yield* attachPush("run_a", checked("whsec_Zmlyc3Q="))
+      expect(Redacted.value(cell.current!)).toBe("whsec_Zmlyc3Q=")
+      // The config as the spec shapes it carries no secret.
+      expect(JSON.stringify(wire)).not.toContain("Zmlyc3Q")
+      cell.current = undefined
+      yield* attachPush("run_a", checked("whsec_c2Vjb25k"))
+      expect(Redacted.value(cell.current!)).toBe("whsec_Zmlyc3Q=")
+    }).pipe(Effect.provide(env)))
   })
 })

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from "node:crypto"
 import type { GetTaskPushNotificationConfigRequest, ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig } from "@a2a-js/sdk"
 import type { A2AError } from "@a2a-js/sdk/errors"
 import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors"
-import { Context, Effect, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import type { BridgeError } from "../../domain/errors.ts"
 import { Caller } from "../../request/Caller.ts"
@@ -43,6 +43,9 @@ const notHeaderValue = (field: string) =>
  * cell per request; a method that makes no config leaves it empty.
  */
 export class IssuedSecret extends Context.Tag("agent-bridge/a2a/IssuedSecret")<IssuedSecret, { current: Redacted.Redacted<string> | undefined }>() {}
+
+/** `IssuedSecretTest(cell)`: the request's cell as the route makes it (empty), for a test to read what a method issued. */
+export const IssuedSecretTest = (cell: IssuedSecret["Type"] = { current: undefined }) => Layer.succeed(IssuedSecret, cell)
 
 /** A new Standard Webhooks secret: `whsec_` and 32 random bytes, base64. */
 const newSigningSecret = () => Redacted.make(`${SECRET_PREFIX}${randomBytes(32).toString("base64")}`)
