@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { proxyEntryProblem } from "../common/trustedProxies.ts"
 import { parseAllowRule } from "../domain/a2a/webhookAllow.ts"
+import { A2A_PUSH_POST_TIMEOUT_MS } from "../domain/limits.ts"
 import { pgUrlProblem } from "./storageUrl.ts"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
@@ -136,6 +137,22 @@ export const ClusterSection = Schema.Struct({
   port: Schema.optional(Port)
 })
 
+/**
+ * The A2A face (`/a2a`, `/.well-known/agent-card.json`; false: both answer 404) and its push
+ * notifications: `webhook_allow`, where they may go (URL prefixes, host names, `*.domain`,
+ * addresses and CIDR blocks: domain/a2a/webhookAllow.ts; empty, the default, refuses push); one
+ * attempt's deadline for the whole exchange (connect, request, the answer's status); how many
+ * attempts run at once in all, to one receiving host, and for one client's configs.
+ */
+export const A2aSection = Schema.Struct({
+  enabled: withDefault(Schema.Boolean, () => true),
+  webhook_allow: withDefault(Schema.Array(WebhookAllowEntry), () => []),
+  push_timeout_ms: withDefault(Schema.Int.pipe(Schema.between(100, 600_000)), () => A2A_PUSH_POST_TIMEOUT_MS),
+  push_concurrency: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 32),
+  push_per_host: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4),
+  push_per_client: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4)
+})
+
 export const ToolFilter = Schema.Struct({
   include: withDefault(Schema.Array(NonEmpty), () => []),
   exclude: withDefault(Schema.Array(NonEmpty), () => [])
@@ -150,18 +167,8 @@ export const ConfigFile = Schema.Struct({
   bridge: withDefault(BridgeSection, () => Schema.decodeSync(BridgeSection)({})),
   hermes: withDefault(HermesSection, () => Schema.decodeSync(HermesSection)({})),
   memory: withDefault(Schema.Struct({ enabled: withDefault(Schema.Boolean, () => true) }), () => ({ enabled: true })),
-  /** The A2A face (`/a2a`, `/.well-known/agent-card.json`); false: both answer 404. */
-  /**
-   * `webhook_allow`: where push notifications may go (URL prefixes, host names, `*.domain`,
-   * addresses and CIDR blocks: domain/a2a/webhookAllow.ts); empty, the default, refuses push.
-   */
-  a2a: withDefault(
-    Schema.Struct({
-      enabled: withDefault(Schema.Boolean, () => true),
-      webhook_allow: withDefault(Schema.Array(WebhookAllowEntry), () => [])
-    }),
-    () => ({ enabled: true, webhook_allow: [] })
-  ),
+  /** The A2A face and its push notifications (`A2aSection`). */
+  a2a: withDefault(A2aSection, () => Schema.decodeSync(A2aSection)({})),
   storage: withDefault(StorageSection, () => Schema.decodeSync(StorageSection)({})),
   cluster: withDefault(ClusterSection, () => Schema.decodeSync(ClusterSection)({})),
   skills: withDefault(Schema.Struct({ dropin_dir: Schema.optional(NonEmpty) }), () => ({})),

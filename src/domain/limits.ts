@@ -70,7 +70,8 @@ export const A2A_LIST_MAX = 100
 /**
  * A2A push notifications: configs per task; how long a notification is tried before it is given up
  * (24 hours) and how many times at most; the retry backoff (1 s doubling, at most 10 minutes); one
- * POST's time limit; how often the worker looks for state changes and due notifications.
+ * POST's deadline by default (`a2a.push_timeout_ms` sets it); how often the worker looks for state
+ * changes and due notifications.
  */
 export const A2A_PUSH_CONFIGS_PER_TASK = 10
 export const A2A_PUSH_DELIVERY_MAX_MS = 24 * 60 * 60 * 1000
@@ -79,7 +80,7 @@ export const A2A_PUSH_BACKOFF_FIRST_MS = 1000
 export const A2A_PUSH_BACKOFF_MAX_MS = 10 * 60 * 1000
 export const A2A_PUSH_POST_TIMEOUT_MS = 10_000
 export const A2A_PUSH_POLL_MS = 250
-/** Notifications sent per worker pass (more wait for the next pass, oldest first). */
+/** Due notifications the worker looks at per pass, at least (more wait for the next pass). */
 export const A2A_PUSH_PER_PASS = 50
 
 // Several replicas (PostgreSQL): the run followers' failover through @effect/cluster

@@ -101,6 +101,20 @@ clients: {my-laptop: {catalog: compact, tools: {include: [], exclude: []}}}
     }
   })
 
+  it("a2a.push_*: the delivery bounds' defaults, from the file and the environment, and their ranges", () => {
+    const defaults = Either.getOrThrow(loadConfig({ env: {}, cwd: tempDir() })).a2a
+    expect([defaults.push_timeout_ms, defaults.push_concurrency, defaults.push_per_host, defaults.push_per_client]).toEqual([10_000, 32, 4, 4])
+    const { file } = write("a2a:\n  push_timeout_ms: 2500\n  push_concurrency: 8\n  push_per_host: 2\n  push_per_client: 1\n")
+    const fromFile = Either.getOrThrow(loadConfig({ configPath: file, env: {} })).a2a
+    expect([fromFile.push_timeout_ms, fromFile.push_concurrency, fromFile.push_per_host, fromFile.push_per_client]).toEqual([2500, 8, 2, 1])
+    expect(Either.getOrThrow(loadConfig({ env: { AGENT_BRIDGE_A2A_PUSH_TIMEOUT_MS: "3000" }, cwd: tempDir() })).a2a.push_timeout_ms).toBe(3000)
+    for (const [key, value] of [["push_timeout_ms", 99], ["push_timeout_ms", 600_001], ["push_concurrency", 0], ["push_per_host", 1.5], ["push_per_client", 1001]] as const) {
+      const bad = write(`a2a:\n  ${key}: ${value}\n`)
+      const res = loadConfig({ configPath: bad.file, env: {} })
+      expect(Either.isLeft(res) && res.left.message.includes(`a2a.${key}`), `${key}: ${value}`).toBe(true)
+    }
+  })
+
   it("ignores unrelated variables", () => {
     expect(applyEnvOverrides({}, { PATH: "/bin", AGENT_BRIDGE_NOPE: "1" })).toEqual({})
   })

@@ -12,7 +12,8 @@ import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/l
 import { PushConfigs } from "../../src/services/a2aPush/PushConfigs.ts"
 import { WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
 import { startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
-import { eventually, type Receiver, startReceiver, verifySignature } from "./support/pushReceiver.ts"
+import { createHmac, randomBytes } from "node:crypto"
+import { documentedVerifier, eventually, type Receiver, startReceiver, verifySignature } from "./support/pushReceiver.ts"
 
 type Json = Record<string, any>
 
@@ -102,6 +103,56 @@ describe("push notifications", () => {
     expect(rows.map((d) => d.deliveryId).sort()).toEqual([...ids].sort())
   })
 
+  it("signed the Standard Webhooks way: the secret is answered once, at creation; the receiver verifies each notification with it (the documented snippet) and refuses forged ones", async () => {
+    const verify = documentedVerifier()
+    const task = await startTask(alice, "[sim:slow=1s] signed")
+    const created = (await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, id: "signed", url: `${receiver.url}/signed`, token: "tok-signed" }))["result"]
+    const secret = created.signingSecret as string
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    const key = secret.slice("whsec_".length)
+    // Never shown again: not by Get or List.
+    expect(JSON.stringify((await rpc(alice, "GetTaskPushNotificationConfig", { taskId: task.id, id: "signed" }))["result"])).not.toContain(key)
+    expect(JSON.stringify((await rpc(alice, "ListTaskPushNotificationConfigs", { taskId: task.id }))["result"])).not.toContain(key)
+    await eventually(() => forTask(task.id).some((r) => stateOf(r) === "TASK_STATE_COMPLETED"), "the completed notification")
+    const all = forTask(task.id)
+    for (const r of all) {
+      expect(verify(secret, r.headers, r.body)).toBe(true)
+      expect(r.headers["webhook-id"]).toBe(r.headers["x-a2a-delivery-id"])
+      expect(Number(r.headers["webhook-timestamp"])).toBeCloseTo(Date.now() / 1000, -2)
+      // The secret never travels with a notification.
+      expect(JSON.stringify(r.headers) + r.body).not.toContain(key)
+    }
+    const r = all[0]!
+    const id = String(r.headers["webhook-id"])
+    const ts = String(r.headers["webhook-timestamp"])
+    // What one who saw a notification has (its token, its headers) signs nothing the receiver takes.
+    const withToken = `v1,${createHmac("sha256", "tok-signed").update(`${id}.${ts}.${r.body}`).digest("base64")}`
+    expect(verify(secret, { ...r.headers, "webhook-signature": withToken }, r.body)).toBe(false)
+    expect(verify(secret, r.headers, r.body.replace("TASK_STATE", "TASK_STATX"))).toBe(false)
+    expect(verify(secret, { ...r.headers, "webhook-id": "pn_another" }, r.body)).toBe(false)
+    expect(verify(secret, { ...r.headers, "webhook-timestamp": String(Number(ts) + 1) }, r.body)).toBe(false)
+    expect(verify(`whsec_${randomBytes(32).toString("base64")}`, r.headers, r.body)).toBe(false)
+    // A replay later than the tolerance is refused too.
+    expect(verify(secret, r.headers, r.body, Number(ts) + 301)).toBe(false)
+    // The same config created again (a retry) keeps its secret, and answers it.
+    const again = (await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, id: "signed", url: `${receiver.url}/signed`, token: "tok-signed" }))["result"]
+    expect(again.signingSecret).toBe(secret)
+    // Another config has another secret.
+    const other = (await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, id: "signed-2", url: `${receiver.url}/signed` }))["result"]
+    expect(other.signingSecret).toMatch(/^whsec_/)
+    expect(other.signingSecret).not.toBe(secret)
+  })
+
+  it("a config given inline in SendMessage: its signing secret is answered beside the task, and verifies its notifications", async () => {
+    const verify = documentedVerifier()
+    const sent = (await rpc(alice, "SendMessage", { message: msg("inline signed"), configuration: { taskPushNotificationConfig: { url: receiver.url } } }))["result"]
+    expect(sent.signingSecret).toMatch(/^whsec_/)
+    await eventually(() => forTask(sent.task.id).some((r) => stateOf(r) === "TASK_STATE_COMPLETED"), "the inline config's notification")
+    expect(forTask(sent.task.id).every((r) => verify(sent.signingSecret, r.headers, r.body))).toBe(true)
+    // A SendMessage without a config answers none.
+    expect((await rpc(alice, "SendMessage", { message: msg("no config") }))["result"].signingSecret).toBeUndefined()
+  })
+
   it("a body that was changed after signing fails the receiver's check", async () => {
     const r = receiver.received[0]!
     expect(verifySignature("tok-alice-1", r.headers, r.body.replace("TASK_STATE", "TASK_STATX"))).toBe(false)
@@ -167,7 +218,8 @@ describe("push notifications", () => {
 
   it("Get, List and Delete; a deleted config's task sends no more", async () => {
     const task = await startTask(alice, "[sim:slow=3s] manage")
-    const made = (await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, id: "cfg-1", url: receiver.url, token: "x" }))["result"]
+    const { signingSecret, ...made } = (await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, id: "cfg-1", url: receiver.url, token: "x" }))["result"]
+    expect(signingSecret).toMatch(/^whsec_/)
     expect((await rpc(alice, "GetTaskPushNotificationConfig", { taskId: task.id, id: "cfg-1" }))["result"]).toEqual(made)
     expect((await rpc(alice, "ListTaskPushNotificationConfigs", { taskId: task.id }))["result"].configs).toEqual([made])
     expect((await rpc(alice, "DeleteTaskPushNotificationConfig", { taskId: task.id, id: "cfg-1" }))["result"]).toBeNull()
@@ -234,6 +286,30 @@ describe("push notifications", () => {
       const before = (await rpc(alice, "ListTasks", { pageSize: 100 }))["result"].tasks.length
       const inline = await rpc(alice, "SendMessage", { message: msg("never started"), configuration: { taskPushNotificationConfig: { url: url() } } })
       expect(inline["error"]?.code).toBe(-32602)
+      expect((await rpc(alice, "ListTasks", { pageSize: 100 }))["result"].tasks.length).toBe(before)
+    })
+  })
+
+  describe("a token or credential Node would refuse to send as a header is refused at creation, naming the field, and nothing is recorded", () => {
+    const cases: Array<[string, Json, RegExp]> = [
+      ["a token past Latin-1 (tok€)", { token: "tok€" }, /token/],
+      ["credentials past Latin-1 (cred\\u0100)", { token: "t", authentication: { scheme: "Bearer", credentials: "cred\u0100" } }, /authentication\.credentials/],
+      ["a NUL in the token", { token: "a\u0000b" }, /token/],
+      ["a control character in the credentials", { authentication: { scheme: "Bearer", credentials: "a\u0007b" } }, /authentication\.credentials/],
+      ["DEL in the token", { token: "a\u007fb" }, /token/],
+      ["CR LF in the credentials", { authentication: { scheme: "Bearer", credentials: "a\r\nx-evil: 1" } }, /authentication\.credentials/],
+      ["a scheme that is not a token", { authentication: { scheme: "Bearer x", credentials: "c" } }, /authentication\.scheme/]
+    ]
+    it.each(cases)("%s", async (_name, fields, field) => {
+      const task = await startTask(alice, "bad header value")
+      const created = await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, url: receiver.url, ...fields })
+      expect(created["error"]?.code).toBe(-32602)
+      expect(created["error"].message).toMatch(field)
+      expect(await configsOf(task.id)).toEqual([])
+      const before = (await rpc(alice, "ListTasks", { pageSize: 100 }))["result"].tasks.length
+      const inline = await rpc(alice, "SendMessage", { message: msg("never started"), configuration: { taskPushNotificationConfig: { url: receiver.url, ...fields } } })
+      expect(inline["error"]?.code).toBe(-32602)
+      expect(inline["error"].message).toMatch(field)
       expect((await rpc(alice, "ListTasks", { pageSize: 100 }))["result"].tasks.length).toBe(before)
     })
   })

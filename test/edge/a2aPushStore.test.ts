@@ -5,23 +5,30 @@
  * run goes. Deliveries go to a loopback receiver; time is the TestClock.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Clock, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import { parseAllowRule, type AllowRule } from "../../src/domain/a2a/webhookAllow.ts"
 import { A2A_PUSH_ATTEMPTS_MAX, A2A_PUSH_CONFIGS_PER_TASK, A2A_PUSH_DELIVERY_MAX_MS } from "../../src/domain/limits.ts"
 import { makePushConfigs, PushConfigs, type NewConfig } from "../../src/services/a2aPush/PushConfigs.ts"
 import { backoffMs, deliverPass, dispatchPass, type TaskSnapshot } from "../../src/services/a2aPush/PushWorker.ts"
-import { WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
+import { ResolveFailed, WebhookResolver, WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
 import { sweepPushConfigs } from "../../src/services/a2aPush/pushRetention.ts"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
 import { newRun } from "../runs/support/newRun.ts"
 import { TestDb } from "../support/testDb.ts"
-import { startReceiver } from "./support/pushReceiver.ts"
+import { documentedVerifier, startReceiver } from "./support/pushReceiver.ts"
 
 const Store = Layer.effect(PushConfigs, makePushConfigs).pipe(Layer.provide(TestDb))
 const layer = Layer.merge(Store, WebhookResolverTest(new Map()))
-const config = (runId: string, id: string, url = "http://127.0.0.1:9/h"): NewConfig => ({ runId, id, client: "alice", url, token: "tok", tokenGiven: true, authScheme: "", authCredentials: "" })
-const rules: ReadonlyArray<AllowRule> = [parseAllowRule("127.0.0.1") as AllowRule]
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+const config = (runId: string, id: string, url = "http://127.0.0.1:9/h"): NewConfig => ({
+  runId, id, client: "alice", url, token: "tok", tokenGiven: true, authScheme: "", authCredentials: "", signingSecret: Redacted.make(SECRET)
+})
+const rules: ReadonlyArray<AllowRule> = [parseAllowRule("127.0.0.1") as AllowRule, parseAllowRule("bad.test") as AllowRule]
+/** A resolver that dies (throws) for bad.test: a failure no code path expected. */
+const dyingResolver = Layer.succeed(WebhookResolver, {
+  resolve: (host) => (host === "bad.test" ? Effect.sync(() => { throw new Error("resolver exploded") }) : Effect.fail(new ResolveFailed({ host, reason: "not found" })))
+})
 const snapshot = (state: string, seq: number, terminal = false): TaskSnapshot => ({ state, seq, terminal, body: (id) => JSON.stringify({ task: { id: "run_a", metadata: { bridge: { delivery_id: id } } }, state }) })
 
 describe("PushConfigs", () => {
@@ -129,6 +136,99 @@ describe("PushConfigs", () => {
       expect(row).toMatchObject({ attempts: 1, doneAt: null })
       expect(row!.outcome).toContain("loopback")
       expect(receiver.received).toEqual([])
+    }).pipe(Effect.scoped, Effect.provide(layer)))
+
+  it.effect("a row whose delivery fails in any way (a defect, a header Node refuses) counts its attempt and backs off, delays no other client's row, and is given up at the limit", () =>
+    Effect.gen(function* () {
+      const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.promise(r.close))
+      const s = yield* PushConfigs
+      // Older rows first: the resolver dies on bad.test (a defect, not a typed failure), and a config
+      // stored before values were checked carries a token Node refuses in a header.
+      const dies = yield* s.put({ ...config("run_a", "c", `http://bad.test:${receiver.port}/h`), client: "mallory" })
+      yield* s.advance(dies, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d-dies", runSeq: 1, body: "{}" })
+      const badToken = yield* s.put({ ...config("run_b", "c", receiver.url), client: "mallory", token: "tok€" })
+      yield* s.advance(badToken, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d-token", runSeq: 1, body: "{}" })
+      yield* TestClock.adjust(1)
+      const good = yield* s.put({ ...config("run_c", "c", receiver.url), client: "bob" })
+      yield* s.advance(good, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d-good", runSeq: 1, body: "{}" })
+
+      yield* deliverPass(rules).pipe(Effect.provide(dyingResolver))
+      expect(receiver.received.map((r) => r.headers["x-a2a-delivery-id"])).toEqual(["d-good"])
+      const [good1] = yield* s.outbox("run_c")
+      expect(good1).toMatchObject({ attempts: 1, outcome: "HTTP 200" })
+      const now = yield* Clock.currentTimeMillis
+      for (const runId of ["run_a", "run_b"]) {
+        const [row] = yield* s.outbox(runId)
+        expect(row).toMatchObject({ attempts: 1, doneAt: null, nextAt: now + backoffMs(1) })
+      }
+      expect((yield* s.outbox("run_a"))[0]!.outcome).toContain("resolver exploded")
+      expect((yield* s.outbox("run_b"))[0]!.outcome).toContain("Invalid character in header content")
+
+      // Past the documented limit both are given up, not tried for ever.
+      yield* TestClock.adjust(A2A_PUSH_DELIVERY_MAX_MS)
+      yield* deliverPass(rules).pipe(Effect.provide(dyingResolver))
+      for (const runId of ["run_a", "run_b"]) {
+        const [row] = yield* s.outbox(runId)
+        expect(row!.attempts).toBe(2)
+        expect(row!.doneAt).not.toBeNull()
+        expect(row!.outcome).toMatch(/^gave up: /)
+      }
+    }).pipe(Effect.scoped, Effect.provide(layer)))
+
+  it.effect("dueFair: each client's oldest first, then each one's next, at most perClient of one client, leaving out those in flight", () =>
+    Effect.gen(function* () {
+      const s = yield* PushConfigs
+      const enqueue = (runId: string, client: string, deliveryId: string) =>
+        Effect.gen(function* () {
+          const c = yield* s.put({ ...config(runId, "c", `http://${client}.test/h`), client })
+          yield* s.advance(c, "", "TASK_STATE_WORKING@1", false, { deliveryId, runSeq: 1, body: "{}" })
+          yield* TestClock.adjust(1)
+        })
+      for (let i = 1; i <= 4; i++) yield* enqueue(`run_a${i}`, "alice", `a${i}`)
+      yield* enqueue("run_b1", "bob", "b1")
+      yield* enqueue("run_b2", "bob", "b2")
+      yield* enqueue("run_c1", "carol", "c1")
+      const now = yield* Clock.currentTimeMillis
+      const ids = (rows: ReadonlyArray<{ deliveryId: string }>) => rows.map((r) => r.deliveryId)
+      expect(ids(yield* s.dueFair(now, { perClient: 2, limit: 100, except: [] }))).toEqual(["a1", "b1", "c1", "a2", "b2"])
+      expect(ids(yield* s.dueFair(now, { perClient: 2, limit: 3, except: [] }))).toEqual(["a1", "b1", "c1"])
+      expect(ids(yield* s.dueFair(now, { perClient: 2, limit: 100, except: ["a1", "b1"] }))).toEqual(["a2", "b2", "c1", "a3"])
+      expect((yield* s.dueFair(now, { perClient: 1, limit: 1, except: [] }))[0]).toEqual({ deliveryId: "a1", runId: "run_a1", client: "alice", url: "http://alice.test/h" })
+      // Not yet due: none.
+      expect(yield* s.dueFair(-1, { perClient: 2, limit: 100, except: [] })).toEqual([])
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("the signing secret: kept when the config is replaced, never printed with a config, and what the receiver verifies each notification with", () =>
+    Effect.gen(function* () {
+      const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.promise(r.close))
+      const s = yield* PushConfigs
+      const made = yield* s.put(config("run_a", "c", receiver.url))
+      expect(Redacted.value(made.signingSecret)).toBe(SECRET)
+      const replaced = yield* s.put({ ...config("run_a", "c", receiver.url), signingSecret: Redacted.make("whsec_another") })
+      expect(Redacted.value(replaced.signingSecret)).toBe(SECRET)
+      // A config logged or printed by accident shows no secret.
+      const listed = yield* s.list("run_a")
+      expect(JSON.stringify(replaced) + String(replaced.signingSecret) + JSON.stringify(listed) + `${listed[0]!.signingSecret}`).not.toContain(SECRET.slice(6))
+      yield* s.advance(made, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d1", runSeq: 1, body: "{\"task\":{}}" })
+      yield* deliverPass(rules)
+      const [got] = receiver.received
+      const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      expect(got!.headers["webhook-id"]).toBe("d1")
+      expect(got!.headers["webhook-timestamp"]).toBe(String(nowSeconds))
+      expect(documentedVerifier()(SECRET, got!.headers, got!.body, nowSeconds)).toBe(true)
+      expect(documentedVerifier()("whsec_" + Buffer.from("not the key").toString("base64"), got!.headers, got!.body, nowSeconds)).toBe(false)
+    }).pipe(Effect.scoped, Effect.provide(layer)))
+
+  it.effect("a config made before signing secrets (none stored) sends no webhook-* headers, and is given one when replaced", () =>
+    Effect.gen(function* () {
+      const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.promise(r.close))
+      const s = yield* PushConfigs
+      const old = yield* s.put({ ...config("run_a", "c", receiver.url), signingSecret: Redacted.make("") })
+      yield* s.advance(old, "", "TASK_STATE_WORKING@1", false, { deliveryId: "d1", runSeq: 1, body: "{}" })
+      yield* deliverPass(rules)
+      expect(receiver.received[0]!.headers["webhook-signature"]).toBeUndefined()
+      expect(receiver.received[0]!.headers["x-a2a-signature"]).toMatch(/^v1=/)
+      expect(Redacted.value((yield* s.put(config("run_a", "c", receiver.url))).signingSecret)).toBe(SECRET)
     }).pipe(Effect.scoped, Effect.provide(layer)))
 
   it.effect("forget (the run is gone) takes its configs and notifications", () =>

@@ -33,7 +33,42 @@ export interface SpawnOptions {
   readonly port: number
   /** How long start-up may take before the test gives up (a cold tsx start is slow on a busy box). */
   readonly readyTimeoutMs?: number
+  /**
+   * Start it in a network namespace of its own (`unshare -n`, only loopback up, as root): nothing it
+   * dials can leave it, and every address but loopback is unroutable. The test reaches it with
+   * `fetchInNamespace` (its `url` is the namespace's loopback, not the test's).
+   */
+  readonly isolatedNetwork?: boolean
+  /** With `isolatedNetwork`: `/etc/hosts` lines it sees in place of the machine's (a mount namespace of its own), so a name resolves where the test says. */
+  readonly hosts?: ReadonlyArray<string>
 }
+
+/** The network namespace of a process, as `nsenter --net=` takes it. */
+const netnsOf = (pid: number) => `/proc/${pid}/ns/net`
+
+/** Whether this machine lets the tests make network namespaces (`unshare -n`, root). */
+export const canIsolateNetwork = (): Promise<boolean> =>
+  new Promise((resolve) => {
+    const child = spawn("unshare", ["-n", "-m", "--propagation", "private", "sh", "-c", "mount --bind /etc/hostname /etc/hostname && ip link set lo up"], { stdio: "ignore" })
+    child.once("error", () => resolve(false))
+    child.once("exit", (code) => resolve(code === 0))
+  })
+
+/**
+ * A fetch made from inside the network namespace of process `pid` (a node child under `nsenter`):
+ * the answer's status and text, or a rejection when nothing answered.
+ */
+export const fetchInNamespace = (pid: number, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
+  new Promise<{ readonly status: number; readonly text: string }>((resolve, reject) => {
+    const script = `fetch(process.argv[1], JSON.parse(process.argv[2])).then(async (r) => process.stdout.write(JSON.stringify({ status: r.status, text: await r.text() })), (e) => { process.stderr.write(String(e)); process.exit(1) })`
+    const child = spawn("nsenter", [`--net=${netnsOf(pid)}`, process.execPath, "-e", script, url, JSON.stringify({ ...init, signal: undefined })], { stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    let err = ""
+    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")))
+    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")))
+    child.once("error", reject)
+    child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as { status: number; text: string }) : reject(new Error(`fetch in the namespace failed: ${err}`))))
+  })
 
 /** The environment without anything that would override the test's config file. */
 const cleanEnv = (): NodeJS.ProcessEnv => {
@@ -62,11 +97,22 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Starts the daemon; resolves once `/healthz` says it is ready. Rejects (and kills it) otherwise. */
 export const spawnDaemon = async (options: SpawnOptions): Promise<DaemonProcess> => {
   const url = `http://127.0.0.1:${options.port}`
-  const child: ChildProcess = spawn(process.execPath, [BIN, "serve", "--config", options.configFile], {
+  const argv = [process.execPath, BIN, "serve", "--config", options.configFile]
+  let hostsFile = ""
+  if (options.isolatedNetwork === true && options.hosts !== undefined) {
+    hostsFile = path.join(path.dirname(options.configFile), `hosts-${process.pid}-${Date.now()}`)
+    fs.writeFileSync(hostsFile, ["127.0.0.1 localhost", "::1 localhost", ...options.hosts, ""].join("\n"))
+  }
+  const isolate = `${hostsFile === "" ? "" : `mount --bind '${hostsFile}' /etc/hosts && `}ip link set lo up && exec "$@"`
+  const child: ChildProcess = spawn(
+    options.isolatedNetwork === true ? "unshare" : argv[0]!,
+    options.isolatedNetwork === true ? ["-n", "-m", "--propagation", "private", "sh", "-c", isolate, "sh", ...argv] : argv.slice(1),
+    {
     cwd: REPO,
     env: { ...cleanEnv(), ...(await storageEnv(options.configFile)) },
     stdio: ["ignore", "pipe", "pipe"]
-  })
+    }
+  )
   let output = ""
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString("utf8")).slice(-OUTPUT_KEPT)
@@ -107,9 +153,10 @@ export const spawnDaemon = async (options: SpawnOptions): Promise<DaemonProcess>
   const deadline = Date.now() + (options.readyTimeoutMs ?? 90_000)
   while (Date.now() < deadline) {
     if (!running) throw new Error(`the daemon exited during start-up (${exitedAs}):\n${output}`)
-    const ready = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(3_000) })
-      .then(async (r) => ((await r.json()) as { ready?: boolean }).ready === true)
-      .catch(() => false)
+    const health = options.isolatedNetwork === true
+      ? fetchInNamespace(handle.pid, `${url}/healthz`).then((r) => r.text)
+      : fetch(`${url}/healthz`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.text())
+    const ready = await health.then((text) => (JSON.parse(text) as { ready?: boolean }).ready === true).catch(() => false)
     if (ready) return handle
     await sleep(100)
   }

@@ -10,10 +10,11 @@ import { createHash, randomBytes } from "node:crypto"
 import type { GetTaskPushNotificationConfigRequest, ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig } from "@a2a-js/sdk"
 import type { A2AError } from "@a2a-js/sdk/errors"
 import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import type { BridgeError } from "../../domain/errors.ts"
 import { Caller } from "../../request/Caller.ts"
+import { SECRET_PREFIX } from "../../services/a2aPush/deliver.ts"
 import { PushConfigs, type PushConfig } from "../../services/a2aPush/PushConfigs.ts"
 import { allowRulesOf } from "../../services/a2aPush/PushWorker.ts"
 import { checkWebhook } from "../../services/a2aPush/webhookCheck.ts"
@@ -25,6 +26,29 @@ type Program<A> = Effect.Effect<A, BridgeError | A2AError, Runs | Caller | PushE
 
 const CONFIG_ID = /^[A-Za-z0-9._-]{1,64}$/
 const TOKEN_MAX_CHARS = 512
+/**
+ * What a token or credential may hold: printable ASCII (space to `~`). Node refuses to send a header
+ * with a control character or one past U+00FF (`tok€`, NUL); Latin-1 letters it would send are
+ * read differently by receivers, so they are refused too.
+ */
+const HEADER_VALUE = /^[\x20-\x7e]*$/
+/** An HTTP authentication scheme: a token (RFC 9110), at most 64 characters. */
+const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/
+const notHeaderValue = (field: string) =>
+  new RequestMalformedError(`the push config's ${field} may hold only printable ASCII characters (space to '~'): it is sent as an HTTP header`)
+
+/**
+ * The signing secret of the config a request made or replaced, for the route to answer once beside
+ * the method's result (`result.signingSecret`): the spec's answer types have no field for it. One
+ * cell per request; a method that makes no config leaves it empty.
+ */
+export class IssuedSecret extends Context.Tag("agent-bridge/a2a/IssuedSecret")<IssuedSecret, { current: Redacted.Redacted<string> | undefined }>() {}
+
+/** `IssuedSecretTest(cell)`: the request's cell as the route makes it (empty), for a test to read what a method issued. */
+export const IssuedSecretTest = (cell: IssuedSecret["Type"] = { current: undefined }) => Layer.succeed(IssuedSecret, cell)
+
+/** A new Standard Webhooks secret: `whsec_` and 32 random bytes, base64. */
+const newSigningSecret = () => Redacted.make(`${SECRET_PREFIX}${randomBytes(32).toString("base64")}`)
 
 /** A config as the client gave it, checked; what `attach` records once the task is known. */
 export interface CheckedPush {
@@ -35,6 +59,7 @@ export interface CheckedPush {
   readonly tokenGiven: boolean
   readonly authScheme: string
   readonly authCredentials: string
+  readonly signingSecret: Redacted.Redacted<string>
 }
 
 const wireOf = (c: PushConfig): TaskPushNotificationConfig => ({
@@ -52,11 +77,15 @@ export const checkPush = (given: TaskPushNotificationConfig): Effect.Effect<Chec
     if (given.url.length === 0) return yield* Effect.fail(new RequestMalformedError("the push config's url is required"))
     if (given.id.length > 0 && !CONFIG_ID.test(given.id)) return yield* Effect.fail(new RequestMalformedError("the push config's id must be 1 to 64 letters, digits, '.', '_' or '-'"))
     if (given.token.length > TOKEN_MAX_CHARS) return yield* Effect.fail(new RequestMalformedError(`the push config's token is over ${TOKEN_MAX_CHARS} characters`))
+    if (!HEADER_VALUE.test(given.token)) return yield* Effect.fail(notHeaderValue("token"))
     const auth = given.authentication
-    if (auth !== undefined && (auth.scheme.length > 64 || auth.credentials.length > TOKEN_MAX_CHARS || /[\r\n]/.test(auth.scheme + auth.credentials))) {
-      return yield* Effect.fail(new RequestMalformedError("the push config's authentication is not a header value"))
+    if (auth !== undefined) {
+      if (auth.scheme.length > 0 && !AUTH_SCHEME.test(auth.scheme)) {
+        return yield* Effect.fail(new RequestMalformedError("the push config's authentication.scheme must be 1 to 64 letters, digits or !#$%&'*+.^_`|~-"))
+      }
+      if (auth.credentials.length > TOKEN_MAX_CHARS) return yield* Effect.fail(new RequestMalformedError(`the push config's authentication.credentials is over ${TOKEN_MAX_CHARS} characters`))
+      if (!HEADER_VALUE.test(auth.credentials)) return yield* Effect.fail(notHeaderValue("authentication.credentials"))
     }
-    if (/[\r\n]/.test(given.token)) return yield* Effect.fail(new RequestMalformedError("the push config's token is not a header value"))
     const config = yield* AppConfig
     yield* checkWebhook(given.url, allowRulesOf(config.a2a.webhook_allow)).pipe(
       Effect.mapError((e) => (e.kind === "off" ? new PushNotificationNotSupportedError(e.reason) : new RequestMalformedError(e.reason)))
@@ -68,7 +97,9 @@ export const checkPush = (given: TaskPushNotificationConfig): Effect.Effect<Chec
       token: given.token.length > 0 ? given.token : randomBytes(32).toString("base64url"),
       tokenGiven: given.token.length > 0,
       authScheme: auth?.scheme ?? "",
-      authCredentials: auth?.credentials ?? ""
+      authCredentials: auth?.credentials ?? "",
+      // Used only when the config is new: a config replaced keeps its secret (PushConfigs.put).
+      signingSecret: newSigningSecret()
     }
   })
 
@@ -90,6 +121,8 @@ export const attachPush = (runId: string, push: CheckedPush, messageId?: string)
       Effect.catchTag("TooManyConfigs", (e) => Effect.fail(new RequestMalformedError(`a task has at most ${e.max} push configs: delete one first`))),
       Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
     )
+    const issued = yield* Effect.serviceOption(IssuedSecret)
+    if (Option.isSome(issued) && Redacted.value(stored.signingSecret) !== "") issued.value.current = stored.signingSecret
     return wireOf(stored)
   })
 

@@ -8,7 +8,7 @@
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server"
 import { A2AError } from "@a2a-js/sdk/errors"
-import { Cause, type Context, Effect, Exit, FiberId, Option, Runtime } from "effect"
+import { Cause, type Context, Effect, Exit, FiberId, Option, Redacted, Runtime } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { logIncident } from "../../common/incident.ts"
 import { Redactor } from "../../common/Redactor.ts"
@@ -25,7 +25,7 @@ import { bridgeErrorResponse, forbidden, jsonError, notFound } from "../http/res
 import { agentCard, agentCardJson } from "./card.ts"
 import { a2aErrorOf, type A2ARunner, makeHandler } from "./handler.ts"
 import { sseResponse } from "./sse.ts"
-import type { PushEnv } from "./pushMethods.ts"
+import { IssuedSecret, type PushEnv } from "./pushMethods.ts"
 
 const enabled = Effect.map(AppConfig, (c) => c.a2a.enabled && c.bridge.enabled)
 /** Push notifications are offered when somewhere is allowed to receive them. */
@@ -50,9 +50,9 @@ const rpcError = (status: number, code: number, message: string, id: unknown = n
  * Runs a method's program with the caller: bridge errors as A2A errors (redacted), defects as
  * incidents. `signal` (a stream closed) interrupts the program in flight.
  */
-const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor | PushEnv>, caller: CallerShape, signal: AbortSignal): A2ARunner => (program) =>
+const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor | PushEnv>, caller: CallerShape, signal: AbortSignal, issued: IssuedSecret["Type"]): A2ARunner => (program) =>
   new Promise<Exit.Exit<any, any>>((resolve) => {
-    const fiber = Runtime.runFork(runtime)(program.pipe(Effect.provideService(Caller, caller), Effect.provide(ProgressNone)))
+    const fiber = Runtime.runFork(runtime)(program.pipe(Effect.provideService(Caller, caller), Effect.provideService(IssuedSecret, issued), Effect.provide(ProgressNone)))
     const onAbort = () => fiber.unsafeInterruptAsFork(FiberId.none)
     signal.addEventListener("abort", onAbort, { once: true })
     if (signal.aborted) onAbort()
@@ -73,6 +73,14 @@ const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor | PushEnv>, caller:
     const incident = await Runtime.runPromise(runtime)(logIncident("a2a request failed", exit.cause))
     throw new A2AError({ message: `internal error (incident ${incident.incident})`, metadata: { bridge_code: "bridge.internal" } })
   })
+
+/** The JSON-RPC answer with `result.signingSecret` when the request made a push config (the result is an object then). */
+const withSigningSecret = (out: unknown, secret: Redacted.Redacted<string> | undefined): unknown => {
+  if (secret === undefined || typeof out !== "object" || out === null) return out
+  const result = (out as { result?: unknown }).result
+  if (typeof result !== "object" || result === null || Array.isArray(result)) return out
+  return { ...out, result: { ...result, signingSecret: Redacted.value(secret) } }
+}
 
 const isAsyncIterable = (u: unknown): u is AsyncGenerator<unknown> => typeof u === "object" && u !== null && Symbol.asyncIterator in u
 
@@ -111,11 +119,13 @@ export const a2aRoute = Effect.gen(function* () {
   const base = baseUrl(req)
   const card = () => Runtime.runPromise(agents)(Effect.map(Agents.list, (list) => agentCard(base, list)))
   const abort = new AbortController()
-  const transport = new JsonRpcTransportHandler(makeHandler(makeRunner(runtime, caller.value, abort.signal), card))
+  // A push config's signing secret, made by this request: answered once, beside the result.
+  const issued: IssuedSecret["Type"] = { current: undefined }
+  const transport = new JsonRpcTransportHandler(makeHandler(makeRunner(runtime, caller.value, abort.signal, issued), card))
   const id = (parsed as { id?: unknown }).id ?? null
   const answer = yield* Effect.promise(async () => {
     const out = await transport.handle(parsed as Record<string, unknown>, new ServerCallContext())
-    if (!isAsyncIterable(out)) return { json: out }
+    if (!isAsyncIterable(out)) return { json: withSigningSecret(out, issued.current) }
     // A stream's first response decides the answer: a failure before it is plain JSON-RPC (the
     // client reads the typed error), else the event stream begins with it.
     try {

@@ -1,5 +1,5 @@
 /**
- * The owner of `a2a_push_configs` and `a2a_push_outbox` (migration 0010): a client's webhooks per
+ * The owner of `a2a_push_configs` and `a2a_push_outbox` (migrations 0010, 0013): a client's webhooks per
  * task, and the durable outbox of notifications to send. Portable SQL only (both dialects take
  * it). The edge creates, reads and deletes configs (after the run service has shown the caller owns
  * the task); the push worker (`PushWorker.ts`) advances configs and drains the outbox.
@@ -12,7 +12,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Context, Data, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Data, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { A2A_PUSH_CONFIGS_PER_TASK } from "../../domain/limits.ts"
 import { DbMemory } from "../../storage/Db.ts"
@@ -27,6 +27,11 @@ export interface PushConfig {
   readonly token: string
   readonly authScheme: string
   readonly authCredentials: string
+  /**
+   * The Standard Webhooks signing secret (`whsec_<base64>`), "" for a config made before there
+   * were any; Redacted so that no log line or printout of a config shows it.
+   */
+  readonly signingSecret: Redacted.Redacted<string>
   readonly createdAt: number
   /** The task state last enqueued (`<state>@<seq>`), "" before the first. */
   readonly lastState: string
@@ -48,6 +53,19 @@ export interface Delivery {
   readonly outcome: string | null
 }
 
+/** A notification due, as the worker schedules it: whose it is and where it goes. */
+export interface DueNotification {
+  readonly deliveryId: string
+  readonly runId: string
+  /** The config's client ("" when the config is gone). */
+  readonly client: string
+  /** The config's webhook URL ("" when the config is gone). */
+  readonly url: string
+}
+
+const DueRow = Schema.Struct({ delivery_id: Schema.String, run_id: Schema.String, client: Schema.String, url: Schema.String })
+const decodeDue = Schema.decodeUnknown(Schema.Array(DueRow))
+
 export class TooManyConfigs extends Data.TaggedError("TooManyConfigs")<{ readonly max: number }> {}
 
 const ConfigRow = Schema.Struct({
@@ -58,6 +76,7 @@ const ConfigRow = Schema.Struct({
   token: Schema.String,
   auth_scheme: Schema.String,
   auth_credentials: Schema.String,
+  signing_secret: Schema.String,
   created_at: Schema.Number,
   last_state: Schema.String,
   finished: Schema.Number
@@ -71,6 +90,7 @@ const toConfig = (r: typeof ConfigRow.Type): PushConfig => ({
   token: r.token,
   authScheme: r.auth_scheme,
   authCredentials: r.auth_credentials,
+  signingSecret: Redacted.make(r.signing_secret),
   createdAt: Number(r.created_at),
   lastState: r.last_state,
   finished: Number(r.finished) !== 0
@@ -114,6 +134,8 @@ export interface NewConfig {
   readonly tokenGiven: boolean
   readonly authScheme: string
   readonly authCredentials: string
+  /** A new signing secret; a config replaced keeps the one it has. */
+  readonly signingSecret: Redacted.Redacted<string>
 }
 
 type Op<A> = Effect.Effect<A, SqlError | ParseError>
@@ -132,8 +154,14 @@ export interface PushConfigsShape {
    * (nothing written) when the config is no longer at `from` (another pass got there first) or gone.
    */
   readonly advance: (config: PushConfig, from: string, to: string, finished: boolean, delivery: { readonly deliveryId: string; readonly runSeq: number; readonly body: string }) => Op<boolean>
-  /** Notifications due at `now`, oldest first, at most `limit`. */
-  readonly due: (now: number, limit: number) => Op<ReadonlyArray<Delivery>>
+  /**
+   * The notifications due at `now` that may start (their body not read), fairly: at most
+   * `perClient` of each client (the config's), leaving out `except` (those in flight); each
+   * client's oldest first, then its second oldest, and so on; at most `limit`.
+   */
+  readonly dueFair: (now: number, options: { readonly perClient: number; readonly limit: number; readonly except: ReadonlyArray<string> }) => Op<ReadonlyArray<DueNotification>>
+  /** One notification still pending, whole (its body too); `None` once delivered, given up or gone. */
+  readonly delivery: (deliveryId: string) => Op<Option.Option<Delivery>>
   readonly outbox: (runId: string) => Op<ReadonlyArray<Delivery>>
   readonly delivered: (deliveryId: string, outcome: string) => Op<void>
   readonly retryAt: (deliveryId: string, attempts: number, nextAt: number, outcome: string) => Op<void>
@@ -166,13 +194,15 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
         const existing = yield* get(c.runId, c.id)
         if (Option.isSome(existing)) {
           const token = c.tokenGiven ? c.token : existing.value.token
-          yield* sql`UPDATE a2a_push_configs SET url = ${c.url}, token = ${token}, auth_scheme = ${c.authScheme}, auth_credentials = ${c.authCredentials}
+          const kept = Redacted.value(existing.value.signingSecret)
+          const secret = kept === "" ? Redacted.value(c.signingSecret) : kept
+          yield* sql`UPDATE a2a_push_configs SET url = ${c.url}, token = ${token}, auth_scheme = ${c.authScheme}, auth_credentials = ${c.authCredentials}, signing_secret = ${secret}
             WHERE run_id = ${c.runId} AND config_id = ${c.id}`
         } else {
           const count = yield* sql<{ n: number }>`SELECT count(*) AS n FROM a2a_push_configs WHERE run_id = ${c.runId}`
           if (Number(count[0]?.n ?? 0) >= A2A_PUSH_CONFIGS_PER_TASK) return yield* new TooManyConfigs({ max: A2A_PUSH_CONFIGS_PER_TASK })
-          yield* sql`INSERT INTO a2a_push_configs (run_id, config_id, client, url, token, auth_scheme, auth_credentials, created_at, last_state, finished)
-            VALUES (${c.runId}, ${c.id}, ${c.client}, ${c.url}, ${c.token}, ${c.authScheme}, ${c.authCredentials}, ${now}, '', 0)`
+          yield* sql`INSERT INTO a2a_push_configs (run_id, config_id, client, url, token, auth_scheme, auth_credentials, signing_secret, created_at, last_state, finished)
+            VALUES (${c.runId}, ${c.id}, ${c.client}, ${c.url}, ${c.token}, ${c.authScheme}, ${c.authCredentials}, ${Redacted.value(c.signingSecret)}, ${now}, '', 0)`
         }
         const stored = yield* get(c.runId, c.id)
         if (Option.isNone(stored)) return yield* Effect.dieMessage(`push config ${c.id} was written but cannot be read back`)
@@ -202,10 +232,20 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
           ON CONFLICT (run_id, config_id, state) DO NOTHING`
         return true
       })),
-    due: (now, limit) =>
-      sql`SELECT * FROM a2a_push_outbox WHERE done_at IS NULL AND next_at <= ${now} ORDER BY next_at, created_at, run_seq LIMIT ${limit}`.pipe(
+    dueFair: (now, { perClient, limit, except }) =>
+      sql`SELECT delivery_id, run_id, client, url FROM (
+          SELECT o.delivery_id, o.run_id, COALESCE(c.client, '') AS client, COALESCE(c.url, '') AS url, o.next_at, o.created_at, o.run_seq,
+            ROW_NUMBER() OVER (PARTITION BY COALESCE(c.client, '') ORDER BY o.next_at, o.created_at, o.run_seq) AS turn
+          FROM a2a_push_outbox o LEFT JOIN a2a_push_configs c ON c.run_id = o.run_id AND c.config_id = o.config_id
+          WHERE o.done_at IS NULL AND o.next_at <= ${now} AND ${except.length === 0 ? sql`1 = 1` : sql`NOT (o.delivery_id IN ${sql.in(except)})`}
+        ) due WHERE turn <= ${perClient} ORDER BY turn, next_at, created_at, run_seq LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeDue),
+        Effect.map((rows) => rows.map((r) => ({ deliveryId: r.delivery_id, runId: r.run_id, client: r.client, url: r.url })))
+      ),
+    delivery: (deliveryId) =>
+      sql`SELECT * FROM a2a_push_outbox WHERE delivery_id = ${deliveryId} AND done_at IS NULL`.pipe(
         Effect.flatMap(decodeOutbox),
-        Effect.map((rows) => rows.map(toDelivery))
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
       ),
     outbox: (runId) =>
       sql`SELECT * FROM a2a_push_outbox WHERE run_id = ${runId} ORDER BY created_at, run_seq`.pipe(

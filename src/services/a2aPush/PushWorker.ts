@@ -6,18 +6,23 @@
  *    when the task state differs from the one last enqueued, enqueues the task as a notification
  *    (`PushConfigs.advance`: one transaction, once per state). At start this catches up every state
  *    a run reached while the daemon was down;
- * 2. delivers every due notification: the webhook URL is checked again (allow list, DNS now, every
- *    address public), the POST goes to the checked address, a 2xx marks it delivered; anything else
- *    is retried later with exponential backoff (`backoffMs`) until A2A_PUSH_ATTEMPTS_MAX attempts or
- *    A2A_PUSH_DELIVERY_MAX_MS after it was enqueued, then given up (the outcome says why).
+ * 2. starts the due notifications' attempts (`makeDeliverer`), each a fiber of its own, within the
+ *    bounds of `a2a.push_*` (in all, per receiving host, per client; clients take turns), without
+ *    waiting for them: the webhook URL is checked again (allow list, DNS now, every address
+ *    public), the POST goes to the checked address within the attempt's deadline, a 2xx marks it
+ *    delivered; anything else, whatever failed, is retried later with exponential backoff
+ *    (`backoffMs`) until A2A_PUSH_ATTEMPTS_MAX attempts or A2A_PUSH_DELIVERY_MAX_MS after it was
+ *    enqueued, then given up (the outcome says why). One row's failure is that row's attempt only.
  *
  * The backoff lives in the row (`next_at`), not in a fiber's Schedule, so a restart resumes it.
  * Delivery is at-least-once: a POST that reached the receiver but whose answer was lost is sent
  * again, with the same delivery id.
  */
 import { randomUUID } from "node:crypto"
-import { Clock, Effect, Layer, Option, Schedule } from "effect"
+import { Cause, Clock, Effect, FiberSet, Layer, Option, Schedule, Schema } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
+import type { ResolvedConfig } from "../../config/load.ts"
+import { A2aSection } from "../../config/schema.ts"
 import { Lifecycle } from "../../common/Lifecycle.ts"
 import { parseAllowRule, type AllowRule } from "../../domain/a2a/webhookAllow.ts"
 import {
@@ -26,8 +31,7 @@ import {
   A2A_PUSH_BACKOFF_MAX_MS,
   A2A_PUSH_DELIVERY_MAX_MS,
   A2A_PUSH_PER_PASS,
-  A2A_PUSH_POLL_MS,
-  A2A_PUSH_POST_TIMEOUT_MS
+  A2A_PUSH_POLL_MS
 } from "../../domain/limits.ts"
 import { postNotification } from "./deliver.ts"
 import { type Delivery, PushConfigs, type PushConfig } from "./PushConfigs.ts"
@@ -78,45 +82,173 @@ export const dispatchPass = <R>(render: PushRender<R>) =>
       for (const config of list) {
         if (config.lastState !== "" && stateOfKey(config.lastState) === s.state) continue
         const deliveryId = `pn_${randomUUID().replaceAll("-", "")}`
-        if (yield* store.advance(config, config.lastState, `${s.state}@${s.seq}`, s.terminal, { deliveryId, runSeq: s.seq, body: s.body(deliveryId) })) enqueued++
+        // One config's failure (its body, its row) is logged and leaves the others to go on.
+        const advanced = yield* Effect.suspend(() => store.advance(config, config.lastState, `${s.state}@${s.seq}`, s.terminal, { deliveryId, runSeq: s.seq, body: s.body(deliveryId) })).pipe(
+          Effect.catchAllCause((cause) => Effect.as(Effect.logWarning(`push: enqueueing a notification of task ${runId} failed`, cause), false))
+        )
+        if (advanced) enqueued++
       }
     }
     return enqueued
   })
 
-const attemptOne = (d: Delivery, rules: ReadonlyArray<AllowRule>) =>
+/** What one attempt came to: an answer that delivers it, a failure (why), or its config is gone. */
+type Attempt =
+  | { readonly _tag: "Sent"; readonly outcome: string }
+  | { readonly _tag: "Failed"; readonly reason: string }
+  | { readonly _tag: "NoConfig" }
+
+/** The text of a failure no code path expected (a defect), for the row's outcome. */
+const defectText = (cause: Cause.Cause<unknown>): string => {
+  const e = Cause.squash(cause)
+  return `the attempt failed: ${e instanceof Error ? e.message : String(e)}`
+}
+
+/** Checks the URL and POSTs; every failure, expected or not, is this row's `Failed`. */
+const send = (d: Delivery, rules: ReadonlyArray<AllowRule>, timestamp: number, deadlineMs: number): Effect.Effect<Attempt, never, PushConfigs | WebhookResolver> =>
   Effect.gen(function* () {
     const store = yield* PushConfigs
     const config = yield* store.get(d.runId, d.configId)
-    if (Option.isNone(config)) return yield* store.giveUp(d.deliveryId, d.attempts, "the config was deleted")
-    const now = yield* Clock.currentTimeMillis
-    const attempts = d.attempts + 1
-    const sent = yield* checkWebhook(config.value.url, rules).pipe(
-      Effect.mapError((e) => e.reason),
-      Effect.flatMap((target) =>
-        Effect.mapError(
-          postNotification(target, { deliveryId: d.deliveryId, body: d.body, ...config.value }, String(now), A2A_PUSH_POST_TIMEOUT_MS),
-          (e) => e.reason
-        )
-      ),
-      Effect.either
+    if (Option.isNone(config)) return { _tag: "NoConfig" } as const
+    const target = yield* checkWebhook(config.value.url, rules)
+    const status = yield* postNotification(target, { deliveryId: d.deliveryId, body: d.body, ...config.value }, timestamp, deadlineMs)
+    return { _tag: "Sent", outcome: `HTTP ${status}` } as const
+  }).pipe(
+    Effect.catchTags({
+      WebhookRefused: (e) => Effect.succeed<Attempt>({ _tag: "Failed", reason: e.reason }),
+      PostFailed: (e) => Effect.succeed<Attempt>({ _tag: "Failed", reason: e.reason })
+    }),
+    Effect.catchAllCause((cause) =>
+      Effect.as(
+        Effect.logWarning(`push: an attempt of notification ${d.deliveryId} failed unexpectedly`, cause),
+        { _tag: "Failed", reason: defectText(cause) } as const
+      )
     )
-    if (sent._tag === "Right") return yield* store.delivered(d.deliveryId, `HTTP ${sent.right}`)
-    const outcome = sent.left
-    if (attempts >= A2A_PUSH_ATTEMPTS_MAX || now - d.createdAt >= A2A_PUSH_DELIVERY_MAX_MS) {
-      yield* Effect.logWarning(`push: notification ${d.deliveryId} of task ${d.runId} given up after ${attempts} attempts (${outcome})`)
-      return yield* store.giveUp(d.deliveryId, attempts, outcome)
-    }
-    yield* store.retryAt(d.deliveryId, attempts, now + backoffMs(attempts), outcome)
-  })
+  )
 
-export const deliverPass = (rules: ReadonlyArray<AllowRule>) =>
+/**
+ * One attempt of one row, recorded on the row: delivered, retried after the backoff, or given up
+ * at the limit. Nothing it meets stops another row: a failure of any kind is this row's attempt,
+ * and a failure to record it is logged (the row is due again at the next pass).
+ */
+const attemptOne = (deliveryId: string, rules: ReadonlyArray<AllowRule>, deadlineMs: number) =>
   Effect.gen(function* () {
     const store = yield* PushConfigs
-    const due = yield* store.due(yield* Clock.currentTimeMillis, A2A_PUSH_PER_PASS)
-    yield* Effect.forEach(due, (d) => attemptOne(d, rules), { discard: true })
-    return due.length
+    const pending = yield* store.delivery(deliveryId)
+    if (Option.isNone(pending)) return
+    const d = pending.value
+    const result = yield* send(d, rules, yield* Clock.currentTimeMillis, deadlineMs)
+    const now = yield* Clock.currentTimeMillis
+    const attempts = d.attempts + 1
+    if (result._tag === "NoConfig") return yield* store.giveUp(d.deliveryId, d.attempts, "the config was deleted")
+    if (result._tag === "Sent") return yield* store.delivered(d.deliveryId, result.outcome)
+    if (attempts >= A2A_PUSH_ATTEMPTS_MAX || now - d.createdAt >= A2A_PUSH_DELIVERY_MAX_MS) {
+      yield* Effect.logWarning(`push: notification ${d.deliveryId} of task ${d.runId} given up after ${attempts} attempts (${result.reason})`)
+      return yield* store.giveUp(d.deliveryId, attempts, result.reason)
+    }
+    yield* store.retryAt(d.deliveryId, attempts, now + backoffMs(attempts), result.reason)
+  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`push: the attempt of notification ${deliveryId} could not be recorded`, cause)))
+
+/**
+ * How attempts share the worker (`a2a.push_*`): one attempt's deadline for the whole exchange, and
+ * how many run at once in all, to one receiving host (the URL's host name), and for one client.
+ */
+export interface PushBounds {
+  readonly deadlineMs: number
+  readonly total: number
+  readonly perHost: number
+  readonly perClient: number
+}
+
+export const pushBoundsOf = (a2a: ResolvedConfig["a2a"]): PushBounds => ({
+  deadlineMs: a2a.push_timeout_ms,
+  total: a2a.push_concurrency,
+  perHost: a2a.push_per_host,
+  perClient: a2a.push_per_client
+})
+
+/** The defaults of `a2a.push_*` (docs/REFERENCE.md), as the config schema gives them. */
+export const DEFAULT_PUSH_BOUNDS: PushBounds = pushBoundsOf(Schema.decodeSync(A2aSection)({}))
+
+/** A notification as the scheduler counts it. */
+export interface Slot {
+  readonly deliveryId: string
+  readonly client: string
+  readonly host: string
+}
+
+/** The receiving host of a webhook URL ("" when it does not parse: its check will say why). */
+export const hostOf = (url: string): string => {
+  try {
+    return new URL(url).hostname.toLowerCase()
+  } catch {
+    return ""
+  }
+}
+
+/**
+ * Which candidates start now, in their order, beside the attempts `running`: each while the total,
+ * its host's and its client's counts stay within the bounds. Pure, for the tests.
+ */
+export const pickStarts = (candidates: ReadonlyArray<Slot>, running: Iterable<Slot>, bounds: PushBounds): ReadonlyArray<Slot> => {
+  let total = 0
+  const byHost = new Map<string, number>()
+  const byClient = new Map<string, number>()
+  const count = (s: Slot) => {
+    total++
+    byHost.set(s.host, (byHost.get(s.host) ?? 0) + 1)
+    byClient.set(s.client, (byClient.get(s.client) ?? 0) + 1)
+  }
+  for (const s of running) count(s)
+  const picked: Array<Slot> = []
+  for (const c of candidates) {
+    if (total >= bounds.total) break
+    if ((byHost.get(c.host) ?? 0) >= bounds.perHost || (byClient.get(c.client) ?? 0) >= bounds.perClient) continue
+    count(c)
+    picked.push(c)
+  }
+  return picked
+}
+
+/**
+ * The attempts in flight, each a fiber of its own in the caller's scope: `start` looks at the due
+ * notifications (fairly: each client's oldest first, `PushConfigs.dueFair`) and starts those the
+ * bounds allow, without waiting for any; `idle` waits until none is in flight. A slow receiver
+ * holds its own attempt, its host's and its client's share, and nothing else.
+ */
+export const makeDeliverer = (rules: ReadonlyArray<AllowRule>, bounds: PushBounds) =>
+  Effect.gen(function* () {
+    const store = yield* PushConfigs
+    const context = yield* Effect.context<PushConfigs | WebhookResolver>()
+    const fibers = yield* FiberSet.make<void, never>()
+    const running = new Map<string, Slot>()
+    const start = Effect.gen(function* () {
+      const due = yield* store.dueFair(yield* Clock.currentTimeMillis, {
+        perClient: bounds.perClient,
+        limit: Math.max(A2A_PUSH_PER_PASS, bounds.total * 2),
+        except: [...running.keys()]
+      })
+      const picked = pickStarts(due.map((d) => ({ deliveryId: d.deliveryId, client: d.client, host: hostOf(d.url) })), running.values(), bounds)
+      for (const slot of picked) {
+        running.set(slot.deliveryId, slot)
+        yield* FiberSet.run(fibers, attemptOne(slot.deliveryId, rules, bounds.deadlineMs).pipe(
+          Effect.ensuring(Effect.sync(() => running.delete(slot.deliveryId))),
+          Effect.provide(context)
+        ))
+      }
+      return picked.length
+    })
+    return { start, idle: FiberSet.awaitEmpty(fibers), inFlight: Effect.sync(() => running.size) }
   })
+
+/** One pass that waits for its attempts (the tests'): answers how many it started. */
+export const deliverPass = (rules: ReadonlyArray<AllowRule>, bounds: PushBounds = DEFAULT_PUSH_BOUNDS) =>
+  Effect.scoped(Effect.gen(function* () {
+    const deliverer = yield* makeDeliverer(rules, bounds)
+    const started = yield* deliverer.start
+    yield* deliverer.idle
+    return started
+  }))
 
 /** The worker fiber, for the daemon's scope; a failed pass is logged and the next one tries again. */
 export const PushWorkerLive = <R>(render: PushRender<R>) =>
@@ -126,12 +258,15 @@ export const PushWorkerLive = <R>(render: PushRender<R>) =>
       const rules = allowRulesOf(config.a2a.webhook_allow)
       const lifecycle = yield* Lifecycle
       const context = yield* Effect.context<PushConfigs | WebhookResolver | R>()
+      // The attempts live in this scope: they end with the daemon, each at its deadline before that.
+      const deliverer = yield* makeDeliverer(rules, pushBoundsOf(config.a2a))
       // Runs answer once the daemon is ready (its runs re-attached): the first pass waits for that.
       const ready = lifecycle.phase.pipe(Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (p) => p !== "starting" }))
-      const pass = Effect.zipRight(dispatchPass(render), deliverPass(rules)).pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("push: a pass failed", cause)),
-        Effect.provide(context)
-      )
+      // Dispatch and delivery fail apart: a failed dispatch does not hold back the due notifications.
+      const pass = Effect.zipRight(
+        dispatchPass(render).pipe(Effect.catchAllCause((cause) => Effect.logWarning("push: a dispatch pass failed", cause))),
+        deliverer.start.pipe(Effect.catchAllCause((cause) => Effect.logWarning("push: a delivery pass failed", cause)))
+      ).pipe(Effect.provide(context))
       yield* ready.pipe(Effect.zipRight(pass.pipe(Effect.repeat(Schedule.spaced(`${A2A_PUSH_POLL_MS} millis`)))), Effect.forkScoped)
     })
   )

@@ -7,6 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import inboxHistory from "./0005_inbox_history.ts"
+import pushSigningSecret from "./0013_push_signing_secret.ts"
 import pgIdentity from "./pg/0001_identity.ts"
 import pgLedger from "./pg/0002_ledger.ts"
 import pgInbox from "./pg/0003_inbox.ts"
@@ -54,5 +55,6 @@ export const migrations: Record<string, Migration> = {
   "0009_run_face": forDialects({ sqlite: runFace, pg: pgRunFace }),
   "0010_a2a_push": forDialects({ sqlite: a2aPush, pg: pgA2aPush }),
   "0011_mcp_sessions": forDialects({ sqlite: mcpSessions, pg: pgMcpSessions }),
-  "0012_inbox_sessions": forDialects({ sqlite: inboxSessions, pg: pgInboxSessions })
+  "0012_inbox_sessions": forDialects({ sqlite: inboxSessions, pg: pgInboxSessions }),
+  "0013_push_signing_secret": pushSigningSecret
 }

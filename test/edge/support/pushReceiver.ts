@@ -4,7 +4,10 @@
  * way docs/REFERENCE.md tells a receiver to.
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
+import * as fs from "node:fs"
 import http from "node:http"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 
 export interface Received {
   readonly headers: http.IncomingHttpHeaders
@@ -31,6 +34,22 @@ export const verifySignature = (token: string, headers: http.IncomingHttpHeaders
   const given = String(headers["x-a2a-signature"] ?? "")
   const expected = `v1=${createHmac("sha256", token).update(`${timestamp}.${body}`).digest("hex")}`
   return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+}
+
+/** A receiver's check of `webhook-signature` (Standard Webhooks). */
+export type WebhookVerifier = (secret: string, headers: http.IncomingHttpHeaders, rawBody: string | Buffer, nowSeconds?: number) => boolean
+
+/**
+ * The receiver snippet docs/REFERENCE.md gives ("Push notifications", **Verify**), taken from the
+ * document and run as it is written (its one import, node:crypto, handed in): the tests check the
+ * documented code, not a copy of it.
+ */
+export const documentedVerifier = (): WebhookVerifier => {
+  const reference = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "docs", "REFERENCE.md"), "utf8")
+  const block = /```js\n(\s*import \{ createHmac, timingSafeEqual \} from "node:crypto"\n[\s\S]*?export const verifyWebhook[\s\S]*?)```/.exec(reference)
+  if (block === null) throw new Error("docs/REFERENCE.md has no verifyWebhook snippet")
+  const body = block[1]!.replace(/^\s*import .*$/m, "").replace("export const verifyWebhook", "const verifyWebhook")
+  return new Function("createHmac", "timingSafeEqual", "Buffer", `${body}\nreturn verifyWebhook`)(createHmac, timingSafeEqual, Buffer) as WebhookVerifier
 }
 
 export const startReceiver = async (): Promise<Receiver> => {
