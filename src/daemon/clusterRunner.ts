@@ -22,7 +22,7 @@ import type { ClusterSection } from "../config/schema.ts"
 import { Redactor } from "../common/Redactor.ts"
 import { CLUSTER_PORT_LIMITS, CLUSTER_TIMING } from "../domain/limits.ts"
 import { underMigrationLock } from "../storage/migrations/migrate.ts"
-import { type ClusterPortLimits, clusterSerialization, guardSocketServer, layerClientProtocolWithSecret } from "./clusterSocket.ts"
+import { type ClusterPortLimits, clusterSerialization, guardSocketServer, helloAddress, layerClientProtocolWithSecret } from "./clusterSocket.ts"
 
 /** The cluster's socket server could not listen (the port in use, an address not of this machine). */
 export class ClusterListenFailed extends Data.TaggedError("ClusterListenFailed")<{
@@ -74,7 +74,7 @@ const storageUnderLock = Layer.scopedContext(
 const guardedSocketServer = (address: ClusterAddress, secret: Redacted.Redacted<string>, limits: ClusterPortLimits) =>
   Layer.scoped(
     SocketServer,
-    Effect.map(NodeSocketServer.make({ host: address.host, port: address.port }), (inner) => guardSocketServer(inner, secret, limits))
+    Effect.map(NodeSocketServer.make({ host: address.host, port: address.port }), (inner) => guardSocketServer(inner, helloAddress(address), secret, limits))
   )
 
 /**

@@ -6,12 +6,14 @@
  * The hello, before any byte of the connection reaches the RPC decoder (version 1):
  *
  *   server → client   MAGIC (8) ‖ Ns (32 random bytes)
- *   client → server   MAGIC (8) ‖ Nc (32 random bytes) ‖ HMAC-SHA256(secret, "…client" ‖ Ns ‖ Nc)
- *   server → client   HMAC-SHA256(secret, "…server" ‖ Ns ‖ Nc)
+ *   client → server   MAGIC (8) ‖ Nc (32 random bytes) ‖ HMAC-SHA256(secret, "…client" ‖ Ns ‖ Nc ‖ A)
+ *   server → client   HMAC-SHA256(secret, "…server" ‖ Ns ‖ Nc ‖ A)
  *
- * Each side checks the other's MAC (node:crypto's `timingSafeEqual`) with nonces of its own choice,
- * so a recorded hello is worth nothing on another connection, and the server's proof (another label)
- * never passes as a client's. A connection whose first 8 bytes are not MAGIC is closed at once; one
+ * where A is the runner address the client dialed (`host:port`, as the cluster records it) and the
+ * server checks against its own. Each side checks the other's MAC (node:crypto's `timingSafeEqual`)
+ * with nonces of its own choice, so a recorded hello is worth nothing on another connection; the
+ * server's proof (another label) never passes as a client's; and a process that holds some other
+ * address a replica dials (a dead replica's port) cannot relay that replica's hello to a live one. A connection whose first 8 bytes are not MAGIC is closed at once; one
  * whose proof is wrong is closed without an answer; one that has not finished within
  * `CLUSTER_PORT_LIMITS.handshakeMs` is closed. Only then is the socket handed to the library,
  * unchanged (the bytes after the hello are the RPC protocol, as before). At most
@@ -44,8 +46,11 @@ const SERVER_LABEL = "agent-bridge cluster hello v1 server"
 /** A hello that failed: the reason stays in this process (debug log), the peer learns nothing. */
 export class ClusterHelloFailed extends Data.TaggedError("ClusterHelloFailed")<{ readonly reason: string }> {}
 
-const mac = (key: Buffer, label: string, serverNonce: Buffer, clientNonce: Buffer): Buffer =>
-  createHmac("sha256", key).update(label).update(serverNonce).update(clientNonce).digest()
+const mac = (key: Buffer, label: string, serverNonce: Buffer, clientNonce: Buffer, address: string): Buffer =>
+  createHmac("sha256", key).update(label).update(serverNonce).update(clientNonce).update(address, "utf8").digest()
+
+/** The runner address as both ends name it in the hello. */
+export const helloAddress = (address: { readonly host: string; readonly port: number }): string => `${address.host}:${address.port}`
 
 const keyOf = (secret: Redacted.Redacted<string>): Buffer => Buffer.from(Redacted.value(secret), "utf8")
 
@@ -90,8 +95,8 @@ const write = (conn: Net.Socket, bytes: Buffer): Effect.Effect<void, ClusterHell
 
 const refuse = (reason: string) => Effect.fail(new ClusterHelloFailed({ reason }))
 
-/** The server's side of the hello on a fresh connection. */
-export const serverHello = (conn: Net.Socket, key: Buffer): Effect.Effect<void, ClusterHelloFailed> =>
+/** The server's side of the hello on a fresh connection to the runner at `self` (`helloAddress`). */
+export const serverHello = (conn: Net.Socket, key: Buffer, self: string): Effect.Effect<void, ClusterHelloFailed> =>
   Effect.gen(function* () {
     const serverNonce = randomBytes(NONCE_BYTES)
     yield* write(conn, Buffer.concat([MAGIC, serverNonce]))
@@ -99,22 +104,22 @@ export const serverHello = (conn: Net.Socket, key: Buffer): Effect.Effect<void, 
     if (!(yield* readExactly(conn, MAGIC.length)).equals(MAGIC)) return yield* refuse("not a cluster hello")
     const rest = yield* readExactly(conn, NONCE_BYTES + MAC_BYTES)
     const clientNonce = rest.subarray(0, NONCE_BYTES)
-    if (!timingSafeEqual(rest.subarray(NONCE_BYTES), mac(key, CLIENT_LABEL, serverNonce, clientNonce))) {
+    if (!timingSafeEqual(rest.subarray(NONCE_BYTES), mac(key, CLIENT_LABEL, serverNonce, clientNonce, self))) {
       return yield* refuse("wrong proof of the cluster secret")
     }
-    yield* write(conn, mac(key, SERVER_LABEL, serverNonce, clientNonce))
+    yield* write(conn, mac(key, SERVER_LABEL, serverNonce, clientNonce, self))
   })
 
-/** The client's side of the hello on a connection it opened. */
-export const clientHello = (conn: Net.Socket, key: Buffer): Effect.Effect<void, ClusterHelloFailed> =>
+/** The client's side of the hello on a connection it opened to the runner at `dialed` (`helloAddress`). */
+export const clientHello = (conn: Net.Socket, key: Buffer, dialed: string): Effect.Effect<void, ClusterHelloFailed> =>
   Effect.gen(function* () {
     const hello = yield* readExactly(conn, MAGIC.length + NONCE_BYTES)
     if (!hello.subarray(0, MAGIC.length).equals(MAGIC)) return yield* refuse("the peer is no cluster port of this version")
     const serverNonce = hello.subarray(MAGIC.length)
     const clientNonce = randomBytes(NONCE_BYTES)
-    yield* write(conn, Buffer.concat([MAGIC, clientNonce, mac(key, CLIENT_LABEL, serverNonce, clientNonce)]))
+    yield* write(conn, Buffer.concat([MAGIC, clientNonce, mac(key, CLIENT_LABEL, serverNonce, clientNonce, dialed)]))
     const proof = yield* readExactly(conn, MAC_BYTES)
-    if (!timingSafeEqual(proof, mac(key, SERVER_LABEL, serverNonce, clientNonce))) return yield* refuse("the peer does not hold the cluster secret")
+    if (!timingSafeEqual(proof, mac(key, SERVER_LABEL, serverNonce, clientNonce, dialed))) return yield* refuse("the peer does not hold the cluster secret")
   })
 
 /**
@@ -123,6 +128,7 @@ export const clientHello = (conn: Net.Socket, key: Buffer): Effect.Effect<void, 
  */
 export const guardSocketServer = (
   inner: SocketServer["Type"],
+  self: string,
   secret: Redacted.Redacted<string>,
   limits: ClusterPortLimits = CLUSTER_PORT_LIMITS
 ): SocketServer["Type"] => {
@@ -140,7 +146,7 @@ export const guardSocketServer = (
           if (pending >= limits.pendingHandshakes || open >= limits.connections) return Effect.sync(() => void conn.destroy())
           pending++
           open++
-          return serverHello(conn, key).pipe(
+          return serverHello(conn, key, self).pipe(
             Effect.timeoutFail({ duration: limits.handshakeMs, onTimeout: () => new ClusterHelloFailed({ reason: "no hello in time" }) }),
             Effect.ensuring(Effect.sync(() => pending--)),
             Effect.matchEffect({
@@ -194,7 +200,7 @@ const openWithHello = (address: RunnerAddress.RunnerAddress, key: Buffer): Effec
       }),
       (c) => Effect.sync(() => c.destroy())
     )
-    yield* clientHello(conn, key).pipe(Effect.mapError((cause) => new Socket.SocketGenericError({ reason: "Open", cause })))
+    yield* clientHello(conn, key, helloAddress(address)).pipe(Effect.mapError((cause) => new Socket.SocketGenericError({ reason: "Open", cause })))
     return conn
   })
 

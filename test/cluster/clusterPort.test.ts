@@ -6,7 +6,8 @@
  * - raw bytes of the RPC protocol (a msgpack `Ping`) get no answer decoded: the connection is closed
  *   as soon as its first bytes are not the cluster's hello (before the fix: Pong);
  * - `@effect/cluster`'s own client without the secret, or with another secret, cannot even ping the
- *   runner; with the secret it can (the replicas' own path);
+ *   runner; with the secret it can (the replicas' own path); a hello made for another runner address
+ *   (one a replica dialed, relayed here) is refused;
  * - a half-frame flood (a msgpack string header announcing 15 MiB, then its bytes in slow pieces)
  *   is closed at once, and idle connections are bounded: past the cap on pending hellos they are
  *   closed without a word;
@@ -145,6 +146,24 @@ describe("the cluster port without the secret", () => {
     expect(Exit.isSuccess(await pingWith(at, layerClientProtocolWithSecret(SECRET)))).toBe(true)
   }, 300_000)
 
+  it("a hello with the secret but made for another runner address (relayed from a port a replica dialed) is refused", async (ctx) => {
+    const at = await runner(ctx)
+    const hello = (dialed: string) =>
+      Effect.runPromiseExit(
+        Effect.acquireUseRelease(
+          Effect.promise(() => connectRaw(at)),
+          (raw) => {
+            raw.socket.removeAllListeners("data")
+            return clientHello(raw.socket, Buffer.from(Redacted.value(SECRET)), dialed)
+          },
+          (raw) => Effect.sync(() => raw.socket.destroy())
+        )
+      )
+    expect(Exit.isSuccess(await hello("127.0.0.1:1"))).toBe(false)
+    expect(Exit.isSuccess(await hello(`localhost:${at}`))).toBe(false)
+    expect(Exit.isSuccess(await hello(`127.0.0.1:${at}`))).toBe(true)
+  }, 300_000)
+
   it("after a good hello the stream is the RPC protocol: a Ping right behind the hello is answered", async (ctx) => {
     const at = await runner(ctx)
     const raw = await connectRaw(at)
@@ -154,7 +173,9 @@ describe("the cluster port without the secret", () => {
     const hello = raw.received().subarray(0, 40)
     expect(hello.subarray(0, 8).toString("latin1")).toBe("abclus1\n")
     const clientNonce = Buffer.alloc(32, 7)
-    const proof = createHmac("sha256", Redacted.value(SECRET)).update("agent-bridge cluster hello v1 client").update(hello.subarray(8)).update(clientNonce).digest()
+    const proof = createHmac("sha256", Redacted.value(SECRET))
+      .update("agent-bridge cluster hello v1 client").update(hello.subarray(8)).update(clientNonce).update(`127.0.0.1:${at}`)
+      .digest()
     const ping = Buffer.from(RpcSerialization.msgPack.unsafeMake().encode({ _tag: "Ping" }) as Uint8Array)
     raw.socket.write(Buffer.concat([hello.subarray(0, 8), clientNonce, proof, ping]))
     const pong = () => decodeAll(raw.received().subarray(40 + 32)).some((m) => (m as { _tag?: unknown })._tag === "Pong")
@@ -169,7 +190,7 @@ describe("the cluster port without the secret", () => {
     socket.on("close", () => (closed = true))
     socket.on("error", () => undefined)
     await new Promise((r) => socket.once("connect", r))
-    await Effect.runPromise(clientHello(socket, Buffer.from(Redacted.value(SECRET))))
+    await Effect.runPromise(clientHello(socket, Buffer.from(Redacted.value(SECRET)), `127.0.0.1:${at}`))
     socket.resume()
     // A msgpack str32 header announcing 15 MiB, then twice the bound, in 64 KiB pieces.
     socket.write(Buffer.from([0xdb, 0x00, 0xf0, 0x00, 0x00]))
