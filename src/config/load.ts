@@ -33,8 +33,8 @@ const ENV_PREFIX = "AGENT_BRIDGE_"
  * strings, taken from the environment as they are and never printed in a refusal.
  */
 const SECRET_KEYS: ReadonlySet<string> = new Set(["key", "admin_key", "metrics_token"])
-/** Secrets by section and key: `storage.url` may carry a password (`hermes.url` is no secret). */
-const SECRET_PATHS: ReadonlySet<string> = new Set(["storage.url"])
+/** Secrets by section and key: `storage.url` may carry a password (`hermes.url` is no secret); the replicas' `cluster.secret`. */
+const SECRET_PATHS: ReadonlySet<string> = new Set(["storage.url", "cluster.secret"])
 
 const isSecret = (parent: string | undefined, key: string) => SECRET_KEYS.has(key) || SECRET_PATHS.has(`${parent}.${key}`)
 

@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import { proxyEntryProblem } from "../common/trustedProxies.ts"
 import { parseAllowRule } from "../domain/a2a/webhookAllow.ts"
-import { A2A_PUSH_POST_TIMEOUT_MS } from "../domain/limits.ts"
+import { A2A_PUSH_POST_TIMEOUT_MS, CLUSTER_SECRET_MIN_CHARS } from "../domain/limits.ts"
 import { pgUrlProblem } from "./storageUrl.ts"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
@@ -134,7 +134,14 @@ export const StorageSection = Schema.Struct({
  */
 export const ClusterSection = Schema.Struct({
   host: withDefault(NonEmpty, () => "127.0.0.1"),
-  port: Schema.optional(Port)
+  port: Schema.optional(Port),
+  /**
+   * The secret every replica of the deployment shares: a connection to the cluster port must prove
+   * it before anything it sends is read (daemon/clusterSocket.ts). Required with a cluster (else the
+   * start is refused); `secret_file` (read, trimmed) when unset. At least 32 characters.
+   */
+  secret: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(CLUSTER_SECRET_MIN_CHARS)))),
+  secret_file: Schema.optional(NonEmpty)
 })
 
 /**

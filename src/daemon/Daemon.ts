@@ -25,7 +25,7 @@ import { RunsLive } from "../services/runs/RunsLive.ts"
 import { RunFollowersLocal } from "../services/runs/RunFollowers.ts"
 import { RunFollowersCluster } from "../services/runs/clusterFollowers.ts"
 import { clusterAddress } from "../config/cluster.ts"
-import { ClusterRunnerLive } from "./clusterRunner.ts"
+import { ClusterRunnerFromConfig } from "./clusterRunner.ts"
 import { ClusterMessageRetention } from "../services/runs/pg/clusterMessageRetention.ts"
 import { LedgerLive } from "../services/runs/LedgerSql.ts"
 import { OperatorStopsLive } from "../services/console/OperatorStops.ts"
@@ -73,7 +73,7 @@ export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {
     onNone: () => RunFollowersLocal,
     // With the runner (its storage made the cluster's tables): the sweep of answered follows.
     onSome: (address) =>
-      Layer.merge(RunFollowersCluster, ClusterMessageRetention).pipe(Layer.provide(ClusterRunnerLive(address, config.storage.pool_max)))
+      Layer.merge(RunFollowersCluster, ClusterMessageRetention).pipe(Layer.provide(ClusterRunnerFromConfig(address, config.cluster, config.storage.pool_max)))
   })
   // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).
   const services = Layer.mergeAll(AgentsLive, CapabilitiesLive, AuthLive, RunsLive.pipe(Layer.provide(followers))).pipe(

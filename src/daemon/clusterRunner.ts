@@ -7,17 +7,22 @@
  * (domain/limits.ts), for a failover within 10 s.
  *
  * Built by hand rather than through `NodeClusterSocket.layer`: that one reads its settings from the
- * environment too (HOST, PORT, ...), which must not move a bridge's runner address.
+ * environment too (HOST, PORT, ...), which must not move a bridge's runner address; and its socket
+ * server and client protocol are the library's with the shared secret's hello in front
+ * (daemon/clusterSocket.ts), its RPC buffer bounded (`CLUSTER_PORT_LIMITS`).
  */
 import { Runners, RunnerAddress, RunnerHealth, ShardingConfig, SocketRunner, SqlMessageStorage, SqlRunnerStorage } from "@effect/cluster"
 import type { Sharding } from "@effect/cluster"
-import { layerClientProtocol, layerSocketServer } from "@effect/platform-node/NodeClusterSocket"
-import { RpcSerialization } from "@effect/rpc"
+import { NodeSocketServer } from "@effect/platform-node"
+import { SocketServer } from "@effect/platform/SocketServer"
 import type { SqlClient } from "@effect/sql"
-import { Data, Duration, Effect, Layer, Option } from "effect"
-import type { ClusterAddress } from "../config/cluster.ts"
-import { CLUSTER_TIMING } from "../domain/limits.ts"
+import { Data, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { type ClusterAddress, type ClusterSecretMissing, clusterSecret } from "../config/cluster.ts"
+import type { ClusterSection } from "../config/schema.ts"
+import { Redactor } from "../common/Redactor.ts"
+import { CLUSTER_PORT_LIMITS, CLUSTER_TIMING } from "../domain/limits.ts"
 import { underMigrationLock } from "../storage/migrations/migrate.ts"
+import { type ClusterPortLimits, clusterSerialization, guardSocketServer, helloAddress, layerClientProtocolWithSecret } from "./clusterSocket.ts"
 
 /** The cluster's socket server could not listen (the port in use, an address not of this machine). */
 export class ClusterListenFailed extends Data.TaggedError("ClusterListenFailed")<{
@@ -65,20 +70,50 @@ const storageUnderLock = Layer.scopedContext(
   })
 ).pipe(Layer.orDie)
 
-/** Sharding with this daemon as a runner at `address`, over a pool of `poolMax` connections. */
+/** The library's socket server on `address`, behind the hello of `clusterSocket.ts`. */
+const guardedSocketServer = (address: ClusterAddress, secret: Redacted.Redacted<string>, limits: ClusterPortLimits) =>
+  Layer.scoped(
+    SocketServer,
+    Effect.map(NodeSocketServer.make({ host: address.host, port: address.port }), (inner) => guardSocketServer(inner, helloAddress(address), secret, limits))
+  )
+
+/**
+ * Sharding with this daemon as a runner at `address`, over a pool of `poolMax` connections; its
+ * port and its connections to the other replicas prove `secret` first (daemon/clusterSocket.ts).
+ */
 export const ClusterRunnerLive = (
   address: ClusterAddress,
-  poolMax: number
+  poolMax: number,
+  secret: Redacted.Redacted<string>,
+  limits: ClusterPortLimits = CLUSTER_PORT_LIMITS
 ): Layer.Layer<Sharding.Sharding, ClusterListenFailed | ClusterPoolTooSmall, SqlClient.SqlClient> => {
   if (poolMax < CLUSTER_POOL_MIN) return Layer.fail(new ClusterPoolTooSmall({ poolMax }))
-  const listening = layerSocketServer.pipe(
+  const listening = guardedSocketServer(address, secret, limits).pipe(
     Layer.mapError((cause) => new ClusterListenFailed({ address: `${address.host}:${address.port}`, cause }))
   )
-  const health = RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol))
+  const clientProtocol = layerClientProtocolWithSecret(secret, limits)
+  const health = RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(clientProtocol))
   return SocketRunner.layer.pipe(
-    Layer.provide([listening, layerClientProtocol, health]),
+    Layer.provide([listening, clientProtocol, health]),
     Layer.provide(storageUnderLock),
     Layer.provide(shardingConfig(address)),
-    Layer.provide(RpcSerialization.layerMsgPack)
+    Layer.provide(clusterSerialization(limits))
   )
 }
+
+/**
+ * The runner of a configuration: its secret resolved (`cluster.secret` / `cluster.secret_file`; none
+ * refuses the start) and registered with the Redactor, so that no log line or answer carries it.
+ */
+export const ClusterRunnerFromConfig = (
+  address: ClusterAddress,
+  cluster: ClusterSection,
+  poolMax: number
+): Layer.Layer<Sharding.Sharding, ClusterListenFailed | ClusterPoolTooSmall | ClusterSecretMissing, SqlClient.SqlClient | Redactor> =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const secret = yield* clusterSecret(cluster)
+      yield* (yield* Redactor).registerSecret(Redacted.value(secret))
+      return ClusterRunnerLive(address, poolMax, secret)
+    })
+  )

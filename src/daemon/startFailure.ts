@@ -36,7 +36,7 @@ const messageOf = (u: unknown): string =>
 export const failureLine = (error: unknown, place: FailurePlace): string => {
   const errors = chain(error)
   // The cluster's own port (PostgreSQL replicas): named with its keys, not bridge.port's.
-  const cluster = errors.find((e) => ["ClusterListenFailed", "ClusterPoolTooSmall"].includes(String((e as { _tag?: unknown })._tag)))
+  const cluster = errors.find((e) => ["ClusterListenFailed", "ClusterPoolTooSmall", "ClusterSecretMissing"].includes(String((e as { _tag?: unknown })._tag)))
   if (cluster !== undefined) return `${place.what}: ${messageOf(cluster)}`
   const listen = errors.find((e) => ["EADDRINUSE", "EADDRNOTAVAIL"].includes(codeOf(e) ?? "") || (codeOf(e) === "EACCES" && (e as { syscall?: unknown }).syscall === "listen"))
   if (listen !== undefined && place.port !== undefined) {

@@ -116,3 +116,26 @@ export const CLUSTER_TIMING = {
 } as const
 /** The cluster port when `cluster.port` is unset: the bridge port plus this. */
 export const CLUSTER_PORT_OFFSET = 1000
+
+/**
+ * The cluster port's guard (daemon/clusterSocket.ts). A connection must prove the shared
+ * `cluster.secret` (an HMAC challenge-response) before any byte of it reaches the RPC decoder:
+ *
+ * - `handshakeMs`: the whole hello exchange, from accept to the last proof, or it is closed; a peer
+ *   replica on a busy machine answers in milliseconds (the client side allows itself the same);
+ * - `pendingHandshakes`: connections in their hello at once; one more is closed unread, so idle or
+ *   slow connections hold at most this many sockets for at most `handshakeMs`;
+ * - `connections`: every connection at once, authenticated or not (a replica opens two or three to
+ *   each other replica: its messages, its health pings);
+ * - `frameBytes`: the most an authenticated peer may send of one RPC message before it is whole
+ *   (the msgpack parser's buffer; the library's default is 16 MiB). The run followers' messages are
+ *   a run id and the cluster's headers, a few hundred bytes.
+ */
+export const CLUSTER_PORT_LIMITS = {
+  handshakeMs: 3_000,
+  pendingHandshakes: 16,
+  connections: 256,
+  frameBytes: 1024 * 1024
+} as const
+/** The fewest characters of `cluster.secret` (`openssl rand -base64 32` gives 44). */
+export const CLUSTER_SECRET_MIN_CHARS = 32

@@ -36,6 +36,8 @@ interface Ran { readonly code: number | null; readonly stdout: string; readonly 
  * three children and a daemon.
  */
 const CHILD_TIMEOUT_MS = 150_000
+/** The replicas' shared secret a daemon on a storage.url with a cluster port needs (docs/DEPLOY.md). */
+const CLUSTER_SECRET = "storage-faults-cluster-secret-0123456789"
 const PROCESS_TEST_TIMEOUT = 480_000
 
 const run = (command: string, args: ReadonlyArray<string>, cwd: string): Promise<Ran> =>
@@ -92,7 +94,7 @@ describe("on a storage.url", { timeout: PROCESS_TEST_TIMEOUT }, () => {
     url.password = "s3cret-pw"
     const data = path.join(dir, "pg-data")
     const port = await freePort()
-    const config = writeConfig("pg.yaml", `bridge: {port: ${port}, data_dir: ${data}}\nstorage: {url: "${url.toString()}"}\n`)
+    const config = writeConfig("pg.yaml", `bridge: {port: ${port}, data_dir: ${data}}\nstorage: {url: "${url.toString()}"}\ncluster: {secret: "${CLUSTER_SECRET}"}\n`)
     const server = `127.0.0.1:${url.port}${url.pathname}`
 
     const added = await run(process.execPath, [BIN, "client", "add", "dave", "--config", config], dir)
@@ -115,6 +117,8 @@ describe("on a storage.url", { timeout: PROCESS_TEST_TIMEOUT }, () => {
       expect(doctor.stdout).toContain(`PostgreSQL store at ${server} writable`)
       for (const r of [added, runs, doctor]) expect(r.stderr + r.stdout).not.toContain("s3cret-pw")
       expect(daemon.output()).not.toContain("s3cret-pw")
+      for (const r of [added, runs, doctor]) expect(r.stderr + r.stdout).not.toContain(CLUSTER_SECRET)
+      expect(daemon.output()).not.toContain(CLUSTER_SECRET)
     } finally {
       await daemon.kill()
     }

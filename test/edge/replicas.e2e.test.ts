@@ -11,11 +11,18 @@
  * - 2025 era: `initialize` lands on one replica, later requests of the session on the others, all
  *   answer; the replica that opened the session is SIGKILLed and the session goes on through the
  *   others (each rebuilds it from the session store).
+ * - The replicas share their followers with `cluster.secret` set (issue 37 item 5): a raw client on
+ *   a replica's cluster port gets the hello and, for a msgpack Ping, a closed connection, never a
+ *   Pong; the secret is in no replica's output.
  */
 import type { Client } from "@modelcontextprotocol/client"
+import { RpcSerialization } from "@effect/rpc"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as YAML from "yaml"
 import { afterAll, describe, expect, it } from "vitest"
 import { connectMcp, errorTextOf } from "../support/daemon.ts"
-import { type Fleet, startFleet } from "../support/fleet.ts"
+import { type Fleet, FLEET_CLUSTER_SECRET, startFleet } from "../support/fleet.ts"
 import { usePostgres } from "../support/postgres.ts"
 
 type Json = Record<string, any>
@@ -110,4 +117,26 @@ describe("three replicas on one PostgreSQL behind nginx", () => {
     expect(after.length).toBeGreaterThan(0)
     expect(after.every((r) => r.status === 200 && r.upstreams.at(-1) !== opener)).toBe(true)
   }, 240_000)
+  it("the cluster ports answer nobody without the secret, and the secret is in no output", async (ctx) => {
+    const f = await setUp(ctx)
+    for (const r of f.replicas.filter((r) => r.isRunning())) {
+      const clusterPort = (YAML.parse(fs.readFileSync(r.configFile, "utf8")) as { cluster: { port: number } }).cluster.port
+      const received: Array<Buffer> = []
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = net.createConnection({ host: "127.0.0.1", port: clusterPort })
+        socket.on("data", (c: Buffer) => received.push(c))
+        socket.on("error", () => undefined)
+        socket.once("connect", () => socket.write(RpcSerialization.msgPack.unsafeMake().encode({ _tag: "Ping" }) as Uint8Array))
+        socket.once("close", () => resolve(true))
+        setTimeout(() => {
+          socket.destroy()
+          resolve(false)
+        }, 30_000)
+      })
+      expect(closed, `${r.name}'s cluster port kept the connection`).toBe(true)
+      // The hello only (8-byte magic and a 32-byte challenge), nothing decoded.
+      expect(Buffer.concat(received).length).toBe(40)
+      expect(r.output()).not.toContain(FLEET_CLUSTER_SECRET)
+    }
+  }, 120_000)
 })

@@ -34,6 +34,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const RUNS = 4
 const ADMIN_KEY = "failover-admin-key-0123456789abcdef"
+/** The replicas' shared `cluster.secret`. */
+const CLUSTER_SECRET = "failover-cluster-secret-0123456789abcdef"
 /** What the issue asks: another replica follows a dead one's runs within this. */
 const FAILOVER_MS = 10_000
 
@@ -83,7 +85,7 @@ describe("replicas on one PostgreSQL: one follower per run, failover on SIGKILL,
         bridge: { port, data_dir: path.join(dir, "data"), admin_key: ADMIN_KEY },
         hermes: { url: sim.url, key: sim.profiles[0]!.key },
         storage: { url },
-        cluster: { port: await freeLoopbackPort() }
+        cluster: { port: await freeLoopbackPort(), secret: CLUSTER_SECRET }
       }))
       const daemon = await spawnDaemon({ configFile, port, readyTimeoutMs: 120_000 })
       cleanups.push(() => daemon.kill("SIGKILL"))
@@ -218,7 +220,7 @@ describe("replicas on one PostgreSQL: one follower per run, failover on SIGKILL,
     fs.writeFileSync(configFile, YAML.stringify({
       bridge: { port, data_dir: path.join(dir, "data"), admin_key: ADMIN_KEY },
       storage: { url },
-      cluster: { port: clusterPort }
+      cluster: { port: clusterPort, secret: CLUSTER_SECRET }
     }))
     const failed = await spawnDaemon({ configFile, port, readyTimeoutMs: 120_000 }).then(
       (d) => d.kill("SIGKILL").then(() => "started"),
@@ -227,5 +229,23 @@ describe("replicas on one PostgreSQL: one follower per run, failover on SIGKILL,
     expect(failed).toContain("exited during start-up (code 1)")
     expect(failed).toContain(`cannot listen for the other replicas on 127.0.0.1:${clusterPort}`)
     expect(failed).toContain("cluster.port")
+  }, 180_000)
+  it("no cluster.secret: the daemon does not start, and says which keys to set", async (ctx) => {
+    const url = await pgServer.database(ctx)
+    const dir = tempDir()
+    const port = await freeLoopbackPort()
+    const configFile = path.join(dir, "agent-bridge.yaml")
+    fs.writeFileSync(configFile, YAML.stringify({
+      bridge: { port, data_dir: path.join(dir, "data"), admin_key: ADMIN_KEY },
+      storage: { url },
+      cluster: { port: await freeLoopbackPort(), secret_file: path.join(dir, "no-such-file") }
+    }))
+    const failed = await spawnDaemon({ configFile, port, readyTimeoutMs: 120_000 }).then(
+      (d) => d.kill("SIGKILL").then(() => "started"),
+      (e: Error) => e.message
+    )
+    expect(failed).toContain("exited during start-up (code 1)")
+    expect(failed).toContain(`cannot read cluster.secret_file ${path.join(dir, "no-such-file")}`)
+    expect(failed).toContain("cluster.port: 0")
   }, 180_000)
 })

@@ -1,7 +1,7 @@
 /**
  * A team deployment for tests (issue 25): N bridge daemons (`agent-bridge serve` processes) on one
  * PostgreSQL database, their run followers shared through `@effect/cluster` (each replica its own
- * `cluster.port`), in front of one Hermes simulator in the test's process (it outlives the
+ * `cluster.port`, one `cluster.secret`), in front of one Hermes simulator in the test's process (it outlives the
  * replicas), behind nginx configured with docs/DEPLOY.md's block as written (`nginx.ts`).
  *
  * Each replica keeps its port, config file and data dir for the fleet's life, so `restart` (SIGKILL
@@ -22,6 +22,8 @@ import { type Nginx, startNginx } from "./nginx.ts"
 
 /** The same admin key on every replica (docs/DEPLOY.md: `bridge.admin_key`). */
 export const FLEET_ADMIN_KEY = "hal0bk_fleet0test0admin0key000000000000"
+/** The replicas' shared `cluster.secret` (docs/DEPLOY.md: required with replicas). */
+export const FLEET_CLUSTER_SECRET = "fleet-cluster-secret-0123456789abcdefghij"
 
 export interface FleetReplica {
   /** `r0`, `r1`, …: stable across restarts. */
@@ -83,7 +85,7 @@ const replicaConfig = (o: FleetOptions, sim: SimulatorAsync, dir: string, i: num
   },
   hermes: { url: sim.url, key: sim.profiles[0]!.key, ...((o.config?.["hermes"] as object | undefined) ?? {}) },
   storage: { url: o.storageUrl },
-  cluster: { port: clusterPort }
+  cluster: { port: clusterPort, secret: FLEET_CLUSTER_SECRET, ...((o.config?.["cluster"] as object | undefined) ?? {}) }
 })
 
 /** Starts the replicas at once (a new database: the schema is made under the migration lock), then nginx. */
