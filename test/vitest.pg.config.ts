@@ -58,6 +58,7 @@ export const PG_FILES = [
   "test/runs/runs-cancel.test.ts",
   "test/runs/runs-deadSubscriber.test.ts",
   "test/runs/runs-flow.test.ts",
+  "test/runs/runs-foreignPath.test.ts",
   "test/runs/runs-isolation.test.ts",
   "test/runs/runs-mcp.e2e.test.ts",
   "test/runs/runs-pi.e2e.test.ts",

@@ -7,14 +7,17 @@
  * recorded here and must be identical for the two ids.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, FiberRef, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Ledger, type LedgerShape } from "../../src/services/runs/Ledger.ts"
 import { makeLedgerSql } from "../../src/services/runs/LedgerSql.ts"
 import { TestDb } from "../support/testDb.ts"
 import { as, failure, harness } from "./support/harness.ts"
 
-/** The real ledger, recording each call (with `hide` taken out of its arguments) and whether it found anything. */
+/** Set on the probing calls: the followers' own reads in the background are not recorded. */
+const probing = FiberRef.unsafeMake(false)
+
+/** The real ledger, recording each call of a probe (with `hide` taken out of its arguments) and whether it found anything. */
 const spyLedger = (log: Array<string>, hide: { ids: ReadonlyArray<string> }) =>
   Layer.effect(
     Ledger,
@@ -24,7 +27,9 @@ const spyLedger = (log: Array<string>, hide: { ids: ReadonlyArray<string> }) =>
       const entries = Object.entries(real).map(([name, member]) => {
         if (Effect.isEffect(member)) return [name, member] as const
         const f = member as (...a: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>
-        return [name, (...args: ReadonlyArray<unknown>) => Effect.tap(f(...args), (a) => Effect.sync(() => log.push(`${name}(${args.map(scrub).join(", ")}) = ${answer(a)}`)))] as const
+        return [name, (...args: ReadonlyArray<unknown>) =>
+          Effect.tap(f(...args), (a) =>
+            Effect.flatMap(FiberRef.get(probing), (on) => Effect.sync(() => on && log.push(`${name}(${args.map(scrub).join(", ")}) = ${answer(a)}`))))] as const
       })
       return Object.fromEntries(entries) as unknown as LedgerShape
     })
@@ -51,10 +56,10 @@ describe("a foreign run id takes the unknown id's path", () => {
       ] as const
       for (const [what, call] of calls) {
         log.length = 0
-        const onForeign = yield* failure(as("bob")(call(theirs.run_id)))
+        const onForeign = yield* failure(as("bob")(Effect.locally(call(theirs.run_id), probing, true)))
         const foreignPath = [...log]
         log.length = 0
-        const onUnknown = yield* failure(as("bob")(call(unknown)))
+        const onUnknown = yield* failure(as("bob")(Effect.locally(call(unknown), probing, true)))
         const unknownPath = [...log]
         expect(onForeign._tag, what).toBe("RunNotFound")
         expect(onForeign.message.split(theirs.run_id).join("<id>"), what).toBe(onUnknown.message.split(unknown).join("<id>"))
