@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { proxyEntryProblem } from "../common/trustedProxies.ts"
 import { parseAllowRule } from "../domain/a2a/webhookAllow.ts"
+import { CLIENT_QUOTA_DEFAULTS } from "../domain/limits.ts"
 import { pgUrlProblem } from "./storageUrl.ts"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
@@ -136,6 +137,19 @@ export const ClusterSection = Schema.Struct({
   port: Schema.optional(Port)
 })
 
+/**
+ * Per-client quotas (`domain/limits.ts`, `CLIENT_QUOTA_DEFAULTS`): what one client may accumulate
+ * (memory notes and their bytes, A2A push configs) or hold open (event streams, 2025 MCP sessions).
+ */
+const Quota = (max: number) => Schema.Int.pipe(Schema.between(1, max))
+export const LimitsSection = Schema.Struct({
+  memory_notes_per_client: withDefault(Quota(10_000_000), () => CLIENT_QUOTA_DEFAULTS.memory_notes_per_client),
+  memory_bytes_per_client: withDefault(Quota(Number.MAX_SAFE_INTEGER), () => CLIENT_QUOTA_DEFAULTS.memory_bytes_per_client),
+  open_streams_per_client: withDefault(Quota(100_000), () => CLIENT_QUOTA_DEFAULTS.open_streams_per_client),
+  push_configs_per_client: withDefault(Quota(10_000_000), () => CLIENT_QUOTA_DEFAULTS.push_configs_per_client),
+  mcp_sessions_per_client: withDefault(Quota(100_000), () => CLIENT_QUOTA_DEFAULTS.mcp_sessions_per_client)
+})
+
 export const ToolFilter = Schema.Struct({
   include: withDefault(Schema.Array(NonEmpty), () => []),
   exclude: withDefault(Schema.Array(NonEmpty), () => [])
@@ -164,6 +178,7 @@ export const ConfigFile = Schema.Struct({
   ),
   storage: withDefault(StorageSection, () => Schema.decodeSync(StorageSection)({})),
   cluster: withDefault(ClusterSection, () => Schema.decodeSync(ClusterSection)({})),
+  limits: withDefault(LimitsSection, () => Schema.decodeSync(LimitsSection)({})),
   skills: withDefault(Schema.Struct({ dropin_dir: Schema.optional(NonEmpty) }), () => ({})),
   /** Closed inbox rows (decided, expired, withdrawn) are deleted this many days after closing; pending ones never. */
   inbox: withDefault(
@@ -175,5 +190,6 @@ export const ConfigFile = Schema.Struct({
 export type ConfigFile = typeof ConfigFile.Type
 export type StorageSection = typeof StorageSection.Type
 export type ClusterSection = typeof ClusterSection.Type
+export type LimitsSection = typeof LimitsSection.Type
 export type HermesEndpoint = typeof HermesEndpoint.Type
 export type ClientSettings = typeof ClientSettings.Type

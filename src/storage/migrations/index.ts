@@ -17,6 +17,7 @@ import pgChangeFeed from "./pg/0008_change_feed.ts"
 import pgRunFace from "./pg/0009_run_face.ts"
 import pgA2aPush from "./pg/0010_a2a_push.ts"
 import pgMcpSessions from "./pg/0011_mcp_sessions.ts"
+import pgClientQuotas from "./pg/0012_client_quotas.ts"
 import identity from "./sqlite/0001_identity.ts"
 import ledger from "./sqlite/0002_ledger.ts"
 import inbox from "./sqlite/0003_inbox.ts"
@@ -27,6 +28,7 @@ import changeFeed from "./sqlite/0008_change_feed.ts"
 import runFace from "./sqlite/0009_run_face.ts"
 import a2aPush from "./sqlite/0010_a2a_push.ts"
 import mcpSessions from "./sqlite/0011_mcp_sessions.ts"
+import clientQuotas from "./sqlite/0012_client_quotas.ts"
 
 type Migration = Effect.Effect<unknown, unknown, SqlClient.SqlClient>
 
@@ -51,5 +53,6 @@ export const migrations: Record<string, Migration> = {
   "0008_change_feed": forDialects({ sqlite: changeFeed, pg: pgChangeFeed }),
   "0009_run_face": forDialects({ sqlite: runFace, pg: pgRunFace }),
   "0010_a2a_push": forDialects({ sqlite: a2aPush, pg: pgA2aPush }),
-  "0011_mcp_sessions": forDialects({ sqlite: mcpSessions, pg: pgMcpSessions })
+  "0011_mcp_sessions": forDialects({ sqlite: mcpSessions, pg: pgMcpSessions }),
+  "0012_client_quotas": forDialects({ sqlite: clientQuotas, pg: pgClientQuotas })
 }
