@@ -34,6 +34,7 @@ export const PG_FILES = [
   "test/edge/clientError.e2e.test.ts",
   "test/edge/daemon.e2e.test.ts",
   "test/edge/eras.e2e.test.ts",
+  "test/edge/quotas.e2e.test.ts",
   "test/edge/keyRedaction.e2e.test.ts",
   "test/edge/revocation.e2e.test.ts",
   "test/edge/sessionReplicas.test.ts",

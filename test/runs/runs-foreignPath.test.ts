@@ -8,6 +8,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FiberRef, Layer, Option } from "effect"
+import type { BridgeError } from "../../src/domain/errors.ts"
+import type { Caller } from "../../src/request/Caller.ts"
+import type { Progress } from "../../src/request/Progress.ts"
 import { randomBytes } from "node:crypto"
 import { Ledger, type LedgerShape } from "../../src/services/runs/Ledger.ts"
 import { makeLedgerSql } from "../../src/services/runs/LedgerSql.ts"
@@ -44,7 +47,8 @@ describe("a foreign run id takes the unknown id's path", () => {
       const theirs = yield* as("alice")(h.runs.start({ agent: "hermes", input: "alice's task" }))
       const unknown = `run_${randomBytes(16).toString("hex")}`
       hide.ids = [theirs.run_id, unknown]
-      const calls = [
+      type Call = readonly [string, (id: string) => Effect.Effect<unknown, BridgeError, Caller | Progress>]
+      const calls: ReadonlyArray<Call> = [
         ["status", (id: string) => h.runs.status(id, 0)],
         ["status at an offset", (id: string) => h.runs.status(id, 5)],
         ["events", (id: string) => h.runs.events(id, 0, 10)],
@@ -53,7 +57,7 @@ describe("a foreign run id takes the unknown id's path", () => {
         ["answer", (id: string) => h.runs.answer(id, "c1", "yes")],
         ["stop", (id: string) => h.runs.stop(id)],
         ["page after", (id: string) => h.runs.page({ after: id, limit: 5 })]
-      ] as const
+      ]
       for (const [what, call] of calls) {
         log.length = 0
         const onForeign = yield* failure(as("bob")(Effect.locally(call(theirs.run_id), probing, true)))
