@@ -34,6 +34,7 @@ import { digestKey } from "../../services/auth/apiKeys.ts"
 import { McpSessionStore, type StoredSession } from "../../services/mcp-sessions/McpSessionStore.ts"
 import { ClientQuotas, quotaLimits } from "../../services/quotas/ClientQuotas.ts"
 import { ChangeFeed } from "../../storage/ChangeFeed.ts"
+import { errorBody } from "../http/responses.ts"
 import type { Catalog, ServerKind } from "./catalog/listing.ts"
 import { makeInFlight } from "./inFlight.ts"
 import { authInfoFor, identityOf, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"
@@ -114,7 +115,7 @@ const sdkOptions = (identity: RequestIdentity, parsedBody: unknown) =>
 
 /** A refusal before the SDK sees the request, as every refusal of the daemon: `{"error":{"code","message"}}`. */
 const refusal = (e: BridgeError) =>
-  new Response(JSON.stringify({ error: { code: errorCode(e), message: e.message } }), {
+  new Response(JSON.stringify(errorBody(errorCode(e), e.message)), {
     status: errorStatus(e),
     headers: { "content-type": "application/json" }
   })
@@ -123,7 +124,7 @@ const refusal = (e: BridgeError) =>
  * `res` with `release` run once when its event stream ends (read to its end, cancelled by the client
  * going away, or failed); at once when it is no event stream (a refusal, a JSON answer).
  */
-export const releasedWithStream = (res: Response, release: () => void): Response => {
+const releasedWithStream = (res: Response, release: () => void): Response => {
   if (res.body === null || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
     release()
     return res
