@@ -17,6 +17,7 @@ import type { ParseError } from "effect/ParseResult"
 import type { QuotaExceeded } from "../../domain/errors.ts"
 import { A2A_PUSH_CONFIGS_PER_TASK } from "../../domain/limits.ts"
 import { quotaExceeded, quotaLimits } from "../quotas/ClientQuotas.ts"
+import { pushDialect } from "./pushDialect.ts"
 import { DbMemory } from "../../storage/Db.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 
@@ -161,6 +162,7 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
   const sql = yield* SqlClient.SqlClient
   const inTransaction = transactionKeepingCause(sql)
   const limits = yield* quotaLimits
+  const dialect = yield* pushDialect(sql)
   const get = (runId: string, id: string) =>
     sql`SELECT * FROM a2a_push_configs WHERE run_id = ${runId} AND config_id = ${id}`.pipe(
       Effect.flatMap(decodeConfigs),
@@ -182,6 +184,8 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
     put: (c) =>
       inTransaction(Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
+        // The client's puts take turns: the bounds below are counted with nobody else's insert between.
+        yield* dialect.lockClient(c.client)
         const existing = yield* get(c.runId, c.id)
         if (Option.isSome(existing)) {
           const token = c.tokenGiven ? c.token : existing.value.token
