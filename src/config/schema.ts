@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import { proxyEntryProblem } from "../common/trustedProxies.ts"
 import { parseAllowRule } from "../domain/a2a/webhookAllow.ts"
-import { A2A_PUSH_POST_TIMEOUT_MS, CLUSTER_SECRET_MIN_CHARS } from "../domain/limits.ts"
+import { A2A_PUSH_POST_TIMEOUT_MS, CLIENT_QUOTA_DEFAULTS, CLUSTER_SECRET_MIN_CHARS } from "../domain/limits.ts"
 import { pgUrlProblem } from "./storageUrl.ts"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
@@ -160,6 +160,19 @@ export const A2aSection = Schema.Struct({
   push_per_client: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4)
 })
 
+/**
+ * Per-client quotas (`domain/limits.ts`, `CLIENT_QUOTA_DEFAULTS`): what one client may accumulate
+ * (memory notes and their bytes, A2A push configs) or hold open (event streams, 2025 MCP sessions).
+ */
+const Quota = (max: number) => Schema.Int.pipe(Schema.between(1, max))
+export const LimitsSection = Schema.Struct({
+  memory_notes_per_client: withDefault(Quota(10_000_000), () => CLIENT_QUOTA_DEFAULTS.memory_notes_per_client),
+  memory_bytes_per_client: withDefault(Quota(Number.MAX_SAFE_INTEGER), () => CLIENT_QUOTA_DEFAULTS.memory_bytes_per_client),
+  open_streams_per_client: withDefault(Quota(100_000), () => CLIENT_QUOTA_DEFAULTS.open_streams_per_client),
+  push_configs_per_client: withDefault(Quota(10_000_000), () => CLIENT_QUOTA_DEFAULTS.push_configs_per_client),
+  mcp_sessions_per_client: withDefault(Quota(100_000), () => CLIENT_QUOTA_DEFAULTS.mcp_sessions_per_client)
+})
+
 export const ToolFilter = Schema.Struct({
   include: withDefault(Schema.Array(NonEmpty), () => []),
   exclude: withDefault(Schema.Array(NonEmpty), () => [])
@@ -178,6 +191,7 @@ export const ConfigFile = Schema.Struct({
   a2a: withDefault(A2aSection, () => Schema.decodeSync(A2aSection)({})),
   storage: withDefault(StorageSection, () => Schema.decodeSync(StorageSection)({})),
   cluster: withDefault(ClusterSection, () => Schema.decodeSync(ClusterSection)({})),
+  limits: withDefault(LimitsSection, () => Schema.decodeSync(LimitsSection)({})),
   skills: withDefault(Schema.Struct({ dropin_dir: Schema.optional(NonEmpty) }), () => ({})),
   /** Closed inbox rows (decided, expired, withdrawn) are deleted this many days after closing; pending ones never. */
   inbox: withDefault(
@@ -189,5 +203,6 @@ export const ConfigFile = Schema.Struct({
 export type ConfigFile = typeof ConfigFile.Type
 export type StorageSection = typeof StorageSection.Type
 export type ClusterSection = typeof ClusterSection.Type
+export type LimitsSection = typeof LimitsSection.Type
 export type HermesEndpoint = typeof HermesEndpoint.Type
 export type ClientSettings = typeof ClientSettings.Type

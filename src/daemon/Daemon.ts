@@ -37,6 +37,7 @@ import { InboxSessionsRetention } from "../services/inbox/sessionRetention.ts"
 import { DEFAULT_SIGN_IN_LIMIT } from "../edge/inbox/signInLimit.ts"
 import { StopRequestsRetention } from "../services/console/stopRetention.ts"
 import { PushConfigsLive } from "../services/a2aPush/PushConfigs.ts"
+import { ClientQuotasFor } from "../services/quotas/ClientQuotas.ts"
 import { PushRetention } from "../services/a2aPush/pushRetention.ts"
 import { PushWorkerLive } from "../services/a2aPush/PushWorker.ts"
 import { type WebhookResolver, WebhookResolverLive } from "../services/a2aPush/WebhookResolver.ts"
@@ -62,7 +63,7 @@ export interface DaemonOptions {
 
 /** Everything but the HTTP listener: what the tools need. */
 export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {}) => {
-  const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleStarting, NodeFileSystem.layer)
+  const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleStarting, NodeFileSystem.layer, ClientQuotasFor(config.limits))
   // The database and the one change feed over it that Auth, the inbox, waits and stops share.
   const storage = ChangeFeedLive.pipe(Layer.provideMerge(DbForStores(config)))
   const hermes: Layer.Layer<HermesClient | SimulatorInfo, SimServeError, AppConfig | Redactor> =

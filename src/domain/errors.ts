@@ -1,7 +1,8 @@
 /**
  * The bridge's error model: one `Schema.TaggedError` per stable code of the failure table of docs/REFERENCE.md,
  * plus `auth.forbidden`, plus `bridge.invalid_input` (added beside the documented codes for arguments that
- * fail schema decoding where no more specific code exists).
+ * fail schema decoding where no more specific code exists), plus `bridge.quota_exceeded` (a client at one
+ * of its per-client quotas: notes, open streams, push configs; `domain/limits.ts`).
  *
  * `ErrorTable` is the single place that maps each error to its code string and HTTP status. Every
  * other module raises these classes and never spells a code or status itself.
@@ -37,6 +38,11 @@ export class SkillNotFound extends Schema.TaggedError<SkillNotFound>()("SkillNot
 export class SkillReadonly extends Schema.TaggedError<SkillReadonly>()("SkillReadonly", msg) {}
 export class SkillPendingElsewhere extends Schema.TaggedError<SkillPendingElsewhere>()("SkillPendingElsewhere", msg) {}
 export class TooManyPending extends Schema.TaggedError<TooManyPending>()("TooManyPending", msg) {}
+/**
+ * A client holds all it may of one kind (memory notes or their bytes, open streams, push configs):
+ * nothing was written or opened. The message names the quota and its config key.
+ */
+export class QuotaExceeded extends Schema.TaggedError<QuotaExceeded>()("QuotaExceeded", msg) {}
 /** Arguments that fail schema decoding; the message names the field. */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", msg) {}
 /**
@@ -53,7 +59,7 @@ export const BridgeError = Schema.Union(
   AuthForbidden, Unavailable, UnknownAgent, AgentUnkeyed, AgentUnavailable, AgentRefused, RunNotFound,
   TooManyRuns, IdempotencyConflict, RunNotRunning, NoPendingRequest, InvalidSessionKey, InvalidIdempotencyKey,
   InvalidOffset, StoreUnavailable, MemoryDisabled, MemoryInvalid, MemoryFailed, SkillInvalid, SkillNotFound,
-  SkillReadonly, SkillPendingElsewhere, TooManyPending, InvalidInput, Internal
+  SkillReadonly, SkillPendingElsewhere, TooManyPending, QuotaExceeded, InvalidInput, Internal
 )
 export type BridgeError = typeof BridgeError.Type
 export type BridgeErrorTag = BridgeError["_tag"]
@@ -95,6 +101,7 @@ export const ErrorTable: { readonly [T in BridgeErrorTag]: Row<T> } = {
   SkillReadonly: fixed("bridge.skill_readonly", 403),
   SkillPendingElsewhere: fixed("bridge.skill_pending_elsewhere", 409),
   TooManyPending: fixed("bridge.too_many_pending", 429),
+  QuotaExceeded: fixed("bridge.quota_exceeded", 429),
   InvalidInput: fixed("bridge.invalid_input", 422),
   Internal: fixed("bridge.internal", 500)
 }

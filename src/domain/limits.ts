@@ -139,3 +139,33 @@ export const CLUSTER_PORT_LIMITS = {
 } as const
 /** The fewest characters of `cluster.secret` (`openssl rand -base64 32` gives 44). */
 export const CLUSTER_SECRET_MIN_CHARS = 32
+// Per-client quotas: what one client may accumulate or hold open
+
+/**
+ * What one client may hold at once, each refused past its quota with `bridge.quota_exceeded`
+ * (nothing written or opened), and each a key of the config's `limits` section (these are the
+ * defaults, far above what one real client holds, so only a runaway or hostile client meets them).
+ * docs/REFERENCE.md ("Per-client quotas") lists them with the quotas that predate the section:
+ * live runs (`bridge.max_concurrent_runs_per_client`, `bridge.too_many_runs`) and pending skill
+ * changes (`PENDING_SKILL_CHANGES_MAX`, `bridge.too_many_pending`).
+ *
+ * - `memory_notes_per_client`, `memory_bytes_per_client`: notes a client wrote (every namespace)
+ *   and their stored bytes (text and tags, UTF-8), counted in the database, so over every replica.
+ * - `open_streams_per_client`: event streams a client holds open on one replica, of every kind
+ *   (A2A `SendStreamingMessage` and `SubscribeToTask`, a 2025 MCP session's GET stream, an MCP
+ *   Tasks `subscriptions/listen`); a closed stream frees its slot at once.
+ * - `push_configs_per_client`: A2A push configs a client has stored, over all its tasks (each task
+ *   holds at most `A2A_PUSH_CONFIGS_PER_TASK`); they go with their task's retention.
+ * - `mcp_sessions_per_client`: 2025-era MCP sessions a client holds on one replica; past it, its
+ *   least recently used session is closed (not refused: a client that lost track of its sessions
+ *   must still be able to start one). The store keeps 4× as many rows over every replica.
+ */
+export const CLIENT_QUOTA_DEFAULTS = {
+  memory_notes_per_client: 10_000,
+  memory_bytes_per_client: 64 * 1024 * 1024,
+  open_streams_per_client: 64,
+  push_configs_per_client: 10_000,
+  mcp_sessions_per_client: 64
+} as const
+export type ClientQuotaKey = keyof typeof CLIENT_QUOTA_DEFAULTS
+export type ClientQuotaLimits = { readonly [K in ClientQuotaKey]: number }

@@ -35,6 +35,7 @@ const SEED: Record<string, readonly [string, number | "hermes"]> = {
   SkillReadonly: ["bridge.skill_readonly", 403],
   SkillPendingElsewhere: ["bridge.skill_pending_elsewhere", 409],
   TooManyPending: ["bridge.too_many_pending", 429],
+  QuotaExceeded: ["bridge.quota_exceeded", 429],
   InvalidInput: ["bridge.invalid_input", 422],
   Internal: ["bridge.internal", 500]
 }
@@ -44,7 +45,7 @@ const arbitraryError = Arbitrary.make(BridgeError)
 const toolName = fc.stringMatching(/^[a-z_]{1,30}$/)
 
 describe("error table", () => {
-  it("has one row per code of the seed's table plus auth.forbidden and invalid_input", () => {
+  it("has one row per code of the seed's table plus auth.forbidden, invalid_input and quota_exceeded", () => {
     expect(Object.keys(ErrorTable).sort()).toEqual(Object.keys(SEED).sort())
     expect(new Set(Object.values(ErrorTable).map((r) => r.code)).size).toBe(Object.keys(SEED).length)
   })

@@ -12,6 +12,7 @@ import { makePushConfigs, PushConfigs, type NewConfig } from "../../src/services
 import { backoffMs, deliverPass, dispatchPass, type TaskSnapshot } from "../../src/services/a2aPush/PushWorker.ts"
 import { ResolveFailed, WebhookResolver, WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
 import { sweepPushConfigs } from "../../src/services/a2aPush/pushRetention.ts"
+import { ClientQuotasFor } from "../../src/services/quotas/ClientQuotas.ts"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
 import { newRun } from "../runs/support/newRun.ts"
@@ -32,6 +33,27 @@ const dyingResolver = Layer.succeed(WebhookResolver, {
 const snapshot = (state: string, seq: number, terminal = false): TaskSnapshot => ({ state, seq, terminal, body: (id) => JSON.stringify({ task: { id: "run_a", metadata: { bridge: { delivery_id: id } } }, state }) })
 
 describe("PushConfigs", () => {
+  it.effect("at most limits.push_configs_per_client configs per client over its tasks, also when its puts race; another client keeps its own", () =>
+    Effect.gen(function* () {
+      const s = yield* PushConfigs
+      const puts = yield* Effect.forEach(
+        Array.from({ length: 12 }, (_, i) => i),
+        (i) => Effect.either(s.put(config(`run_${i % 4}`, `c${i}`))),
+        { concurrency: "unbounded" }
+      )
+      expect(puts.filter((p) => p._tag === "Right")).toHaveLength(3)
+      const refused = puts.flatMap((p) => (p._tag === "Left" ? [p.left] : []))
+      expect(refused.map((e) => e._tag)).toEqual(Array(9).fill("QuotaExceeded"))
+      expect(refused[0]!.message).toContain("limits.push_configs_per_client")
+      const stored = yield* Effect.forEach([0, 1, 2, 3], (i) => s.list(`run_${i}`))
+      expect(stored.flat()).toHaveLength(3)
+      // Replacing a stored config is no new one; another client has its own quota.
+      const kept = stored.flat()[0]!
+      expect((yield* Effect.either(s.put(config(kept.runId, kept.id, "http://127.0.0.1:10/again"))))._tag).toBe("Right")
+      expect((yield* Effect.either(s.roomFor("alice")))._tag).toBe("Left")
+      expect((yield* Effect.either(s.put({ ...config("run_0", "bobs"), client: "bob" })))._tag).toBe("Right")
+    }).pipe(Effect.provide(Layer.effect(PushConfigs, makePushConfigs).pipe(Layer.provide(Layer.merge(TestDb, ClientQuotasFor({ push_configs_per_client: 3 })))))))
+
   it.effect("put, get, list, replace by id (its state kept), remove; at most A2A_PUSH_CONFIGS_PER_TASK per task", () =>
     Effect.gen(function* () {
       const s = yield* PushConfigs

@@ -6,12 +6,13 @@
  * closed, and nobody else's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect, Layer, TestClock } from "effect"
 import { makeCatalog } from "../../src/edge/mcp/catalog/clientCatalog.ts"
 import type { ServerKind } from "../../src/edge/mcp/catalog/listing.ts"
 import { MAX_SESSIONS_PER_CLIENT, McpSessions, McpSessionsLive } from "../../src/edge/mcp/McpSessions.ts"
 import { memoryTools } from "../../src/edge/mcp/memory-tools/index.ts"
 import { Caller, type CallerShape } from "../../src/request/Caller.ts"
+import { ClientQuotasFor } from "../../src/services/quotas/ClientQuotas.ts"
 import { MCP_PROTOCOL, mcpHeaders } from "../support/mcpWire.ts"
 
 const sessionsLayer = McpSessionsLive<never>(makeCatalog({}, memoryTools))
@@ -96,4 +97,15 @@ describe("MCP sessions", () => {
       expect(yield* listStatus(alice, newest)).toBe(200)
       expect(yield* listStatus(bob, bobs)).toBe(200)
     }).pipe(Effect.provide(sessionsLayer)))
+
+  it.scoped("limits.mcp_sessions_per_client sets the cap", () =>
+    Effect.gen(function* () {
+      const first = yield* initialize(alice)
+      const second = yield* initialize(alice)
+      const third = yield* initialize(alice)
+      expect(yield* size).toBe(2)
+      expect(yield* listStatus(alice, first)).toBe(404)
+      expect(yield* listStatus(alice, second)).toBe(200)
+      expect(yield* listStatus(alice, third)).toBe(200)
+    }).pipe(Effect.provide(sessionsLayer.pipe(Layer.provide(ClientQuotasFor({ mcp_sessions_per_client: 2 }))))))
 })

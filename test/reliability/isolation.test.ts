@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { startDaemon, tempDir, testConfig, type TestDaemon } from "../support/daemon.ts"
+import { modernRequest } from "../support/mcpWire.ts"
 import { eventually } from "./support/bounded.ts"
 import { type McpSession, openSession, type ToolOutcome } from "./support/mcpClient.ts"
 import { compareLatencies, type LatencyComparison } from "./support/timing.ts"
@@ -16,6 +17,17 @@ const CALL_MS = 20_000
 const skillMd = (name: string, body: string) => `---\nname: ${name}\ndescription: A skill for the isolation test.\n---\n# Steps\n\n${body}\n`
 const randomRunId = () => `run_${randomBytes(16).toString("hex")}`
 const randomNoteId = () => `mem_${randomBytes(12).toString("hex")}`
+const TASKS = "io.modelcontextprotocol/tasks"
+
+/** A raw HTTP answer (status, content type, body), for comparing two answers byte for byte. */
+interface RawAnswer {
+  readonly status: number
+  readonly type: string | null
+  readonly body: string
+}
+const rawAnswer = async (res: Response): Promise<RawAnswer> => ({ status: res.status, type: res.headers.get("content-type"), body: await res.text() })
+/** The answer with one id taken out (and the JSON-RPC id, which the caller numbers). */
+const withoutId = (a: RawAnswer, id: string): RawAnswer => ({ ...a, body: a.body.split(id).join("<id>") })
 
 /** An outcome with one id taken out, so answers about two different ids compare equal. */
 const normalise = (o: ToolOutcome, id: string) => (o.ok ? { ok: true } : { ok: false, code: o.code, text: o.text.split(id).join("<id>") })
@@ -32,6 +44,7 @@ describe("isolation and probing", () => {
   let bob: McpSession
   let aliceMemory: McpSession
   let bobMemory: McpSession
+  let aliceKey: string
   let bobKey: string
   let dir: string | undefined
 
@@ -42,8 +55,8 @@ describe("isolation and probing", () => {
       bridge: { max_concurrent_runs_per_client: 20 },
       hermes: { url: sim.url, key: sim.profile("default").key }
     }, dir))
-    const aliceKey = await daemon.addClient("alice", ["agents", "memory"])
-    bobKey = await daemon.addClient("bob", ["agents", "memory"])
+    aliceKey = await daemon.addClient("alice", ["agents", "memory", "a2a"])
+    bobKey = await daemon.addClient("bob", ["agents", "memory", "a2a"])
     alice = await openSession(daemon.url, aliceKey)
     bob = await openSession(daemon.url, bobKey)
     aliceMemory = await openSession(daemon.url, aliceKey, "memory")
@@ -92,6 +105,54 @@ describe("isolation and probing", () => {
     for (const [who, id] of [[alice, asking.run_id], [bob, bobs.run_id]] as const) {
       ok("stop", await who.call("agent_run_stop", { run_id: id }, CALL_MS))
     }
+  })
+
+  /** One A2A JSON-RPC request of bob's, answered raw. */
+  const bobA2a = (method: string, params: Record<string, unknown>) =>
+    fetch(`${daemon.url}/a2a`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bobKey}`, "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params })
+    }).then(rawAnswer)
+  /** One 2026-07-28 MCP request of bob's with the Tasks extension declared, answered raw. */
+  const bobTask = (method: string, params: { readonly taskId: string } & Record<string, unknown>) => {
+    const request = modernRequest(bobKey, 7, method, { ...params, _meta: { "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } } } })
+    return fetch(`${daemon.url}/mcp/agents/mcp`, { ...request, headers: { ...request.headers, "mcp-name": params.taskId } }).then(rawAnswer)
+  }
+
+  it("A2A tasks and MCP tasks answer another client's task exactly like an unknown id, byte for byte", async () => {
+    const sent = await fetch(`${daemon.url}/a2a`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${aliceKey}`, "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "iso-1", role: "ROLE_USER", parts: [{ text: "isolation [sim:slow=60s]" }] }, configuration: { returnImmediately: true } } })
+    }).then((r) => r.json() as Promise<Record<string, any>>)
+    const taskId = sent["result"].task.id as string
+    const probes: ReadonlyArray<readonly [string, (id: string) => Promise<RawAnswer>]> = [
+      ["a2a GetTask", (id) => bobA2a("GetTask", { id })],
+      ["a2a GetTask with history", (id) => bobA2a("GetTask", { id, historyLength: 5 })],
+      ["a2a CancelTask", (id) => bobA2a("CancelTask", { id })],
+      ["a2a ListTaskPushNotificationConfigs", (id) => bobA2a("ListTaskPushNotificationConfigs", { taskId: id })],
+      ["mcp tasks/get", (id) => bobTask("tasks/get", { taskId: id })],
+      ["mcp tasks/cancel", (id) => bobTask("tasks/cancel", { taskId: id })],
+      ["mcp tasks/update", (id) => bobTask("tasks/update", { taskId: id, inputResponses: {} })]
+    ]
+    for (const [what, probe] of probes) {
+      const unknown = randomRunId()
+      const onForeign = await probe(taskId)
+      const onUnknown = await probe(unknown)
+      expect(onForeign.status, what).toBeLessThan(500)
+      expect(onForeign.body, what).not.toContain("isolation")
+      expect(withoutId(onForeign, taskId), what).toEqual(withoutId(onUnknown, unknown))
+      // A not-found answer, not a refusal of the request before the task was looked up.
+      expect(onForeign.body, what).toMatch(/bridge\.run_not_found|Task not found/)
+    }
+    // Still alice's, still running.
+    const mine = await fetch(`${daemon.url}/a2a`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${aliceKey}`, "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "CancelTask", params: { id: taskId } })
+    }).then((r) => r.json() as Promise<Record<string, any>>)
+    expect(mine["result"]?.id).toBe(taskId)
   })
 
   it("notes: another client's private notes never show, and its note ids answer like unknown ones", async () => {
@@ -172,7 +233,15 @@ describe("isolation and probing", () => {
       })
       results.push(result)
     }
+    // The other faces of a run: an A2A task and an MCP task.
+    const faces: ReadonlyArray<readonly [string, (id: string) => Promise<RawAnswer>]> = [
+      ["a2a GetTask", (id) => bobA2a("GetTask", { id })],
+      ["mcp tasks/get", (id) => bobTask("tasks/get", { taskId: id })]
+    ]
+    for (const [what, probe] of faces) {
+      results.push(await compareLatencies(what, 200, { foreign: () => probe(run.run_id), unknown: () => probe(randomRunId()) }))
+    }
     console.log(`probe timing (ms; ${results[0]!.samples} interleaved samples each):\n${results.map((r) => `  ${r.describe}`).join("\n")}`)
     for (const r of results) expect(r.withinNoise, r.describe).toBe(true)
-  }, 180_000)
+  }, 300_000)
 })

@@ -94,7 +94,9 @@ describe("migration 0007: times as epoch milliseconds", () => {
         VALUES ('apr_e', 'run_approval', 'bob', 'pending', 0, 'run_1', 'req_1', '{}')`))).toBe(true)
       const indexes = yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' AND tbl_name IN ('inbox', 'memory_notes', 'clients') ORDER BY name`
       expect(indexes.map((i) => i.name)).toEqual([
-        "inbox_closed_decided_at", "inbox_pending_client", "inbox_pending_skill", "inbox_run_request", "inbox_state_created", "memory_notes_namespace"
+        "inbox_closed_decided_at", "inbox_pending_client", "inbox_pending_skill", "inbox_run_request", "inbox_state_created",
+        // Migration 0014 (per-client quotas), run after 0007 here.
+        "memory_notes_client", "memory_notes_namespace"
       ])
       expect((yield* sql<{ freelist_count: number }>`PRAGMA freelist_count`)[0]!.freelist_count).toBe(0)
       expect((yield* sql<{ n: number }>`SELECT count(*) AS n FROM temp.sqlite_master`)[0]!.n).toBe(0)

@@ -23,7 +23,8 @@ export const SUBSTITUTES: Readonly<Record<string, { readonly double: string; rea
   OperatorStops: { double: "OperatorStopsRecording", reason: "records requests and does nothing else; over LedgerTest it needs no daemon" },
   Redactor: { double: "RedactorWith", reason: "pure and in memory; RedactorWith(secrets) registers the test's secrets" },
   Lifecycle: { double: "LifecycleAt", reason: "a Ref in memory: LifecycleAt(phase) starts in the phase the test needs" },
-  RunFollowers: { double: "RunFollowersLocal", reason: "the single daemon's FiberMap, in memory; the run service falls back to it when no RunFollowers is given" }
+  RunFollowers: { double: "RunFollowersLocal", reason: "the single daemon's FiberMap, in memory; the run service falls back to it when no RunFollowers is given" },
+  ClientQuotas: { double: "ClientQuotasFor", reason: "numbers and an in-memory count: ClientQuotasFor(limits) is the real service over the test's numbers" }
 }
 
 export type Sources = ReadonlyMap<string, string>

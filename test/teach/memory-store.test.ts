@@ -1,10 +1,12 @@
 /** The FTS5 memory store: bm25 ranking, prefix and phrase queries, and no way to inject FTS syntax. */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, FastCheck as fc, Option } from "effect"
+import { Effect, Exit, FastCheck as fc, Layer, Option } from "effect"
 import { ftsMatch, MAX_TERMS, parseTerms } from "../../src/services/memory/ftsQuery.ts"
 import { MemoryStore } from "../../src/services/memory/MemoryStore.ts"
 import { MemoryStoreTestOn } from "../../src/services/memory/MemoryStoreTest.ts"
+import { MemoryStoreLive } from "../../src/services/memory/MemoryStoreLive.ts"
+import { ClientQuotasFor } from "../../src/services/quotas/ClientQuotas.ts"
 import { TEST_DIALECT, TestDb } from "../support/testDb.ts"
 
 const layer = MemoryStoreTestOn(TestDb)
@@ -184,4 +186,24 @@ describe("MemoryStoreLive", () => {
       const s = yield* Effect.flip(search("x"))
       expect(s._tag).toBe("MemoryFailed")
     }).pipe(Effect.provide(layer)))
+
+  it.effect("concurrent adds of one client at its quota: exactly the quota is written, the rest refused; another client is not held back", () =>
+    Effect.gen(function* () {
+      const m = yield* MemoryStore
+      const sql = yield* SqlClient.SqlClient
+      const adds = yield* Effect.forEach(
+        Array.from({ length: 12 }, (_, i) => i),
+        (i) => Effect.either(m.add({ namespace: "private:hermes", text: `racing ${i}`, tags: [], client: "racer" })),
+        { concurrency: "unbounded" }
+      )
+      expect(adds.filter((a) => a._tag === "Right")).toHaveLength(3)
+      const refused = adds.flatMap((a) => (a._tag === "Left" ? [a.left] : []))
+      expect(refused.map((e) => e._tag)).toEqual(Array(9).fill("QuotaExceeded"))
+      expect(refused[0]!.message).toContain("limits.memory_notes_per_client")
+      const [row] = yield* sql<{ n: number | string }>`SELECT count(*) AS n FROM memory_notes WHERE client = 'racer'`
+      expect(Number(row!.n)).toBe(3)
+      // Refused notes left nothing in the index either.
+      expect((yield* search("racing", ["private:hermes"])).length).toBe(3)
+      expect((yield* Effect.either(m.add({ namespace: "shared", text: "mine", tags: [], client: "other" })))._tag).toBe("Right")
+    }).pipe(Effect.provide(MemoryStoreLive.pipe(Layer.provide(ClientQuotasFor({ memory_notes_per_client: 3 })), Layer.provideMerge(TestDb)))))
 })

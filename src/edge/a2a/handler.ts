@@ -20,7 +20,8 @@ import type { BridgeError } from "../../domain/errors.ts"
 import { errorCode, errorStatus } from "../../domain/errors.ts"
 import { A2A_ARTIFACT_MAX_BYTES, A2A_LIST_DEFAULT, A2A_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
 import { isTerminal, type RunStatus, type RunView } from "../../domain/runs/view.ts"
-import type { Caller } from "../../request/Caller.ts"
+import { Caller } from "../../request/Caller.ts"
+import { PushConfigs } from "../../services/a2aPush/PushConfigs.ts"
 import type { Progress } from "../../request/Progress.ts"
 import { Runs } from "../../services/runs/Runs.ts"
 import { type MessageInput, messageInput } from "./messageInput.ts"
@@ -123,6 +124,8 @@ const startOrContinue = (input: MessageInput, pushGiven?: TaskPushNotificationCo
       return yield* runs.status(taskId, 0)
     }
     const contextId = input.message.contextId.length > 0 ? input.message.contextId : `a2a-${input.message.messageId}`
+    // A client with no room for its push config is refused before its task starts.
+    if (push !== undefined) yield* Effect.flatMap(Caller, (caller) => Effect.flatMap(PushConfigs, (s) => s.roomFor(caller.client))).pipe(Effect.catchTag("SqlError", Effect.die))
     const started = yield* runs.start({ agent: input.agent, input: input.text, session_key: contextId, idempotency_key: input.message.messageId, face: "a2a" })
     if (push !== undefined) yield* attachPush(started.run_id, push, input.message.messageId)
     return started

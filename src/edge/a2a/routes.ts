@@ -19,6 +19,7 @@ import { ProgressNone } from "../../request/Progress.ts"
 import { Agents } from "../../services/agents/Agents.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import { bearerToken } from "../../services/auth/apiKeys.ts"
+import { ClientQuotas } from "../../services/quotas/ClientQuotas.ts"
 import { Runs } from "../../services/runs/Runs.ts"
 import { originAllowed } from "../http/originGuard.ts"
 import { bridgeErrorResponse, forbidden, jsonError, notFound } from "../http/responses.ts"
@@ -123,16 +124,31 @@ export const a2aRoute = Effect.gen(function* () {
   const issued: IssuedSecret["Type"] = { current: undefined }
   const transport = new JsonRpcTransportHandler(makeHandler(makeRunner(runtime, caller.value, abort.signal, issued), card))
   const id = (parsed as { id?: unknown }).id ?? null
+  const quotas = yield* ClientQuotas
+  const redactor = yield* Redactor
   const answer = yield* Effect.promise(async () => {
     const out = await transport.handle(parsed as Record<string, unknown>, new ServerCallContext())
     if (!isAsyncIterable(out)) return { json: withSigningSecret(out, issued.current) }
+    // A stream takes one of the client's open-stream slots before anything of it runs (its first
+    // step starts the run): a client at its quota is answered with the typed error, nothing started.
+    const slot = await Effect.runPromise(Effect.either(quotas.openStream(caller.value.client, "an A2A stream")))
+    if (slot._tag === "Left") {
+      await out.return(undefined).catch(() => undefined)
+      const refused = a2aErrorOf(slot.left, redactor.text(slot.left.message))
+      return { json: { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(refused) } }
+    }
+    const release = slot.right
     // A stream's first response decides the answer: a failure before it is plain JSON-RPC (the
     // client reads the typed error), else the event stream begins with it.
     try {
       const first = await out.next()
-      if (first.done === true) return { json: { jsonrpc: "2.0", id, result: null } }
-      return { stream: out, first: first.value }
+      if (first.done === true) {
+        await Effect.runPromise(release)
+        return { json: { jsonrpc: "2.0", id, result: null } }
+      }
+      return { stream: out, first: first.value, release }
     } catch (error) {
+      await Effect.runPromise(release)
       return { json: { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) } }
     }
   })
@@ -143,6 +159,7 @@ export const a2aRoute = Effect.gen(function* () {
     id,
     abort,
     token: bearerToken(req.headers["authorization"]),
-    client: caller.value.client
+    client: caller.value.client,
+    release: answer.release
   })
 })

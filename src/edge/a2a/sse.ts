@@ -34,6 +34,8 @@ export interface SseInput {
   readonly token: string | undefined
   readonly client: string
   readonly keepAlive?: Duration.DurationInput | undefined
+  /** Gives back the client's open-stream slot (`ClientQuotas`) when the stream ends, however it ends. */
+  readonly release?: Effect.Effect<void> | undefined
 }
 
 /** The error frame a revoked or rotated key's stream ends with. */
@@ -76,7 +78,8 @@ export const sseFrames = (input: SseInput): Stream.Stream<string, never, Auth> =
   const keepAlive = Stream.tick(input.keepAlive ?? KEEP_ALIVE).pipe(Stream.drop(1), Stream.as(": keep-alive\n\n"))
   const events = Stream.merge(generatorFrames(input), keepAlive, { haltStrategy: "left" })
   // The first of the two to end ends the stream: the task's own end, or the revocation's frame.
-  return Stream.merge(events, revocation(input), { haltStrategy: "either" })
+  const frames = Stream.merge(events, revocation(input), { haltStrategy: "either" })
+  return input.release === undefined ? frames : Stream.ensuring(frames, input.release)
 }
 
 export const sseResponse = (input: SseInput) =>

@@ -25,19 +25,23 @@ import { createMcpHandler, isLegacyRequest, type McpHttpHandler, WebStandardStre
 import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { AuthForbidden } from "../../domain/errors.ts"
+import { CLIENT_QUOTA_DEFAULTS } from "../../domain/limits.ts"
+import { AuthForbidden, type BridgeError, errorCode, errorStatus } from "../../domain/errors.ts"
 import { Caller } from "../../request/Caller.ts"
 import { Progress } from "../../request/Progress.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import { digestKey } from "../../services/auth/apiKeys.ts"
 import { McpSessionStore, type StoredSession } from "../../services/mcp-sessions/McpSessionStore.ts"
+import { ClientQuotas, quotaLimits } from "../../services/quotas/ClientQuotas.ts"
 import { ChangeFeed } from "../../storage/ChangeFeed.ts"
+import { errorBody } from "../http/responses.ts"
 import type { Catalog, ServerKind } from "./catalog/listing.ts"
 import { makeInFlight } from "./inFlight.ts"
 import { authInfoFor, identityOf, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"
 import { callRuntime } from "./runTool.ts"
 import { handshakeOf, replayHandshake } from "./sessionRestore.ts"
 import { makeSkillsBridge } from "./skillsExtension.ts"
+import { taskListenRequest } from "./tasks/taskListen.ts"
 import { makeTasksBridge } from "./tasks/tasksExtension.ts"
 
 export { SERVER_NAMES, SERVER_VERSION } from "./mcpServer.ts"
@@ -46,17 +50,20 @@ const IDLE_LIMIT = Duration.minutes(30)
 /** How often a session's stored last use is moved forward (a write per request would be a write per call). */
 const TOUCH_EVERY_MS = 60_000
 /**
- * Sessions one client may hold. Each is an SDK server and transport kept until DELETE or 30 idle
- * minutes, so a client that never sends DELETE, or initializes in a loop, would otherwise grow the
- * map without bound; past this, its least recently used session is closed.
+ * Sessions one client may hold (`limits.mcp_sessions_per_client`; this is its default). Each is an
+ * SDK server and transport kept until DELETE or 30 idle minutes, so a client that never sends
+ * DELETE, or initializes in a loop, would otherwise grow the map without bound; past this, its least
+ * recently used session is closed.
  */
-export const MAX_SESSIONS_PER_CLIENT = 64
+export const MAX_SESSIONS_PER_CLIENT = CLIENT_QUOTA_DEFAULTS.mcp_sessions_per_client
 /**
- * Sessions one client may hold recorded in the store, over every replica: the cap above is each
- * process's (its least recently used copy goes, and its row with it), this one bounds the rows that
- * replicas which died left behind until their idle expiry (oldest stored use first).
+ * Sessions one client may hold recorded in the store, over every replica, per session one client
+ * may hold here: the cap above is each process's (its least recently used copy goes, and its row
+ * with it), this one bounds the rows that replicas which died left behind until their idle expiry
+ * (oldest stored use first).
  */
-export const MAX_STORED_SESSIONS_PER_CLIENT = 4 * MAX_SESSIONS_PER_CLIENT
+export const STORED_SESSIONS_FACTOR = 4
+export const MAX_STORED_SESSIONS_PER_CLIENT = STORED_SESSIONS_FACTOR * MAX_SESSIONS_PER_CLIENT
 /** The handshake-free protocol revision. */
 const MODERN_PROTOCOL = "2026-07-28"
 /** SSE comment frames on open streams: proxies and clients drop a silent connection. */
@@ -106,6 +113,49 @@ const withStreamPrelude = (res: Response): Response => {
 const sdkOptions = (identity: RequestIdentity, parsedBody: unknown) =>
   parsedBody === undefined ? { authInfo: authInfoFor(identity) } : { authInfo: authInfoFor(identity), parsedBody }
 
+/** A refusal before the SDK sees the request, as every refusal of the daemon: `{"error":{"code","message"}}`. */
+const refusal = (e: BridgeError) =>
+  new Response(JSON.stringify(errorBody(errorCode(e), e.message)), {
+    status: errorStatus(e),
+    headers: { "content-type": "application/json" }
+  })
+
+/**
+ * `res` with `release` run once when its event stream ends (read to its end, cancelled by the client
+ * going away, or failed); at once when it is no event stream (a refusal, a JSON answer).
+ */
+const releasedWithStream = (res: Response, release: () => void): Response => {
+  if (res.body === null || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    release()
+    return res
+  }
+  let released = false
+  const once = () => {
+    if (released) return
+    released = true
+    release()
+  }
+  const reader = res.body.getReader()
+  const body = new ReadableStream<Uint8Array>({
+    pull: async (controller) => {
+      try {
+        const { done, value } = await reader.read()
+        if (done) {
+          once()
+          controller.close()
+        } else controller.enqueue(value)
+      } catch (e) {
+        once()
+        controller.error(e)
+      }
+    },
+    cancel: (reason) => {
+      once()
+      return reader.cancel(reason)
+    }
+  })
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
+}
 export interface McpSessionsShape {
   /**
    * Serves one HTTP request of an MCP server for an authenticated caller (either era). `parsedBody`:
@@ -139,6 +189,28 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
       const run = Runtime.runPromise(runtime)
       const inFlight = yield* makeInFlight
       const config = yield* Effect.serviceOption(AppConfig)
+      const limits = yield* quotaLimits
+      const maxSessions = limits.mcp_sessions_per_client
+      const maxStoredSessions = STORED_SESSIONS_FACTOR * maxSessions
+      const quotas = yield* Effect.serviceOption(ClientQuotas)
+      /**
+       * Serves a request whose answer may be an event stream held open (a session's GET, a Tasks
+       * listen) within the client's open-stream quota: refused with `bridge.quota_exceeded` before
+       * the SDK sees it, else the slot is given back when the stream ends.
+       */
+      const withinStreamQuota = (client: string, what: string, serve: Effect.Effect<Response>) =>
+        Option.match(quotas, {
+          onNone: () => serve,
+          onSome: (q) =>
+            Effect.matchEffect(q.openStream(client, what), {
+              onFailure: (e) => Effect.succeed(refusal(e)),
+              onSuccess: (release) =>
+                serve.pipe(
+                  Effect.onExit((exit) => (exit._tag === "Success" ? Effect.void : release)),
+                  Effect.map((res) => releasedWithStream(res, () => Runtime.runSync(runtime)(release)))
+                )
+            })
+        })
       const retentionDays = Option.match(config, { onNone: () => DEFAULT_RETENTION_DAYS, onSome: (c) => c.bridge.run_retention_days })
       const deps: ServerDeps = {
         catalog,
@@ -207,7 +279,7 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
       /** Closes `owner`'s least recently used sessions beyond its cap (here; the store keeps its own cap). */
       const enforceCap = (owner: string) => {
         const own = [...sessions].filter(([, s]) => s.owner === owner).map(([id]) => id)
-        const beyond = own.slice(0, Math.max(0, own.length - MAX_SESSIONS_PER_CLIENT))
+        const beyond = own.slice(0, Math.max(0, own.length - maxSessions))
         if (beyond.length > 0) void run(end(beyond))
       }
 
@@ -230,7 +302,7 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
               if (recorded) {
                 const row: StoredSession = { sessionId: id, client: identity.caller.client, kind, keyDigest: digestKey(identity.token), lastSeenAt: at, ...handshake }
                 await run(storeStep("recording a session", (s) =>
-                  Effect.flatMap(s.record(row, MAX_STORED_SESSIONS_PER_CLIENT), (beyond) => {
+                  Effect.flatMap(s.record(row, maxStoredSessions), (beyond) => {
                     // Recorded: touched from now on, and checked when sessions end elsewhere.
                     const own = sessions.get(id)
                     if (own !== undefined) own.lastStored = at
@@ -308,8 +380,13 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
           } else {
             transport = yield* open(kind, identity, handshakeOf(parsedBody))
           }
-          const res = yield* Effect.promise(() => transport.handleRequest(request, sdkOptions(identity, parsedBody)))
-          return request.method === "GET" ? withStreamPrelude(res) : res
+          if (request.method !== "GET") return yield* Effect.promise(() => transport.handleRequest(request, sdkOptions(identity, parsedBody)))
+          // A session's GET stream is held open: one of the client's open streams.
+          return yield* withinStreamQuota(
+            identity.caller.client,
+            "an MCP session's GET stream",
+            Effect.map(Effect.promise(() => transport.handleRequest(request, sdkOptions(identity, parsedBody))), withStreamPrelude)
+          )
         })
 
       const handle: McpSessionsShape["handle"] = (kind, request, identity, parsedBody) =>
@@ -324,9 +401,16 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             (version !== null && version !== MODERN_PROTOCOL && version.startsWith("2025-")) ||
             (version !== MODERN_PROTOCOL && (yield* Effect.promise(() => isLegacyRequest(request, parsedBody).catch(() => true))))
           if (legacy) return yield* handleLegacy(kind, request, identity, sid, parsedBody)
-          // Task notifications on subscriptions/listen are the Tasks extension's (tasks/taskListen.ts).
-          const listen = kind === "agents" ? deps.tasks?.listen(parsedBody, identity.caller, forkListen) : undefined
-          if (listen !== undefined) return listen
+          // Task notifications on subscriptions/listen are the Tasks extension's (tasks/taskListen.ts),
+          // each stream one of the client's open streams.
+          if (kind === "agents" && deps.tasks !== undefined && taskListenRequest(parsedBody) !== undefined) {
+            const tasks = deps.tasks
+            return yield* withinStreamQuota(
+              identity.caller.client,
+              "an MCP Tasks listen",
+              Effect.sync(() => tasks.listen(parsedBody, identity.caller, forkListen)!)
+            )
+          }
           return yield* Effect.promise(() => modern[kind].fetch(request, sdkOptions(identity, parsedBody)))
         })
 

@@ -14,7 +14,10 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Context, Data, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
+import type { QuotaExceeded } from "../../domain/errors.ts"
 import { A2A_PUSH_CONFIGS_PER_TASK } from "../../domain/limits.ts"
+import { quotaExceeded, quotaLimits } from "../quotas/ClientQuotas.ts"
+import { pushDialect } from "./pushDialect.ts"
 import { DbMemory } from "../../storage/Db.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 
@@ -142,7 +145,16 @@ type Op<A> = Effect.Effect<A, SqlError | ParseError>
 
 export interface PushConfigsShape {
   /** Records a config, or replaces the one of that id on the task (its state stays); bounded per task. */
-  readonly put: (config: NewConfig) => Effect.Effect<PushConfig, SqlError | ParseError | TooManyConfigs>
+  /**
+   * `QuotaExceeded` (nothing stored) when a new config would take its client past
+   * `limits.push_configs_per_client` (over all its tasks); replacing a stored one is no new config.
+   */
+  readonly put: (config: NewConfig) => Effect.Effect<PushConfig, SqlError | ParseError | TooManyConfigs | QuotaExceeded>
+  /**
+   * `QuotaExceeded` when `client` holds all the push configs it may: checked before a message that
+   * carries one starts its task, so a refused config starts nothing (`put` checks again).
+   */
+  readonly roomFor: (client: string) => Effect.Effect<void, SqlError | QuotaExceeded>
   readonly get: (runId: string, id: string) => Op<Option.Option<PushConfig>>
   readonly list: (runId: string) => Op<ReadonlyArray<PushConfig>>
   /** Deletes a config and its notifications not yet sent; true when there was one. */
@@ -177,11 +189,20 @@ export class PushConfigs extends Context.Tag("agent-bridge/a2aPush/PushConfigs")
 export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const inTransaction = transactionKeepingCause(sql)
+  const limits = yield* quotaLimits
+  const dialect = yield* pushDialect(sql)
   const get = (runId: string, id: string) =>
     sql`SELECT * FROM a2a_push_configs WHERE run_id = ${runId} AND config_id = ${id}`.pipe(
       Effect.flatMap(decodeConfigs),
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toConfig))
     )
+  const roomFor = (client: string) =>
+    Effect.gen(function* () {
+      const held = Number((yield* sql<{ n: number }>`SELECT count(*) AS n FROM a2a_push_configs WHERE client = ${client}`)[0]?.n ?? 0)
+      if (held >= limits.push_configs_per_client) {
+        return yield* quotaExceeded("push_configs_per_client", limits.push_configs_per_client, `no more push configs (${held} stored over this client's tasks)`)
+      }
+    })
   const list = (runId: string) =>
     sql`SELECT * FROM a2a_push_configs WHERE run_id = ${runId} ORDER BY created_at, config_id`.pipe(
       Effect.flatMap(decodeConfigs),
@@ -191,6 +212,8 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
     put: (c) =>
       inTransaction(Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
+        // The client's puts take turns: the bounds below are counted with nobody else's insert between.
+        yield* dialect.lockClient(c.client)
         const existing = yield* get(c.runId, c.id)
         if (Option.isSome(existing)) {
           const token = c.tokenGiven ? c.token : existing.value.token
@@ -201,6 +224,7 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
         } else {
           const count = yield* sql<{ n: number }>`SELECT count(*) AS n FROM a2a_push_configs WHERE run_id = ${c.runId}`
           if (Number(count[0]?.n ?? 0) >= A2A_PUSH_CONFIGS_PER_TASK) return yield* new TooManyConfigs({ max: A2A_PUSH_CONFIGS_PER_TASK })
+          yield* roomFor(c.client)
           yield* sql`INSERT INTO a2a_push_configs (run_id, config_id, client, url, token, auth_scheme, auth_credentials, signing_secret, created_at, last_state, finished)
             VALUES (${c.runId}, ${c.id}, ${c.client}, ${c.url}, ${c.token}, ${c.authScheme}, ${c.authCredentials}, ${Redacted.value(c.signingSecret)}, ${now}, '', 0)`
         }
@@ -208,6 +232,7 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
         if (Option.isNone(stored)) return yield* Effect.dieMessage(`push config ${c.id} was written but cannot be read back`)
         return stored.value
       })),
+    roomFor,
     get,
     list,
     remove: (runId, id) =>

@@ -7,7 +7,7 @@
  */
 import type { Effect, Option } from "effect"
 import { Context } from "effect"
-import type { MemoryFailed, MemoryInvalid } from "../../domain/errors.ts"
+import type { MemoryFailed, MemoryInvalid, QuotaExceeded } from "../../domain/errors.ts"
 
 export interface NoteInput {
   readonly namespace: string
@@ -42,8 +42,12 @@ export interface ListRequest {
 }
 
 export interface MemoryStoreShape {
-  /** `MemoryInvalid` when the database cannot hold the text (NUL on PostgreSQL). */
-  readonly add: (note: NoteInput) => Effect.Effect<Note, MemoryInvalid | MemoryFailed>
+  /**
+   * `MemoryInvalid` when the database cannot hold the text (NUL on PostgreSQL); `QuotaExceeded`
+   * (nothing written) when the note would take its client past `limits.memory_notes_per_client`
+   * or `limits.memory_bytes_per_client`.
+   */
+  readonly add: (note: NoteInput) => Effect.Effect<Note, MemoryInvalid | MemoryFailed | QuotaExceeded>
   /** Best matches first. */
   readonly search: (request: SearchRequest) => Effect.Effect<ReadonlyArray<ScoredNote>, MemoryInvalid | MemoryFailed>
   /** Newest first. */

@@ -10,6 +10,7 @@ import type { ParseError } from "effect/ParseResult"
 import { IsoFromEpochMs, nowIso } from "../../common/time.ts"
 import { randomBytes } from "node:crypto"
 import { MemoryFailed, MemoryInvalid } from "../../domain/errors.ts"
+import { quotaExceeded, quotaLimits } from "../quotas/ClientQuotas.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { parseTerms } from "./ftsQuery.ts"
 import { memoryIndex } from "./memoryIndex.ts"
@@ -31,6 +32,9 @@ const NoteRow = Schema.Struct({
 const decodeNotes = Schema.decodeUnknown(Schema.Array(NoteRow))
 const decodeScored = Schema.decodeUnknown(Schema.Array(Schema.extend(NoteRow, Schema.Struct({ rank: Schema.Number }))))
 const decodeSeqs = Schema.decodeUnknown(Schema.Array(Schema.Struct({ seq: Schema.Int })))
+/** A client's notes and their bytes (PostgreSQL's count and sum are bigints, sent as text). */
+const Count = Schema.Union(Schema.Number, Schema.NumberFromString)
+const decodeHeld = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Count, b: Count })))
 const storedTime = Schema.encode(IsoFromEpochMs)
 
 const toNote = (r: typeof NoteRow.Type): Note => ({
@@ -56,6 +60,29 @@ export const MemoryStoreLive = Layer.effect(
     const inTransaction = transactionKeepingCause(sql)
     const index = yield* memoryIndex(sql)
     const cols = sql`n.id, n.namespace, n.text, n.tags, n.client, n.created_at`
+    const limits = yield* quotaLimits
+
+    /**
+     * Refuses a note that would take its client past its quotas (notes, bytes), counted under the
+     * client's lock in the insert's transaction: concurrent adds of one client take turns.
+     */
+    const withinQuota = (client: string, bytes: number) =>
+      Effect.gen(function* () {
+        yield* index.lockClient(client)
+        const [held] = yield* sql`SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b FROM memory_notes WHERE client = ${client}`.pipe(Effect.flatMap(decodeHeld))
+        const notes = held?.n ?? 0
+        const stored = held?.b ?? 0
+        if (notes >= limits.memory_notes_per_client) {
+          return yield* quotaExceeded("memory_notes_per_client", limits.memory_notes_per_client, `no more notes (${notes} stored)`)
+        }
+        if (stored + bytes > limits.memory_bytes_per_client) {
+          return yield* quotaExceeded(
+            "memory_bytes_per_client",
+            limits.memory_bytes_per_client,
+            `this note (${bytes} bytes) does not fit beside the ${stored} bytes of notes stored`
+          )
+        }
+      })
 
     const add = (input: NoteInput) =>
       Effect.gen(function* () {
@@ -63,15 +90,19 @@ export const MemoryStoreLive = Layer.effect(
         if (refused !== null) return yield* new MemoryInvalid({ message: refused })
         const note: Note = { ...input, id: newNoteId(), created_at: yield* nowIso }
         const createdAt = yield* storedTime(note.created_at)
+        const tags = JSON.stringify(note.tags)
+        const bytes = Buffer.byteLength(note.text, "utf8") + Buffer.byteLength(tags, "utf8")
         yield* inTransaction(
           Effect.gen(function* () {
+            yield* withinQuota(note.client, bytes)
             const inserted = yield* sql`INSERT INTO memory_notes ${sql.insert({
               id: note.id,
               namespace: note.namespace,
               text: note.text,
-              tags: JSON.stringify(note.tags),
+              tags,
               client: note.client,
-              created_at: createdAt
+              created_at: createdAt,
+              bytes
             })} RETURNING seq`.pipe(Effect.flatMap(decodeSeqs))
             const seq = inserted[0]?.seq
             yield* index.add(seq ?? null, note.text, indexedTags(note.tags))

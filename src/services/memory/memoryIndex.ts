@@ -20,6 +20,11 @@ export interface MemoryIndex {
   readonly add: (seq: number | null, text: string, tags: string) => Effect.Effect<void, SqlError>
   readonly remove: (seq: number) => Effect.Effect<void, SqlError>
   /**
+   * Inside a note's insert transaction: holds `client`'s notes against its other inserts until the
+   * commit, so that two adds (on two replicas) count the client's notes against its quota in turn.
+   */
+  readonly lockClient: (client: string) => Effect.Effect<void, SqlError>
+  /**
    * The notes of `namespaces` that match any of `terms` (`parseTerms`'s, at least one), best
    * first (ties newest first), at most `limit`: rows of `cols` (over `memory_notes n`) and `rank`,
    * lower is better.

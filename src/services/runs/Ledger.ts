@@ -144,6 +144,12 @@ export interface LedgerShape {
   /** Inserts a run and its `run.started` event. */
   readonly insert: (run: NewRun) => Effect.Effect<RunRecord, LedgerError | IdempotencyTaken | ClientAtCap>
   readonly get: (runId: string) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
+  /**
+   * The run when `client` owns it (`null`: whoever does, the admin's read), by id and owner in one
+   * statement: another client's run id and an id nobody minted take the same path and the same
+   * answer (none), so how long the answer takes tells nothing of which it was.
+   */
+  readonly getOwned: (runId: string, client: string | null) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
   /** The run holding this prefixed idempotency key on this profile, whoever owns it. */
   readonly byIdempotencyKey: (profile: string, key: string) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
   /** Runs of this client that have not ended. */

@@ -190,6 +190,11 @@ export const makeLedgerSql = Effect.gen(function* () {
 
     get: (runId) => getRow(runId).pipe(Effect.mapError(fail("get"))),
 
+    getOwned: (runId, client) =>
+      (client === null ? getRow(runId) : sql`SELECT * FROM runs WHERE run_id = ${runId} AND client = ${client}`.pipe(Effect.flatMap(firstRecord))).pipe(
+        Effect.mapError(fail("getOwned"))
+      ),
+
     byIdempotencyKey: (profile, key) =>
       sql`SELECT * FROM runs WHERE profile = ${profile} AND idempotency_key = ${key}`.pipe(
         Effect.flatMap(firstRecord),

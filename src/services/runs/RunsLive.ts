@@ -11,14 +11,14 @@ import { Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { InvalidOffset, RunNotFound, type StoreUnavailable } from "../../domain/errors.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
-import { Caller, type CallerShape } from "../../request/Caller.ts"
+import { Caller } from "../../request/Caller.ts"
 import { Inbox } from "../inbox/Inbox.ts"
 import { Lifecycle } from "../../common/Lifecycle.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { Runs, type RunsShape } from "./Runs.ts"
 import { makeControl } from "./control.ts"
 import { makeFollower } from "./follower.ts"
-import { isLedgerFailure, Ledger, ledgerFailureText, type LedgerError, type LedgerRunMissing, type RunRecord } from "./Ledger.ts"
+import { isLedgerFailure, Ledger, ledgerFailureText, type LedgerError, type LedgerRunMissing } from "./Ledger.ts"
 import { LedgerLive } from "./LedgerSql.ts"
 import { startRetention } from "./retention.ts"
 import { makeRunSignals } from "./RunSignals.ts"
@@ -82,17 +82,20 @@ export const makeRuns = Effect.gen(function* () {
   const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) =>
     Effect.catchIf(e, isLedgerFailure, (x) => failOnOutage(x, place, Effect.dieMessage(ledgerFailureText(x)))) as Effect.Effect<A, Exclude<E, LedgerError | LedgerRunMissing> | StoreUnavailable, R>
 
-  /** Another client's run is reported exactly like an unknown id (same message, same single read). */
+  /** Another client's run is reported exactly like an unknown id (same message). */
   const notFound = (runId: string) => new RunNotFound({ message: `no run ${JSON.stringify(runId.slice(0, 80))}` })
-  const visible = (caller: CallerShape, r: RunRecord) => caller.isAdmin || r.client === caller.client
 
-  /** The caller's run, after the readiness check. */
+  /**
+   * The caller's run, after the readiness check. Read by id and owner in one statement: another
+   * client's run id takes the same path as an unknown one (the row is never read to be checked
+   * afterwards, which made a foreign id measurably slower to refuse).
+   */
   const own = (runId: string) =>
     Effect.gen(function* () {
       yield* lifecycle.requireReady
       const caller = yield* Caller
-      const found = yield* orDie(ledger.get(runId))
-      if (Option.isNone(found) || !visible(caller, found.value)) return yield* notFound(runId)
+      const found = yield* orDie(ledger.getOwned(runId, caller.isAdmin ? null : caller.client))
+      if (Option.isNone(found)) return yield* notFound(runId)
       return found.value
     })
 

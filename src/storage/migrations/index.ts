@@ -19,6 +19,7 @@ import pgRunFace from "./pg/0009_run_face.ts"
 import pgA2aPush from "./pg/0010_a2a_push.ts"
 import pgMcpSessions from "./pg/0011_mcp_sessions.ts"
 import pgInboxSessions from "./pg/0012_inbox_sessions.ts"
+import pgClientQuotas from "./pg/0014_client_quotas.ts"
 import identity from "./sqlite/0001_identity.ts"
 import ledger from "./sqlite/0002_ledger.ts"
 import inbox from "./sqlite/0003_inbox.ts"
@@ -30,6 +31,7 @@ import runFace from "./sqlite/0009_run_face.ts"
 import a2aPush from "./sqlite/0010_a2a_push.ts"
 import mcpSessions from "./sqlite/0011_mcp_sessions.ts"
 import inboxSessions from "./sqlite/0012_inbox_sessions.ts"
+import clientQuotas from "./sqlite/0014_client_quotas.ts"
 
 type Migration = Effect.Effect<unknown, unknown, SqlClient.SqlClient>
 
@@ -56,5 +58,6 @@ export const migrations: Record<string, Migration> = {
   "0010_a2a_push": forDialects({ sqlite: a2aPush, pg: pgA2aPush }),
   "0011_mcp_sessions": forDialects({ sqlite: mcpSessions, pg: pgMcpSessions }),
   "0012_inbox_sessions": forDialects({ sqlite: inboxSessions, pg: pgInboxSessions }),
-  "0013_push_signing_secret": pushSigningSecret
+  "0013_push_signing_secret": pushSigningSecret,
+  "0014_client_quotas": forDialects({ sqlite: clientQuotas, pg: pgClientQuotas })
 }

@@ -66,6 +66,9 @@ export const termsQuery = (terms: ReadonlyArray<FtsTerm>): string | null => {
   return parts.length === 0 ? null : parts.join(" | ")
 }
 
+/** The first key of the memory's per-client advisory lock (the second is the client's hash). */
+const MEMORY_CLIENT_LOCK = 0x6d656d31
+
 export const memoryIndexPg = (sql: SqlClient.SqlClient): MemoryIndex => ({
   // PostgreSQL's text type cannot hold U+0000 (SQLite's can): the note is refused, not altered.
   refuses: (text) => (text.includes("\u0000") ? "the note holds the NUL character (U+0000), which this bridge's PostgreSQL store cannot hold; remove it" : null),
@@ -73,6 +76,8 @@ export const memoryIndexPg = (sql: SqlClient.SqlClient): MemoryIndex => ({
     Effect.asVoid(sql`UPDATE memory_notes SET search = CAST(${noteVector(text, tags)} AS tsvector) WHERE seq = ${seq}`),
   // The vector lives in the note's row: deleting the note removed it.
   remove: () => Effect.void,
+  // A transaction-scoped advisory lock per client (its own class, apart from the ledger's).
+  lockClient: (client) => Effect.asVoid(sql`SELECT pg_advisory_xact_lock(${MEMORY_CLIENT_LOCK}, hashtext(${client}))`),
   search: (cols, terms, namespaces, limit) => {
     const query = termsQuery(terms)
     if (query === null) return Effect.succeed([])

@@ -12,6 +12,8 @@ export const memoryIndexSqlite = (sql: SqlClient.SqlClient): MemoryIndex => ({
   refuses: () => null,
   add: (seq, text, tags) => Effect.asVoid(sql`INSERT INTO memory_fts (rowid, text, tags) VALUES (${seq}, ${text}, ${tags})`),
   remove: (seq) => Effect.asVoid(sql`DELETE FROM memory_fts WHERE rowid = ${seq}`),
+  // One connection writes at a time: the count and the insert of a transaction are never interleaved.
+  lockClient: () => Effect.void,
   search: (cols, terms, namespaces, limit) => sql`
     SELECT ${cols}, bm25(memory_fts, 1.0, 0.5) AS rank
     FROM memory_fts JOIN memory_notes n ON n.seq = memory_fts.rowid
