@@ -9,6 +9,7 @@ import { runTool } from "../../src/edge/mcp/runTool.ts"
 import { ERROR_META_KEY, toolErrorResult } from "../../src/edge/mcp/toolResult.ts"
 import { defineTool } from "../../src/edge/mcp/ToolDef.ts"
 import { Caller } from "../../src/request/Caller.ts"
+import { turnLoopEvery } from "../support/loopTurn.ts"
 
 /** The seed's failure table, written out independently of the implementation. */
 const SEED: Record<string, readonly [string, number | "hermes"]> = {
@@ -45,6 +46,8 @@ const arbitraryError = Arbitrary.make(BridgeError)
 const toolName = fc.stringMatching(/^[a-z_]{1,30}$/)
 
 describe("error table", () => {
+  // Property runs settle through promises alone: the loop turns as they go (test/support/loopGuard.ts).
+  const turn = turnLoopEvery()
   it("has one row per code of the seed's table plus auth.forbidden, invalid_input and quota_exceeded", () => {
     expect(Object.keys(ErrorTable).sort()).toEqual(Object.keys(SEED).sort())
     expect(new Set(Object.values(ErrorTable).map((r) => r.code)).size).toBe(Object.keys(SEED).length)
@@ -89,6 +92,7 @@ describe("error table", () => {
           handler: () => (asDefect ? Effect.die(new Error(marker)) : Effect.die(marker))
         })
         const result = yield* runTool(tool, {}, Caller.admin, { enabled: false, report: () => Effect.void })
+        yield* turn
         const text = JSON.stringify(result)
         expect(result.isError).toBe(true)
         expect(text).toContain("bridge.internal: internal error; incident inc_")
