@@ -155,6 +155,11 @@ describe("daemon over HTTP", () => {
     expect(res.status).toBe(403)
     const health = await rawPost(`${daemon.url}/healthz`, { host: "rebind.example" })
     expect(health.status).toBe(403)
+    // Not a host[:port]: refused, though it starts with a loopback name (issue 37 item 8d).
+    for (const host of ["localhost:1@evil.com", "127.0.0.1/x", "localhost:80:81"]) {
+      const card = await rawPost(`${daemon.url}/.well-known/agent-card.json`, { host })
+      expect(card.status, host).toBe(403)
+    }
   })
 
   it("reports readiness on /healthz", async () => {
