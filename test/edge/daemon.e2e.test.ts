@@ -163,7 +163,7 @@ describe("daemon over HTTP", () => {
   })
 
   it("reports readiness on /healthz", async () => {
-    const res = await fetch(`${daemon.url}/healthz`)
+    const res = await fetch(`${daemon.url}/healthz`, { headers: { authorization: `Bearer ${daemon.adminKey}` } })
     expect(res.status).toBe(200)
     const body = await res.json()
     expect(body).toMatchObject({ status: "ok", ready: true, ledger: "ok" })

@@ -24,7 +24,9 @@ import { nestsDeeperThan } from "../http/jsonDepth.ts"
 import { originAllowed } from "../http/originGuard.ts"
 import { readBodyUpTo } from "../http/webExchange.ts"
 import { bridgeErrorResponse, forbidden, jsonError, notFound } from "../http/responses.ts"
-import { agentCard, agentCardJson } from "./card.ts"
+import { agentCard, agentCardJson, PUBLIC_CARD_VERSION } from "./card.ts"
+import { SERVER_VERSION } from "../mcp/mcpServer.ts"
+import { requestHasOperatorKey } from "../http/operatorKey.ts"
 import { a2aErrorOf, type A2ARunner, makeHandler } from "./handler.ts"
 import { sseResponse } from "./sse.ts"
 import type { PushEnv } from "./pushMethods.ts"
@@ -42,7 +44,9 @@ export const agentCardRoute = Effect.gen(function* () {
   if (req.method !== "GET" && req.method !== "HEAD") {
     return jsonError(405, "method_not_allowed", "the agent card takes GET").pipe(HttpServerResponse.setHeader("allow", "GET, HEAD"))
   }
-  return HttpServerResponse.unsafeJson(agentCardJson(baseUrl(req), yield* Agents.list, pushOffered(yield* AppConfig)))
+  // The bridge's version only to the operator's keys (admin key, metrics token).
+  const version = (yield* requestHasOperatorKey) ? SERVER_VERSION : PUBLIC_CARD_VERSION
+  return HttpServerResponse.unsafeJson(agentCardJson(baseUrl(req), yield* Agents.list, pushOffered(yield* AppConfig), version))
 })
 
 const rpcError = (status: number, code: number, message: string, id: unknown = null) =>

@@ -18,6 +18,7 @@ import { a2aRoute, agentCardRoute } from "../a2a/routes.ts"
 import { A2A_PATH, AGENT_CARD_PATH } from "../a2a/card.ts"
 import { healthReport } from "./health.ts"
 import { METRICS_PATH, metricsResponse } from "./metrics.ts"
+import { requestHasOperatorKey } from "./operatorKey.ts"
 import { hostAllowed } from "./hostGuard.ts"
 import { originAllowed } from "./originGuard.ts"
 import { bridgeErrorResponse, forbidden, jsonError, notFound } from "./responses.ts"
@@ -86,7 +87,18 @@ const mcpEndpoint = (kind: ServerKind) =>
 /** Other paths under a server's prefix: 404, but only to a caller the endpoint would let in. */
 const mcpElsewhere = (kind: ServerKind) => mcpGate(kind, () => Effect.succeed(notFound()))
 
-const health = Effect.map(healthReport, (report) => HttpServerResponse.unsafeJson(report, { status: report.ready ? 200 : 503 }))
+/**
+ * `/healthz`: the whole report to the operator's keys (admin key, metrics token); to anyone else a
+ * status and readiness only (no profile, no storage place, no database address).
+ */
+const health = Effect.gen(function* () {
+  const report = yield* healthReport
+  const whole = yield* requestHasOperatorKey
+  return HttpServerResponse.unsafeJson(whole ? report : { status: report.status, ready: report.ready }, {
+    status: report.ready ? 200 : 503,
+    headers: { "cache-control": "no-store" }
+  })
+})
 
 /**
  * The inbox page answers its own paths (its table is in inbox/routes.ts); the operator's console
