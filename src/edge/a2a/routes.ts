@@ -12,7 +12,8 @@ import { Cause, type Context, Effect, Exit, FiberId, Option, Runtime } from "eff
 import { AppConfig } from "../../config/AppConfig.ts"
 import { logIncident } from "../../common/incident.ts"
 import { Redactor } from "../../common/Redactor.ts"
-import { isBridgeError } from "../../domain/errors.ts"
+import { InvalidInput, isBridgeError } from "../../domain/errors.ts"
+import { NUL_REFUSAL, nulPath, pathText } from "../../domain/text.ts"
 import { A2A_BODY_MAX_BYTES, A2A_JSON_DEPTH_MAX } from "../../domain/limits.ts"
 import { Caller, type CallerShape } from "../../request/Caller.ts"
 import { ProgressNone } from "../../request/Progress.ts"
@@ -120,6 +121,13 @@ export const a2aRoute = Effect.gen(function* () {
   // Refused before any decoder walks it: the SDK's recursive decoding overflowed the stack (-32603).
   if (nestsDeeperThan(parsed, A2A_JSON_DEPTH_MAX)) {
     return rpcError(200, -32700, `the request body nests deeper than ${A2A_JSON_DEPTH_MAX} levels`, idOf(parsed))
+  }
+  // A NUL in any string of the request is invalid input (PostgreSQL can neither store nor look one up),
+  // refused before any method runs, as the method's own refusal of invalid input reads.
+  const nul = nulPath(parsed)
+  if (nul !== undefined) {
+    const refusal = new InvalidInput({ message: `invalid arguments: ${pathText(nul)} ${NUL_REFUSAL}` })
+    return HttpServerResponse.unsafeJson({ jsonrpc: "2.0", id: idOf(parsed), error: JsonRpcTransportHandler.mapToJSONRPCError(a2aErrorOf(refusal, refusal.message)) })
   }
   // JSON-RPC's own "invalid request" (-32600) for a bad envelope; the SDK would call it invalid params.
   const envelope = parsed as { jsonrpc?: unknown; method?: unknown; id?: unknown } | null

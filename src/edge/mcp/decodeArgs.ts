@@ -6,6 +6,7 @@
  */
 import { Effect, Either, Option, type ParseResult, Schema, SchemaAST } from "effect"
 import { type BridgeError, InvalidInput } from "../../domain/errors.ts"
+import { NUL_REFUSAL, nulPath, pathText } from "../../domain/text.ts"
 import type { ToolDef } from "./ToolDef.ts"
 
 const MAX_MESSAGE = 500
@@ -178,6 +179,13 @@ const OPTIONS = { onExcessProperty: "error" } as const
 
 export const decodeArgs = <I>(tool: ToolDef<I, any, any>, args: unknown): Effect.Effect<I, BridgeError> => {
   const input = args ?? {}
+  // No tool takes a NUL in any string (PostgreSQL cannot store one, nor look one up): refused first.
+  const nul = nulPath(input)
+  if (nul !== undefined) {
+    const at = pathText(nul)
+    const message = `invalid arguments: ${at} ${NUL_REFUSAL}`
+    return Effect.fail(tool.invalidInput?.(nul.length === 0 ? undefined : String(nul[0]), message) ?? new InvalidInput({ message }))
+  }
   return Schema.decodeUnknown(tool.input, { ...OPTIONS, errors: "first" })(input).pipe(
     Effect.mapError((firstIssue) => {
       // Small input: every issue, with the values. Large input: the first, without values.
