@@ -14,6 +14,7 @@ export const PROCESS_FILES: ReadonlyArray<string> = [
   "test/edge/replicas.e2e.test.ts",
   "test/reliability/pgRestart.e2e.test.ts",
   "test/reliability/rollingRestart.e2e.test.ts",
+  "test/reliability/shutdownDeadline.e2e.test.ts",
   "test/runs/replicaCaps.e2e.test.ts",
   "test/runs/runs-failover.e2e.test.ts"
 ]
