@@ -179,13 +179,6 @@ const OPTIONS = { onExcessProperty: "error" } as const
 
 export const decodeArgs = <I>(tool: ToolDef<I, any, any>, args: unknown): Effect.Effect<I, BridgeError> => {
   const input = args ?? {}
-  // No tool takes a NUL in any string (PostgreSQL cannot store one, nor look one up): refused first.
-  const nul = nulPath(input)
-  if (nul !== undefined) {
-    const at = pathText(nul)
-    const message = `invalid arguments: ${at} ${NUL_REFUSAL}`
-    return Effect.fail(tool.invalidInput?.(nul.length === 0 ? undefined : String(nul[0]), message) ?? new InvalidInput({ message }))
-  }
   return Schema.decodeUnknown(tool.input, { ...OPTIONS, errors: "first" })(input).pipe(
     Effect.mapError((firstIssue) => {
       // Small input: every issue, with the values. Large input: the first, without values.
@@ -193,6 +186,14 @@ export const decodeArgs = <I>(tool: ToolDef<I, any, any>, args: unknown): Effect
         ? describeParseError(Either.getLeft(Schema.decodeUnknownEither(tool.input, { ...OPTIONS, errors: "all" })(input)).pipe(Option.getOrElse(() => firstIssue)))
         : describeProblems(problemsOf(firstIssue.issue), false)
       return tool.invalidInput?.(field?.split(".")[0], message) ?? new InvalidInput({ message })
+    }),
+    // No tool takes a NUL in any string (PostgreSQL can neither store nor look one up): refused once
+    // the arguments decode (so a wrong type is named first), before the handler runs.
+    Effect.flatMap((decoded) => {
+      const nul = nulPath(input)
+      if (nul === undefined) return Effect.succeed(decoded)
+      const message = `invalid arguments: ${pathText(nul)} ${NUL_REFUSAL}`
+      return Effect.fail(tool.invalidInput?.(nul.length === 0 ? undefined : String(nul[0]), message) ?? new InvalidInput({ message }))
     })
   )
 }
