@@ -72,3 +72,6 @@ export const refuseNul = (fields: Readonly<Record<string, string | ReadonlyArray
   }
   return Effect.void
 }
+
+/** True when a URL holds a NUL, which can only come percent-encoded (`%00`; Node refuses the raw byte). */
+export const urlHoldsNul = (url: string): boolean => /%00/.test(url)

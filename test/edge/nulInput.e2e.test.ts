@@ -7,6 +7,7 @@
  */
 import type { Client } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClient } from "../inbox/fetchClient.ts"
 import { connectMcp, errorTextOf, startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
 
 type Json = Record<string, any>
@@ -87,5 +88,19 @@ describe("a NUL over A2A", () => {
     const got = await a2a("GetTask", { id: "run_\u0000" })
     expect(JSON.stringify(got.body["error"])).toContain("bridge.invalid_input")
     expect(await runsListed()).toBe(0)
+  })
+})
+
+describe("a NUL in the operator's pages", () => {
+  it("in a run, row or client of a path, or a filter, is not found (never a store failure)", async () => {
+    const web = makeClient(daemon.url)
+    expect((await web.signIn(daemon.adminKey)).status).toBe(303)
+    expect((await web.send("GET", "/inbox/runs/run_%00")).status).toBe(404)
+    expect((await web.send("GET", "/inbox/rows/%00")).status).toBe(404)
+    expect((await web.send("GET", "/inbox/runs?client=%00")).status).toBe(404)
+    expect((await web.send("GET", "/inbox/runs?client=nul")).status).toBe(200)
+    const clients = await web.send("GET", "/inbox/clients")
+    const res = await web.send("POST", "/inbox/clients/nul%00", { csrf: web.csrfOf(clients.body), action: "revoke" })
+    expect(res.status).toBeLessThan(500)
   })
 })

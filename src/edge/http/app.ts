@@ -8,6 +8,7 @@ import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerRe
 import { Cause, Effect, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { bearerToken } from "../../services/auth/apiKeys.ts"
+import { urlHoldsNul } from "../../domain/text.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import type { CallerShape } from "../../request/Caller.ts"
 import type { ServerKind } from "../mcp/catalog/listing.ts"
@@ -107,6 +108,8 @@ const health = Effect.gen(function* () {
 const inbox = Effect.flatMap(
   HttpServerRequest.HttpServerRequest,
   (req): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Effect.Effect.Context<ReturnType<typeof inboxApp>> | Effect.Effect.Context<ReturnType<typeof consoleApp>>> => {
+    // No page, id, name or filter holds a NUL (and PostgreSQL cannot look one up): no such address.
+    if (urlHoldsNul(req.url)) return Effect.succeed(notFound())
     const path = new URL(req.url, "http://bridge.invalid").pathname
     return isConsolePath(path) ? consoleApp(path) : inboxApp(path)
   }
