@@ -33,9 +33,6 @@ export const parseHost = (host: string): HostPort | undefined => {
   return { name, port }
 }
 
-/** The hostname of a Host header value ("example.org:8765" → "example.org", "[::1]:80" → "[::1]"); `undefined` when it is not one. */
-export const hostname = (host: string): string | undefined => parseHost(host)?.name
-
 export const hostAllowed = (host: string | undefined, allowed: ReadonlyArray<string>): boolean => {
   if (host === undefined) return false
   const parsed = parseHost(host)
