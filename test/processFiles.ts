@@ -15,6 +15,7 @@ export const PROCESS_FILES: ReadonlyArray<string> = [
   "test/inbox/replicaSessions.e2e.test.ts",
   "test/reliability/pgRestart.e2e.test.ts",
   "test/reliability/rollingRestart.e2e.test.ts",
+  "test/reliability/shutdownDeadline.e2e.test.ts",
   "test/runs/replicaCaps.e2e.test.ts",
   "test/runs/runs-failover.e2e.test.ts"
 ]

@@ -37,6 +37,7 @@ export const PG_FILES = [
   "test/edge/eras.e2e.test.ts",
   "test/edge/quotas.e2e.test.ts",
   "test/edge/keyRedaction.e2e.test.ts",
+  "test/edge/nulInput.e2e.test.ts",
   "test/edge/revocation.e2e.test.ts",
   "test/edge/sessionReplicas.test.ts",
   "test/edge/shutdown.e2e.test.ts",

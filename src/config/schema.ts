@@ -78,7 +78,12 @@ export const BridgeSection = Schema.Struct({
     Schema.Union(NonEmpty, Schema.transform(Schema.Number, Schema.String, { strict: true, decode: (n) => String(n), encode: (t) => Number(t) }))
   ),
   /** A bearer token for `GET /metrics` only (a scraper then needs no admin key); the admin key always works too. */
-  metrics_token: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(16))))
+  metrics_token: Schema.optional(Schema.Redacted(Schema.String.pipe(Schema.minLength(16)))),
+  /**
+   * Seconds `serve` gives its shutdown (SIGTERM, SIGINT) to finish; past them it logs one line and
+   * exits with code 1, whatever still waits (a database that does not answer).
+   */
+  shutdown_timeout_s: withDefault(Schema.Number.pipe(Schema.finite(), Schema.between(1, 3600)), () => 20)
 })
 
 /** The replica's name: `bridge.replica_id`, else `host:port` of its listener. */

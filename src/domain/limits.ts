@@ -61,6 +61,8 @@ export const MEMORY_LIMITS = {
 /** The A2A face: a JSON-RPC request body, and the text of one message (all its parts). */
 export const A2A_BODY_MAX_BYTES = 1024 * 1024
 export const A2A_INPUT_MAX_BYTES = 256 * 1024
+/** How deep a request's JSON may nest (arrays and objects; the request itself is level 1). */
+export const A2A_JSON_DEPTH_MAX = 64
 /** A task's output artifact holds at most this much (16 KiB windows, one part each). */
 export const A2A_ARTIFACT_MAX_BYTES = 1024 * 1024
 /** `ListTasks`: the page size when none is asked for, and the most it may ask. */

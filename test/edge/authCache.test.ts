@@ -81,3 +81,19 @@ describe("Auth remembers valid keys only while their changes are watched", () =>
       expect(yield* auth.authenticate(key)).toEqual(Option.none())
     }).pipe(Effect.provide(layer)), 20_000)
 })
+
+describe("a client name that cannot be one (issue 37 item 8a)", () => {
+  const { layer } = layerFor()
+  it.live("a NUL in a name to add, revoke or rotate is the client error, never a store failure", () =>
+    Effect.gen(function* () {
+      const auth = yield* Auth
+      for (const name of ["nul\u0000", "\u0000"]) {
+        const added = yield* Effect.flip(auth.addClient(name, ["agents"]))
+        expect(added._tag).toBe("ClientError")
+        const revoked = yield* Effect.flip(auth.revoke(name))
+        expect(revoked._tag).toBe("ClientError")
+        expect(revoked.message).toContain("no client named")
+        expect((yield* Effect.flip(auth.rotate(name)))._tag).toBe("ClientError")
+      }
+    }).pipe(Effect.provide(layer)), 20_000)
+})

@@ -155,10 +155,15 @@ describe("daemon over HTTP", () => {
     expect(res.status).toBe(403)
     const health = await rawPost(`${daemon.url}/healthz`, { host: "rebind.example" })
     expect(health.status).toBe(403)
+    // Not a host[:port]: refused, though it starts with a loopback name (issue 37 item 8d).
+    for (const host of ["localhost:1@evil.com", "127.0.0.1/x", "localhost:80:81"]) {
+      const card = await rawPost(`${daemon.url}/.well-known/agent-card.json`, { host })
+      expect(card.status, host).toBe(403)
+    }
   })
 
   it("reports readiness on /healthz", async () => {
-    const res = await fetch(`${daemon.url}/healthz`)
+    const res = await fetch(`${daemon.url}/healthz`, { headers: { authorization: `Bearer ${daemon.adminKey}` } })
     expect(res.status).toBe(200)
     const body = await res.json()
     expect(body).toMatchObject({ status: "ok", ready: true, ledger: "ok" })

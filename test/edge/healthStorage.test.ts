@@ -58,7 +58,7 @@ describe.skipIf(!immutableWorks)("/healthz over a data folder the bridge cannot 
 
   it("says storage ok, then read_only naming the folder (degraded, still ready), then ok again", async () => {
     const health = async () => {
-      const res = await fetch(`${daemon.url}/healthz`)
+      const res = await fetch(`${daemon.url}/healthz`, { headers: { authorization: `Bearer ${daemon.adminKey}` } })
       return { status: res.status, body: (await res.json()) as Record<string, unknown> }
     }
     expect((await health()).body).toMatchObject({ status: "ok", ledger: "ok", storage: "ok" })

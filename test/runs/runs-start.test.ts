@@ -33,6 +33,24 @@ describe("agent_run start path", () => {
       expect(h.hermes.calls.start).toEqual([])
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
+  it.live("refuses a NUL (U+0000) in the input, instructions, a steer or an answer as invalid input, before Hermes is called (issue 37 item 8a)", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ maxRuns: 10 })
+      for (const fields of [{ input: "a\u0000b" }, { input: "\u0000" }, { instructions: "be\u0000brief" }]) {
+        const refused = yield* failure(alice(run(h, fields)))
+        expect(errorCode(refused)).toBe("bridge.invalid_input")
+        expect(refused.message).toContain(Object.keys(fields)[0]!)
+        expect(refused.message).toContain("U+0000")
+      }
+      expect(h.hermes.calls.start).toEqual([])
+      const started = yield* alice(run(h, {}))
+      expect(errorCode(yield* failure(alice(h.runs.steer(started.run_id, "go\u0000left"))))).toBe("bridge.invalid_input")
+      expect(errorCode(yield* failure(alice(h.runs.answer(started.run_id, "req-1", "yes\u0000"))))).toBe("bridge.invalid_input")
+      expect(errorCode(yield* failure(alice(h.runs.answer(started.run_id, "req-1", ["a", "b\u0000"]))))).toBe("bridge.invalid_input")
+      expect(h.hermes.calls.steer).toEqual([])
+      expect(h.hermes.calls.clarify).toEqual([])
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
+
   it.live("validates session_key and idempotency_key and sends them prefixed", () =>
     Effect.gen(function* () {
       const h = yield* harness({ maxRuns: 10 })

@@ -5,15 +5,16 @@
  * `JsonRpcTransportHandler` checks the envelope, decodes the params and writes the spec's errors;
  * the methods are `handler.ts`, over the runs service.
  */
-import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server"
 import { A2AError } from "@a2a-js/sdk/errors"
 import { Cause, type Context, Effect, Exit, FiberId, Option, Redacted, Runtime } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { logIncident } from "../../common/incident.ts"
 import { Redactor } from "../../common/Redactor.ts"
-import { isBridgeError } from "../../domain/errors.ts"
-import { A2A_BODY_MAX_BYTES } from "../../domain/limits.ts"
+import { InvalidInput, isBridgeError } from "../../domain/errors.ts"
+import { NUL_REFUSAL, nulPath, pathText } from "../../domain/text.ts"
+import { A2A_BODY_MAX_BYTES, A2A_JSON_DEPTH_MAX } from "../../domain/limits.ts"
 import { Caller, type CallerShape } from "../../request/Caller.ts"
 import { ProgressNone } from "../../request/Progress.ts"
 import { Agents } from "../../services/agents/Agents.ts"
@@ -21,9 +22,13 @@ import { Auth } from "../../services/auth/Auth.ts"
 import { bearerToken } from "../../services/auth/apiKeys.ts"
 import { ClientQuotas } from "../../services/quotas/ClientQuotas.ts"
 import { Runs } from "../../services/runs/Runs.ts"
+import { nestsDeeperThan } from "../http/jsonDepth.ts"
 import { originAllowed } from "../http/originGuard.ts"
+import { readBodyUpTo } from "../http/webExchange.ts"
 import { bridgeErrorResponse, forbidden, jsonError, notFound } from "../http/responses.ts"
-import { agentCard, agentCardJson } from "./card.ts"
+import { agentCard, agentCardJson, PUBLIC_CARD_VERSION } from "./card.ts"
+import { SERVER_VERSION } from "../mcp/mcpServer.ts"
+import { requestHasOperatorKey } from "../http/operatorKey.ts"
 import { a2aErrorOf, type A2ARunner, makeHandler } from "./handler.ts"
 import { sseResponse } from "./sse.ts"
 import { IssuedSecret, type PushEnv } from "./pushMethods.ts"
@@ -41,7 +46,9 @@ export const agentCardRoute = Effect.gen(function* () {
   if (req.method !== "GET" && req.method !== "HEAD") {
     return jsonError(405, "method_not_allowed", "the agent card takes GET").pipe(HttpServerResponse.setHeader("allow", "GET, HEAD"))
   }
-  return HttpServerResponse.unsafeJson(agentCardJson(baseUrl(req), yield* Agents.list, pushOffered(yield* AppConfig)))
+  // The bridge's version only to the operator's keys (admin key, metrics token).
+  const version = (yield* requestHasOperatorKey) ? SERVER_VERSION : PUBLIC_CARD_VERSION
+  return HttpServerResponse.unsafeJson(agentCardJson(baseUrl(req), yield* Agents.list, pushOffered(yield* AppConfig), version))
 })
 
 const rpcError = (status: number, code: number, message: string, id: unknown = null) =>
@@ -83,6 +90,13 @@ const withSigningSecret = (out: unknown, secret: Redacted.Redacted<string> | und
   return { ...out, result: { ...result, signingSecret: Redacted.value(secret) } }
 }
 
+/** A request's id when it has a usable one (a string or a number), else null. */
+const idOf = (parsed: unknown): string | number | null => {
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null
+  const id = (parsed as { id?: unknown }).id
+  return typeof id === "string" || typeof id === "number" ? id : null
+}
+
 const isAsyncIterable = (u: unknown): u is AsyncGenerator<unknown> => typeof u === "object" && u !== null && Symbol.asyncIterator in u
 
 export const a2aRoute = Effect.gen(function* () {
@@ -100,19 +114,34 @@ export const a2aRoute = Effect.gen(function* () {
   if (!caller.value.scopes.includes("a2a")) return forbidden("this key lacks the a2a scope (agent-bridge client add NAME: new keys have it)")
   if (req.method !== "POST") return jsonError(405, "method_not_allowed", "the A2A endpoint takes POST").pipe(HttpServerResponse.setHeader("allow", "POST"))
 
-  const body = yield* req.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(A2A_BODY_MAX_BYTES)), Effect.either)
-  if (body._tag === "Left") return rpcError(413, -32600, `the request body is over ${A2A_BODY_MAX_BYTES} bytes`)
+  // Read up to the limit only and answer: the rest is discarded by the server, so the client reads
+  // this 413 (reading the body whole under the limit failed the read mid-body: a reset, no answer).
+  // The connection is closed after it rather than kept for another request behind an unread body.
+  const body = yield* readBodyUpTo(req, A2A_BODY_MAX_BYTES)
+  if (body.over) {
+    return rpcError(413, -32600, `the request body is over ${A2A_BODY_MAX_BYTES} bytes`).pipe(HttpServerResponse.setHeader("connection", "close"))
+  }
   let parsed: unknown
   try {
-    parsed = JSON.parse(body.right)
+    parsed = JSON.parse(body.bytes.toString("utf8"))
   } catch {
     return rpcError(200, -32700, "the request body is not JSON")
+  }
+  // Refused before any decoder walks it: the SDK's recursive decoding overflowed the stack (-32603).
+  if (nestsDeeperThan(parsed, A2A_JSON_DEPTH_MAX)) {
+    return rpcError(200, -32700, `the request body nests deeper than ${A2A_JSON_DEPTH_MAX} levels`, idOf(parsed))
+  }
+  // A NUL in any string of the request is invalid input (PostgreSQL can neither store nor look one up),
+  // refused before any method runs, as the method's own refusal of invalid input reads.
+  const nul = nulPath(parsed)
+  if (nul !== undefined) {
+    const refusal = new InvalidInput({ message: `invalid arguments: ${pathText(nul)} ${NUL_REFUSAL}` })
+    return HttpServerResponse.unsafeJson({ jsonrpc: "2.0", id: idOf(parsed), error: JsonRpcTransportHandler.mapToJSONRPCError(a2aErrorOf(refusal, refusal.message)) })
   }
   // JSON-RPC's own "invalid request" (-32600) for a bad envelope; the SDK would call it invalid params.
   const envelope = parsed as { jsonrpc?: unknown; method?: unknown; id?: unknown } | null
   if (typeof envelope !== "object" || envelope === null || Array.isArray(envelope) || envelope.jsonrpc !== "2.0" || typeof envelope.method !== "string") {
-    const id = typeof envelope === "object" && envelope !== null && !Array.isArray(envelope) && (typeof envelope.id === "string" || typeof envelope.id === "number") ? envelope.id : null
-    return rpcError(200, -32600, "not a JSON-RPC 2.0 request (jsonrpc \"2.0\" and a method are required; batches are not taken)", id)
+    return rpcError(200, -32600, "not a JSON-RPC 2.0 request (jsonrpc \"2.0\" and a method are required; batches are not taken)", idOf(parsed))
   }
 
   const runtime = yield* Effect.runtime<Runs | Redactor | PushEnv>()

@@ -8,6 +8,7 @@ import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerRe
 import { Cause, Effect, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { bearerToken } from "../../services/auth/apiKeys.ts"
+import { urlHoldsNul } from "../../domain/text.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import type { CallerShape } from "../../request/Caller.ts"
 import type { ServerKind } from "../mcp/catalog/listing.ts"
@@ -18,6 +19,7 @@ import { a2aRoute, agentCardRoute } from "../a2a/routes.ts"
 import { A2A_PATH, AGENT_CARD_PATH } from "../a2a/card.ts"
 import { healthReport } from "./health.ts"
 import { METRICS_PATH, metricsResponse } from "./metrics.ts"
+import { requestHasOperatorKey } from "./operatorKey.ts"
 import { hostAllowed } from "./hostGuard.ts"
 import { originAllowed } from "./originGuard.ts"
 import { bridgeErrorResponse, forbidden, jsonError, notFound } from "./responses.ts"
@@ -86,7 +88,18 @@ const mcpEndpoint = (kind: ServerKind) =>
 /** Other paths under a server's prefix: 404, but only to a caller the endpoint would let in. */
 const mcpElsewhere = (kind: ServerKind) => mcpGate(kind, () => Effect.succeed(notFound()))
 
-const health = Effect.map(healthReport, (report) => HttpServerResponse.unsafeJson(report, { status: report.ready ? 200 : 503 }))
+/**
+ * `/healthz`: the whole report to the operator's keys (admin key, metrics token); to anyone else a
+ * status and readiness only (no profile, no storage place, no database address).
+ */
+const health = Effect.gen(function* () {
+  const report = yield* healthReport
+  const whole = yield* requestHasOperatorKey
+  return HttpServerResponse.unsafeJson(whole ? report : { status: report.status, ready: report.ready }, {
+    status: report.ready ? 200 : 503,
+    headers: { "cache-control": "no-store" }
+  })
+})
 
 /**
  * The inbox page answers its own paths (its table is in inbox/routes.ts); the operator's console
@@ -95,6 +108,8 @@ const health = Effect.map(healthReport, (report) => HttpServerResponse.unsafeJso
 const inbox = Effect.flatMap(
   HttpServerRequest.HttpServerRequest,
   (req): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Effect.Effect.Context<ReturnType<typeof inboxApp>> | Effect.Effect.Context<ReturnType<typeof consoleApp>>> => {
+    // No page, id, name or filter holds a NUL (and PostgreSQL cannot look one up): no such address.
+    if (urlHoldsNul(req.url)) return Effect.succeed(notFound())
     const path = new URL(req.url, "http://bridge.invalid").pathname
     return isConsolePath(path) ? consoleApp(path) : inboxApp(path)
   }

@@ -1,5 +1,7 @@
 /**
- * `/healthz`: liveness and readiness in one JSON answer (anyone may read it; it carries no secret).
+ * `/healthz`: liveness and readiness in one JSON answer. Anyone may ask; only a request with the
+ * admin key or the metrics token as its bearer reads this whole report (http/app.ts), anyone else
+ * `{status, ready}` (no profile names, no storage place, no database address).
  * Ready means the daemon is past start-up, the ledger answers, and it is not draining. `storage`
  * says whether the bridge can still write (database room, data and skills folders); a problem there
  * makes the status `degraded` (reads still work) and lists each place with what is wrong. A database

@@ -7,30 +7,18 @@
  */
 import { SqlClient } from "@effect/sql"
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { replicaIdOf } from "../../config/schema.ts"
-import { bearerToken, digestKey, sameDigest } from "../../services/auth/apiKeys.ts"
-import { Auth } from "../../services/auth/Auth.ts"
+import { bearerToken } from "../../services/auth/apiKeys.ts"
 import { Metrics } from "../../common/Metrics.ts"
 import { InboxStore } from "../../services/inbox/InboxStore.ts"
 import { Ledger } from "../../services/runs/Ledger.ts"
 import { databaseBytes } from "../../storage/probe.ts"
+import { isOperatorKey } from "./operatorKey.ts"
 import { forbidden, jsonError } from "./responses.ts"
 
 export const METRICS_PATH = "/metrics"
-
-/** True when `token` is the admin key or the configured metrics token (constant time over digests). */
-const allowed = (token: string | undefined) =>
-  Effect.gen(function* () {
-    if (token === undefined || token.length === 0 || token.length > 512) return false
-    const auth = yield* Auth
-    const config = yield* AppConfig
-    const digest = digestKey(token)
-    const candidates = [auth.adminKey, ...(config.bridge.metrics_token === undefined ? [] : [config.bridge.metrics_token])]
-    // Every candidate is compared, so the time says nothing about which one matched.
-    return candidates.map((k) => sameDigest(digest, digestKey(Redacted.value(k)))).some((ok) => ok)
-  })
 
 /** Read through each table's owner (the ledger, the inbox's store); the file's size from storage. */
 const storeFacts = Effect.gen(function* () {
@@ -66,7 +54,7 @@ export const metricsResponse = Effect.gen(function* () {
   if (req.method !== "GET") {
     return jsonError(405, "method_not_allowed", "/metrics takes GET").pipe(HttpServerResponse.setHeader("allow", "GET"))
   }
-  if (!(yield* allowed(bearerToken(req.headers["authorization"])))) {
+  if (!(yield* isOperatorKey(bearerToken(req.headers["authorization"])))) {
     return forbidden("/metrics needs the admin key or bridge.metrics_token as a bearer token")
   }
   const metrics = yield* Metrics

@@ -15,7 +15,7 @@
  *   cost about a fifth of such a call. A stream still open after its queued bytes (a wait with
  *   progress, a GET stream) is sent as it comes, what was read first included.
  */
-import { HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from "@modelcontextprotocol/server"
 import { Effect, Option } from "effect"
@@ -29,7 +29,7 @@ export interface McpRequest {
   readonly parsedBody?: unknown
 }
 
-interface BodyRead {
+export interface BodyRead {
   readonly bytes: Buffer
   /** More than `limit` bytes came: `bytes` holds the first of them only. */
   readonly over: boolean
@@ -65,6 +65,22 @@ const readUpTo = (req: HttpServerRequest.HttpServerRequest, message: IncomingMes
     message.on("error", onError)
     return Effect.sync(cleanup)
   })
+
+/**
+ * A request's body, at most `limit` bytes of it: from Node's request, the rest left unread (the
+ * server discards it once the answer is sent, so the client reads the answer rather than a reset);
+ * from any other request, the platform's read under the same limit.
+ */
+export const readBodyUpTo = (req: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<BodyRead, HttpServerError.RequestError> => {
+  const source: unknown = NodeHttpServerRequest.toIncomingMessage(req)
+  if (source instanceof IncomingMessage) return readUpTo(req, source, limit)
+  return req.arrayBuffer.pipe(
+    HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
+    Effect.map((buf): BodyRead => ({ bytes: Buffer.from(buf), over: false })),
+    // The platform says only that the read failed; under a size limit that is taken as "over".
+    Effect.orElseSucceed((): BodyRead => ({ bytes: Buffer.alloc(0), over: true }))
+  )
+}
 
 /** The JSON value of a body the SDK would parse the same way, or `undefined` to leave it to the SDK. */
 const parsedJson = (bytes: Buffer): unknown => {

@@ -6,6 +6,7 @@
  */
 import { Effect, Either, Option, type ParseResult, Schema, SchemaAST } from "effect"
 import { type BridgeError, InvalidInput } from "../../domain/errors.ts"
+import { NUL_REFUSAL, nulPath, pathText } from "../../domain/text.ts"
 import type { ToolDef } from "./ToolDef.ts"
 
 const MAX_MESSAGE = 500
@@ -185,6 +186,14 @@ export const decodeArgs = <I>(tool: ToolDef<I, any, any>, args: unknown): Effect
         ? describeParseError(Either.getLeft(Schema.decodeUnknownEither(tool.input, { ...OPTIONS, errors: "all" })(input)).pipe(Option.getOrElse(() => firstIssue)))
         : describeProblems(problemsOf(firstIssue.issue), false)
       return tool.invalidInput?.(field?.split(".")[0], message) ?? new InvalidInput({ message })
+    }),
+    // No tool takes a NUL in any string (PostgreSQL can neither store nor look one up): refused once
+    // the arguments decode (so a wrong type is named first), before the handler runs.
+    Effect.flatMap((decoded) => {
+      const nul = nulPath(input)
+      if (nul === undefined) return Effect.succeed(decoded)
+      const message = `invalid arguments: ${pathText(nul)} ${NUL_REFUSAL}`
+      return Effect.fail(tool.invalidInput?.(nul.length === 0 ? undefined : String(nul[0]), message) ?? new InvalidInput({ message }))
     })
   )
 }

@@ -224,8 +224,10 @@ export const AuthLive = Layer.effect(
         return { key, client: toRecord(row) }
       })
 
+    // A name that could never be a client's (a NUL, which PostgreSQL cannot look up, among others)
+    // is no client: refused as such without a query.
     const existing = (name: string) =>
-      Effect.flatMap(find(name), Option.match({
+      Effect.flatMap(Schema.is(ClientName)(name) ? find(name) : Effect.succeedNone, Option.match({
         onNone: () => Effect.fail(new ClientError({ message: `no client named '${name}'` })),
         onSome: Effect.succeed
       }))

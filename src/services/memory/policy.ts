@@ -5,6 +5,7 @@
  */
 import { Either } from "effect"
 import { MEMORY_LIMITS } from "../../domain/limits.ts"
+import { nulProblem } from "../../domain/text.ts"
 
 export const SHARED_NAMESPACE = "shared"
 export const SOURCE_TAG_PREFIX = "source:bridge:"
@@ -46,6 +47,8 @@ export const noteTags = (client: string, requested: ReadonlyArray<string>): Eith
   const kept: Array<string> = []
   for (const raw of requested) {
     const tag = raw.trim()
+    const nul = nulProblem("a tag", tag)
+    if (nul !== null) return Either.left(nul)
     if (tag === "" || isReservedTag(tag) || kept.includes(tag)) continue
     if ([...tag].length > MEMORY_LIMITS.tagCharsMax) {
       return Either.left(`a tag is longer than ${MEMORY_LIMITS.tagCharsMax} characters`)
@@ -59,6 +62,8 @@ export const noteTags = (client: string, requested: ReadonlyArray<string>): Eith
 /** An empty (or blank) or oversized (> 16 KiB of UTF-8) text or query. */
 export const textProblem = (what: "text" | "query", s: string): string | null => {
   if (s.trim() === "") return `the ${what} is empty`
+  const nul = nulProblem(`the ${what}`, s)
+  if (nul !== null) return nul
   const bytes = Buffer.byteLength(s, "utf8")
   return bytes > MEMORY_LIMITS.textBytesMax
     ? `the ${what} is ${bytes} bytes; at most ${MEMORY_LIMITS.textBytesMax} (16 KiB) are allowed`

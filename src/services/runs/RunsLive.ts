@@ -7,6 +7,7 @@
  * Every call answers `bridge.unavailable` unless the daemon's Lifecycle is `ready`. Building the layer
  * re-attaches every run the ledger holds as unfinished.
  */
+import { refuseNul } from "../../domain/text.ts"
 import { Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { InvalidOffset, RunNotFound, type StoreUnavailable } from "../../domain/errors.ts"
@@ -102,6 +103,8 @@ export const makeRuns = Effect.gen(function* () {
   const runs: RunsShape = {
     start: (input) =>
       Effect.gen(function* () {
+        // Before anything is recorded or sent to Hermes: PostgreSQL cannot store a NUL.
+        yield* refuseNul({ input: input.input, instructions: input.instructions })
         yield* lifecycle.requireReady
         const caller = yield* Caller
         const run = yield* start(caller, input)
@@ -120,10 +123,10 @@ export const makeRuns = Effect.gen(function* () {
       Effect.flatMap(own(runId), (run) => orDie(views.eventsPage(run, Math.max(0, Math.trunc(sinceSeq)), clamp(limit, 1, EVENTS_PAGE_MAX)))),
 
     answer: (runId, requestId, answer) =>
-      Effect.flatMap(own(runId), (run) => orDie(Effect.flatMap(control.answer(run, requestId, answer), (r) => views.runView(r, 0)))),
+      Effect.flatMap(Effect.zipRight(refuseNul({ request_id: requestId, answer }), own(runId)), (run) => orDie(Effect.flatMap(control.answer(run, requestId, answer), (r) => views.runView(r, 0)))),
 
     steer: (runId, input) =>
-      Effect.flatMap(own(runId), (run) =>
+      Effect.flatMap(Effect.zipRight(refuseNul({ input }), own(runId)), (run) =>
         orDie(
           control.steer(run, input).pipe(
             Effect.flatMap((r) => ledger.get(r.runId).pipe(Effect.map(Option.getOrElse(() => r)))),
