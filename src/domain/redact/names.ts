@@ -10,7 +10,7 @@
  * - `*API_KEY*`, `*ACCESS_KEY*`, `*PRIVATE_KEY*` (also written `apikey`, `accesskey`, `privatekey`);
  * - `*_KEY`: the last word is `key` (`OPENAI_KEY`, `signingKey`), except names of keys that are not
  *   secrets (`primary_key`, `sort_key`, `public_key`, and this product's own `session_key` and
- *   `idempotency_key`, which it shows by design);
+ *   `idempotency_key`, which it shows by design) and keys of a lookup (`pattern_key`, `rule_key`);
  * - `KEY` alone, in upper case only (a lower-case `key:` is everywhere in YAML and code).
  *
  * A name whose last word describes the secret rather than holding it is not secret-shaped: the
@@ -54,6 +54,15 @@ const KEY_NAMES_NOT_SECRET: ReadonlySet<string> = new Set([
   "cursor_key", "event_key", "message_key", "i18n_key", "translation_key", "label_key", "column_key"
 ])
 
+/**
+ * Words that, standing right before a last word `key`, say what the key looks up, so the name is
+ * of a lookup key, not a secret: `pattern_key` (the rule an approval matched, in Hermes's events and
+ * the daemon's log), `rule_key`, `field_key`, `type_key`.
+ */
+const LOOKUP_WORDS: ReadonlySet<string> = new Set([
+  "pattern", "patterns", "rule", "name", "type", "kind", "field", "category", "tool", "command", "action", "column", "label", "option", "setting"
+])
+
 /** `fooBarBaz` / `FOO-bar.baz` → `["foo", "bar", "baz"]`. */
 export const nameWords = (name: string): ReadonlyArray<string> =>
   name
@@ -95,7 +104,7 @@ export const secretNameStrength = (rawName: string): NameStrength | undefined =>
   // A lone lower-case `pass` is mostly the English word ("First pass: identify …"); `PASS=` is not.
   if (SHORT_NAMES.has(last) || name === "pass" || name === "Pass") return "random"
   if (last.endsWith("pass") && !PASS_WORDS_NOT_SECRET.has(last)) return "weak"
-  return last === "key" && words.length >= 2 && !isKeyNameNotSecret(joined) ? "weak" : undefined
+  return last === "key" && words.length >= 2 && !isKeyNameNotSecret(joined) && !LOOKUP_WORDS.has(words[words.length - 2]!) ? "weak" : undefined
 }
 
 /** Names recur (`token`, `apiKey`): their strength is remembered, up to a bound. */
