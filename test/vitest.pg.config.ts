@@ -47,6 +47,7 @@ export const PG_FILES = [
   "test/inbox/retention.test.ts",
   "test/inbox/routes.test.ts",
   "test/inbox/signInLimit.e2e.test.ts",
+  "test/redact/heldSecrets.test.ts",
   "test/runs/approval-decisions.test.ts",
   "test/runs/batches.test.ts",
   "test/runs/domain.test.ts",
