@@ -6,8 +6,8 @@
  * Which values: every `Redacted` the decoded configuration holds, wherever it is (`bridge.admin_key`,
  * `bridge.metrics_token`, `hermes.key`, `hermes.profiles.<p>.key`, and any secret added to the
  * schema later, since a secret decodes to `Redacted`), except that `storage.url` is registered as
- * the password it carries (the URL's `user:password@` and a `password=` or `sslpassword=`
- * parameter, as written and decoded), not as the whole URL; and the admin key from
+ * the password it carries (the URL's user info after the colon, and its `password` or
+ * `sslpassword` parameter, as written and decoded), not as the whole URL; and the admin key from
  * `<data_dir>/admin.key` when the config does not set one and the file is there (it is not made
  * here). Keys read from `key_file` or `key_env` are registered by the Hermes client as it resolves
  * them; client keys by Auth as it sees them (`services/auth/liveKeys.ts`).

@@ -11,14 +11,16 @@
  * - `*_KEY`: the last word is `key` (`OPENAI_KEY`, `signingKey`), except names of keys that are not
  *   secrets (`primary_key`, `sort_key`, `public_key`, and this product's own `session_key` and
  *   `idempotency_key`, which it shows by design) and keys of a lookup (`pattern_key`, `rule_key`);
- * - `KEY` alone, in upper case only (a lower-case `key:` is everywhere in YAML and code).
+ * - `KEY` alone, in upper case only (a lower-case `key:` is everywhere in YAML and code);
+ * - `*_PAT`: the last word is `pat`, a personal access token (`GITHUB_PAT`, `AZURE_DEVOPS_PAT`,
+ *   `adoPat`), or `PAT` alone in upper case.
  *
  * A name whose last word describes the secret rather than holding it is not secret-shaped: the
  * contract's `_env`, `_file`, `_path`, `_dir`, and likewise `_count`, `_length`, `_url`, `_type` ...
  * (`token_count`, `PASSWORD_FILE`, `api_key_env`); so is one that starts with `max`, `min`, `num`,
  * `is`, `has`, `use` (`MAX_TOKEN_LENGTH`, `has_token`, `use_auth_token`).
  *
- * The `*_KEY`, `KEY` and `*PASS` names are weak: many keys are map keys and constants
+ * The `*_KEY`, `KEY`, `*PASS` and `*_PAT` names are weak: many keys are map keys and constants
  * (`ERROR_META_KEY = "agent-bridge/error"`), so in code their value must also look random.
  *
  * The short generic names whose last word is `pwd`, `auth`, `credentials` (`credential`, `creds`)
@@ -104,6 +106,8 @@ export const secretNameStrength = (rawName: string): NameStrength | undefined =>
   // A lone lower-case `pass` is mostly the English word ("First pass: identify …"); `PASS=` is not.
   if (SHORT_NAMES.has(last) || name === "pass" || name === "Pass") return "random"
   if (last.endsWith("pass") && !PASS_WORDS_NOT_SECRET.has(last)) return "weak"
+  // A personal access token: `GITHUB_PAT`, `AZURE_DEVOPS_PAT`, `adoPat` (not `pat` alone, a name).
+  if (last === "pat" && (words.length >= 2 || name === "PAT")) return "weak"
   return last === "key" && words.length >= 2 && !isKeyNameNotSecret(joined) && !LOOKUP_WORDS.has(words[words.length - 2]!) ? "weak" : undefined
 }
 
