@@ -8,11 +8,12 @@
  * and ignored).
  */
 import { describe, expect, it } from "vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Console, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { heldSecrets, pgUrlSecrets, RedactorForConfig } from "../../src/common/heldSecrets.ts"
-import { Redactor } from "../../src/common/Redactor.ts"
+import { Redactor, RedactorLive } from "../../src/common/Redactor.ts"
+import { loggingLayer } from "../../src/daemon/logging.ts"
 import { parseArgs } from "../../src/cli/args.ts"
 import { runsCommand } from "../../src/cli/runs.ts"
 import { runsLayer } from "../../src/cli/runsRuntime.ts"
@@ -87,6 +88,18 @@ describe("the secrets the config holds", () => {
     fs.writeFileSync(path.join(config.dataDir, "admin.key"), `${ADMIN_KEY}\n`)
     const out = await Effect.runPromise(Effect.map(Redactor, (r) => r.text(`key ${ADMIN_KEY}`)).pipe(Effect.provide(RedactorForConfig(config))))
     expect(out).toBe(`key ${MASK}`)
+  })
+
+  it("the daemon's log masks them: its logger shares the Redactor they are registered on (as serve builds it)", async () => {
+    const config = await secretConfig()
+    const lines: Array<string> = []
+    const base = Effect.runSync(Console.consoleWith(Effect.succeed))
+    const push = (...args: ReadonlyArray<unknown>) => void lines.push(args.map(String).join(" "))
+    const kept: Console.Console = { ...base, error: (...args) => Effect.sync(() => push(...args)), unsafe: { ...base.unsafe, error: push } }
+    const app = Layer.effectDiscard(Effect.logWarning(`connecting with ${PG_PASSWORD} as ${ADMIN_KEY}`)).pipe(Layer.provideMerge(RedactorForConfig(config)))
+    const logging = loggingLayer(LogLevel.Info, "text").pipe(Layer.provide(RedactorLive))
+    await Effect.runPromise(Effect.scoped(Layer.build(app.pipe(Layer.provide(logging)))).pipe(Effect.withConsole(kept)))
+    expect(lines.join("\n")).toContain(`connecting with ${MASK} as ${MASK}`)
   })
 
   it("the daemon's services mask them", async () => {
