@@ -145,6 +145,8 @@ const NAMED_SEGMENT = /(?:^|[-_.])[a-z]{3,}(?:[-_.]|$)/
  * (`/9j/4AAQSkZJRg…/2wBD…`), or a `+` or `=`, and is no path.
  */
 export const isFilePathValue = (v: string): boolean => {
+  const c = v[0]
+  if (c !== "/" && c !== "~" && c !== ".") return false
   const [path, ...words] = v.split(/\s+/)
   if (path === undefined || !FILE_PATH.test(path)) return false
   if (path.split("/").filter((segment) => looksRandom(segment) && !NAMED_SEGMENT.test(segment)).length > 1) return false

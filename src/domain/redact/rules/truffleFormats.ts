@@ -75,10 +75,11 @@ export const TRUFFLE_FORMATS: ReadonlyArray<GitleaksRule> = [
   { id: "testpypi-upload-token", keywords: ["pypi-agendgvzdc5wexbplm9yzw"], regex: String.raw`\b(pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9_-]{50,1000})` + END },
   { id: "gitlab-runner-registration-token", keywords: ["gr1348941"], regex: String.raw`\b(GR1348941[A-Za-z0-9_-]{20})` + END },
   {
-    // Jenkins API tokens: `11` and 32 hex digits (34 hex digits is no common hash length).
-    id: "jenkins-api-token",
-    keywords: ["11"],
-    regex: String.raw`\b(11[0-9a-f]{32})(?![0-9A-Za-z])`,
+    // Jenkins API tokens: `11` and 32 hex digits, near the name `jenkins` (as TruffleHog wants it:
+    // 34 hex digits alone would be tried at every `11` of every number).
+    id: "jenkins-api-token-near",
+    keywords: ["jenkins"],
+    regex: named("jenkins") + NEAR + String.raw`\b(11[0-9a-f]{32})(?![0-9A-Za-z])`,
     entropy: 3,
     require: ["[a-f]"]
   },
