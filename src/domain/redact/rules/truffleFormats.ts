@@ -73,7 +73,6 @@ export const TRUFFLE_FORMATS: ReadonlyArray<GitleaksRule> = [
   // ---- Registry and CI tokens.
   { id: "nuget-api-key", keywords: ["oy2"], regex: String.raw`\b(oy2[a-z0-9]{43})` + END, entropy: 3 },
   { id: "testpypi-upload-token", keywords: ["pypi-agendgvzdc5wexbplm9yzw"], regex: String.raw`\b(pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9_-]{50,1000})` + END },
-  { id: "gitlab-runner-registration-token", keywords: ["gr1348941"], regex: String.raw`\b(GR1348941[A-Za-z0-9_-]{20})` + END },
   {
     // Jenkins API tokens: `11` and 32 hex digits, near the name `jenkins` (as TruffleHog wants it:
     // 34 hex digits alone would be tried at every `11` of every number).
