@@ -53,6 +53,7 @@ export const PG_FILES = [
   "test/inbox/sessionsShared.test.ts",
   "test/inbox/signInLimit.e2e.test.ts",
   "test/inbox/signInLimit.test.ts",
+  "test/redact/heldSecrets.test.ts",
   "test/runs/approval-decisions.test.ts",
   "test/runs/batches.test.ts",
   "test/runs/domain.test.ts",

@@ -15,7 +15,7 @@ import { HermesClientForTools } from "../hermes/client/HermesClientLive.ts"
 import { HermesClient, type HermesProfile } from "../hermes/client/HermesClient.ts"
 import { featureGaps, optionalFeatures, type OptionalFeatures } from "../hermes/client/features.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
-import { RedactorLive } from "../common/Redactor.ts"
+import { RedactorForConfig } from "../common/heldSecrets.ts"
 import { pgServerName } from "../config/storageUrl.ts"
 import { DbForStores } from "../storage/Db.ts"
 import { hasFlag, type ParsedArgs } from "./args.ts"
@@ -128,7 +128,7 @@ const render = (rows: ReadonlyArray<DoctorRow>) => {
 }
 
 export const doctorRows = (config: ResolvedConfig) => {
-  const base = Layer.mergeAll(AppConfigLive(config), RedactorLive)
+  const base = Layer.mergeAll(AppConfigLive(config), RedactorForConfig(config))
   return Effect.gen(function* () {
     const hermes = yield* HermesClient
     const simulated = Option.isSome((yield* SimulatorInfo).url)

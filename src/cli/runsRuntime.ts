@@ -12,18 +12,20 @@ import { runsMain } from "./runs.ts"
 import { ReplicasFor } from "../services/replicas/ReplicasFor.ts"
 import { cliLoggingLayer, storageLayer } from "./runtime.ts"
 
+/** What `runs` needs: the stores, the inbox, Hermes for tools, and the Redactor with the config's secrets. */
+export const runsLayer = (config: ResolvedConfig) =>
+  OperatorStopsRecording.pipe(
+    Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive, ReplicasFor(config, false))),
+    Layer.provideMerge(InboxServices),
+    Layer.provideMerge(HermesClientForTools),
+    Layer.provideMerge(storageLayer(config)),
+    Layer.provide(cliLoggingLayer)
+  )
+
 export const runsCommandLine = (config: ResolvedConfig, args: ParsedArgs): Promise<number> =>
   Effect.runPromise(
     runsMain(args).pipe(
-      Effect.provide(
-        OperatorStopsRecording.pipe(
-          Layer.provideMerge(Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive, ReplicasFor(config, false))),
-          Layer.provideMerge(InboxServices),
-          Layer.provideMerge(HermesClientForTools),
-          Layer.provideMerge(storageLayer(config)),
-          Layer.provide(cliLoggingLayer)
-        )
-      ),
+      Effect.provide(runsLayer(config)),
       Effect.scoped,
       Effect.catchAllCause((cause) => Effect.sync(() => {
         console.error(`runs: ${String(cause).split("\n")[0]}`)

@@ -7,10 +7,15 @@ import { DbForStores } from "../storage/Db.ts"
 import { ChangeFeedLive } from "../storage/ChangeFeedLive.ts"
 import { AuthLive } from "../services/auth/Auth.ts"
 import { RedactorLive } from "../common/Redactor.ts"
+import { RedactorForConfig } from "../common/heldSecrets.ts"
 
-/** The database and the process's change feed over it (another process's commits: `ChangeFeed`). */
+/**
+ * The database and the process's change feed over it (another process's commits: `ChangeFeed`), and
+ * the Redactor with every secret the config holds (`runs show` masks the admin key, the metrics
+ * token and the database password as the daemon does).
+ */
 export const storageLayer = (config: ResolvedConfig) =>
-  ChangeFeedLive.pipe(Layer.provideMerge(DbForStores(config)), Layer.provideMerge(Layer.mergeAll(AppConfigLive(config), RedactorLive)))
+  ChangeFeedLive.pipe(Layer.provideMerge(DbForStores(config)), Layer.provideMerge(Layer.mergeAll(AppConfigLive(config), RedactorForConfig(config))))
 
 /**
  * The CLI's logger: stderr (stdout carries the verb's output, e.g. `--json`, which a log line there

@@ -50,7 +50,8 @@ import { AgentsLive } from "../services/agents/Agents.ts"
 import { AuthLive } from "../services/auth/Auth.ts"
 import { CapabilitiesLive } from "../services/capabilities/Capabilities.ts"
 import { Lifecycle, LifecycleStarting } from "../common/Lifecycle.ts"
-import { Redactor, RedactorLive } from "../common/Redactor.ts"
+import type { Redactor } from "../common/Redactor.ts"
+import { RedactorForConfig } from "../common/heldSecrets.ts"
 
 export interface DaemonOptions {
   /** Replaces the Hermes side (tests): provides HermesClient, may require AppConfig and Redactor. */
@@ -63,7 +64,8 @@ export interface DaemonOptions {
 
 /** Everything but the HTTP listener: what the tools need. */
 export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {}) => {
-  const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleStarting, NodeFileSystem.layer, ClientQuotasFor(config.limits))
+  // The Redactor with every secret the config holds (storage.url's password, the admin key, …).
+  const base = Layer.mergeAll(AppConfigLive(config), RedactorForConfig(config), LifecycleStarting, NodeFileSystem.layer, ClientQuotasFor(config.limits))
   // The database and the one change feed over it that Auth, the inbox, waits and stops share.
   const storage = ChangeFeedLive.pipe(Layer.provideMerge(DbForStores(config)))
   const hermes: Layer.Layer<HermesClient | SimulatorInfo, SimServeError, AppConfig | Redactor> =

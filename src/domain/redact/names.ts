@@ -10,15 +10,17 @@
  * - `*API_KEY*`, `*ACCESS_KEY*`, `*PRIVATE_KEY*` (also written `apikey`, `accesskey`, `privatekey`);
  * - `*_KEY`: the last word is `key` (`OPENAI_KEY`, `signingKey`), except names of keys that are not
  *   secrets (`primary_key`, `sort_key`, `public_key`, and this product's own `session_key` and
- *   `idempotency_key`, which it shows by design);
- * - `KEY` alone, in upper case only (a lower-case `key:` is everywhere in YAML and code).
+ *   `idempotency_key`, which it shows by design) and keys of a lookup (`pattern_key`, `rule_key`);
+ * - `KEY` alone, in upper case only (a lower-case `key:` is everywhere in YAML and code);
+ * - `*_PAT`: the last word is `pat`, a personal access token (`GITHUB_PAT`, `AZURE_DEVOPS_PAT`,
+ *   `adoPat`), or `PAT` alone in upper case.
  *
  * A name whose last word describes the secret rather than holding it is not secret-shaped: the
  * contract's `_env`, `_file`, `_path`, `_dir`, and likewise `_count`, `_length`, `_url`, `_type` ...
  * (`token_count`, `PASSWORD_FILE`, `api_key_env`); so is one that starts with `max`, `min`, `num`,
  * `is`, `has`, `use` (`MAX_TOKEN_LENGTH`, `has_token`, `use_auth_token`).
  *
- * The `*_KEY`, `KEY` and `*PASS` names are weak: many keys are map keys and constants
+ * The `*_KEY`, `KEY`, `*PASS` and `*_PAT` names are weak: many keys are map keys and constants
  * (`ERROR_META_KEY = "agent-bridge/error"`), so in code their value must also look random.
  *
  * The short generic names whose last word is `pwd`, `auth`, `credentials` (`credential`, `creds`)
@@ -52,6 +54,15 @@ const KEY_NAMES_NOT_SECRET: ReadonlySet<string> = new Set([
   "group_key", "map_key", "dedup_key", "dedupe_key", "unique_key", "composite_key", "shard_key",
   "sharding_key", "index_key", "order_key", "join_key", "sort_by_key", "react_key", "storage_state_key",
   "cursor_key", "event_key", "message_key", "i18n_key", "translation_key", "label_key", "column_key"
+])
+
+/**
+ * Words that, standing right before a last word `key`, say what the key looks up, so the name is
+ * of a lookup key, not a secret: `pattern_key` (the rule an approval matched, in Hermes's events and
+ * the daemon's log), `rule_key`, `field_key`, `type_key`.
+ */
+const LOOKUP_WORDS: ReadonlySet<string> = new Set([
+  "pattern", "patterns", "rule", "name", "type", "kind", "field", "category", "tool", "command", "action", "column", "label", "option", "setting"
 ])
 
 /** `fooBarBaz` / `FOO-bar.baz` → `["foo", "bar", "baz"]`. */
@@ -95,7 +106,9 @@ export const secretNameStrength = (rawName: string): NameStrength | undefined =>
   // A lone lower-case `pass` is mostly the English word ("First pass: identify …"); `PASS=` is not.
   if (SHORT_NAMES.has(last) || name === "pass" || name === "Pass") return "random"
   if (last.endsWith("pass") && !PASS_WORDS_NOT_SECRET.has(last)) return "weak"
-  return last === "key" && words.length >= 2 && !isKeyNameNotSecret(joined) ? "weak" : undefined
+  // A personal access token: `GITHUB_PAT`, `AZURE_DEVOPS_PAT`, `adoPat` (not `pat` alone, a name).
+  if (last === "pat" && (words.length >= 2 || name === "PAT")) return "weak"
+  return last === "key" && words.length >= 2 && !isKeyNameNotSecret(joined) && !LOOKUP_WORDS.has(words[words.length - 2]!) ? "weak" : undefined
 }
 
 /** Names recur (`token`, `apiKey`): their strength is remembered, up to a bound. */

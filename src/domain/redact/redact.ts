@@ -10,6 +10,8 @@
  * - `rules/gitleaks/` the formats of Betterleaks' rule set (generated, `upstream.ts`) and gitleaks', as data, and how they are applied
  * - `rules/moreFormats.ts` formats gitleaks has no rule for, as data of the same shape
  * - `rules/aiFormats.ts` keys of AI-model providers that the upstream rules miss, likewise
+ * - `rules/truffleFormats.ts` formats TruffleHog detects that the upstream rules miss (webhook URLs,
+ *   registry and CI tokens, email and payment provider keys), likewise
  * - `rules/encoded.ts` percent- and base64-encoded runs, decoded and scanned again
  * - `exact.ts`      registered secrets and the forms they are encoded or derived in
  * - `exactSearch.ts` where those forms are in a text (a shift table, not one alternation)

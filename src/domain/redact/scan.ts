@@ -39,6 +39,8 @@ const MAIN_TRIGGERS: ReadonlyArray<{ readonly literal: string; readonly group: G
   { literal: "bearer", group: Group.Scheme }, { literal: "basic", group: Group.Scheme },
   { literal: "eyj", group: Group.Jwt },
   ...["key", "pass", "secret", "token", "pwd", "auth", "cred"].map((literal) => ({ literal, group: Group.Name })),
+  // `pat` ends a name (`GITHUB_PAT=`, `"adoPat":`), so a separator or quote follows it (not `path`, `pattern`).
+  { literal: "pat", group: Group.Name, follow: "=:\"' \t]\\" },
   { literal: "://", group: Group.Url },
   { literal: "-----begin ", group: Group.Pem },
   { literal: "--user", group: Group.UserFlag, follow: " \t=" }, { literal: "-u", group: Group.UserFlag, follow: " \t=" }

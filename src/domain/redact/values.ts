@@ -13,6 +13,7 @@
 import { indexWithin, lineEndWithin, RunCache } from "./bounded.ts"
 import { MASK } from "./mask.ts"
 import { holdsKnownPrefix } from "./prefixes.ts"
+import { looksRandom } from "./rules/codeValues.ts"
 
 export interface ValueSpan {
   readonly start: number
@@ -128,6 +129,30 @@ export const isTemplateReference = (v: string): boolean =>
 export const isMaskOrReference = (v: string): boolean =>
   v.length === 0 || v === MASK || /^\*+$/.test(v) || isEnvReference(v) || isTemplateReference(v)
 
-/** A value that reveals nothing: empty, already masked, a keyword, a reference, or (unquoted) code. */
+/** A file path: from `/`, `~/`, `./` or `../`, two segments or more of name characters. */
+const FILE_PATH = /^(?:~|\.{1,2})?(?:\/[\w.-]{1,64}){2,}\/?$/
+/** A word of prose after a path (`(signs in to /inbox)`), its punctuation aside. */
+const PUNCTUATION = /[()[\],.;:!?"'`]/g
+
+/** A segment with a word in it (`agent-bridge-Xk3Jq9`, `id_ed25519`): a name, whatever follows. */
+const NAMED_SEGMENT = /(?:^|[-_.])[a-z]{3,}(?:[-_.]|$)/
+
+/**
+ * A file path, maybe followed by words (`/var/lib/agent-bridge/admin.key (signs in to /inbox)`,
+ * the admin key's place in the start banner): where a secret is kept, not the secret. A segment
+ * may look random when a word stands in it (a temporary folder's `agent-bridge-test-Xk3Jq9`), and
+ * one may look random alone; a base64 value that starts with `/` has several such segments
+ * (`/9j/4AAQSkZJRg…/2wBD…`), or a `+` or `=`, and is no path.
+ */
+export const isFilePathValue = (v: string): boolean => {
+  const c = v[0]
+  if (c !== "/" && c !== "~" && c !== ".") return false
+  const [path, ...words] = v.split(/\s+/)
+  if (path === undefined || !FILE_PATH.test(path)) return false
+  if (path.split("/").filter((segment) => looksRandom(segment) && !NAMED_SEGMENT.test(segment)).length > 1) return false
+  return words.every((w) => !looksRandom(w.replace(PUNCTUATION, "")))
+}
+
+/** A value that reveals nothing: empty, already masked, a keyword, a reference, a file path, or (unquoted) code. */
 export const isInertValue = (v: string, quoted: boolean): boolean =>
-  isMaskOrReference(v) || KEYWORDS.has(v.toLowerCase()) || (!quoted && isCodeReference(v))
+  isMaskOrReference(v) || KEYWORDS.has(v.toLowerCase()) || (!quoted && isCodeReference(v)) || isFilePathValue(v)

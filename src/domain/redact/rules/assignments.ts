@@ -83,6 +83,24 @@ const tokenAfterWord = (text: string, value: { readonly end: number; readonly qu
   return { start, end: start + m[0].length }
 }
 
+/** A plain word of prose. */
+const PROSE_WORD = /^[A-Za-z]{1,20}$/
+/** A word and a blank, ending the text before a name: the name is a word of a sentence. */
+const WORD_BEFORE = /[A-Za-z][ \t]+$/
+
+/**
+ * True when `name: value` is a sentence, not an assignment: a word stands before the name on its
+ * line (`the secret: keep tests small`, `my one password: never reuse it`), and the value is a
+ * plain word (letters only, not random-looking) that more words follow. YAML and env files start
+ * the line with the name (`password: correct horse`), and a value with a digit or in quotes is a
+ * value (`the secret: hunter22 is…`, `the secret: "keep tests small"`).
+ */
+const isProse = (text: string, nameStart: number, value: { readonly end: number; readonly quoted: boolean }, v: string): boolean => {
+  if (value.quoted || !PROSE_WORD.test(v) || looksRandom(v) || !/^[ \t]+[A-Za-z]/.test(text.slice(value.end, value.end + 2))) return false
+  const lineStart = text.lastIndexOf("\n", nameStart - 1) + 1
+  return WORD_BEFORE.test(text.slice(Math.max(lineStart, nameStart - 40), nameStart))
+}
+
 /** Looks at the name around the trigger word `[at, triggerEnd)`. */
 export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number): void => {
   const { text } = ctx
@@ -108,6 +126,7 @@ export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number)
   const token = tokenAfterWord(text, value, v)
   if (token !== undefined) ctx.findings.push({ start: token.start, end: token.end, kind: "assignment", quoted: false, detail: name })
   if (isInertValue(v, value.quoted)) return
+  if (sep.kind === ":" && sep.spaced && isProse(text, left, value, v)) return
   // `pwd`, `auth`, `credentials`: only a value that looks random (`auth=basic` is a setting).
   if (strength === "random" && !looksLikeShortNameSecret(v)) return
   if (sep.kind === "") {

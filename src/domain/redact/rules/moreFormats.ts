@@ -7,8 +7,8 @@
  *   `name=value` pairs after the name, to the end of the line or the closing quote. A cookie header
  *   is session state by design, so every value in it is treated as a credential (`theme=dark` too).
  * - Docker's `config.json`: `"auth": "<base64 of user:password>"`, also JSON-escaped.
- * - The MySQL and MariaDB clients' `-pPASSWORD` (glued to `-p`, quoted or not); `--password=` is
- *   the assignment rule's.
+ * - The MySQL and MariaDB clients' `-pPASSWORD` (glued to `-p`, quoted or not, also with the quotes
+ *   JSON-escaped: `-p\"…\"` in a command inside a JSON string); `--password=` is the assignment rule's.
  * - An Azure shared access signature's `sig=` in a URL (base64, usually percent-encoded).
  * - A Telegram bot token outside an assignment: the bot's id, `:`, and 35 characters from `AA`.
  */
@@ -29,7 +29,7 @@ export const MORE_FORMATS: ReadonlyArray<GitleaksRule> = [
   {
     id: "mysql-password-flag",
     keywords: ["mysql", "mariadb"],
-    regex: String.raw`\b(?:mysql|mariadb)[\w-]*(?:[ \t]+[^\s|;&]+){0,20}?[ \t]+-p(?:'([^'\r\n]{1,256})'|"([^"\r\n]{1,256})"|([^\s'"-][^\s'"]{0,255}))`
+    regex: String.raw`\b(?:mysql|mariadb)[\w-]*(?:[ \t]+[^\s|;&]+){0,20}?[ \t]+-p(?:\\"((?:(?!\\")[^\r\n]){1,256})\\"|\\'((?:(?!\\')[^\r\n]){1,256})\\'|'([^'\r\n]{1,256})'|"([^"\r\n]{1,256})"|([^\s'"\\-][^\s'"]{0,255}))`
   },
   {
     id: "azure-sas-signature",

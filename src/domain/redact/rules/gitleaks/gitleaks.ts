@@ -16,11 +16,12 @@ import type { ScanContext } from "../../findings.ts"
 import type { LiteralSpec } from "../../literals.ts"
 import { AI_FORMATS } from "../aiFormats.ts"
 import { MORE_FORMATS } from "../moreFormats.ts"
+import { TRUFFLE_FORMATS } from "../truffleFormats.ts"
 import { GITLEAKS_RULES, GLOBAL_ALLOW, GLOBAL_STOPWORDS, type GitleaksRule } from "./data.ts"
 import { assignmentAhead, NAME_PREFIX, type Trigger, triggersOf } from "./triggers.ts"
 
-/** The rules applied here: Betterleaks' and gitleaks' (`data.ts`), and the bridge's own of the same shape. */
-export const FORMAT_RULES: ReadonlyArray<GitleaksRule> = [...GITLEAKS_RULES, ...MORE_FORMATS, ...AI_FORMATS]
+/** The rules applied here: Betterleaks' and gitleaks' (`data.ts`), and the bridge's own of the same shape (TruffleHog's formats among them). */
+export const FORMAT_RULES: ReadonlyArray<GitleaksRule> = [...GITLEAKS_RULES, ...MORE_FORMATS, ...AI_FORMATS, ...TRUFFLE_FORMATS]
 
 /** How far before its keyword a "name = value" match may start (the rules' own `{0,50}`). */
 const NAME_REACH = 50

@@ -43,25 +43,34 @@ const AT_START: Width = { min: 0, max: 0 }
 /** The furthest before its keyword a match may start for the keyword to be looked for. */
 const MAX_KEYWORD_LEAD = 256
 
-/**
- * Where `keyword` is spelled in a regex source, in either case or as classes of both cases
- * (`[tT][wW]…`, the way a case-insensitive rule is written here), a sign escaped or not, or -1.
- */
-const keywordIn = (src: string, keyword: string): number => {
+/** The pattern that finds `keyword` spelled in a regex source, in either case or as classes of both cases. */
+const keywordPattern = (keyword: string, flags: string): RegExp => {
   const letter = (c: string) => `(?:${c}|\\[${c}${c.toUpperCase()}\\]|\\[${c.toUpperCase()}${c}\\])`
   const pattern = [...keyword].map((c) => (/[a-z]/.test(c) ? letter(c) : `\\\\?${c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`)).join("")
-  return src.search(new RegExp(pattern, "i"))
+  return new RegExp(pattern, flags)
 }
 
 /**
  * Where a keyword that stands in the middle of a rule's regex (`…{29}_mmk`, `\.(?:atlasv1)\.`)
- * lies from the start of the match, when the regex before it has a bounded width.
+ * lies from the start of the match, for each place the regex spells it (a keyword may stand in
+ * two branches: `AccountKey` and `…[_\s.-]*key` of Azure's storage key). A place with a bounded
+ * width before it gives that width; a place after an unbounded repeat gives its least width
+ * (the match that leaves the optional prefix out, which starts latest). Undefined when no place
+ * has a bounded width before it, or the keyword starts the regex.
  */
-const keywordLead = (src: string, keyword: string): Width | undefined => {
-  const at = keywordIn(src, keyword)
-  if (at <= 0 || src[at - 1] === "\\") return undefined
-  const w = widthOf(src.slice(0, at))
-  return w.max <= MAX_KEYWORD_LEAD ? w : undefined
+const keywordLeads = (src: string, keyword: string): ReadonlyArray<Width> | undefined => {
+  const leads: Array<Width> = []
+  let bounded = false
+  for (const m of src.matchAll(keywordPattern(keyword, "gi"))) {
+    const at = m.index
+    if (at <= 0 || src[at - 1] === "\\") continue
+    const w = widthOf(src.slice(0, at))
+    if (w.max <= MAX_KEYWORD_LEAD) bounded = true
+    const lead = w.max <= MAX_KEYWORD_LEAD ? w : { min: w.min, max: w.min }
+    if (!leads.some((l) => l.min === lead.min && l.max === lead.max)) leads.push(lead)
+  }
+  // Furthest first, so that the positions tried for one hit go left to right (`triedTo`).
+  return bounded ? leads.sort((a, b) => b.max - a.max) : undefined
 }
 
 /** One literal character of a regex source at `i` (`a`, `\\.`, `[aA]`), or undefined. */
@@ -230,16 +239,49 @@ export const triggersOf = (r: GitleaksRule, rule: number): ReadonlyArray<Trigger
   // from the regex when the keyword stands in it, else `LEAD`; a keyword that is a plain word and
   // not in the regex tells nothing about where a match is, and is not looked for.
   const named = src.startsWith(NAME_PREFIX)
-  const byKeyword = r.keywords.map((k) => {
-    const lead = named ? undefined : keywordLead(src, k)
-    const scanned = !named && (lead !== undefined || /[^a-z0-9]/.test(k))
-    return { rule, literal: k, exact: undefined, atStart: false, wordStart: false, scanned, lead: lead ?? LEAD_WIDTH, assignment: false }
+  const byKeyword = r.keywords.flatMap((k) => {
+    const leads = named ? undefined : keywordLeads(src, k)
+    const scanned = !named && (leads !== undefined || /[^a-z0-9]/.test(k))
+    return (leads ?? [LEAD_WIDTH]).map((lead) => ({ rule, literal: k, exact: undefined, atStart: false, wordStart: false, scanned, lead, assignment: false }))
   })
   if (named || byKeyword.some((t) => t.scanned)) return byKeyword
   // No keyword tells where a match is (`[A-Za-z0-9+/]{22}==:[A-Za-z0-9]{32}` under `tableau`): a
   // literal of the regex itself, when the regex before it has a bounded width.
   const middle = middleLiteral(src)
-  return middle === undefined ? byKeyword : [...byKeyword, { rule, literal: middle.lower, exact: middle.exact, atStart: false, wordStart: false, scanned: true, lead: middle.lead, assignment: false }]
+  if (middle !== undefined) return [...byKeyword, { rule, literal: middle.lower, exact: middle.exact, atStart: false, wordStart: false, scanned: true, lead: middle.lead, assignment: false }]
+  // Nor a literal of 3: a one-character separator between two runs (`\d{15,16}(\||%)[…]{27,40}`,
+  // an app id, `|`, its secret), looked for as each last character of the first run and each
+  // separator (`7|`, `7%`), with the second run after it.
+  const separated = separatorLiterals(src)
+  return separated === undefined
+    ? byKeyword
+    : [...byKeyword, ...separated.literals.map((literal) => ({ rule, literal, exact: literal, atStart: false, wordStart: false, scanned: true, lead: separated.lead, assignment: false, follow: separated.follow }))]
+}
+
+/** Most literals a separator may stand for (characters the run before it ends with, times separators). */
+const MAX_SEPARATOR_LITERALS = 24
+
+/**
+ * The two-character literals of a regex that has a run of a small class (`\d{15,16}`), then a
+ * group of one-character branches (`(\||%)`), then a run of a class (`[A-Za-z0-9_-]{27,40}`): each
+ * character of the first class followed by each separator, where the match starts as far before
+ * as the regex before the first run reaches plus the run's length less one; and the second run as
+ * what must follow. Undefined for any other shape, or when that makes too many literals.
+ */
+const separatorLiterals = (src: string): { readonly literals: ReadonlyArray<string>; readonly lead: Width; readonly follow: { readonly chars: string; readonly count: number } } | undefined => {
+  const m = /(\\d|\[[^\]\\]*\])\{(\d+)(?:,(\d+))?\}\((?:\?:)?((?:\\.|[^\\()|[\]{}?*+.^$])(?:\|(?:\\.|[^\\()|[\]{}?*+.^$]))*)\)/.exec(src)
+  if (m === null || src.slice(0, m.index).includes("|")) return undefined
+  const first = m[1] === "\\d" ? { chars: DIGIT_CHARS, count: 1 } : classAt(`${m[1]}`, 0)
+  const follow = classAt(src, m.index + m[0].length)
+  if (first === undefined || follow === undefined) return undefined
+  const separators = [...m[4]!.matchAll(/\\.|[^|]/g)].map((b) => b[0].at(-1)!)
+  if (first.chars.length * separators.length > MAX_SEPARATOR_LITERALS) return undefined
+  const before = widthOf(src.slice(0, m.index))
+  const least = Number(m[2])
+  const most = m[3] === undefined ? least : Number(m[3])
+  if (before.max + most > MAX_KEYWORD_LEAD) return undefined
+  const literals = [...first.chars].flatMap((c) => separators.map((sep) => c + sep))
+  return { literals, lead: { min: before.min + least - 1, max: before.max + most - 1 }, follow }
 }
 
 /**
