@@ -7,7 +7,7 @@ import { DbForStores } from "../storage/Db.ts"
 import { ChangeFeedLive } from "../storage/ChangeFeedLive.ts"
 import { AuthLive } from "../services/auth/Auth.ts"
 import { RedactorLive } from "../common/Redactor.ts"
-import { RedactorForConfig } from "../common/heldSecrets.ts"
+import { RedactorForConfig } from "../daemon/heldSecrets.ts"
 
 /**
  * The database and the process's change feed over it (another process's commits: `ChangeFeed`), and

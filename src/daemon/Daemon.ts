@@ -51,7 +51,7 @@ import { AuthLive } from "../services/auth/Auth.ts"
 import { CapabilitiesLive } from "../services/capabilities/Capabilities.ts"
 import { Lifecycle, LifecycleStarting } from "../common/Lifecycle.ts"
 import type { Redactor } from "../common/Redactor.ts"
-import { RedactorForConfig } from "../common/heldSecrets.ts"
+import { RedactorForConfig } from "./heldSecrets.ts"
 
 export interface DaemonOptions {
   /** Replaces the Hermes side (tests): provides HermesClient, may require AppConfig and Redactor. */

@@ -80,23 +80,26 @@ const cleanEnv = (): NodeJS.ProcessEnv => {
   return env
 }
 
-/** The `cluster.secret` of a PostgreSQL project's daemon whose file names none (a daemon on a port is a replica there). */
+/**
+ * The `cluster.secret` of a test daemon whose file names none: a daemon on PostgreSQL is a replica
+ * (its cluster port needs the secret), in the PostgreSQL project and wherever a test's config names
+ * a `storage.url` of its own; on SQLite the key is unused.
+ */
 export const TEST_CLUSTER_SECRET = "test-daemon-cluster-secret-0123456789abcdef"
 
 /**
  * In the PostgreSQL project, the database of the config's data dir (testDb.ts) as
- * `AGENT_BRIDGE_STORAGE_URL`, unless the file names a storage.url of its own, and a cluster secret
- * unless the file names one; else nothing.
+ * `AGENT_BRIDGE_STORAGE_URL`, unless the file names a storage.url of its own; in every project, a
+ * cluster secret unless the file names one.
  */
 const storageEnv = async (configFile: string): Promise<NodeJS.ProcessEnv> => {
-  if (TEST_DIALECT !== "pg") return {}
   const yaml = (YAML.parse(fs.readFileSync(configFile, "utf8")) ?? {}) as {
     bridge?: { data_dir?: string }
     storage?: { url?: string }
     cluster?: { secret?: string; secret_file?: string }
   }
   const secret = yaml.cluster?.secret === undefined && yaml.cluster?.secret_file === undefined ? { AGENT_BRIDGE_CLUSTER_SECRET: TEST_CLUSTER_SECRET } : {}
-  if (yaml.storage?.url !== undefined) return secret
+  if (TEST_DIALECT !== "pg" || yaml.storage?.url !== undefined) return secret
   const dataDir = path.resolve(path.dirname(configFile), yaml.bridge?.data_dir ?? "data")
   return { AGENT_BRIDGE_STORAGE_URL: await pgDatabaseFor(dataDir), ...secret }
 }

@@ -2,9 +2,10 @@
  * Signed-in operator sessions of the inbox page, as rows of the database (`OperatorSessions`,
  * table `inbox_sessions`), so that every replica on one database honours a session another opened
  * and a sign-out through any of them ends it on all (issue 37 item 6). The cookie carries a random
- * token; the row is keyed by its HMAC-SHA256 under the admin key's digest, never by the token: a
- * reader of the database cannot sign in with what it finds, and a session opened under one admin
- * key is not honoured once the admin key changes (the rows left behind are deleted at their end).
+ * token; the row is keyed by its HMAC-SHA256 under the admin key's digest, never by the token
+ * itself, so a reader of the database cannot sign in with what it finds, and a session opened under
+ * one admin key is not honoured once the admin key changes (the rows left behind are deleted at
+ * their end).
  * Each session has its own CSRF token for the forms it renders. Sessions end at a fixed time after
  * sign-in (no sliding renewal), checked at every read, or on sign-out; ended rows are deleted by the
  * retention sweep (`services/inbox/sessionRetention.ts`). Opening one is gated by the per-address
@@ -47,7 +48,7 @@ export const newToken = (): string => randomBytes(32).toString("base64url")
 /** Constant-time equality of two secrets of any length (their digests are compared). */
 export const sameSecret = (a: string, b: string): boolean => sameDigest(digestKey(a), digestKey(b))
 
-/** The row key of a cookie token: HMAC-SHA256 keyed with the admin key's digest (hex). */
+/** The row key of a cookie token, an HMAC-SHA256 keyed with the admin key's digest (hex). */
 export const sessionDigest = (adminKeyDigest: string, token: string): string =>
   createHmac("sha256", adminKeyDigest).update(token, "utf8").digest("hex")
 

@@ -88,15 +88,26 @@ const PROSE_WORD = /^[A-Za-z]{1,20}$/
 /** A word and a blank, ending the text before a name: the name is a word of a sentence. */
 const WORD_BEFORE = /[A-Za-z][ \t]+$/
 
+/** A code span in prose: an identifier or a dotted path of letters (`cluster.secret`, `whsec_`). */
+const CODE_SPAN = /^[A-Za-z_][A-Za-z_.-]{0,40}$/
+/** A quoted sentence: eight or more words of letters (a passphrase is rarely so long). */
+const SENTENCE = /^[A-Za-z]+(?: [A-Za-z,'-]+){7,}$/
+
 /**
- * True when `name: value` is a sentence, not an assignment: a word stands before the name on its
- * line (`the secret: keep tests small`, `my one password: never reuse it`), and the value is a
- * plain word (letters only, not random-looking) that more words follow. YAML and env files start
- * the line with the name (`password: correct horse`), and a value with a digit or in quotes is a
- * value (`the secret: hunter22 is…`, `the secret: "keep tests small"`).
+ * True when `name: value` is a sentence, not an assignment:
+ * - a word stands before the name on its line (`the secret: keep tests small`, `my one password:
+ *   never reuse it`), and the value is a plain word (letters only, not random-looking) that more
+ *   words follow, or a code span of letters in backticks (`the shared secret: \`cluster.secret\`,
+ *   else…`). YAML and env files start the line with the name (`password: correct horse`), and a
+ *   value with a digit or in other quotes is a value (`the secret: hunter22 is…`, `the secret:
+ *   "keep tests small"`);
+ * - or the value is a quoted sentence of eight words or more (`INVALID_TOKEN: "a header name
+ *   contains characters HTTP does not allow"`).
  */
-const isProse = (text: string, nameStart: number, value: { readonly end: number; readonly quoted: boolean }, v: string): boolean => {
-  if (value.quoted || !PROSE_WORD.test(v) || looksRandom(v) || !/^[ \t]+[A-Za-z]/.test(text.slice(value.end, value.end + 2))) return false
+const isProse = (text: string, nameStart: number, value: { readonly start: number; readonly end: number; readonly quoted: boolean }, v: string): boolean => {
+  if (value.quoted && SENTENCE.test(v)) return true
+  const codeSpan = value.quoted && text[value.start - 1] === "`" && CODE_SPAN.test(v) && !looksRandom(v)
+  if (!codeSpan && (value.quoted || !PROSE_WORD.test(v) || looksRandom(v) || !/^[ \t]+[A-Za-z]/.test(text.slice(value.end, value.end + 2)))) return false
   const lineStart = text.lastIndexOf("\n", nameStart - 1) + 1
   return WORD_BEFORE.test(text.slice(Math.max(lineStart, nameStart - 40), nameStart))
 }

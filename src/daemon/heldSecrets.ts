@@ -17,7 +17,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ResolvedConfig } from "../config/load.ts"
 import { ADMIN_KEY_FILE } from "../services/auth/Auth.ts"
-import { Redactor, RedactorLive } from "./Redactor.ts"
+import { Redactor, RedactorLive } from "../common/Redactor.ts"
 
 /** The passwords a PostgreSQL URL carries, as written in it and decoded. */
 export const pgUrlSecrets = (url: string): ReadonlyArray<string> => {
