@@ -198,7 +198,7 @@ describe("revocation ends what is open", () => {
     const again = follow(await listen(rotated, [runId]))
     try {
       const [ack] = await until(() => again.messages, (m) => m.length > 0)
-      expect(ack["params"].notifications.taskIds).toEqual([runId])
+      expect(ack!["params"].notifications.taskIds).toEqual([runId])
     } finally {
       await again.cancel()
     }
