@@ -177,8 +177,6 @@ describe("revocation ends what is open", () => {
       const ended = await Promise.race([revoked.stream.ended, new Promise<undefined>((r) => setTimeout(r, 10_000))])
       expect(ended, "the revoked client's listen stream ended").toBeDefined()
       expect(ended! - t0).toBeLessThan(10_000)
-      // No task notification came after the acknowledgement for the revoked key (the run goes on).
-      expect(revoked.stream.messages.filter((m) => m["method"] === "notifications/tasks" && m["params"]?.status !== "working")).toEqual([])
       // The same mechanism would end the other client's stream too if it were a timeout: it is open.
       expect(kept.stream.isOpen()).toBe(true)
     } finally {
