@@ -3,8 +3,8 @@
  * frame (the SDK's transport makes them), a keep-alive comment every KEEP_ALIVE while the run is
  * quiet (proxies and clients drop a silent connection), and an error frame for a failure mid-way.
  * The stream ends when the task's stream does, when the client goes away, or when the key it was
- * opened with stops authenticating (revoked or rotated: an error frame, then the close), noticed
- * from the Auth change feed as the MCP edge notices it for its calls in flight.
+ * opened with stops authenticating (revoked or rotated: an error frame, then the close). The
+ * keep-alives and the revocation are the held stream's every face shares (`../sse.ts`).
  *
  * The generator is read here, not with `Stream.fromAsyncIterable`: that one's finalizer awaits the
  * generator's `return()`, which waits for the step in flight (up to a step's wait). Here the close
@@ -15,9 +15,10 @@ import { HttpServerResponse } from "@effect/platform"
 import { JsonRpcTransportHandler } from "@a2a-js/sdk/server"
 import { A2AError } from "@a2a-js/sdk/errors"
 import { Duration, Effect, Option, Stream } from "effect"
-import { Auth } from "../../services/auth/Auth.ts"
+import type { Auth } from "../../services/auth/Auth.ts"
+import { heldStream } from "../sse.ts"
 
-export const KEEP_ALIVE = Duration.seconds(15)
+export { KEEP_ALIVE } from "../sse.ts"
 /** How long the close waits for the generator to finish after its step was interrupted. */
 const RETURN_LIMIT = Duration.seconds(2)
 
@@ -63,22 +64,13 @@ const generatorFrames = (input: SseInput): Stream.Stream<string> =>
       )
   ))
 
-/** Emits one error frame when the stream's key stops authenticating as its client, then ends. */
-const revocation = (input: SseInput): Stream.Stream<string, never, Auth> =>
-  Stream.unwrap(Effect.map(Auth, (auth) =>
-    auth.changes().pipe(
-      // A check the database could not answer (its server out) is no revocation: the next change asks again.
-      Stream.mapEffect(() => Effect.option(auth.authenticate(input.token))),
-      Stream.filter((checked) => Option.isSome(checked) && (Option.isNone(checked.value) || checked.value.value.client !== input.client)),
-      Stream.take(1),
-      Stream.as(frame({ jsonrpc: "2.0", id: input.id, error: revokedError() }))
-    )))
-
 export const sseFrames = (input: SseInput): Stream.Stream<string, never, Auth> => {
-  const keepAlive = Stream.tick(input.keepAlive ?? KEEP_ALIVE).pipe(Stream.drop(1), Stream.as(": keep-alive\n\n"))
-  const events = Stream.merge(generatorFrames(input), keepAlive, { haltStrategy: "left" })
-  // The first of the two to end ends the stream: the task's own end, or the revocation's frame.
-  const frames = Stream.merge(events, revocation(input), { haltStrategy: "either" })
+  const frames = heldStream({
+    frames: generatorFrames(input),
+    holder: { token: input.token, client: input.client },
+    revokedFrame: frame({ jsonrpc: "2.0", id: input.id, error: revokedError() }),
+    keepAlive: input.keepAlive
+  })
   return input.release === undefined ? frames : Stream.ensuring(frames, input.release)
 }
 

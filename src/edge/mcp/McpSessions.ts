@@ -228,7 +228,9 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         )
       }
 
-      const forkListen = (program: Effect.Effect<void, never, any>) => Runtime.runFork(runtime)(program as Effect.Effect<void, never, R>)
+      // A Tasks listen's frames run in the daemon's runtime (its Auth service watches the key).
+      const serveFrames = (frames: Stream.Stream<string, never, any>) =>
+        Stream.toReadableStreamRuntime(Stream.encodeText(frames) as Stream.Stream<Uint8Array, never, R>, runtime)
 
       // ── 2026-07-28: one SDK handler per server, a server instance per request, no session.
       // A tool call is served by a server without the skills extension: nothing of that surface can
@@ -408,7 +410,7 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             return yield* withinStreamQuota(
               identity.caller.client,
               "an MCP Tasks listen",
-              Effect.sync(() => tasks.listen(parsedBody, identity.caller, forkListen)!)
+              Effect.sync(() => tasks.listen(parsedBody, identity.caller, { token: identity.token, client: identity.caller.client }, serveFrames)!)
             )
           }
           return yield* Effect.promise(() => modern[kind].fetch(request, sdkOptions(identity, parsedBody)))

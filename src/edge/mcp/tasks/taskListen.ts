@@ -7,8 +7,10 @@
  * fixed set of notification kinds and no task ids, so the edge hands such a request here instead.
  * The runs service is read every POLL_MS for the tasks not yet finished (a read is a ledger
  * lookup): the service has no public change feed, and a poll keeps this folder its only client.
+ * The frames are served as a held stream (`../../sse.ts`): keep-alives, and the end when the
+ * listener's key is revoked or rotated.
  */
-import { Duration, Effect, Either, type Fiber, FiberId, Schedule } from "effect"
+import { Duration, Effect, Either, Schedule, Stream } from "effect"
 import type { BridgeError } from "../../../domain/errors.ts"
 import { type DetailedTask, TASKS_EXTENSION_ID } from "./protocol.ts"
 
@@ -16,8 +18,6 @@ const SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 const CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 /** How often the followed tasks are read. */
 export const POLL_MS = 500
-/** A keep-alive comment every this many polls (15 s). */
-const KEEP_ALIVE_TICKS = 30
 /** Task ids one stream may follow; more are left out of the acknowledgement. */
 export const MAX_TASK_IDS = 32
 
@@ -62,15 +62,14 @@ const isFinal = (t: DetailedTask) => t.status === "completed" || t.status === "c
 const stamp = (t: DetailedTask) => `${t.status}\u0000${t.lastUpdatedAt}\u0000${t.statusMessage ?? ""}`
 
 /**
- * The stream's program: the acknowledgement, then the changes. `read` reads one task as the
- * request's caller; `send` writes one SSE frame. It runs until interrupted (the stream closed).
+ * The stream's frames: the acknowledgement, then the changes. `read` reads one task as the
+ * request's caller. It never ends by itself (the client closes it, or the held stream ends it).
  */
-export const listenProgram = <R>(
+export const listenFrames = <R>(
   req: TaskListenRequest,
-  read: (taskId: string) => Effect.Effect<DetailedTask, BridgeError, R>,
-  send: (text: string) => void
-) =>
-  Effect.gen(function* () {
+  read: (taskId: string) => Effect.Effect<DetailedTask, BridgeError, R>
+): Stream.Stream<string, never, R> =>
+  Stream.unwrap(Effect.gen(function* () {
     const meta = { [SUBSCRIPTION_ID_META_KEY]: req.id }
     const first = yield* Effect.forEach(req.taskIds, (id) => Effect.either(read(id)))
     const followed = new Map<string, string>()
@@ -78,72 +77,31 @@ export const listenProgram = <R>(
       const got = first[i]!
       if (Either.isRight(got)) followed.set(id, stamp(got.right))
     })
-    send(frame({
+    const ack = frame({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
       params: { notifications: { taskIds: [...followed.keys()] }, _meta: meta }
-    }))
+    })
     const open = new Set([...followed.keys()].filter((id) => {
       const got = first[req.taskIds.indexOf(id)]!
       return Either.isRight(got) && !isFinal(got.right)
     }))
-    let ticks = 0
-    const keepAlive = Effect.sync(() => {
-      // A comment frame now and then: proxies and clients drop a silent connection.
-      if (++ticks % KEEP_ALIVE_TICKS === 0) send(": keep-alive\n\n")
-    })
-    const tick = Effect.zipRight(keepAlive, Effect.forEach([...open], (id) =>
-      Effect.either(read(id)).pipe(Effect.map((got) => {
+    const changes = Effect.forEach([...open], (id) =>
+      Effect.either(read(id)).pipe(Effect.map((got): ReadonlyArray<string> => {
         // A task that can no longer be read (deleted) is dropped from the stream.
-        if (Either.isLeft(got)) return void open.delete(id)
+        if (Either.isLeft(got)) return (open.delete(id), [])
         const now = stamp(got.right)
         if (isFinal(got.right)) open.delete(id)
-        if (now === followed.get(id)) return
+        if (now === followed.get(id)) return []
         followed.set(id, now)
-        send(frame({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...got.right, _meta: meta } }))
-      })), { discard: true }))
-    yield* Effect.repeat(tick, Schedule.spaced(Duration.millis(POLL_MS)))
-  })
+        return [frame({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...got.right, _meta: meta } })]
+      }))).pipe(Effect.map((frames) => frames.flat()))
+    return Stream.concat(
+      Stream.make(ack),
+      Stream.repeatEffectWithSchedule(changes, Schedule.spaced(Duration.millis(POLL_MS))).pipe(Stream.flattenIterables)
+    )
+  }))
 
-/** Runs a stream's program in the daemon's runtime, with the caller; the fiber ends it. */
-export type ListenFork = (program: Effect.Effect<void, never, any>) => Fiber.RuntimeFiber<void, never>
-
-/**
- * The SSE response for `req`; its program stops when the client closes the stream or `stop` is
- * called (shutdown).
- */
-export const listenResponse = <R>(
-  req: TaskListenRequest,
-  read: (taskId: string) => Effect.Effect<DetailedTask, BridgeError, R>,
-  fork: ListenFork,
-  onEnd: (stop: () => void) => () => void
-): Response => {
-  const encoder = new TextEncoder()
-  let fiber: Fiber.RuntimeFiber<void, never> | undefined
-  let forget = () => {}
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => {
-      const send = (text: string) => {
-        try {
-          controller.enqueue(encoder.encode(text))
-        } catch {
-          // closed meanwhile: the fiber is being interrupted
-        }
-      }
-      fiber = fork(listenProgram(req, read, send))
-      forget = onEnd(() => {
-        fiber?.unsafeInterruptAsFork(FiberId.none)
-        try {
-          controller.close()
-        } catch {
-          // already closed
-        }
-      })
-    },
-    cancel: () => {
-      forget()
-      fiber?.unsafeInterruptAsFork(FiberId.none)
-    }
-  })
-  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })
-}
+/** The SSE response of a listen whose frames `body` carries. */
+export const listenResponse = (body: ReadableStream<Uint8Array>): Response =>
+  new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })

@@ -6,7 +6,7 @@
  * 2025-era request, is served exactly as before: nothing here runs.
  */
 import type { Server, ServerContext } from "@modelcontextprotocol/server"
-import { Effect, Either, Schema } from "effect"
+import { Deferred, Effect, Either, Exit, FiberId, Schema, Stream } from "effect"
 import type { RunView } from "../../../domain/runs/view.ts"
 import { Caller, type CallerShape } from "../../../request/Caller.ts"
 import { Progress } from "../../../request/Progress.ts"
@@ -15,7 +15,8 @@ import type { CallToolResult } from "../wireTypes.ts"
 import { syncStandardSchema } from "./standardSchema.ts"
 import { declaresTasks, invalidParams, missingCapability, TASKS_EXTENSION_ID } from "./protocol.ts"
 import { cancelTask, getTask, protocolErrorOf, type TaskProgram, type TaskRunner, updateTask } from "./taskMethods.ts"
-import { type ListenFork, listenResponse, missingCapabilityResponse, taskListenRequest } from "./taskListen.ts"
+import { heldStream, type StreamHolder } from "../../sse.ts"
+import { listenFrames, listenResponse, missingCapabilityResponse, taskListenRequest } from "./taskListen.ts"
 import { createTaskResult } from "./taskOfRun.ts"
 
 export { TASKS_EXTENSION_ID } from "./protocol.ts"
@@ -33,12 +34,17 @@ export interface TasksBridge {
   readonly taskCall: (tool: ToolDef, args: unknown, ctx: ServerContext) => TaskCall | undefined
   /**
    * A `subscriptions/listen` body that asks for task notifications: the stream that serves it (or
-   * the -32021 refusal). `undefined`: any other body, which the SDK serves.
+   * the -32021 refusal). `undefined`: any other body, which the SDK serves. `holder`: the key the
+   * request came with (its revocation ends the stream); `serve` runs the frames in the daemon's
+   * runtime as the response's body.
    */
-  readonly listen: (body: unknown, caller: CallerShape, fork: ListenFork) => Response | undefined
+  readonly listen: (body: unknown, caller: CallerShape, holder: StreamHolder, serve: ServeFrames) => Response | undefined
   /** Ends every open task stream (shutdown). */
   readonly closeStreams: () => void
 }
+
+/** Runs a held stream's frames in the daemon's runtime as a response body; cancelling it interrupts them. */
+export type ServeFrames = (frames: Stream.Stream<string, never, any>) => ReadableStream<Uint8Array>
 
 export interface TaskCall {
   readonly args: unknown
@@ -125,16 +131,21 @@ export const makeTasksBridge = (runnerFor: TaskRunnerFor, retentionMs: number): 
 
   const streams = new Set<() => void>()
   const noProgress = { enabled: false, report: () => Effect.void }
-  const listen: TasksBridge["listen"] = (body, caller, fork) => {
+  const listen: TasksBridge["listen"] = (body, caller, holder, serve) => {
     const req = taskListenRequest(body)
     if (req === undefined) return undefined
     if (!req.declared) return missingCapabilityResponse(req.id)
     const read = (taskId: string) =>
       getTask(taskId, retentionMs).pipe(Effect.provideService(Caller, caller), Effect.provideService(Progress, noProgress))
-    return listenResponse(req, read, fork, (stop) => {
-      streams.add(stop)
-      return () => streams.delete(stop)
-    })
+    // The held stream ends it when its key is revoked or rotated; `closeStreams` at shutdown.
+    const closed = Deferred.unsafeMake<void>(FiberId.none)
+    const stop = () => void Deferred.unsafeDone(closed, Exit.void)
+    streams.add(stop)
+    const frames = heldStream({ frames: listenFrames(req, read), holder }).pipe(
+      Stream.interruptWhen(Deferred.await(closed)),
+      Stream.ensuring(Effect.sync(() => streams.delete(stop)))
+    )
+    return listenResponse(serve(frames))
   }
   const closeStreams = () => {
     for (const stop of [...streams]) stop()
