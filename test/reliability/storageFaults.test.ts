@@ -193,7 +193,7 @@ describe("storage faults", () => {
         ["agent_run_wait", { run_id: run.run_id, timeout_s: 1 }],
         ["agent_run_stop", { run_id: run.run_id }]
       ] as const) {
-        h.faults.inject("get", { kind: "busy" })
+        h.faults.inject("getOwned", { kind: "busy" })
         const out = yield* h.call(tool, args)
         expect(out.ok ? "answered" : out.code).toBe("bridge.internal")
         expectOpaque(out)
@@ -201,7 +201,7 @@ describe("storage faults", () => {
       h.faults.inject("list", { kind: "full" })
       expect((yield* h.call("agent_runs_list", {})).ok).toBe(false)
       // A stalled read answers late, and right.
-      h.faults.inject("get", { kind: "stall", ms: 1_500 })
+      h.faults.inject("getOwned", { kind: "stall", ms: 1_500 })
       const t0 = Date.now()
       const view = yield* ok("stalled status", yield* h.call("agent_run_status", { run_id: run.run_id }))
       expect(Date.now() - t0).toBeGreaterThanOrEqual(1_400)
