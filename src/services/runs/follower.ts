@@ -16,7 +16,7 @@ import { HERMES_RAISES, hermesError } from "../hermes-failures/hermesErrors.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import { consumeInBatches } from "./batches.ts"
-import { withoutRecordedClarifications } from "./clarifyReplays.ts"
+import { openApprovalId, withoutRecordedRequests } from "./clarifyReplays.ts"
 import { logRunEnded, logRunFollowed } from "./runLog.ts"
 import type { RunSignals } from "./RunSignals.ts"
 import type { RunLocks } from "./runLocks.ts"
@@ -78,8 +78,8 @@ export const makeFollower = (deps: FollowerDeps) => {
   const commit = (run: RunRecord, batch: ReadonlyArray<HermesEvent>) =>
     locks.withRun(run.runId, Effect.gen(function* () {
       if (batch.length === 0) return run
-      yield* openApprovals(run, batch)
-      const fresh = yield* withoutRecordedClarifications(ledger, run.runId, batch)
+      const fresh = yield* withoutRecordedRequests(ledger, run.runId, batch)
+      yield* openApprovals(run, fresh)
       const { record, result } = yield* ledger.modify(run.runId, (current) => {
         const r = reduceBatch({ status: current.status, pending: current.pending }, fresh)
         const change: RunChange = {
@@ -173,7 +173,7 @@ export const makeFollower = (deps: FollowerDeps) => {
       const hermesStatus = found.value.status
       if (isTerminal(hermesStatus)) return run
       if (run.pending !== null) tracker.expect(run.pending.request_id, "clarify")
-      if (run.status === "waiting_for_approval") tracker.expect(null, "approval")
+      if (run.status === "waiting_for_approval") tracker.expect(yield* openApprovalId(ledger, run.runId), "approval")
       const reconciled = yield* commit(run, tracker.fromStatus(found.value))
       const { record } = yield* ledger.modify(run.runId, (current) => {
         const status = current.status === "stopping" || isTerminal(current.status) ? current.status : hermesStatus

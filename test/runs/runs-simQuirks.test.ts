@@ -1,0 +1,35 @@
+/**
+ * Quirks seen against the newer Hermes builds (numbered SSE frames, Last-Event-ID replay, status
+ * that shows the pending approval), played against the simulator's newer generation: what a bridge
+ * restart or a status poll records, and what the stored event data keeps.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestDb } from "../support/testDb.ts"
+import { as, eventually, statusIs } from "./support/harness.ts"
+import { simHarness } from "./support/simHarness.ts"
+
+const alice = as("alice")
+
+describe("newer-build quirks against the simulator", () => {
+  it.live("after a bridge restart, a pending approval is recorded once in the run's events (one inbox row)", () =>
+    Effect.gen(function* () {
+      const h = yield* simHarness()
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:approval] clean up" }))
+      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_approval"), "approval")
+      const second = yield* h.rebuild
+      // The restarted follower checks Hermes's status (which shows the approval) and re-attaches.
+      const again = yield* eventually(alice(second.runs.status(view.run_id, 0)), statusIs("waiting_for_approval"), "approval again")
+      yield* Effect.sleep("300 millis")
+      const requests = (yield* alice(second.runs.events(view.run_id, 0, 500))).events.filter((e) => e.type === "approval.request")
+      expect(requests.length).toBe(1)
+      expect(requests[0]!.data["synthetic"]).toBeUndefined()
+      expect((yield* second.inbox.list({ state: "pending" })).length).toBe(1)
+      yield* second.inbox.decide(again.awaiting_approval!.approval_id, { approve: true, by: "admin" })
+      const done = yield* alice(second.runs.wait(view.run_id, 60))
+      expect(done.status).toBe("completed")
+      const types = (yield* alice(second.runs.events(view.run_id, 0, 500))).events.map((e) => e.type)
+      expect(types.filter((t) => t === "approval.request").length).toBe(1)
+      expect(types.filter((t) => t === "approval.responded").length).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
+})
