@@ -142,6 +142,17 @@ describe("event reducer", () => {
     expect(reduceBatch(running, [ev("run.interrupted", { error: "gone" })]).error).toBe("gone")
     expect(reduceBatch({ status: "completed", pending: null }, [ev("message.delta", { delta: "x" })]).events).toEqual([])
   })
+
+  it("drops a numbered frame's own seq from the stored data; an unnumbered event's fields stay as they came", () => {
+    const numbered = reduceBatch(running, [
+      ev("tool.started", { seq: 3, tool: "terminal", preview: "ls" }, 3),
+      ev("approval.request", { seq: 4, request_id: "r1", command: "rm" }, 4)
+    ])
+    expect(numbered.events.map((e) => e.data)).toEqual([{ tool: "terminal", preview: "ls" }, { request_id: "r1", command: "rm" }])
+    expect(numbered.hermesEventId).toBe(4)
+    const plain = reduceBatch(running, [ev("tool.started", { seq: 3, tool: "terminal" })])
+    expect(plain.events[0]?.data).toEqual({ seq: 3, tool: "terminal" })
+  })
 })
 
 const asPending = () => ({

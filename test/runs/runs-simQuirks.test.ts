@@ -32,4 +32,17 @@ describe("newer-build quirks against the simulator", () => {
       expect(types.filter((t) => t === "approval.request").length).toBe(1)
       expect(types.filter((t) => t === "approval.responded").length).toBe(1)
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
+
+  it.live("a numbered build's own seq is not kept in the stored event data beside the bridge's", () =>
+    Effect.gen(function* () {
+      const h = yield* simHarness()
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:approval] clean up" }))
+      const waiting = yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_approval"), "approval")
+      yield* h.inbox.decide(waiting.awaiting_approval!.approval_id, { approve: true, by: "admin" })
+      const done = yield* alice(h.runs.wait(view.run_id, 60))
+      expect(done.status).toBe("completed")
+      const events = (yield* alice(h.runs.events(view.run_id, 0, 500))).events
+      expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["tool.started", "tool.completed", "approval.request", "approval.responded"]))
+      for (const e of events) expect(Object.keys(e.data)).not.toContain("seq")
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })

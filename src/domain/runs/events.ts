@@ -68,11 +68,17 @@ export const splitText = (s: string, max: number): ReadonlyArray<string> => {
 }
 
 const ENVELOPE = new Set(["event", "run_id", "timestamp"])
+/**
+ * Builds that number their frames (`id: N`) repeat that number inside the data as `seq`: part of
+ * the envelope there, and never kept beside the bridge's own `seq` of the stored event.
+ */
+const NUMBERED_ENVELOPE = new Set([...ENVELOPE, "seq"])
 
 /** The event's own fields, without the SSE envelope. */
-const payload = (data: HermesEventData): Record<string, unknown> => {
+const payloadOf = (data: HermesEventData, numbered: boolean): Record<string, unknown> => {
+  const envelope = numbered ? NUMBERED_ENVELOPE : ENVELOPE
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(data)) if (!ENVELOPE.has(k)) out[k] = v
+  for (const [k, v] of Object.entries(data)) if (!envelope.has(k)) out[k] = v
   return out
 }
 
@@ -132,6 +138,7 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<HermesEve
     if (e.id !== null) hermesEventId = e.id
     if (status === "queued") status = "running"
     const d = e.data
+    const payload = (data: HermesEventData) => payloadOf(data, e.id !== null)
     if (!isKnown(d)) {
       // Stored as they came: tool and reasoning events, steer confirmations, sub-agents. Anything
       // else (reasoning.delta, names of newer builds) is not kept.
