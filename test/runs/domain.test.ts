@@ -104,7 +104,7 @@ describe("event reducer", () => {
     expect(approvalOf(approvalData(ev("approval.request", { request_id: "r2" }))).choices).toEqual([])
     const responded = reduceBatch(approval.state, [ev("approval.responded", { request_id: "r1", choice: "deny", resolved: 1 })])
     expect(responded.state.status).toBe("running")
-    expect(responded.approvalsResolved).toEqual(["r1"])
+    expect(responded.approvalsResolved).toEqual([{ request_id: "r1", choice: "deny", inferred: false }])
 
     const asked = reduceBatch(running, [ev("clarify.request", { clarify_id: "c1", question: "q?", choices: ["a"], multi_select: true })])
     expect(asked.state).toEqual({ status: "waiting_for_clarification", pending: { request_id: "c1", kind: "clarification", question: "q?", choices: ["a"], multi_select: true } })

@@ -4,12 +4,33 @@
  * restart or a status poll records, and what the stored event data keeps.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, HashMap, Layer, Logger, LogLevel } from "effect"
 import { TestDb } from "../support/testDb.ts"
 import { as, eventually, statusIs } from "./support/harness.ts"
 import { simHarness } from "./support/simHarness.ts"
 
 const alice = as("alice")
+
+interface Line {
+  readonly message: string
+  readonly level: string
+  readonly annotations: Record<string, unknown>
+}
+
+/** Every log line of the test's fibers (the followers' included), kept for the test. */
+const capturing = (lines: Array<Line>) =>
+  Layer.merge(
+    Logger.replace(
+      Logger.defaultLogger,
+      Logger.make(({ annotations, logLevel, message }) => {
+        const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
+        lines.push({ message: text, level: logLevel.label, annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
+      })
+    ),
+    Logger.minimumLogLevel(LogLevel.Info)
+  )
+
+const decidedLines = (lines: ReadonlyArray<Line>) => lines.filter((l) => l.message === "run approval decided")
 
 describe("newer-build quirks against the simulator", () => {
   it.live("after a bridge restart, a pending approval is recorded once in the run's events (one inbox row)", () =>
@@ -45,4 +66,35 @@ describe("newer-build quirks against the simulator", () => {
       expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["tool.started", "tool.completed", "approval.request", "approval.responded"]))
       for (const e of events) expect(Object.keys(e.data)).not.toContain("seq")
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
+
+  it.live("an approval decided in Hermes (its approvals.timeout denied it) is logged once, at info: by Hermes, which choice, run and request", () => {
+    const lines: Array<Line> = []
+    return Effect.gen(function* () {
+      const h = yield* simHarness({ sim: { approvalTimeoutMs: 300 } })
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:approval] clean up" }))
+      const done = yield* alice(h.runs.wait(view.run_id, 60))
+      expect(done.status).toBe("completed")
+      const request = (yield* alice(h.runs.events(view.run_id, 0, 500))).events.find((e) => e.type === "approval.request")!
+      const decided = decidedLines(lines)
+      expect(decided).toHaveLength(1)
+      expect(decided[0]).toMatchObject({
+        level: "INFO",
+        annotations: { run_id: view.run_id, request_id: request.data["request_id"], decided_by: "hermes", via: "hermes", choice: "deny", state: "expired" }
+      })
+    }).pipe(Effect.scoped, Effect.provide(capturing(lines)), Effect.provide(TestDb))
+  })
+
+  it.live("an approval the operator decides in the inbox is logged once (by the operator, via the inbox), not again when Hermes confirms it", () => {
+    const lines: Array<Line> = []
+    return Effect.gen(function* () {
+      const h = yield* simHarness()
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:approval] clean up" }))
+      const waiting = yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_approval"), "approval")
+      yield* h.inbox.decide(waiting.awaiting_approval!.approval_id, { approve: true, choice: "session", by: "admin", via: "page" })
+      expect((yield* alice(h.runs.wait(view.run_id, 60))).status).toBe("completed")
+      const decided = decidedLines(lines)
+      expect(decided).toHaveLength(1)
+      expect(decided[0]).toMatchObject({ level: "INFO", annotations: { run_id: view.run_id, decided_by: "admin", via: "page", choice: "session", state: "approved" } })
+    }).pipe(Effect.scoped, Effect.provide(capturing(lines)), Effect.provide(TestDb))
+  })
 })

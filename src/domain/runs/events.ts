@@ -26,6 +26,16 @@ export interface ApprovalOpened {
   readonly choices: ReadonlyArray<string>
 }
 
+/** An approval Hermes reported resolved (`approval.responded`). */
+export interface ApprovalResolved {
+  /** Null: a response naming no request, which resolves whatever the run had pending. */
+  readonly request_id: string | null
+  /** The choice Hermes took; null when it did not say (an event inferred from a status). */
+  readonly choice: string | null
+  /** The event was inferred from Hermes's status, not sent by Hermes. */
+  readonly inferred: boolean
+}
+
 /** The part of a run's state the reducer needs and changes. */
 export interface FollowState {
   readonly status: RunStatus
@@ -43,11 +53,8 @@ export interface BatchResult {
   readonly error: string | null
   /** The last Hermes frame id seen in the batch (null: none carried one). */
   readonly hermesEventId: number | null
-  /**
-   * Approval requests Hermes resolved (responded, or denied by a timeout or stop), by request id;
-   * null: a response naming no request, which resolves whatever the run had pending.
-   */
-  readonly approvalsResolved: ReadonlyArray<string | null>
+  /** Approval requests Hermes resolved (responded, or denied by a timeout or stop), in order. */
+  readonly approvalsResolved: ReadonlyArray<ApprovalResolved>
 }
 
 /** A `message.text` event holds at most about this many UTF-16 units before a flush. */
@@ -116,7 +123,7 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<HermesEve
   let usage: Record<string, unknown> | null = null
   let error: string | null = null
   let hermesEventId: number | null = null
-  const approvalsResolved: Array<string | null> = []
+  const approvalsResolved: Array<ApprovalResolved> = []
 
   /** Emits the buffered text; with `fullOnly`, keeps a last piece shorter than FLUSH_CHARS. */
   const flush = (fullOnly = false) => {
@@ -156,7 +163,7 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<HermesEve
         push(d.event, payload(d))
         break
       case "approval.responded":
-        approvalsResolved.push(d.request_id ?? null)
+        approvalsResolved.push({ request_id: d.request_id ?? null, choice: d.choice ?? null, inferred: d["synthetic"] === true })
         if (status === "waiting_for_approval") status = "running"
         push(d.event, payload(d))
         break

@@ -18,6 +18,8 @@ import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import { consumeInBatches } from "./batches.ts"
 import { openApprovalId, withoutRecordedRequests } from "./clarifyReplays.ts"
 import { logRunEnded, logRunFollowed } from "./runLog.ts"
+import { logApprovalResolvedInHermes } from "../inbox/approvalLog.ts"
+import type { ApprovalResolved } from "../../domain/runs/events.ts"
 import type { RunSignals } from "./RunSignals.ts"
 import type { RunLocks } from "./runLocks.ts"
 import { type QuietWatch, watchQuiet } from "./quietWatch.ts"
@@ -57,7 +59,19 @@ export const makeFollower = (deps: FollowerDeps) => {
   const expire = (runId: string, requestId?: string) =>
     inbox.expireRunApprovals(runId, requestId).pipe(
       Effect.retry(inboxRetry),
-      Effect.catchAll((e) => Effect.logError("could not expire run approvals", e).pipe(Effect.annotateLogs({ runId, requestId })))
+      Effect.catchAll((e) =>
+        Effect.logError("could not expire run approvals", e).pipe(Effect.annotateLogs({ runId, requestId }), Effect.as([]))
+      )
+    )
+
+  /**
+   * Hermes resolved an approval: its row closes as expired. A row still pending here was not the
+   * operator's decision (theirs closed it already, and logged it), so the decision is logged as
+   * Hermes's.
+   */
+  const resolved = (runId: string, a: ApprovalResolved) =>
+    Effect.flatMap(expire(runId, a.request_id ?? undefined), (rows) =>
+      Effect.forEach(rows, (row) => logApprovalResolvedInHermes(row, a.choice, a.inferred), { discard: true })
     )
 
   /** Opens inbox rows first (idempotent): if that fails, the batch is not committed and is replayed. */
@@ -96,7 +110,7 @@ export const makeFollower = (deps: FollowerDeps) => {
       })
       yield* signals.publish(record)
       if (isTerminal(record.status) && !isTerminal(run.status)) yield* logRunEnded(record)
-      yield* Effect.forEach(result.approvalsResolved, (id) => expire(run.runId, id ?? undefined), { discard: true })
+      yield* Effect.forEach(result.approvalsResolved, (a) => resolved(run.runId, a), { discard: true })
       if (isTerminal(record.status)) {
         yield* expire(run.runId)
         const watch = watching.get(run.runId)
