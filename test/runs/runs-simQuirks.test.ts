@@ -8,6 +8,7 @@ import { Effect, HashMap, Layer, Logger, LogLevel } from "effect"
 import { TestDb } from "../support/testDb.ts"
 import { as, eventually, statusIs } from "./support/harness.ts"
 import { simHarness } from "./support/simHarness.ts"
+import type { SimRun } from "../../src/hermes/sim/run.ts"
 
 const alice = as("alice")
 
@@ -97,4 +98,33 @@ describe("newer-build quirks against the simulator", () => {
       expect(decided[0]).toMatchObject({ level: "INFO", annotations: { run_id: view.run_id, decided_by: "admin", via: "page", choice: "session", state: "approved" } })
     }).pipe(Effect.scoped, Effect.provide(capturing(lines)), Effect.provide(TestDb))
   })
+
+  it.live("a run recovered by polling Hermes's status gets the events it missed, marked as inferred, with what the status cannot tell left unknown", () =>
+    Effect.gen(function* () {
+      // An older build: after the restart its events route is 404, so the run is seen by its status only.
+      const h = yield* simHarness({ sim: { generation: "old" } })
+      const input = "[sim:approval] clean up"
+      const view = yield* alice(h.runs.start({ agent: "hermes", input }))
+      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_approval"), "approval")
+      const simRun = [...h.sim.state.runs.values()].find((r: SimRun) => r.input === input)!
+      // While the bridge is down, the approval is answered in Hermes itself and the run ends there.
+      const second = yield* h.rebuildAfter(Effect.gen(function* () {
+        const profile = yield* h.hermes.profile("hermes")
+        yield* h.hermes.approval(profile, simRun.id, { choice: "once" })
+        yield* eventually(Effect.sync(() => simRun.status), (s) => s === "completed", "the run's end in Hermes")
+      }))
+      const done = yield* alice(second.runs.wait(view.run_id, 60))
+      expect(done.status).toBe("completed")
+      const events = (yield* alice(second.runs.events(view.run_id, 0, 500))).events
+      const types = events.map((e) => e.type)
+      expect(types.slice(types.indexOf("approval.request"))).toEqual(["approval.request", "approval.responded", "tool.completed", "message.text", "run.completed"])
+      const responded = events.find((e) => e.type === "approval.responded")!
+      expect(responded.data).toMatchObject({ synthetic: true, unknown: ["choice"] })
+      expect(responded.data).not.toHaveProperty("choice")
+      const completed = events.find((e) => e.type === "tool.completed")!
+      expect(completed.data).toEqual({ tool: "terminal", synthetic: true, unknown: ["duration", "error"] })
+      // Every step of the run holds one closing: the numbers stay contiguous.
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+      expect((yield* second.inbox.list({ state: "expired" })).length).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })

@@ -17,6 +17,7 @@ import type { InboxShape } from "../inbox/Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import { consumeInBatches } from "./batches.ts"
 import { openApprovalId, withoutRecordedRequests } from "./clarifyReplays.ts"
+import { withInferredClosings } from "./inferredClosings.ts"
 import { logRunEnded, logRunFollowed } from "./runLog.ts"
 import { logApprovalResolvedInHermes } from "../inbox/approvalLog.ts"
 import type { ApprovalResolved } from "../../domain/runs/events.ts"
@@ -92,7 +93,7 @@ export const makeFollower = (deps: FollowerDeps) => {
   const commit = (run: RunRecord, batch: ReadonlyArray<HermesEvent>) =>
     locks.withRun(run.runId, Effect.gen(function* () {
       if (batch.length === 0) return run
-      const fresh = yield* withoutRecordedRequests(ledger, run.runId, batch)
+      const fresh = yield* withInferredClosings(ledger, run.runId, yield* withoutRecordedRequests(ledger, run.runId, batch))
       yield* openApprovals(run, fresh)
       const { record, result } = yield* ledger.modify(run.runId, (current) => {
         const r = reduceBatch({ status: current.status, pending: current.pending }, fresh)
