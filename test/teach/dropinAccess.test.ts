@@ -48,6 +48,17 @@ describe("the drop-in skills folder, for a Hermes of another user", () => {
     }).pipe(Effect.provide(SkillStoreLive.pipe(Layer.provideMerge(DbLive(config.dataDir)), Layer.provide(AppConfigLive(config)))))
   })
 
+  it.effect("a data dir the skill store makes first is private but passable (0711), never listable", () => {
+    const config = testConfig()
+    // The usual umask, which would leave a folder made with 0755 listable by others.
+    process.umask(0o022)
+    return Effect.gen(function* () {
+      yield* SkillStore
+      expect(modeOf(config.dataDir)).toBe(0o711)
+      expect(modeOf(config.dropinDir)).toBe(0o755)
+    }).pipe(Effect.provide(SkillStoreLive.pipe(Layer.provide(AppConfigLive(config)))))
+  })
+
   it.effect("a drop-in folder configured outside the data dir leaves the data dir 0700", () => {
     const dirs = makeDirs()
     const config = testConfig({ skills: { dropin_dir: path.join(path.dirname(dirs.dropinDir), "elsewhere") } })

@@ -31,9 +31,12 @@ export const dropinInside = (dataDir: string, dropinDir: string): boolean => {
  * names any a user made private). Synchronous: a few system calls at start.
  */
 export const openDropinForHermes = (dataDir: string, dropinDir: string): void => {
+  const inside = dropinInside(dataDir, dropinDir)
+  // A data dir made here is private first, as everywhere else that makes it.
+  if (inside) fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   fs.mkdirSync(dropinDir, { recursive: true, mode: DROPIN_DIR_MODE })
   fs.chmodSync(dropinDir, (fs.statSync(dropinDir).mode & 0o7777) | DROPIN_DIR_MODE)
-  if (!dropinInside(dataDir, dropinDir)) return
+  if (!inside) return
   for (let dir = path.dirname(path.resolve(dropinDir)); ; dir = path.dirname(dir)) {
     fs.chmodSync(dir, (fs.statSync(dir).mode & 0o7777) | 0o011)
     if (path.resolve(dir) === path.resolve(dataDir) || path.dirname(dir) === dir) break
