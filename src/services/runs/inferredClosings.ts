@@ -11,8 +11,8 @@
  * `choice`), which are left out. A streamed terminal event is left as it came: Hermes sent every
  * step before it.
  */
-import { Effect } from "effect"
-import { type HermesEvent, type HermesEventData, isTerminalEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
+import { Effect, Option } from "effect"
+import { decodeEventData, type HermesEvent, isTerminalEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 import { EVENTS_KEPT } from "../../domain/limits.ts"
 import type { LedgerShape } from "./Ledger.ts"
 
@@ -62,12 +62,12 @@ export const withInferredClosings = (ledger: LedgerShape, runId: string, batch: 
     const { tools, approvals } = openSteps([...stored, ...before])
     if (tools.length === 0 && approvals.length === 0) return batch
     const envelope = { run_id: terminal.data["run_id"], timestamp: terminal.data["timestamp"], synthetic: true }
+    // Built as the SSE edge decodes a frame, so each is typed as Hermes's own would be.
+    const closing = (data: Record<string, unknown>) => Option.toArray(Option.map(decodeEventData(data), (d) => makeEvent(null, d)))
     const closings: Array<HermesEvent> = [
-      ...approvals.map((id) => makeEvent(null, {
-        event: "approval.responded", ...envelope, ...(id === null ? {} : { request_id: id }), unknown: ["choice"]
-      } as HermesEventData)),
+      ...approvals.flatMap((id) => closing({ event: "approval.responded", ...envelope, ...(id === null ? {} : { request_id: id }), unknown: ["choice"] })),
       // The innermost step first: a tool that asked for approval ends after the answer.
-      ...tools.reverse().map((tool) => makeEvent(null, { event: "tool.completed", ...envelope, tool, unknown: ["duration", "error"] } as HermesEventData))
+      ...tools.reverse().flatMap((tool) => closing({ event: "tool.completed", ...envelope, tool, unknown: ["duration", "error"] }))
     ]
     return [...batch.slice(0, at), ...closings, ...batch.slice(at)]
   })
