@@ -73,6 +73,7 @@ export const PG_FILES = [
   "test/runs/runs-restart.test.ts",
   "test/runs/runs-sigkill.e2e.test.ts",
   "test/runs/runs-sim.test.ts",
+  "test/runs/runs-simQuirks.test.ts",
   "test/runs/runs-start.test.ts",
   "test/runs/runs-stopRace.test.ts",
   "test/runs/runs-streamCut.test.ts",

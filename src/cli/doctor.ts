@@ -1,7 +1,8 @@
 /**
  * `agent-bridge doctor`: one row per check, the `agent-bridge` row first; exit 1 when any check fails.
  * Checks: the configuration decodes, the database (the SQLite file, or the PostgreSQL of storage.url)
- * opens, migrates and takes a write, the data dir is private; each Hermes profile answers and accepts the bridge's key; the drop-in skills folder is in
+ * opens, migrates and takes a write, the data dir is private; the drop-in skills folder is readable by
+ * other users (Hermes often runs as another user); each Hermes profile answers and accepts the bridge's key; the drop-in skills folder is in
  * the profile's `skills.external_dirs`; and which optional Hermes features the profile lacks.
  */
 import { SqlClient } from "@effect/sql"
@@ -19,6 +20,7 @@ import { RedactorForConfig } from "../daemon/heldSecrets.ts"
 import { pgServerName } from "../config/storageUrl.ts"
 import { DbForStores } from "../storage/Db.ts"
 import { hasFlag, type ParsedArgs } from "./args.ts"
+import { dropinInside, readabilityProblems } from "../services/skill-store/dropinAccess.ts"
 import { cliLoggingLayer } from "./runtime.ts"
 
 export interface DoctorRow {
@@ -35,18 +37,47 @@ const bridgeRow = Effect.gen(function* () {
   )
   // On PostgreSQL the data dir holds no database and may not exist yet; when it does, it still
   // holds the bridge's other files (drop-in skills, the admin key), so its mode is still checked.
+  // Passable by others (0711) is how a Hermes of another user reaches the drop-in folder inside it.
   const mode = fs.existsSync(config.dataDir) ? fs.statSync(config.dataDir).mode & 0o777 : null
-  const loose = mode !== null && (mode & 0o077) !== 0
+  const loose = mode !== null && (mode & 0o066) !== 0
   const url = config.storage.url
   const store = url === undefined ? `database writable in ${config.dataDir}` : `PostgreSQL store at ${pgServerName(Redacted.value(url))} writable`
   return {
     check: "agent-bridge",
     status: loose ? "warn" : "ok",
-    detail: `config ${config.source ?? "(defaults)"} valid; ${store}${loose ? ` (data dir mode ${mode.toString(8)}: should be 700)` : ""}`
+    detail: `config ${config.source ?? "(defaults)"} valid; ${store}${loose ? ` (data dir mode ${mode.toString(8)}: should be 700, or 711 when it holds the drop-in skills folder)` : ""}`
   } satisfies DoctorRow
 }).pipe(
   Effect.catchAllCause((cause) => Effect.succeed<DoctorRow>({ check: "agent-bridge", status: "fail", detail: `database: ${String(cause).split("\n")[0]}` }))
 )
+
+/**
+ * Whether a user other than the bridge's (Hermes's, on a shared box) can read the drop-in skills
+ * folder: every parent passable, every folder in it listable, every file readable. A warning with
+ * the fix when not: Hermes then fails every run with `Permission denied` on that folder.
+ */
+export const dropinRow = (config: ResolvedConfig): DoctorRow => {
+  const check = "skills folder"
+  try {
+    if (!fs.existsSync(config.dropinDir)) {
+      return { check, status: "ok", detail: `${config.dropinDir} does not exist yet (the daemon creates it, readable by other users)` }
+    }
+    const problems = readabilityProblems(config.dropinDir)
+    if (problems.length === 0) return { check, status: "ok", detail: `${config.dropinDir} is readable by other users (a Hermes running as another user can load its skills)` }
+    const fixes = [
+      ...(dropinInside(config.dataDir, config.dropinDir) ? [`chmod 711 ${config.dataDir}`] : []),
+      `chmod -R o+rX ${config.dropinDir}`,
+      "and give each parent folder o+x"
+    ]
+    return {
+      check,
+      status: "warn",
+      detail: `${config.dropinDir} is not readable by other users: a Hermes running as another user fails its runs with Permission denied. Not readable: ${problems.join(", ")}. Fix: ${fixes.join("; ")}`
+    }
+  } catch (e) {
+    return { check, status: "warn", detail: `cannot inspect ${config.dropinDir}: ${e instanceof Error ? e.message : String(e)}` }
+  }
+}
 
 const profileConfigFile = (config: ResolvedConfig, p: HermesProfile) =>
   p.name === "default" ? path.join(config.hermesHome, "config.yaml") : path.join(config.hermesHome, "profiles", p.name, "config.yaml")
@@ -134,12 +165,13 @@ export const doctorRows = (config: ResolvedConfig) => {
     const simulated = Option.isSome((yield* SimulatorInfo).url)
     const skills = simulated ? simulatorSkillsRow : skillsRow
     const first = yield* bridgeRow
+    const dropin = dropinRow(config)
     const profiles = yield* Effect.forEach(
       hermes.profiles,
       (p) => Effect.map(Effect.zip(profileRow(p), featuresRow(p), { concurrent: true }), ([r, f]) => [r, f, skills(config, p)]),
       { concurrency: 4 }
     )
-    return [first, ...profiles.flat()]
+    return [first, dropin, ...profiles.flat()]
   }).pipe(Effect.provide(Layer.mergeAll(DbForStores(config), HermesClientForTools).pipe(Layer.provideMerge(base), Layer.provide(cliLoggingLayer))), Effect.scoped)
 }
 

@@ -41,12 +41,17 @@ export class StorageUnreachable extends Data.TaggedError("StorageUnreachable")<{
   }
 }
 
-/** Creates the data dir (0700) and an empty database file (0600) if they are missing; tightens modes. */
+/**
+ * Creates the data dir (0700) and an empty database file (0600) if they are missing; tightens
+ * modes. The data dir keeps `x` for group and others where it has it (0711): a data dir that holds
+ * the drop-in skills folder is passable for a Hermes of another user (`dropinAccess.ts`), never
+ * readable or writable by anyone but the bridge.
+ */
 export const prepareDataDir = (dataDir: string) =>
   Effect.try({
     try: () => {
       fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-      fs.chmodSync(dataDir, 0o700)
+      fs.chmodSync(dataDir, 0o700 | (fs.statSync(dataDir).mode & 0o011))
       const file = path.join(dataDir, DB_FILE)
       if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, "a", 0o600))
       fs.chmodSync(file, 0o600)

@@ -123,7 +123,7 @@ describe("a request Hermes named no id for", () => {
     const responded = frame(`{"event": "approval.responded", "run_id": "run_x", "choice": "once", "resolved": 1}`)
     const r = reduceBatch({ status: "running", pending: null }, [requested, responded])
     // No id: whatever the run had pending is resolved.
-    expect(r.approvalsResolved).toEqual([null])
+    expect(r.approvalsResolved.map((a) => a.request_id)).toEqual([null])
     expect(r.state.status).toBe("running")
   })
 })

@@ -104,7 +104,7 @@ describe("event reducer", () => {
     expect(approvalOf(approvalData(ev("approval.request", { request_id: "r2" }))).choices).toEqual([])
     const responded = reduceBatch(approval.state, [ev("approval.responded", { request_id: "r1", choice: "deny", resolved: 1 })])
     expect(responded.state.status).toBe("running")
-    expect(responded.approvalsResolved).toEqual(["r1"])
+    expect(responded.approvalsResolved).toEqual([{ request_id: "r1", choice: "deny", inferred: false }])
 
     const asked = reduceBatch(running, [ev("clarify.request", { clarify_id: "c1", question: "q?", choices: ["a"], multi_select: true })])
     expect(asked.state).toEqual({ status: "waiting_for_clarification", pending: { request_id: "c1", kind: "clarification", question: "q?", choices: ["a"], multi_select: true } })
@@ -141,6 +141,17 @@ describe("event reducer", () => {
     expect(reduceBatch(running, [ev("run.cancelled")]).state.status).toBe("cancelled")
     expect(reduceBatch(running, [ev("run.interrupted", { error: "gone" })]).error).toBe("gone")
     expect(reduceBatch({ status: "completed", pending: null }, [ev("message.delta", { delta: "x" })]).events).toEqual([])
+  })
+
+  it("drops a numbered frame's own seq from the stored data; an unnumbered event's fields stay as they came", () => {
+    const numbered = reduceBatch(running, [
+      ev("tool.started", { seq: 3, tool: "terminal", preview: "ls" }, 3),
+      ev("approval.request", { seq: 4, request_id: "r1", command: "rm" }, 4)
+    ])
+    expect(numbered.events.map((e) => e.data)).toEqual([{ tool: "terminal", preview: "ls" }, { request_id: "r1", command: "rm" }])
+    expect(numbered.hermesEventId).toBe(4)
+    const plain = reduceBatch(running, [ev("tool.started", { seq: 3, tool: "terminal" })])
+    expect(plain.events[0]?.data).toEqual({ seq: 3, tool: "terminal" })
   })
 })
 

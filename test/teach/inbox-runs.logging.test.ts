@@ -4,7 +4,7 @@
  * inbox page or the CLI, which choice, or that Hermes no longer waited). One line each.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { Deferred, Effect, Fiber, Layer, Logger, LogLevel, Option } from "effect"
 import { HermesStatus } from "../../src/hermes/client/failure.ts"
 import { Redactor } from "../../src/common/Redactor.ts"
 import { redactedLogger } from "../../src/daemon/logging.ts"
@@ -90,6 +90,25 @@ describe("run approvals in the log", () => {
       expect(named(lines, "run approval decided").map((l) => l.annotations)).toEqual([
         expect.objectContaining({ inbox_row: a.id, decided_by: "admin", via: "page", state: "expired", choice: null })
       ])
+    }).pipe(Effect.provide(capturing(lines)), Effect.provide(stack.layer))
+  })
+
+  it.live("Hermes's confirmation of the operator's answer, seen while the decision is still closing its row, is not logged as Hermes's decision", () => {
+    // Hermes has taken the answer (its approval.responded is on the stream) but the row is not yet
+    // closed: the follower's expiry of that request is the operator's answer, not Hermes's.
+    const answered = Effect.runSync(Deferred.make<void>())
+    const release = Effect.runSync(Deferred.make<void>())
+    const stack = makeStack(() => Deferred.succeed(answered, undefined).pipe(Effect.zipRight(Deferred.await(release))))
+    const lines: Array<Record<string, unknown>> = []
+    return Effect.gen(function* () {
+      const i = yield* Inbox
+      const a = yield* i.openRunApproval(request())
+      const decision = yield* Effect.fork(i.decide(a.id, { approve: true, by: "admin", via: "page" }))
+      yield* Deferred.await(answered)
+      expect(yield* i.expireRunApprovals(a.run_id, "req_1")).toEqual([])
+      yield* Deferred.succeed(release, undefined)
+      expect((yield* Fiber.join(decision)).state).toBe("approved")
+      expect(named(lines, "run approval decided").map((l) => (l.annotations as Record<string, unknown>).decided_by)).toEqual(["admin"])
     }).pipe(Effect.provide(capturing(lines)), Effect.provide(stack.layer))
   })
 

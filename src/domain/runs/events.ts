@@ -26,6 +26,16 @@ export interface ApprovalOpened {
   readonly choices: ReadonlyArray<string>
 }
 
+/** An approval Hermes reported resolved (`approval.responded`). */
+export interface ApprovalResolved {
+  /** Null: a response naming no request, which resolves whatever the run had pending. */
+  readonly request_id: string | null
+  /** The choice Hermes took; null when it did not say (an event inferred from a status). */
+  readonly choice: string | null
+  /** The event was inferred from Hermes's status, not sent by Hermes. */
+  readonly inferred: boolean
+}
+
 /** The part of a run's state the reducer needs and changes. */
 export interface FollowState {
   readonly status: RunStatus
@@ -43,11 +53,8 @@ export interface BatchResult {
   readonly error: string | null
   /** The last Hermes frame id seen in the batch (null: none carried one). */
   readonly hermesEventId: number | null
-  /**
-   * Approval requests Hermes resolved (responded, or denied by a timeout or stop), by request id;
-   * null: a response naming no request, which resolves whatever the run had pending.
-   */
-  readonly approvalsResolved: ReadonlyArray<string | null>
+  /** Approval requests Hermes resolved (responded, or denied by a timeout or stop), in order. */
+  readonly approvalsResolved: ReadonlyArray<ApprovalResolved>
 }
 
 /** A `message.text` event holds at most about this many UTF-16 units before a flush. */
@@ -68,11 +75,17 @@ export const splitText = (s: string, max: number): ReadonlyArray<string> => {
 }
 
 const ENVELOPE = new Set(["event", "run_id", "timestamp"])
+/**
+ * Builds that number their frames (`id: N`) repeat that number inside the data as `seq`: part of
+ * the envelope there, and never kept beside the bridge's own `seq` of the stored event.
+ */
+const NUMBERED_ENVELOPE = new Set([...ENVELOPE, "seq"])
 
 /** The event's own fields, without the SSE envelope. */
-const payload = (data: HermesEventData): Record<string, unknown> => {
+const payloadOf = (data: HermesEventData, numbered: boolean): Record<string, unknown> => {
+  const envelope = numbered ? NUMBERED_ENVELOPE : ENVELOPE
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(data)) if (!ENVELOPE.has(k)) out[k] = v
+  for (const [k, v] of Object.entries(data)) if (!envelope.has(k)) out[k] = v
   return out
 }
 
@@ -110,7 +123,7 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<HermesEve
   let usage: Record<string, unknown> | null = null
   let error: string | null = null
   let hermesEventId: number | null = null
-  const approvalsResolved: Array<string | null> = []
+  const approvalsResolved: Array<ApprovalResolved> = []
 
   /** Emits the buffered text; with `fullOnly`, keeps a last piece shorter than FLUSH_CHARS. */
   const flush = (fullOnly = false) => {
@@ -132,6 +145,7 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<HermesEve
     if (e.id !== null) hermesEventId = e.id
     if (status === "queued") status = "running"
     const d = e.data
+    const payload = (data: HermesEventData) => payloadOf(data, e.id !== null)
     if (!isKnown(d)) {
       // Stored as they came: tool and reasoning events, steer confirmations, sub-agents. Anything
       // else (reasoning.delta, names of newer builds) is not kept.
@@ -149,7 +163,7 @@ export const reduceBatch = (initial: FollowState, batch: ReadonlyArray<HermesEve
         push(d.event, payload(d))
         break
       case "approval.responded":
-        approvalsResolved.push(d.request_id ?? null)
+        approvalsResolved.push({ request_id: d.request_id ?? null, choice: d.choice ?? null, inferred: d["synthetic"] === true })
         if (status === "waiting_for_approval") status = "running"
         push(d.event, payload(d))
         break

@@ -10,7 +10,8 @@
  *   is a prefix of it, a `message.delta` carrying the missed tail first);
  * - a status answer `run_not_found` (Hermes's JSON) means Hermes no longer knows the run: a
  *   synthesised `run.interrupted` says so; a bare 404 there is a build without the route.
- * Synthesised events have `id: null` and `synthetic: true` in their data. Only one connection to a
+ * Synthesised events have `id: null` and `synthetic: true` in their data, and name in `unknown` the
+ * fields Hermes would have sent that a status cannot tell (an `approval.responded`'s `choice`). Only one connection to a
  * run's events is ever open here (the next is opened after the last one closed), and only the
  * daemon's follower follows: Hermes 0.20 splits frames between concurrent subscribers.
  */
@@ -144,7 +145,7 @@ export class FollowTracker {
           : s.status === "waiting_for_clarification" && (s.clarification === null || s.clarification.clarify_id === id)
         if (stillPending) continue
         out.push(kind === "approval"
-          ? this.synth({ event: "approval.responded", ...(id === NO_ID ? {} : { request_id: id }) })
+          ? this.synth({ event: "approval.responded", ...(id === NO_ID ? {} : { request_id: id }), unknown: ["choice"] })
           : this.synth({ event: "clarify.responded", clarify_id: id }))
       }
     }

@@ -193,7 +193,8 @@ export class SimState {
         dead.writeFails()
         return Effect.void
       }
-      const payload = { event, run_id: run.id, timestamp: unixSeconds(now), ...fields }
+      // Newer builds repeat the frame's number inside its data (`seq`), as the 0.22 fork does.
+      const payload = { event, run_id: run.id, timestamp: unixSeconds(now), ...(this.isNew ? { seq } : {}), ...fields }
       const terminal = TERMINAL_EVENTS.has(event)
       run.frames.push({ seq, json: asciiJson(payload), terminal })
       // A run's end is when the count bound can first be passed.

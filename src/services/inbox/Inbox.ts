@@ -66,7 +66,7 @@ export interface InboxShape {
   /** Opens a pending row for a Hermes approval request; the same (run, request) is the same row. */
   readonly openRunApproval: (input: RunApprovalInput) => Effect.Effect<RunApprovalRow, BridgeError>
   /** Closes the run's pending approval rows (or the one for `requestId`) as `expired`. */
-  readonly expireRunApprovals: (runId: string, requestId?: string) => Effect.Effect<void, BridgeError>
+  readonly expireRunApprovals: (runId: string, requestId?: string) => Effect.Effect<ReadonlyArray<RunApprovalRow>, BridgeError>
   /** The run's pending approval row, if any (the run view's `awaiting_approval`). */
   readonly pendingRunApproval: (runId: string) => Effect.Effect<Option.Option<RunApprovalRow>, BridgeError>
   readonly list: (filter?: { readonly state?: InboxState | undefined }) => Effect.Effect<ReadonlyArray<InboxRow>, BridgeError>

@@ -41,10 +41,28 @@ export const InboxOnStore = Layer.effect(
         return row
       })
 
+    /**
+     * Rows whose decision this process is carrying out now (Hermes asked, its answer not yet
+     * written back): Hermes's `approval.responded` for such a row is the operator's answer.
+     */
+    const deciding = new Set<string>()
+
+    /**
+     * Closes the run's pending approval rows (or the named request's) as expired: Hermes resolved
+     * them, or the run ended. Returns the rows closed that no decision of this process is carrying
+     * out: those Hermes resolved without the operator (a decision in flight closes its row itself,
+     * over this expiry, and logs itself).
+     */
     const expireRunApprovals = (runId: string, requestId?: string) =>
       Effect.gen(function* () {
         const at = yield* nowIso
-        for (const row of yield* store.pendingRunApprovals(runId, requestId)) yield* store.close(row.id, { state: "expired", at, by: null })
+        const closed: Array<RunApprovalRow> = []
+        for (const row of yield* store.pendingRunApprovals(runId, requestId)) {
+          if (row.kind !== "run_approval") continue
+          const done = yield* store.close(row.id, { state: "expired", at, by: null })
+          if (done && !deciding.has(row.id)) closed.push({ ...row, state: "expired", decided_at: at, decided_by: null })
+        }
+        return closed
       })
 
     const reread = (id: string) => Effect.flatMap(store.get(id), Option.match({ onNone: () => Effect.fail(notPending(id)), onSome: Effect.succeed }))
@@ -90,6 +108,13 @@ export const InboxOnStore = Layer.effect(
      * as expired, which a follower may have done already.
      */
     const decideRunRow = (row: RunApprovalRow, decision: Decision) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => deciding.add(row.id)),
+        () => answerAndClose(row, decision),
+        () => Effect.sync(() => deciding.delete(row.id))
+      )
+
+    const answerAndClose = (row: RunApprovalRow, decision: Decision) =>
       Effect.gen(function* () {
         const answer = yield* answerRunApproval(hermes, row, decision)
         if (answer.outcome === "answered") {

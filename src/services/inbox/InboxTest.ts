@@ -30,11 +30,15 @@ export const InboxTest = (hermes: HermesClientShape) =>
         }),
       expireRunApprovals: (runId, requestId) =>
         Effect.sync(() => {
+          const closed: Array<RunApprovalRow> = []
           for (const [k, row] of rows) {
             if (row.run_id === runId && row.state === "pending" && (requestId === undefined || row.request_id === requestId)) {
-              rows.set(k, { ...row, state: "expired" })
+              const expired: RunApprovalRow = { ...row, state: "expired" }
+              rows.set(k, expired)
+              closed.push(expired)
             }
           }
+          return closed
         }),
       pendingRunApproval: (runId) =>
         Effect.sync(() => Option.fromNullable([...rows.values()].find((r) => r.run_id === runId && r.state === "pending"))),

@@ -1,7 +1,9 @@
 /**
  * A run approval's two moments in the daemon's log, one `info` line each: Hermes asking (what, on
- * which run and profile, under which of its rules) and the operator's decision (who, from where,
- * which choice went to Hermes). The operator reads these to see who let a command run; the lines
+ * which run and profile, under which of its rules) and its decision: the operator's (who, from
+ * where, which choice went to Hermes), or, for a request resolved in Hermes without the operator
+ * (its `approvals.timeout` denied it, or one of Hermes's own clients answered it), Hermes's
+ * (`decided_by: "hermes"`, the choice its event named). The operator reads these to see who let a command run; the lines
  * pass through the redacting logger like every other (a command may quote a secret), so nothing
  * is masked or cut here (a cut could leave half a secret the Redactor no longer recognises).
  */
@@ -16,6 +18,16 @@ const ids = (row: RunApprovalRow) => ({
 export const logApprovalRequested = (row: RunApprovalRow, patternKey: string | null) =>
   Effect.logInfo("run approval requested").pipe(
     Effect.annotateLogs({ ...ids(row), command: row.command, description: row.description, pattern_key: patternKey })
+  )
+
+/**
+ * A request Hermes reported resolved (`approval.responded`) while its row was still pending: the
+ * operator did not decide it, Hermes did. `choice` is what Hermes's event named (null when the
+ * resolution was inferred from Hermes's status, which does not say: `inferred: true`).
+ */
+export const logApprovalResolvedInHermes = (row: RunApprovalRow, choice: string | null, inferred: boolean) =>
+  Effect.logInfo("run approval decided").pipe(
+    Effect.annotateLogs({ ...ids(row), decided_by: "hermes", via: "hermes", choice, state: row.state, ...(inferred ? { inferred: true } : {}) })
   )
 
 /**

@@ -16,8 +16,11 @@ import { HERMES_RAISES, hermesError } from "../hermes-failures/hermesErrors.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import { consumeInBatches } from "./batches.ts"
-import { withoutRecordedClarifications } from "./clarifyReplays.ts"
+import { openApprovalId, withoutRecordedRequests } from "./clarifyReplays.ts"
+import { withInferredClosings } from "./inferredClosings.ts"
 import { logRunEnded, logRunFollowed } from "./runLog.ts"
+import { logApprovalResolvedInHermes } from "../inbox/approvalLog.ts"
+import type { ApprovalResolved } from "../../domain/runs/events.ts"
 import type { RunSignals } from "./RunSignals.ts"
 import type { RunLocks } from "./runLocks.ts"
 import { type QuietWatch, watchQuiet } from "./quietWatch.ts"
@@ -57,7 +60,19 @@ export const makeFollower = (deps: FollowerDeps) => {
   const expire = (runId: string, requestId?: string) =>
     inbox.expireRunApprovals(runId, requestId).pipe(
       Effect.retry(inboxRetry),
-      Effect.catchAll((e) => Effect.logError("could not expire run approvals", e).pipe(Effect.annotateLogs({ runId, requestId })))
+      Effect.catchAll((e) =>
+        Effect.logError("could not expire run approvals", e).pipe(Effect.annotateLogs({ runId, requestId }), Effect.as([]))
+      )
+    )
+
+  /**
+   * Hermes resolved an approval: its row closes as expired. A row still pending here was not the
+   * operator's decision (theirs closed it already, and logged it), so the decision is logged as
+   * Hermes's.
+   */
+  const resolved = (runId: string, a: ApprovalResolved) =>
+    Effect.flatMap(expire(runId, a.request_id ?? undefined), (rows) =>
+      Effect.forEach(rows, (row) => logApprovalResolvedInHermes(row, a.choice, a.inferred), { discard: true })
     )
 
   /** Opens inbox rows first (idempotent): if that fails, the batch is not committed and is replayed. */
@@ -78,8 +93,8 @@ export const makeFollower = (deps: FollowerDeps) => {
   const commit = (run: RunRecord, batch: ReadonlyArray<HermesEvent>) =>
     locks.withRun(run.runId, Effect.gen(function* () {
       if (batch.length === 0) return run
-      yield* openApprovals(run, batch)
-      const fresh = yield* withoutRecordedClarifications(ledger, run.runId, batch)
+      const fresh = yield* withInferredClosings(ledger, run.runId, yield* withoutRecordedRequests(ledger, run.runId, batch))
+      yield* openApprovals(run, fresh)
       const { record, result } = yield* ledger.modify(run.runId, (current) => {
         const r = reduceBatch({ status: current.status, pending: current.pending }, fresh)
         const change: RunChange = {
@@ -96,7 +111,7 @@ export const makeFollower = (deps: FollowerDeps) => {
       })
       yield* signals.publish(record)
       if (isTerminal(record.status) && !isTerminal(run.status)) yield* logRunEnded(record)
-      yield* Effect.forEach(result.approvalsResolved, (id) => expire(run.runId, id ?? undefined), { discard: true })
+      yield* Effect.forEach(result.approvalsResolved, (a) => resolved(run.runId, a), { discard: true })
       if (isTerminal(record.status)) {
         yield* expire(run.runId)
         const watch = watching.get(run.runId)
@@ -173,7 +188,7 @@ export const makeFollower = (deps: FollowerDeps) => {
       const hermesStatus = found.value.status
       if (isTerminal(hermesStatus)) return run
       if (run.pending !== null) tracker.expect(run.pending.request_id, "clarify")
-      if (run.status === "waiting_for_approval") tracker.expect(null, "approval")
+      if (run.status === "waiting_for_approval") tracker.expect(yield* openApprovalId(ledger, run.runId), "approval")
       const reconciled = yield* commit(run, tracker.fromStatus(found.value))
       const { record } = yield* ledger.modify(run.runId, (current) => {
         const status = current.status === "stopping" || isTerminal(current.status) ? current.status : hermesStatus

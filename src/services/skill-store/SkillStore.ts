@@ -16,6 +16,7 @@ import type { InstalledSkill } from "../../domain/skills/diff.ts"
 import { exists, io, moveDir, randomSuffix, readText, writeSkillFolder } from "./disk.ts"
 import { forgetNote, listParked, park, type ParkedVersion, parkedDir } from "./parking.ts"
 import { scanRoot, type StoredSkill } from "./scan.ts"
+import { DROPIN_DIR_MODE, openDropinForHermes } from "./dropinAccess.ts"
 
 export type { ParkedVersion } from "./parking.ts"
 export type { StoredSkill } from "./scan.ts"
@@ -134,7 +135,8 @@ export const makeSkillStore = (dirs: SkillDirs) =>
           const existing = yield* findDropin(name)
           const at = yield* now
           return yield* io(`install skill '${name}'`, async () => {
-            await fs.mkdir(dirs.dropinDir, { recursive: true, mode: 0o755 })
+            await fs.mkdir(dirs.dropinDir, { recursive: true, mode: DROPIN_DIR_MODE })
+            await fs.chmod(dirs.dropinDir, (await fs.stat(dirs.dropinDir)).mode & 0o7777 | DROPIN_DIR_MODE)
             const staging = path.join(dirs.dropinDir, ".staging", randomSuffix())
             const staged = path.join(staging, name)
             try {
@@ -252,15 +254,28 @@ export const makeSkillStore = (dirs: SkillDirs) =>
 /** A store over explicit folders (tests, tools). */
 export const SkillStoreWith = (dirs: SkillDirs) => Layer.effect(SkillStore, makeSkillStore(dirs))
 
-/** The store over the configured drop-in directory, `<data_dir>/skills-parked`, and the shipped folder. */
+/**
+ * The store over the configured drop-in directory, `<data_dir>/skills-parked`, and the shipped
+ * folder. At start the drop-in folder is made readable by other users (Hermes may run as another
+ * user: `dropinAccess.ts`); a failure there is a warning (`agent-bridge doctor` says what is wrong).
+ */
 export const SkillStoreLive = Layer.effect(
   SkillStore,
   Effect.flatMap(AppConfig, (config) =>
-    makeSkillStore({
-      shippedDir: SHIPPED_SKILLS_DIR,
-      dropinDir: config.dropinDir,
-      parkedDir: path.join(config.dataDir, "skills-parked")
-    })
+    Effect.zipRight(
+      Effect.try(() => openDropinForHermes(config.dataDir, config.dropinDir)).pipe(
+        Effect.catchAll((e) =>
+          Effect.logWarning("could not make the drop-in skills folder readable by other users (a Hermes of another user cannot load its skills; see agent-bridge doctor)", e.error).pipe(
+            Effect.annotateLogs({ dropin_dir: config.dropinDir })
+          )
+        )
+      ),
+      makeSkillStore({
+        shippedDir: SHIPPED_SKILLS_DIR,
+        dropinDir: config.dropinDir,
+        parkedDir: path.join(config.dataDir, "skills-parked")
+      })
+    )
   )
 )
 

@@ -17,6 +17,7 @@ import type { Internal } from "../../domain/errors.ts"
 import { StoreUnavailable } from "../../domain/errors.ts"
 import { failWithIncident } from "../../common/incident.ts"
 import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
+import { DROPIN_DIR_MODE, DROPIN_FILE_MODE } from "./dropinAccess.ts"
 
 /** Runs `f`; a storage fault is `store_unavailable`, any other rejection is logged with `what` and becomes `bridge.internal`. */
 export const io = <A>(what: string, f: () => Promise<A>): Effect.Effect<A, Internal | StoreUnavailable> =>
@@ -131,14 +132,22 @@ export const moveDir = async (from: string, to: string): Promise<void> => {
   }
 }
 
-/** Writes a skill folder's files fresh (`wx`: nothing is overwritten). */
+/**
+ * Writes a skill folder's files fresh (`wx`: nothing is overwritten), readable by others (Hermes
+ * may run as another user): the modes are set explicitly, since the umask narrows those asked for.
+ */
 export const writeSkillFolder = async (dir: string, skillMd: string, files: Readonly<Record<string, string>>): Promise<void> => {
-  await fs.mkdir(dir, { recursive: true, mode: 0o755 })
-  await fs.writeFile(path.join(dir, "SKILL.md"), skillMd, { encoding: "utf8", flag: "wx", mode: 0o644 })
+  await fs.mkdir(dir, { recursive: true, mode: DROPIN_DIR_MODE })
+  await fs.chmod(dir, DROPIN_DIR_MODE)
+  const write = async (file: string, content: string) => {
+    await fs.writeFile(file, content, { encoding: "utf8", flag: "wx", mode: DROPIN_FILE_MODE })
+    await fs.chmod(file, DROPIN_FILE_MODE)
+  }
+  await write(path.join(dir, "SKILL.md"), skillMd)
   for (const [name, content] of Object.entries(files)) {
     // Names were validated as plain; this keeps a bug elsewhere from ever writing outside `dir`.
     if (path.basename(name) !== name || name === "." || name === "..") throw new Error(`not a plain file name: ${JSON.stringify(name)}`)
-    await fs.writeFile(path.join(dir, name), content, { encoding: "utf8", flag: "wx", mode: 0o644 })
+    await write(path.join(dir, name), content)
   }
 }
 

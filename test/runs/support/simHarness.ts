@@ -73,6 +73,14 @@ export const simHarness = (options: SimHarnessOptions = {}) =>
         yield* Scope.close(scope, Exit.void)
         scope = yield* Scope.make()
         return yield* build(scope)
-      })
+      }),
+      /** `rebuild`, with `whileDown` run while no run service is up (Hermes goes on meanwhile). */
+      rebuildAfter: <A, E, R>(whileDown: Effect.Effect<A, E, R>) =>
+        Effect.gen(function* () {
+          yield* Scope.close(scope, Exit.void)
+          yield* whileDown
+          scope = yield* Scope.make()
+          return yield* build(scope)
+        })
     }
   })
