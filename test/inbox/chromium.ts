@@ -49,6 +49,11 @@ export const launchChromium = async (): Promise<Browser> => {
     args: ARGS,
     viewport: { width: 1280, height: 900 }
   })
+  // Bounds for a hung page, not speed goals: with both cores held by busy loops and four forks, a
+  // navigation's "load" once came after playwright's default 30 s (the console's filter form; the
+  // run before and after passed in seconds).
+  context.setDefaultNavigationTimeout(90_000)
+  context.setDefaultTimeout(60_000)
   const page = context.pages()[0] ?? (await context.newPage())
   return {
     context,
