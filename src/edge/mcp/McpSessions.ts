@@ -26,7 +26,7 @@ import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, Stream } f
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { CLIENT_QUOTA_DEFAULTS } from "../../domain/limits.ts"
-import { AuthForbidden, type BridgeError, errorCode, errorStatus } from "../../domain/errors.ts"
+import { AuthForbidden } from "../../domain/errors.ts"
 import { Caller } from "../../request/Caller.ts"
 import { Progress } from "../../request/Progress.ts"
 import { Auth } from "../../services/auth/Auth.ts"
@@ -34,17 +34,18 @@ import { digestKey } from "../../services/auth/apiKeys.ts"
 import { McpSessionStore, type StoredSession } from "../../services/mcp-sessions/McpSessionStore.ts"
 import { ClientQuotas, quotaLimits } from "../../services/quotas/ClientQuotas.ts"
 import { ChangeFeed } from "../../storage/ChangeFeed.ts"
-import { errorBody } from "../http/responses.ts"
 import type { Catalog, ServerKind } from "./catalog/listing.ts"
 import { makeInFlight } from "./inFlight.ts"
 import { authInfoFor, identityOf, makeMcpServer, type RequestIdentity, type ServerDeps } from "./mcpServer.ts"
 import { callRuntime } from "./runTool.ts"
 import { handshakeOf, replayHandshake } from "./sessionRestore.ts"
+import { STREAM_PRELUDE, streamQuotaGate, withStreamPrelude } from "./heldStreams.ts"
 import { makeSkillsBridge } from "./skillsExtension.ts"
 import { taskListenRequest } from "./tasks/taskListen.ts"
 import { makeTasksBridge } from "./tasks/tasksExtension.ts"
 
 export { SERVER_NAMES, SERVER_VERSION } from "./mcpServer.ts"
+export { STREAM_PRELUDE }
 
 const IDLE_LIMIT = Duration.minutes(30)
 /** How often a session's stored last use is moved forward (a write per request would be a write per call). */
@@ -85,77 +86,10 @@ interface Session {
   lastStored: number
 }
 
-/**
- * What a session's GET stream starts with: a comment and the reconnection delay. Nothing is sent on
- * that stream until the server has something to say, and the HTTP layer sends the headers only with
- * the first bytes, so without it a client saw the stream open at the first keep-alive, 15 s later.
- * It carries no event (no data): clients of every 2025 revision ignore it.
- */
-export const STREAM_PRELUDE = ": stream open\nretry: 2000\n\n"
-
-const withStreamPrelude = (res: Response): Response => {
-  if (res.body === null || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return res
-  const prelude = new TextEncoder().encode(STREAM_PRELUDE)
-  const reader = res.body.getReader()
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => controller.enqueue(prelude),
-    pull: async (controller) => {
-      const { done, value } = await reader.read()
-      if (done) controller.close()
-      else controller.enqueue(value)
-    },
-    cancel: (reason) => reader.cancel(reason)
-  })
-  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
-}
-
 /** What the SDK is handed with a request: the caller, and the body when the edge has read it. */
 const sdkOptions = (identity: RequestIdentity, parsedBody: unknown) =>
   parsedBody === undefined ? { authInfo: authInfoFor(identity) } : { authInfo: authInfoFor(identity), parsedBody }
 
-/** A refusal before the SDK sees the request, as every refusal of the daemon: `{"error":{"code","message"}}`. */
-const refusal = (e: BridgeError) =>
-  new Response(JSON.stringify(errorBody(errorCode(e), e.message)), {
-    status: errorStatus(e),
-    headers: { "content-type": "application/json" }
-  })
-
-/**
- * `res` with `release` run once when its event stream ends (read to its end, cancelled by the client
- * going away, or failed); at once when it is no event stream (a refusal, a JSON answer).
- */
-const releasedWithStream = (res: Response, release: () => void): Response => {
-  if (res.body === null || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
-    release()
-    return res
-  }
-  let released = false
-  const once = () => {
-    if (released) return
-    released = true
-    release()
-  }
-  const reader = res.body.getReader()
-  const body = new ReadableStream<Uint8Array>({
-    pull: async (controller) => {
-      try {
-        const { done, value } = await reader.read()
-        if (done) {
-          once()
-          controller.close()
-        } else controller.enqueue(value)
-      } catch (e) {
-        once()
-        controller.error(e)
-      }
-    },
-    cancel: (reason) => {
-      once()
-      return reader.cancel(reason)
-    }
-  })
-  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
-}
 export interface McpSessionsShape {
   /**
    * Serves one HTTP request of an MCP server for an authenticated caller (either era). `parsedBody`:
@@ -192,25 +126,8 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
       const limits = yield* quotaLimits
       const maxSessions = limits.mcp_sessions_per_client
       const maxStoredSessions = STORED_SESSIONS_FACTOR * maxSessions
-      const quotas = yield* Effect.serviceOption(ClientQuotas)
-      /**
-       * Serves a request whose answer may be an event stream held open (a session's GET, a Tasks
-       * listen) within the client's open-stream quota: refused with `bridge.quota_exceeded` before
-       * the SDK sees it, else the slot is given back when the stream ends.
-       */
-      const withinStreamQuota = (client: string, what: string, serve: Effect.Effect<Response>) =>
-        Option.match(quotas, {
-          onNone: () => serve,
-          onSome: (q) =>
-            Effect.matchEffect(q.openStream(client, what), {
-              onFailure: (e) => Effect.succeed(refusal(e)),
-              onSuccess: (release) =>
-                serve.pipe(
-                  Effect.onExit((exit) => (exit._tag === "Success" ? Effect.void : release)),
-                  Effect.map((res) => releasedWithStream(res, () => Runtime.runSync(runtime)(release)))
-                )
-            })
-        })
+      // A stream held open (a session's GET, a Tasks listen) takes one of the client's open streams.
+      const withinStreamQuota = streamQuotaGate(yield* Effect.serviceOption(ClientQuotas), runtime)
       const retentionDays = Option.match(config, { onNone: () => DEFAULT_RETENTION_DAYS, onSome: (c) => c.bridge.run_retention_days })
       const deps: ServerDeps = {
         catalog,
