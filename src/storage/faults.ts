@@ -5,14 +5,10 @@
  * result codes (better-sqlite3's `code`), PostgreSQL's SQLSTATEs and node-postgres's messages for a
  * lost connection (`pg/faultsPg.ts`), and node's errno codes, anywhere in an error's cause chain.
  */
+import type { StorageFaultKind } from "./faultKind.ts"
 import { pgFaultKind, pgLostConnection } from "./pg/faultsPg.ts"
 import { sqliteFaultKind } from "./sqlite/faultsSqlite.ts"
 
-/**
- * `unavailable`: the database server does not answer (down, restarting, unreachable); `timeout`:
- * the server cancelled a statement that ran past `storage.statement_timeout_ms`.
- */
-export type StorageFaultKind = "full" | "readonly" | "io" | "busy" | "unavailable" | "timeout"
 
 export interface StorageFault {
   readonly kind: StorageFaultKind
