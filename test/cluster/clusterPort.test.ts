@@ -28,9 +28,9 @@ import { clientHello, layerClientProtocolWithSecret } from "../../src/daemon/clu
 import { CLUSTER_PORT_LIMITS } from "../../src/domain/limits.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
 import { usePostgres } from "../support/postgres.ts"
+import { sleep, until } from "../support/poll.ts"
 
 const SECRET = Redacted.make("cluster-port-test-secret-0123456789abcdef")
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A raw TCP client: everything it received, and whether (and when) the server closed it. */
 interface Raw {
@@ -51,13 +51,6 @@ const connectRaw = (port: number): Promise<Raw> =>
     socket.once("connect", () => resolve({ socket, received: () => Buffer.concat(chunks), closed, isClosed: () => closedAt > 0 }))
     socket.once("error", reject)
   })
-
-/** Waits (bounded) for `done`; its last answer. */
-const until = async (done: () => boolean, ms: number): Promise<boolean> => {
-  const deadline = Date.now() + ms
-  while (!done() && Date.now() < deadline) await sleep(50)
-  return done()
-}
 
 /** Whatever msgpack values a buffer holds (none when it is not msgpack). */
 const decodeAll = (bytes: Buffer): ReadonlyArray<unknown> => {
@@ -110,9 +103,9 @@ describe("the cluster port without the secret", () => {
     raws.push(raw)
     raw.socket.write(RpcSerialization.msgPack.unsafeMake().encode({ _tag: "Ping" }) as Uint8Array)
     // Before the fix the runner answered Pong within milliseconds; now it closes the connection.
-    await until(() => raw.isClosed() || decodeAll(raw.received()).length > 0, 20_000)
+    await until(() => raw.isClosed() || decodeAll(raw.received()).length > 0, (d) => d, { withinMs: 20_000 })
     expect(decodeAll(raw.received()).map((m) => (m as { _tag?: unknown })._tag)).not.toContain("Pong")
-    expect(await until(raw.isClosed, 20_000)).toBe(true)
+    expect(await until(raw.isClosed, (d) => d, { withinMs: 20_000 })).toBe(true)
   }, 300_000)
 
   it("a slow half-frame flood is cut off: every connection closed, nothing buffered", async (ctx) => {
@@ -127,7 +120,7 @@ describe("the cluster port without the secret", () => {
       for (const r of flood) if (!r.isClosed()) r.socket.write(piece)
       await sleep(250)
     }
-    expect(await until(() => flood.every((r) => r.isClosed()), 20_000)).toBe(true)
+    expect(await until(() => flood.every((r) => r.isClosed()), (d) => d, { withinMs: 20_000 })).toBe(true)
   }, 300_000)
 
   it("idle connections are bounded: past the pending cap they are closed without a word", async (ctx) => {
@@ -135,9 +128,9 @@ describe("the cluster port without the secret", () => {
     const idle = await Promise.all(Array.from({ length: 60 }, () => connectRaw(at)))
     raws.push(...idle)
     // Each one either is greeted (a pending hello, closed by its deadline) or closed at once, unread.
-    expect(await until(() => idle.filter((r) => r.isClosed() && r.received().length === 0).length >= 60 - 16, 20_000)).toBe(true)
+    expect(await until(() => idle.filter((r) => r.isClosed() && r.received().length === 0).length >= 60 - 16, (d) => d, { withinMs: 20_000 })).toBe(true)
     expect(idle.filter((r) => r.received().length > 0).length).toBeLessThanOrEqual(16)
-    expect(await until(() => idle.every((r) => r.isClosed()), 30_000)).toBe(true)
+    expect(await until(() => idle.every((r) => r.isClosed()), (d) => d, { withinMs: 30_000 })).toBe(true)
   }, 300_000)
   it("the library's own client cannot ping the runner without the secret or with another; with it, it can", async (ctx) => {
     const at = await runner(ctx)
@@ -169,7 +162,7 @@ describe("the cluster port without the secret", () => {
     const raw = await connectRaw(at)
     raws.push(raw)
     // The hello by hand, and the Ping in the same write as the client's proof.
-    expect(await until(() => raw.received().length >= 40, 20_000)).toBe(true)
+    expect(await until(() => raw.received().length >= 40, (d) => d, { withinMs: 20_000 })).toBe(true)
     const hello = raw.received().subarray(0, 40)
     expect(hello.subarray(0, 8).toString("latin1")).toBe("abclus1\n")
     const clientNonce = Buffer.alloc(32, 7)
@@ -179,7 +172,7 @@ describe("the cluster port without the secret", () => {
     const ping = Buffer.from(RpcSerialization.msgPack.unsafeMake().encode({ _tag: "Ping" }) as Uint8Array)
     raw.socket.write(Buffer.concat([hello.subarray(0, 8), clientNonce, proof, ping]))
     const pong = () => decodeAll(raw.received().subarray(40 + 32)).some((m) => (m as { _tag?: unknown })._tag === "Pong")
-    expect(await until(pong, 20_000)).toBe(true)
+    expect(await until(pong, (d) => d, { withinMs: 20_000 })).toBe(true)
     expect(raw.isClosed()).toBe(false)
   }, 300_000)
 
@@ -199,7 +192,7 @@ describe("the cluster port without the secret", () => {
       socket.write(piece)
       await sleep(10)
     }
-    expect(await until(() => closed, 20_000)).toBe(true)
+    expect(await until(() => closed, (d) => d, { withinMs: 20_000 })).toBe(true)
     socket.destroy()
   }, 300_000)
 })

@@ -17,10 +17,10 @@ import { makeClient } from "../inbox/fetchClient.ts"
 import { connectMcp } from "../support/daemon.ts"
 import { type Fleet, type FleetReplica, startFleet } from "../support/fleet.ts"
 import { usePostgres } from "../support/postgres.ts"
+import { sleep } from "../support/poll.ts"
 
 type Json = Record<string, any>
 const RUNS = 4
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 
 /** `agent-bridge runs …` as a child process; killed after 240 s (a loaded machine starts it slowly). */

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { startSimulator } from "../../src/hermes/sim/server.ts"
+import { untilDefined } from "../support/poll.ts"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const BIN = path.join(REPO, "bin", "agent-bridge.js")
@@ -58,13 +59,6 @@ export const startSim = async (key = "sim-key-console-0123456789"): Promise<Sim>
   return { url: sim.url, key, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
-/** Polls `check` every 100 ms until it returns a value, for at most `ms`. */
-export const eventually = async <A>(check: () => Promise<A | undefined>, ms = 20_000): Promise<A> => {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await check()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error("timed out waiting")
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+/** Polls `check` every 100 ms until it returns a value, for at most `ms` (test/support/poll.ts's loop). */
+export const eventually = <A>(check: () => Promise<A | undefined>, ms = 20_000): Promise<A> =>
+  untilDefined(check, { withinMs: ms, everyMs: 100 })

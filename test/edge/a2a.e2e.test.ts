@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
+import { until } from "../support/poll.ts"
 
 type Json = Record<string, any>
 
@@ -27,14 +28,6 @@ const msg = (text: string, extra: Json = {}) => ({ messageId: `m-${Math.random()
 const send = (key: string, text: string, extra: Json = {}, configuration: Json = {}) =>
   rpc(key, "SendMessage", { message: msg(text, extra), configuration })
 
-const until = async (read: () => Promise<Json>, done: (a: Json) => boolean): Promise<Json> => {
-  for (let i = 0; i < 600; i++) {
-    const a = await read()
-    if (done(a)) return a
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error("condition not reached")
-}
 const runsOf = async (key: string) => (await rpc(key, "ListTasks", { pageSize: 100 }))["result"].tasks.length as number
 
 beforeAll(async () => {

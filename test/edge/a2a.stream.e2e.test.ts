@@ -10,6 +10,7 @@ import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/l
 import { SIM_FAKE_SECRETS } from "../../src/hermes/sim/script.ts"
 import { startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
 import { fromAnotherConnection } from "../support/otherConnection.ts"
+import { until } from "../support/poll.ts"
 
 type Json = Record<string, any>
 
@@ -88,15 +89,6 @@ const metric = async (name: string) => {
   const line = text.split("\n").find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
   return line === undefined ? Number.NaN : Number(line.split(" ").at(-1))
 }
-const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean, limitMs = 10_000): Promise<A> => {
-  const deadline = Date.now() + limitMs
-  for (;;) {
-    const a = await read()
-    if (done(a) || Date.now() > deadline) return a
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
 beforeAll(async () => {
   sim = await startSimulatorAsync({})
   daemon = await startDaemon(testConfig({ hermes: { url: sim.url, key: sim.profile("default").key } }, tempDir()))
@@ -187,10 +179,10 @@ describe("SubscribeToTask", () => {
     const abort = new AbortController()
     const res = await post(alice, "SubscribeToTask", { id }, abort.signal)
     const reading = readSse(res, (_f, all) => { if (all.length >= 1) setTimeout(() => abort.abort(), 200) })
-    await until(() => metric("agent_bridge_waits_open"), (n) => n >= 1, 5_000)
+    await until(() => metric("agent_bridge_waits_open"), (n) => n >= 1, { withinMs: 5_000 })
     await reading
     // Closed well before the step's own bound (STEP_WAIT_SECONDS = 5) would end it.
-    const open = await until(() => metric("agent_bridge_waits_open"), (n) => n === 0, 2_000)
+    const open = await until(() => metric("agent_bridge_waits_open"), (n) => n === 0, { withinMs: 2_000 })
     expect(open).toBe(0)
     await rpc(alice, "CancelTask", { id })
   }, 30_000)
@@ -235,7 +227,7 @@ describe("revocation", () => {
       if (all.length === 1) void daemon.rotate("dave").then((k) => { fresh = k })
     }, 15_000)
     expect(f.frames.at(-1)!["error"]?.data?.[0]?.metadata?.bridge_code).toBe("auth.forbidden")
-    await until(async () => fresh, (k) => k.length > 0, 2_000)
+    await until(async () => fresh, (k) => k.length > 0, { withinMs: 2_000 })
     await rpc(fresh, "CancelTask", { id: started["result"].task.id })
   }, 30_000)
 })

@@ -14,6 +14,7 @@ import { ClientQuotas } from "../../src/services/quotas/ClientQuotas.ts"
 import { openSession } from "../reliability/support/mcpClient.ts"
 import { startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
 import { MCP_PROTOCOL, mcpHeaders, modernRequest } from "../support/mcpWire.ts"
+import { until } from "../support/poll.ts"
 
 type Json = Record<string, any>
 const NOTES = 5
@@ -53,15 +54,6 @@ const hold = async (open: (signal: AbortSignal) => Promise<Response>): Promise<H
 }
 const isStream = (res: Response) => (res.headers.get("content-type") ?? "").startsWith("text/event-stream")
 const bodyOf = async (h: Held): Promise<Json> => (await h.res.json()) as Json
-const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean, limitMs = 20_000): Promise<A> => {
-  const deadline = Date.now() + limitMs
-  for (;;) {
-    const a = await read()
-    if (done(a) || Date.now() > deadline) return a
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
-
 beforeAll(async () => {
   sim = await startSimulatorAsync({ maxConcurrentRuns: 100 })
   daemon = await startDaemon(testConfig({

@@ -26,11 +26,11 @@ import { type Fleet, type FleetReplica, startFleet } from "../support/fleet.ts"
 import { modernRequest } from "../support/mcpWire.ts"
 import { usePostgres } from "../support/postgres.ts"
 import { runProcess } from "../support/runProcess.ts"
+import { sleep } from "../support/poll.ts"
 
 type Json = Record<string, any>
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const BIN = path.join(REPO, "bin", "agent-bridge.js")
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const structured = (r: object): Json => (r as { structuredContent: Json }).structuredContent
 const call = async (c: Client, name: string, args: Json, options?: Parameters<Client["callTool"]>[1]): Promise<Json> => {
   // The SDK's own request timeout (60 s) would cut a long wait on the loaded machine.

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectMcp, errorTextOf, type McpEra, startDaemon, type TestDaemon, testConfig } from "../support/daemon.ts"
 import { mcpHeaders, MODERN_PROTOCOL, modernRequest, rpcAnswer } from "../support/mcpWire.ts"
 import { fromAnotherConnection } from "../support/otherConnection.ts"
+import { until } from "../support/poll.ts"
 
 type Json = Record<string, any>
 const structured = (r: object): Json => (r as { structuredContent: Json }).structuredContent
@@ -43,16 +44,6 @@ const follow = (res: Response) => {
     }
   })()
   return { messages, ended, isOpen: () => open, cancel: () => reader.cancel().catch(() => undefined) }
-}
-
-const until = async <A>(read: () => A, done: (a: A) => boolean, limitMs = 10_000): Promise<A> => {
-  const deadline = Date.now() + limitMs
-  for (;;) {
-    const a = read()
-    if (done(a)) return a
-    if (Date.now() > deadline) throw new Error("condition not reached")
-    await new Promise((r) => setTimeout(r, 25))
-  }
 }
 
 /** Revokes `name` as `agent-bridge client revoke` does: an UPDATE from another connection (either dialect). */

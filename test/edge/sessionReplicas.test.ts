@@ -6,7 +6,7 @@
  * delete the row, so no replica brings it back. Runs on SQLite and PostgreSQL (`TestDb`).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Duration, Effect, Layer, Option, TestClock } from "effect"
+import { Context, Effect, Layer, Option, TestClock } from "effect"
 import { makeCatalog } from "../../src/edge/mcp/catalog/clientCatalog.ts"
 import type { ServerKind } from "../../src/edge/mcp/catalog/listing.ts"
 import { McpSessions, McpSessionsLive, type McpSessionsShape } from "../../src/edge/mcp/McpSessions.ts"
@@ -17,7 +17,7 @@ import { McpSessionStore, McpSessionStoreLive } from "../../src/services/mcp-ses
 import { ChangeFeedLive } from "../../src/storage/ChangeFeedLive.ts"
 import { MCP_PROTOCOL, mcpHeaders, rpcAnswer } from "../support/mcpWire.ts"
 import { TestDb } from "../support/testDb.ts"
-import { eventuallyUnderTestClock } from "../runs/support/harness.ts"
+import { eventually, eventuallyUnderTestClock } from "../runs/support/harness.ts"
 
 const shared = McpSessionStoreLive.pipe(Layer.provideMerge(ChangeFeedLive), Layer.provideMerge(TestDb))
 const edge = McpSessionsLive<never>(makeCatalog({}, memoryTools))
@@ -62,16 +62,6 @@ const list = (on: McpSessionsShape, caller: CallerShape, id: string, opts: { kin
     Effect.map(Effect.promise(() => rpcAnswer(res).catch(() => ({}))), (answer) => ({ status: res.status, answer }))
   )
 
-/** Polls `check` every 20 ms for up to 3 s (real time: the feed delivers on its own fiber). */
-const eventually = (check: Effect.Effect<boolean>) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 150; i++) {
-      if (yield* check) return true
-      yield* Effect.sleep(Duration.millis(20))
-    }
-    return false
-  })
-
 describe("2025-era sessions over two replicas", () => {
   it("handshakeOf reads an initialize request only", () => {
     expect(handshakeOf({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", clientInfo: { name: "x" } } }))
@@ -115,7 +105,7 @@ describe("2025-era sessions over two replicas", () => {
       const other = yield* initialize(a, alice)
       const deleted = yield* send(b, alice, "DELETE", id)
       expect(deleted.status).toBe(200)
-      expect(yield* eventually(Effect.map(a.size, (n) => n === 1))).toBe(true)
+      expect(yield* eventually(a.size, (n) => n === 1, "one session on replica a")).toBe(1)
       expect((yield* list(a, alice, id)).status).toBe(404)
       expect((yield* list(b, alice, id)).status).toBe(404)
       // The session still recorded stays open on A (its copy, not a rebuilt one: B has none).

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
 import { mcpHeaders, MODERN_PROTOCOL, rpcAnswer } from "../support/mcpWire.ts"
+import { until } from "../support/poll.ts"
 
 type Json = Record<string, any>
 const TASKS = "io.modelcontextprotocol/tasks"
@@ -47,15 +48,6 @@ const rawClient = async (url: string, key: string) => {
   return { request, close: () => transport.close() }
 }
 type Raw = Awaited<ReturnType<typeof rawClient>>
-
-const until = async (read: () => Promise<Json>, done: (a: Json) => boolean): Promise<Json> => {
-  for (let i = 0; i < 600; i++) {
-    const a = await read()
-    if (done(a)) return a
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error("condition not reached")
-}
 
 describe("MCP Tasks: a run as a task", () => {
   let sim: SimulatorAsync
@@ -279,13 +271,13 @@ describe("MCP Tasks: a run as a task", () => {
     const stream = await listen(carolKey, [mine, theirs, "run_" + "0".repeat(32)])
     try {
       expect(stream.res.status).toBe(200)
-      const ack = await until(async () => ({ m: stream.messages[0] }), (a) => a["m"] !== undefined)
+      const ack = await until(async (): Promise<Json> => ({ m: stream.messages[0] }), (a) => a["m"] !== undefined)
       expect(ack["m"]).toEqual({
         jsonrpc: "2.0",
         method: "notifications/subscriptions/acknowledged",
         params: { notifications: { taskIds: [mine] }, _meta: { "io.modelcontextprotocol/subscriptionId": "listen-1" } }
       })
-      const last = await until(async () => ({ m: stream.messages.at(-1) }), (a) => a["m"]?.params?.status === "completed")
+      const last = await until(async (): Promise<Json> => ({ m: stream.messages.at(-1) }), (a) => a["m"]?.params?.status === "completed")
       expect(last["m"].method).toBe("notifications/tasks")
       // The whole task, as tasks/get answers it.
       const { resultType: _rt, _meta: _m, ...polled } = (await get(carol, mine))["result"]

@@ -16,6 +16,7 @@ import { admitClients, type BridgeFiles, writeBridgeConfig } from "./support/bri
 import { churn, finish, makeWorkload, type RunKind, startAll, steerAll, type Workload } from "./support/crashWorkload.ts"
 import { ResilientMcp } from "./support/mcpClient.ts"
 import { hermesRunsByInput, verifyRun } from "./support/crashChecks.ts"
+import { sleep } from "../support/poll.ts"
 
 const CLIENTS = 20
 const RUNS_PER_CLIENT = 10
@@ -34,7 +35,6 @@ const KILLS_AFTER_STARTS = 5
 /** A ceiling for a slow, shared machine; a quiet one needs a fraction of it. */
 const TEST_BUDGET_MS = 600_000
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 /** Work left running while the kills go on: awaited later, so a failure is reported there, not as unhandled. */
 const inFlight = <A>(p: Promise<A>): Promise<A> => {
   p.catch(() => undefined)

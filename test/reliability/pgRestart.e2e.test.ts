@@ -12,11 +12,11 @@ import { afterAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { connectMcp, errorTextOf, startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
 import { usePostgres } from "../support/postgres.ts"
+import { sleep } from "../support/poll.ts"
 
 type Json = Record<string, any>
 const structured = (r: object): Json => (r as { structuredContent: Json }).structuredContent
 const call = (c: Client, name: string, args: Json) => c.callTool({ name, arguments: args })
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** `/healthz`'s whole report needs the admin key (issue 37 item 11). */
 const operator = (d: TestDaemon) => ({ headers: { authorization: `Bearer ${d.adminKey}` } })

@@ -10,6 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SimGeneration } from "../../src/hermes/sim/options.ts"
 import type { Fault } from "../../src/services/runs/LedgerFaulty.ts"
+import { eventually } from "../runs/support/harness.ts"
 import type { ToolOutcome } from "./support/mcpClient.ts"
 import { type CallTool, eventProblems, readAllEvents, readOutput, textOf } from "./support/runChecks.ts"
 import { storageHarness } from "./support/storageHarness.ts"
@@ -17,18 +18,6 @@ import { storageHarness } from "./support/storageHarness.ts"
 type Harness = Effect.Effect.Success<ReturnType<typeof storageHarness>>
 
 const ok = (what: string, o: ToolOutcome) => (o.ok ? Effect.succeed(o.value) : Effect.dieMessage(`${what}: ${o.text}`))
-
-/** Polls until `done` (real clock), at most `ms`. */
-const until = <A>(what: string, ms: number, read: Effect.Effect<A>, done: (a: A) => boolean) =>
-  Effect.gen(function* () {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const a = yield* read
-      if (done(a)) return a
-      if (Date.now() > deadline) return yield* Effect.dieMessage(`${what}: not reached within ${ms} ms`)
-      yield* Effect.sleep("50 millis")
-    }
-  })
 
 /** Hermes's newest run for this input (a retried start leaves the stopped ones before it). */
 const simRunOf = (h: Harness, input: string) => [...h.sim.state.runs.values()].filter((r) => r.input === input).at(-1)
@@ -51,7 +40,7 @@ const expectUnrecorded = (h: Harness, input: string, out: ToolOutcome, eventsBef
     const started = simRunOf(h, input)
     expect(started).toBeDefined()
     expect(h.sim.state.requests.some((r) => r.method === "POST" && r.path === `/v1/runs/${started!.id}/stop`)).toBe(true)
-    yield* until("Hermes cancels the run", 10_000, Effect.sync(() => started!.status), (s) => s === "cancelled")
+    yield* eventually(Effect.sync(() => started!.status), (s) => s === "cancelled", "Hermes cancels the run")
     expect(yield* rowsFor(h, input)).toBe(0)
     expect(yield* allEventRows(h)).toBe(eventsBefore)
     const listed = yield* ok("list", yield* h.call("agent_runs_list", { limit: 200 }, "admin"))
@@ -104,7 +93,7 @@ describe("storage faults", () => {
         expect(refused.ok ? "started" : refused.code).toBe("bridge.store_unavailable")
         const stopped = [...h.sim.state.runs.values()].filter((r) => r.input === input)
         expect(stopped.length).toBe(i + 1)
-        yield* until("Hermes cancels the run", 10_000, Effect.sync(() => stopped.every((r) => r.status === "cancelled")), Boolean)
+        yield* eventually(Effect.sync(() => stopped.every((r) => r.status === "cancelled")), Boolean, "Hermes cancels the run")
       }
       // Hermes replays the key's stopped run; the bridge does not adopt it but starts the request again.
       const retried = yield* ok("retry", yield* h.call("agent_run", args))
@@ -219,12 +208,12 @@ describe("storage faults", () => {
         const h = yield* storageHarness({ generation })
         const input = `follow through faults ${generation} [sim:slow=4s,events=40]`
         const run = yield* ok("start", yield* h.call("agent_run", { agent: "hermes", input }))
-        yield* until("first events", 20_000, Effect.flatMap(h.call("agent_run_status", { run_id: run.run_id }), (o) => ok("status", o)), (v) => v.last_seq >= 3)
+        yield* eventually(Effect.flatMap(h.call("agent_run_status", { run_id: run.run_id }), (o) => ok("status", o)), (v) => v.last_seq >= 3, "first events")
         const before = h.faults.calls("modify")
         for (const fault of [{ kind: "busy" }, { kind: "full" }, { kind: "stall", ms: 800 }, { kind: "busy" }, { kind: "stall", ms: 500, then: "full" }] as const) {
           h.faults.inject("modify", fault)
         }
-        yield* until("every fault fired", 30_000, Effect.sync(() => h.faults.armed()), (n) => n === 0)
+        yield* eventually(Effect.sync(() => h.faults.armed()), (n) => n === 0, "every fault fired")
         expect(h.faults.calls("modify") - before).toBeGreaterThanOrEqual(5)
         yield* expectIntact(h, run.run_id, input)
       }).pipe(Effect.scoped))
@@ -235,9 +224,9 @@ describe("storage faults", () => {
       const h = yield* storageHarness()
       const input = "follow through an outage [sim:slow=4s,events=40]"
       const run = yield* ok("start", yield* h.call("agent_run", { agent: "hermes", input }))
-      yield* until("first events", 20_000, Effect.flatMap(h.call("agent_run_status", { run_id: run.run_id }), (o) => ok("status", o)), (v) => v.last_seq >= 3)
+      yield* eventually(Effect.flatMap(h.call("agent_run_status", { run_id: run.run_id }), (o) => ok("status", o)), (v) => v.last_seq >= 3, "first events")
       h.faults.inject("modify", { kind: "unavailable" }, 4)
-      yield* until("every fault fired", 30_000, Effect.sync(() => h.faults.armed()), (n) => n === 0)
+      yield* eventually(Effect.sync(() => h.faults.armed()), (n) => n === 0, "every fault fired")
       yield* expectIntact(h, run.run_id, input)
       expect(h.logs.some((l) => l.includes("holding the batch and retrying"))).toBe(true)
       // Retried in the follower, not by the supervisor's restart (which would re-read Hermes's stream).
@@ -250,7 +239,7 @@ describe("storage faults", () => {
       const input = "fill the disk [sim:slow=6s,output=160k]"
       const run = yield* ok("start", yield* h.call("agent_run", { agent: "hermes", input }))
       const status = Effect.flatMap(h.call("agent_run_status", { run_id: run.run_id }), (o) => ok("status", o))
-      yield* until("first events", 20_000, status, (v) => v.last_seq >= 3)
+      yield* eventually(status, (v) => v.last_seq >= 3, "first events")
       const [pages] = yield* h.sql<{ page_count: number }>`PRAGMA page_count`.pipe(Effect.orDie)
       yield* h.sql.unsafe(`PRAGMA max_page_count = ${pages!.page_count}`).pipe(Effect.orDie)
       // While the disk is full the ledger stands still though Hermes goes on.

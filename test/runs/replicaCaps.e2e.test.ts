@@ -22,13 +22,13 @@ import { connectMcp, errorTextOf } from "../support/daemon.ts"
 import { type Fleet, type FleetReplica, startFleet } from "../support/fleet.ts"
 import { usePostgres } from "../support/postgres.ts"
 import { runProcess } from "../support/runProcess.ts"
+import { sleep } from "../support/poll.ts"
 
 type Json = Record<string, any>
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const BIN = path.join(REPO, "bin", "agent-bridge.js")
 const CAP = 3
 const structured = (r: object): Json => (r as { structuredContent: Json }).structuredContent
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const cli = (replica: FleetReplica, ...args: Array<string>) =>
   runProcess(globalThis.process.execPath, [BIN, ...args, "--config", replica.configFile], { cwd: REPO, timeoutMs: 300_000 })

@@ -27,10 +27,10 @@ import { connectMcp, tempDir } from "../support/daemon.ts"
 import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
 import { usePostgres } from "../support/postgres.ts"
+import { sleep } from "../support/poll.ts"
 
 type Json = Record<string, any>
 const structured = (r: object): Json => (r as { structuredContent: Json }).structuredContent
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const RUNS = 4
 const ADMIN_KEY = "failover-admin-key-0123456789abcdef"

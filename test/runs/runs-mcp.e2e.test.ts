@@ -7,20 +7,12 @@ import type { Client } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { connectMcp, errorTextOf, startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
+import { until } from "../support/poll.ts"
 
 type Json = Record<string, any>
 const structured = (r: object): Json => (r as { structuredContent: Json }).structuredContent
 const call = (c: Client, name: string, args: Json, options?: Parameters<Client["callTool"]>[1]) =>
   c.callTool({ name, arguments: args }, options)
-
-const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean): Promise<A> => {
-  for (let i = 0; i < 500; i++) {
-    const a = await read()
-    if (done(a)) return a
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  throw new Error("condition not reached")
-}
 
 describe("run tools over MCP", () => {
   let sim: SimulatorAsync

@@ -9,6 +9,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as YAML from "yaml"
 import { pgDatabaseFor, TEST_DIALECT } from "./testDb.ts"
+import { sleep } from "./poll.ts"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const BIN = path.join(REPO, "bin", "agent-bridge.js")
@@ -104,7 +105,6 @@ const storageEnv = async (configFile: string): Promise<NodeJS.ProcessEnv> => {
   return { AGENT_BRIDGE_STORAGE_URL: await pgDatabaseFor(dataDir), ...secret }
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Starts the daemon; resolves once `/healthz` says it is ready. Rejects (and kills it) otherwise. */
 export const spawnDaemon = async (options: SpawnOptions): Promise<DaemonProcess> => {

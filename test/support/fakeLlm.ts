@@ -18,6 +18,7 @@
  */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import { sleep } from "./poll.ts"
 
 export const FAKE_MODEL = "fake-model"
 /** The fake key the `fail` scenario's provider error quotes (it must never reach a remote agent whole). */
@@ -137,7 +138,6 @@ const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation>, h
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 let callSeq = 0
 

@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import http from "node:http"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { until } from "../../support/poll.ts"
 
 export interface Received {
   readonly headers: http.IncomingHttpHeaders
@@ -84,11 +85,7 @@ export const startReceiver = async (): Promise<Receiver> => {
   }
 }
 
-/** Waits (bounded: 30 s in 50 ms steps) until `done` holds. */
+/** Waits (bounded: 30 s in 50 ms steps) until `done` holds (test/support/poll.ts's loop). */
 export const eventually = async (done: () => boolean, what: string): Promise<void> => {
-  for (let i = 0; i < 600; i++) {
-    if (done()) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`not reached: ${what}`)
+  await until(done, (d) => d, { what, withinMs: 30_000 })
 }

@@ -3,6 +3,7 @@
  * and statuses on the wire, independently of the bridge's HermesClient.
  */
 import * as http from "node:http"
+import { sleep, untilDefined } from "../../support/poll.ts"
 
 export interface RawAnswer {
   readonly status: number
@@ -126,15 +127,8 @@ export const rawClient = (base: string, key?: string) => {
 
 export type RawClient = ReturnType<typeof rawClient>
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+export { sleep }
 
-/** Polls `f` until it returns a value (not undefined), or fails after `ms`. */
-export const eventually = async <A>(f: () => Promise<A | undefined> | A | undefined, ms = 10_000, every = 10): Promise<A> => {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await f()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error("condition not met in time")
-    await sleep(every)
-  }
-}
+/** Polls `f` until it returns a value (not undefined), or fails after `ms` (test/support/poll.ts's loop). */
+export const eventually = <A>(f: () => Promise<A | undefined> | A | undefined, ms = 10_000, every = 10): Promise<A> =>
+  untilDefined(f, { withinMs: ms, everyMs: every })

@@ -8,6 +8,7 @@
 import { type ResilientMcp } from "./mcpClient.ts"
 import { TERMINAL_STATUSES } from "./runChecks.ts"
 import { EVENTS_PAGE_MAX } from "../../../src/domain/limits.ts"
+import { sleep } from "../../support/poll.ts"
 
 /**
  * `clarify`: asks a question and waits for the answer (live until the kills are over); `stream`:
@@ -48,7 +49,6 @@ export interface Workload {
   readonly problems: Array<string>
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** How long a `stream` run streams: `minS` plus up to `spreadS` seconds (the crash test: 40-80 s). */
 export interface StreamLength {

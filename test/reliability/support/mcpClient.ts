@@ -6,6 +6,7 @@
  * happened.
  */
 import { MCP_PROTOCOL as PROTOCOL, mcpHeaders } from "../../support/mcpWire.ts"
+import { sleep } from "../../support/poll.ts"
 const ERROR_META_KEY = "agent-bridge/error"
 
 /** What a tool call answered: its structured result, or its `bridge.*` (or JSON-RPC) error. */
@@ -131,7 +132,6 @@ const lossKind = (message: string): string => {
   return "connection"
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
  * One client that keeps going through daemon restarts: a lost call drops the session and the call
