@@ -24,6 +24,11 @@ export const SUBSTITUTES: Readonly<Record<string, { readonly double: string; rea
   Redactor: { double: "RedactorWith", reason: "pure and in memory; RedactorWith(secrets) registers the test's secrets" },
   Lifecycle: { double: "LifecycleAt", reason: "a Ref in memory: LifecycleAt(phase) starts in the phase the test needs" },
   RunFollowers: { double: "RunFollowersLocal", reason: "the single daemon's FiberMap, in memory; the run service falls back to it when no RunFollowers is given" },
+  Clients: { double: "ClientsLive", reason: "a store: its tests run the real layer over the test database, on SQLite and PostgreSQL" },
+  StopRequests: { double: "StopRequestsLive", reason: "a store: its tests run the real layer over the test database, on SQLite and PostgreSQL" },
+  OperatorSessions: { double: "OperatorSessionsLive", reason: "a store: the inbox tests run the real layer over the test database, on SQLite and PostgreSQL" },
+  SignInFailures: { double: "SignInFailuresLive", reason: "a store: the inbox tests run the real layer over the test database, on SQLite and PostgreSQL" },
+  McpSessionStore: { double: "McpSessionStoreLive", reason: "a store: its tests run the real layer over the test database, on SQLite and PostgreSQL" },
   ClientQuotas: { double: "ClientQuotasFor", reason: "numbers and an in-memory count: ClientQuotasFor(limits) is the real service over the test's numbers" }
 }
 
@@ -66,6 +71,27 @@ export const doubleProblems = (sources: Sources, substitutes = SUBSTITUTES): Rea
   return problems
 }
 
+/**
+ * The doubles (`<Tag>Test`) that nothing uses: no test file names them, and no other module of src/
+ * (a double built on another). A double kept only to satisfy the rule above proves nothing; the
+ * tag gets a substitute entry instead (for a store: its real layer, which its tests run over the
+ * test database on both dialects).
+ */
+export const idleDoubles = (sources: Sources, tests: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const idle: Array<string> = []
+  for (const [file, text] of sources) {
+    for (const m of text.matchAll(TAG)) {
+      const name = doubleName(m[1]!)
+      const word = new RegExp(`\\b${name}\\b`)
+      const home = [...sources].find(([f, t]) => path.dirname(f) === path.dirname(file) && new RegExp(`^export (?:const|function) ${name}\\b`, "m").test(t))
+      if (home === undefined) continue
+      const usedInSrc = [...sources].some(([f, t]) => f !== home[0] && word.test(t))
+      if (!usedInSrc && !tests.some((t) => word.test(t))) idle.push(`${name} (${home[0]})`)
+    }
+  }
+  return idle
+}
+
 const sourceFiles = (dir: string): Array<string> =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name)
@@ -73,6 +99,8 @@ const sourceFiles = (dir: string): Array<string> =>
   })
 
 const sources: Sources = new Map(sourceFiles(SRC).map((f) => [path.relative(SRC, f), fs.readFileSync(f, "utf8")]))
+const TEST = path.resolve(import.meta.dirname, "..")
+const testSources = sourceFiles(TEST).map((f) => fs.readFileSync(f, "utf8"))
 
 describe("test doubles", () => {
   it("finds the tags of src/", () => {
@@ -97,6 +125,20 @@ describe("test doubles", () => {
       "Clock2: has Clock2Test (common/Clock2.ts), so its entry in SUBSTITUTES is stale",
       "SUBSTITUTES names Gone, which is no tag in src/"
     ])
+  })
+
+  it("every double is used by a test (or by another double)", () => {
+    expect(idleDoubles(sources, testSources)).toEqual([])
+  })
+
+  it("names a double no test uses, and passes one a test or another double uses (the check can fail)", () => {
+    const tree = new Map([
+      ["services/a/A.ts", 'export class A extends Context.Tag("agent-bridge/A")<A, {}>() {}\n/** d */\nexport const ATest = 1'],
+      ["services/b/B.ts", 'export class B extends Context.Tag("agent-bridge/B")<B, {}>() {}\n/** d */\nexport const BTest = 1'],
+      ["services/c/C.ts", 'export class C extends Context.Tag("agent-bridge/C")<C, {}>() {}\n/** d */\nexport const CTest = BTest'],
+      ["services/d/D.ts", 'export class D extends Context.Tag("agent-bridge/D")<D, {}>() {}\n/** d */\nexport const DTest = 1']
+    ])
+    expect(idleDoubles(tree, ['import { CTest } from "x"', "const DTestimony = 1"])).toEqual(["ATest (services/a/A.ts)", "DTest (services/d/D.ts)"])
   })
 
   it("passes a tag whose double is documented in its module's header", () => {

@@ -10,7 +10,6 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { IsoFromEpochMs } from "../../common/time.ts"
-import { DbMemory } from "../../storage/Db.ts"
 
 /** A client as the console lists it: times as ISO text, scopes as stored. */
 export interface ClientListing {
@@ -63,9 +62,3 @@ export const makeClients: Effect.Effect<ClientsShape, never, SqlClient.SqlClient
 
 /** The console's read of the clients table over the `SqlClient` in context. */
 export const ClientsLive = Layer.effect(Clients, makeClients)
-
-/**
- * `ClientsTest`: the real read over a fresh in-memory database (migrated like the real one); it
- * records nothing itself, and provides the `SqlClient` so a test writes the rows it reads.
- */
-export const ClientsTest = ClientsLive.pipe(Layer.provideMerge(DbMemory))

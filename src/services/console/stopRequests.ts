@@ -7,7 +7,6 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
-import { DbMemory } from "../../storage/Db.ts"
 import type { StopActor } from "../runs/Runs.ts"
 
 export interface StopRequest {
@@ -118,9 +117,3 @@ export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient
 
 /** The stop requests over the `SqlClient` in context. */
 export const StopRequestsLive = Layer.effect(StopRequests, makeStopRequests)
-
-/**
- * `StopRequestsTest`: the real store over a fresh in-memory database (migrated like the real one);
- * it records requests in `run_stop_requests` and provides the `SqlClient` beside `StopRequests`.
- */
-export const StopRequestsTest = StopRequestsLive.pipe(Layer.provideMerge(DbMemory))

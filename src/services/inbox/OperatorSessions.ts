@@ -13,7 +13,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { databasePlace, DbMemory } from "../../storage/Db.ts"
+import { databasePlace } from "../../storage/Db.ts"
 import { failedAt, type StoreFailure } from "./InboxStore.ts"
 
 export interface StoredOperatorSession {
@@ -101,10 +101,3 @@ export const makeOperatorSessions: Effect.Effect<OperatorSessionsShape, never, S
 
 /** The operator sessions over the `SqlClient` in context. */
 export const OperatorSessionsLive = Layer.effect(OperatorSessions, makeOperatorSessions)
-
-/**
- * `OperatorSessionsTest`: the real store over a fresh in-memory database (migrated like the real
- * one); it records sessions in `inbox_sessions` and provides the `SqlClient` beside the store. It
- * needs `AppConfig` (its failures name the database).
- */
-export const OperatorSessionsTest = OperatorSessionsLive.pipe(Layer.provideMerge(DbMemory))

@@ -15,7 +15,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { databasePlace, DbMemory } from "../../storage/Db.ts"
+import { databasePlace } from "../../storage/Db.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { failedAt, type StoreFailure } from "./InboxStore.ts"
 
@@ -90,10 +90,3 @@ export const makeSignInFailures: Effect.Effect<SignInFailuresShape, never, SqlCl
 
 /** The sign-in failures over the `SqlClient` in context. */
 export const SignInFailuresLive = Layer.effect(SignInFailures, makeSignInFailures)
-
-/**
- * `SignInFailuresTest`: the real store over a fresh in-memory database (migrated like the real
- * one); it records failures in `inbox_sign_in_failures` and provides the `SqlClient` beside the
- * store. It needs `AppConfig` (its failures name the database).
- */
-export const SignInFailuresTest = SignInFailuresLive.pipe(Layer.provideMerge(DbMemory))

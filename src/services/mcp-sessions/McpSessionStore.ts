@@ -12,7 +12,6 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
-import { DbMemory } from "../../storage/Db.ts"
 
 /** What `initialize` said, and whose session it is. */
 export interface StoredSession {
@@ -107,9 +106,3 @@ export const makeMcpSessionStore: Effect.Effect<McpSessionStoreShape, never, Sql
 
 /** The sessions' store over the `SqlClient` in context. */
 export const McpSessionStoreLive = Layer.effect(McpSessionStore, makeMcpSessionStore)
-
-/**
- * `McpSessionStoreTest`: the real store over a fresh in-memory database (migrated like the real
- * one); it records sessions in `mcp_sessions` and provides the `SqlClient` beside the store.
- */
-export const McpSessionStoreTest = McpSessionStoreLive.pipe(Layer.provideMerge(DbMemory))
