@@ -9,18 +9,19 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { RedactorLive } from "../../src/common/Redactor.ts"
-import { UnknownAgent } from "../../src/domain/errors.ts"
+import { HermesNoProfile } from "../../src/hermes/client/failure.ts"
 import { HermesClient, type HermesClientShape, type HermesProfile } from "../../src/hermes/client/HermesClient.ts"
 import { Capabilities, CapabilitiesLive } from "../../src/services/capabilities/Capabilities.ts"
 import { testConfig } from "../support/daemon.ts"
+import { partialDouble } from "../support/partialDouble.ts"
 
 const profile: HermesProfile = { name: "default", agent: "hermes", agentId: "hermes", baseUrl: "http://127.0.0.1:9", key: Option.none() }
 
 /** Only what capabilities asks of Hermes: the profile (unkeyed, so no health call). */
-const hermes = Layer.succeed(HermesClient, {
+const hermes = Layer.succeed(HermesClient, partialDouble<HermesClientShape>("HermesClient", {
   profiles: [profile],
-  profile: (agent: string) => (agent === "hermes" ? Effect.succeed(profile) : Effect.fail(new UnknownAgent({ message: `no agent ${agent}` })))
-} as Partial<HermesClientShape> as HermesClientShape)
+  profile: (agent: string) => (agent === "hermes" ? Effect.succeed(profile) : Effect.fail(new HermesNoProfile({ agent })))
+}))
 
 const config = testConfig()
 const read: Array<string> = []

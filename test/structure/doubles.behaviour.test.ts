@@ -22,7 +22,11 @@ import { Auth } from "../../src/services/auth/Auth.ts"
 import { AuthTest } from "../../src/services/auth/AuthTest.ts"
 import { Capabilities } from "../../src/services/capabilities/Capabilities.ts"
 import { CapabilitiesTest } from "../../src/services/capabilities/CapabilitiesTest.ts"
+import { HermesStatus } from "../../src/hermes/client/failure.ts"
+import { type ApprovalCall, HermesClientApprovals } from "../../src/hermes/client/HermesClientApprovals.ts"
+import { HermesClient } from "../../src/hermes/client/HermesClient.ts"
 import { InboxStore } from "../../src/services/inbox/InboxStore.ts"
+import { InboxTest } from "../../src/services/inbox/InboxTest.ts"
 import { InboxStoreTest } from "../../src/services/inbox/InboxStoreTest.ts"
 import { pendingRunApproval } from "../../src/services/inbox/rows.ts"
 import { Runs } from "../../src/services/runs/Runs.ts"
@@ -91,6 +95,26 @@ describe("the doubles beside the tags", () => {
       Layer.provide(AppConfigLive(testConfig({ bridge: { admin_key: "admin-key-for-the-auth-double-0123" } }))),
       Layer.provide(RedactorLive)
     ))))
+
+  it.effect("InboxTest decides by production's rule: a choice not offered is refused, a request Hermes no longer holds expires the row", () =>
+    Effect.gen(function* () {
+      const calls = yield* Ref.make<ReadonlyArray<ApprovalCall>>([])
+      let answer: Effect.Effect<void, HermesStatus> = Effect.void
+      const hermes = yield* Effect.provide(HermesClient, HermesClientApprovals(calls, () => answer))
+      const inbox = yield* InboxTest(hermes)
+      const open = (run: string) => inbox.shape.openRunApproval({
+        run_id: run, client: "alice", agent: "hermes/coder", hermes_run_id: `h_${run}`, request_id: null, command: "rm -rf build", description: "d", choices: ["once", "deny"]
+      })
+      const a = yield* open("run_a")
+      const refused = yield* Effect.flip(inbox.shape.decide(a.id, { approve: true, choice: "always", by: "operator" }))
+      expect(refused._tag).toBe("InvalidInput")
+      expect((yield* inbox.shape.decide(a.id, { approve: true, by: "operator" })).state).toBe("approved")
+      expect((yield* Ref.get(calls)).map((c) => c.choice)).toEqual(["once"])
+      answer = Effect.fail(new HermesStatus({ agent: "hermes/coder", route: "POST /v1/runs/{id}/approval", status: 409, code: "approval_not_pending", detail: null, retryAfter: Option.none() }))
+      const b = yield* open("run_b")
+      expect((yield* inbox.shape.decide(b.id, { approve: false, by: "operator" })).state).toBe("expired")
+      expect((yield* Effect.flip(inbox.shape.decide(b.id, { approve: true, by: "operator" })))._tag).toBe("NoPendingRequest")
+    }))
 
   it.effect("InboxStoreTest is the real inbox table on an in-memory database: a row written is read back", () =>
     Effect.gen(function* () {

@@ -1,11 +1,14 @@
 /**
  * `InboxTest`: an in-memory Inbox for run-service tests: only the run-approval half (open, expire,
- * pending, and a `decide` that answers Hermes like the real one); it records its rows in `rows`.
+ * pending, and a `decide` that answers Hermes through the real decision, `answerRunApproval`); it
+ * records its rows in `rows`.
  * The skill half is not used by runs (the real inbox over `InboxStoreTest` has it).
  */
 import { Effect, Layer, Option, Stream } from "effect"
 import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
 import { Inbox, type InboxRow, type InboxShape, type RunApprovalRow } from "./Inbox.ts"
+import { NoPendingRequest } from "../../domain/errors.ts"
+import { answerRunApproval } from "./decideRun.ts"
 import { pendingRunApproval } from "./rows.ts"
 
 export const InboxTest = (hermes: HermesClientShape) =>
@@ -44,16 +47,20 @@ export const InboxTest = (hermes: HermesClientShape) =>
         Effect.sync(() => Option.fromNullable([...rows.values()].find((r) => r.run_id === runId && r.state === "pending"))),
       list: () => Effect.sync(() => [...rows.values()] as ReadonlyArray<InboxRow>),
       get: (id) => Effect.sync(() => Option.fromNullable([...rows.values()].find((r) => r.id === id) as InboxRow | undefined)),
+      // The decision itself is production's (`answerRunApproval`: the default choice, the choices
+      // the request offers, a request Hermes no longer holds closing the row as expired); only
+      // where the row lives differs.
       decide: (id, decision) =>
         Effect.gen(function* () {
           const entry = [...rows.entries()].find(([, r]) => r.id === id)
-          if (entry === undefined) return yield* Effect.die(`no row ${id}`)
+          if (entry === undefined) return yield* new NoPendingRequest({ message: `no inbox row '${id}'` })
           const [k, row] = entry
-          const choice = decision.approve ? (decision.choice ?? "once") : "deny"
-          const decided: RunApprovalRow = { ...row, state: decision.approve ? "approved" : "denied", decided_by: decision.by, choice }
+          if (row.state !== "pending") return yield* new NoPendingRequest({ message: `inbox row '${id}' is already ${row.state}` })
+          const answer = yield* answerRunApproval(hermes, row, decision)
+          const decided: RunApprovalRow = answer.outcome === "answered"
+            ? { ...row, state: decision.approve ? "approved" : "denied", decided_by: decision.by, choice: answer.choice }
+            : { ...row, state: "expired" }
           rows.set(k, decided)
-          const profile = yield* Effect.orDie(hermes.profile(row.agent))
-          yield* Effect.orDie(hermes.approval(profile, row.hermes_run_id, { choice, ...(row.request_id === null ? {} : { requestId: row.request_id }) }))
           return decided
         })
     }
