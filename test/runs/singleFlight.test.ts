@@ -1,10 +1,21 @@
 /** The per-key single flight behind `agent_run`'s idempotency keys. */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
+import { Deferred, Effect, Exit, Fiber, FiberStatus, Scope } from "effect"
 import { makeSingleFlight } from "../../src/services/runs/singleFlight.ts"
 
+/** Until every fiber waits (suspended: in its flight, on the leader's outcome or on the gate), not a sleep. */
+const untilAllWait = (fibers: ReadonlyArray<Fiber.RuntimeFiber<unknown, unknown>>) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 10_000; i++) {
+      const states = yield* Effect.forEach(fibers, (f) => f.status)
+      if (states.every(FiberStatus.isSuspended)) return
+      yield* Effect.yieldNow()
+    }
+    return yield* Effect.dieMessage("the fibers never all waited")
+  })
+
 describe("single flight per key", () => {
-  it.live("joiners get the leader's outcome; the work runs once; the key is free afterwards", () =>
+  it.effect("joiners get the leader's outcome; the work runs once; the key is free afterwards", () =>
     Effect.gen(function* () {
       const scope = yield* Scope.make()
       const sf = makeSingleFlight<number, string>()
@@ -12,7 +23,7 @@ describe("single flight per key", () => {
       let runs = 0
       const work = Effect.zipRight(Deferred.await(gate), Effect.sync(() => ++runs))
       const fibers = yield* Effect.forEach(["a", "b", "c"], (tag) => Effect.fork(sf.flight("k", tag, work, scope)))
-      yield* Effect.sleep("20 millis")
+      yield* untilAllWait(fibers)
       expect(sf.size()).toBe(1)
       yield* Deferred.succeed(gate, undefined)
       const flights = yield* Effect.forEach(fibers, Fiber.join)
@@ -28,15 +39,15 @@ describe("single flight per key", () => {
       yield* Scope.close(scope, Exit.void)
     }))
 
-  it.live("a leader whose caller goes away still finishes and answers the joiners", () =>
+  it.effect("a leader whose caller goes away still finishes and answers the joiners", () =>
     Effect.gen(function* () {
       const scope = yield* Scope.make()
       const sf = makeSingleFlight<string, never>()
       const gate = yield* Deferred.make<void>()
       const leader = yield* Effect.fork(sf.flight("k", "a", Effect.as(Deferred.await(gate), "done"), scope))
-      yield* Effect.sleep("10 millis")
+      yield* untilAllWait([leader])
       const joiner = yield* Effect.fork(sf.flight("k", "b", Effect.succeed("never run"), scope))
-      yield* Effect.sleep("10 millis")
+      yield* untilAllWait([joiner])
       yield* Fiber.interrupt(leader)
       yield* Deferred.succeed(gate, undefined)
       const joined = yield* Fiber.join(joiner)
