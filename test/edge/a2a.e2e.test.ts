@@ -31,8 +31,10 @@ const send = (key: string, text: string, extra: Json = {}, configuration: Json =
 const runsOf = async (key: string) => (await rpc(key, "ListTasks", { pageSize: 100 }))["result"].tasks.length as number
 
 beforeAll(async () => {
-  sim = await startSimulatorAsync({})
-  daemon = await startDaemon(testConfig({ hermes: { url: sim.url, key: sim.profile("default").key } }, tempDir()))
+  sim = await startSimulatorAsync({ maxConcurrentRuns: 40 })
+  // Room for the 210-task listing below to start its tasks 20 at a time (at 4, on a loaded machine,
+  // its 53 rounds once took past two minutes).
+  daemon = await startDaemon(testConfig({ hermes: { url: sim.url, key: sim.profile("default").key }, bridge: { max_concurrent_runs_per_client: 20 } }, tempDir()))
   alice = await daemon.addClient("alice", ["agents", "a2a"])
   bob = await daemon.addClient("bob", ["agents", "a2a"])
   mcpOnly = await daemon.addClient("mcp-only", ["agents"])
@@ -158,9 +160,9 @@ describe("POST /a2a", () => {
 
   it("ListTasks pages past 200 tasks with the ledger's cursor; status filters; another client's cursor is refused", async () => {
     const many = await daemon.addClient("many", ["agents", "a2a"])
-    // 210 quick tasks, four at a time (the per-client cap), each to completion.
-    for (let i = 0; i < 210; i += 4) {
-      await Promise.all(Array.from({ length: Math.min(4, 210 - i) }, (_, k) => send(many, `quick ${i + k}`)))
+    // 210 quick tasks, 20 at a time (the per-client cap here; Hermes takes up to 40 at once), each to completion.
+    for (let i = 0; i < 210; i += 20) {
+      await Promise.all(Array.from({ length: Math.min(20, 210 - i) }, (_, k) => send(many, `quick ${i + k}`)))
     }
     const seen: Array<string> = []
     let token = ""
