@@ -6,7 +6,8 @@
  * while Hermes is away and `ok` once it is back.
  */
 import * as fs from "node:fs"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Effect } from "effect"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../../src/hermes/sim/layer.ts"
 import type { SimGeneration } from "../../../src/hermes/sim/options.ts"
 import { RESTART_ERROR } from "../../../src/hermes/sim/run.ts"
@@ -51,6 +52,11 @@ export const hermesOutageSuite = (generation: SimGeneration) => describe(`Hermes
     // Reads of the final state only; every call under test goes through `mcp`, one attempt each.
     reader = new ResilientMcp(daemon.url, key)
   })
+  // A test that failed while Hermes was away leaves it away: bring it back, so that the next test
+  // fails (or passes) on its own account and not as a consequence.
+  afterEach(async () => {
+    if (sim !== undefined && !(await Effect.runPromise(sim.handle.isUp))) await sim.start()
+  })
   afterAll(async () => {
     await mcp?.close()
     await reader?.close()
@@ -80,7 +86,9 @@ export const hermesOutageSuite = (generation: SimGeneration) => describe(`Hermes
   }
 
   it("an outage mid-stream: runs resume to their end, waits end or time out, agents_list says down meanwhile", async () => {
-    const streaming = await Promise.all([1, 2, 3, 4].map(() => start("[sim:slow=5s,events=40]")))
+    // Long enough to be still streaming when Hermes goes, on a loaded machine too (at 5 s, with the
+    // machine at load 20, a run could end before the outage began and its short wait not time out).
+    const streaming = await Promise.all([1, 2, 3, 4].map(() => start("[sim:slow=15s,events=120]")))
     for (const r of streaming) await eventually("events before the outage", 30_000, () => status(r.runId), (v) => v.last_seq >= 3)
     expect(await health()).toBe("ok")
 
