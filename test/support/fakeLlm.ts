@@ -11,6 +11,8 @@
  * - `slow=MS`: the answer in 20 chunks spread over MS milliseconds (default 4000).
  * - `sleep=S`: a `terminal` call running `sleep S` (default 20): a run quiet for S seconds between
  *   its `tool.started` and `tool.completed`, then an answer (`SLEEP_ANSWER`).
+ * - `deltas=N`: the answer in N chunks sent back to back (default 1200), for a run of more events
+ *   than a build keeps for replay.
  * - `fail`: the provider answers 401 with a message quoting a fake key (`FAKE_PROVIDER_KEY`).
  *
  * Requests without tools (Hermes's side calls, e.g. titles) get a plain short answer. Every
@@ -38,6 +40,10 @@ export interface FakeLlmRequest {
 export interface FakeLlm {
   readonly url: string
   readonly requests: ReadonlyArray<FakeLlmRequest>
+  /** Agent turns (completions offered tools) being answered right now: one per run that is waiting on its model. */
+  readonly turnsInFlight: () => number
+  /** The most agent turns answered at once so far. */
+  readonly maxTurnsInFlight: () => number
   close(): Promise<void>
 }
 
@@ -126,6 +132,11 @@ const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation>, h
       const chunks = Array.from({ length: SLOW_CHUNKS }, (_, i) => `part ${i + 1}. `)
       return { _tag: "text", chunks, gapMs: Number.isFinite(ms) ? ms / SLOW_CHUNKS : 200 }
     }
+    case "deltas": {
+      // A long answer: N chunks back to back (each one `message.delta` in Hermes), for replay limits.
+      const n = scenario.value !== null && /^\d{1,5}$/.test(scenario.value) ? Number(scenario.value) : 1200
+      return { _tag: "text", chunks: Array.from({ length: n }, (_, i) => `d${i} `), gapMs: 0 }
+    }
     case "fail":
       return {
         _tag: "error",
@@ -180,6 +191,8 @@ const writeWhole = async (res: http.ServerResponse, turn: Exclude<Turn, { _tag: 
 
 export const startFakeLlm = (o: FakeLlmOptions): Promise<FakeLlm> => {
   const requests: Array<FakeLlmRequest> = []
+  let inFlight = 0
+  let maxInFlight = 0
   const server = http.createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
@@ -212,6 +225,11 @@ export const startFakeLlm = (o: FakeLlmOptions): Promise<FakeLlm> => {
         return
       }
       const write = body.stream === true ? writeStream : writeWhole
+      if (hasTools) {
+        inFlight += 1
+        maxInFlight = Math.max(maxInFlight, inFlight)
+        res.once("close", () => { inFlight -= 1 })
+      }
       write(res, turn, model).catch(() => res.destroy())
     })
   })
@@ -222,6 +240,8 @@ export const startFakeLlm = (o: FakeLlmOptions): Promise<FakeLlm> => {
       resolve({
         url: `http://127.0.0.1:${port}/v1`,
         requests,
+        turnsInFlight: () => inFlight,
+        maxTurnsInFlight: () => maxInFlight,
         close: () => new Promise<void>((r) => {
           server.closeAllConnections()
           server.close(() => r())
