@@ -33,7 +33,8 @@ contractSuite({
         slow: "[llm:slow=4000] take your time",
         hold: "[llm:slow=25000] take a long time",
         fail: "[llm:fail] this will fail",
-        long: "[llm:deltas=1200] a long answer"
+        long: "[llm:deltas=1200] a long answer",
+        subagent: "[llm:subagent] ask a helper"
       },
       unicodeText: UNICODE_ANSWER,
       providerSecret: FAKE_PROVIDER_KEY,

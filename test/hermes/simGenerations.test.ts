@@ -13,7 +13,7 @@ const pick = (g: SimGeneration) => {
     protocol: o.protocol, version: o.version, steer: o.steer, approvalRequestId: o.approvalRequestId,
     statusShowsApproval: o.statusShowsApproval, authCode: o.authCode, clarify: o.clarify, replayBacklog: o.replayBacklog,
     restartKeeps: o.restartKeeps, unknownRunEventsAtOnce: o.unknownRunEventsAtOnce, deadSubscriberNoticedLate: o.deadSubscriberNoticedLate,
-    maxConcurrentRuns: o.maxConcurrentRuns
+    maxConcurrentRuns: o.maxConcurrentRuns, subagentEvents: o.subagentEvents
   }
 }
 
@@ -21,21 +21,21 @@ describe("the simulator's generations named after real builds", () => {
   it("0.19: the old protocol, 0.19's 401, no steer, no request id, no clarification", () => {
     expect(pick("0.19")).toEqual({
       protocol: "old", version: "0.19.0", steer: false, approvalRequestId: false, statusShowsApproval: false, authCode: "invalid_api_key",
-      clarify: false, replayBacklog: null, restartKeeps: "all", unknownRunEventsAtOnce: false, deadSubscriberNoticedLate: true, maxConcurrentRuns: 10
+      clarify: false, replayBacklog: null, restartKeeps: "all", unknownRunEventsAtOnce: false, deadSubscriberNoticedLate: true, maxConcurrentRuns: 10, subagentEvents: "none"
     })
   })
 
   it("0.20: the old protocol with steer and the approval request id, 0.20's 401", () => {
     expect(pick("0.20")).toEqual({
       protocol: "old", version: "0.20.1", steer: true, approvalRequestId: true, statusShowsApproval: false, authCode: "gateway_auth_failed",
-      clarify: false, replayBacklog: null, restartKeeps: "all", unknownRunEventsAtOnce: false, deadSubscriberNoticedLate: true, maxConcurrentRuns: 10
+      clarify: false, replayBacklog: null, restartKeeps: "all", unknownRunEventsAtOnce: false, deadSubscriberNoticedLate: true, maxConcurrentRuns: 10, subagentEvents: "start"
     })
   })
 
   it("0.22-fork: the new protocol, a 1000-frame replay backlog, keyed statuses kept across a restart, unknown runs' events 404 at once", () => {
     expect(pick("0.22-fork")).toEqual({
       protocol: "new", version: "0.22.2", steer: true, approvalRequestId: true, statusShowsApproval: true, authCode: "gateway_auth_failed",
-      clarify: false, replayBacklog: 1000, restartKeeps: "keyed", unknownRunEventsAtOnce: true, deadSubscriberNoticedLate: false, maxConcurrentRuns: 10
+      clarify: false, replayBacklog: 1000, restartKeeps: "keyed", unknownRunEventsAtOnce: true, deadSubscriberNoticedLate: false, maxConcurrentRuns: 10, subagentEvents: "start"
     })
   })
 

@@ -11,6 +11,9 @@
  * - `slow=MS`: the answer in 20 chunks spread over MS milliseconds (default 4000).
  * - `sleep=S`: a `terminal` call running `sleep S` (default 20): a run quiet for S seconds between
  *   its `tool.started` and `tool.completed`, then an answer (`SLEEP_ANSWER`).
+ * - `subagent`: a `delegate_task` call with one task whose goal is a `plain` run (Hermes starts a
+ *   sub-agent, whose own turns come here too), in the form the offered tool takes, then an answer
+ *   (`SUBAGENT_ANSWER`).
  * - `deltas=N`: the answer in N chunks sent back to back (default 1200), for a run of more events
  *   than a build keeps for replay.
  * - `fail`: the provider answers 401 with a message quoting a fake key (`FAKE_PROVIDER_KEY`).
@@ -30,6 +33,7 @@ export const TOOL_ANSWER_PREFIX = "The command printed: "
 export const APPROVAL_ANSWER_PREFIX = "The delete is over: "
 export const SLOW_CHUNKS = 20
 export const SLEEP_ANSWER = "Slept as asked; nothing else happened."
+export const SUBAGENT_ANSWER = "The sub-agent answered; that settles it."
 
 export interface FakeLlmRequest {
   readonly path: string
@@ -89,7 +93,7 @@ const readConversation = (messages: ReadonlyArray<Message>) => {
 
 type Turn =
   | { readonly _tag: "text"; readonly chunks: ReadonlyArray<string>; readonly gapMs: number }
-  | { readonly _tag: "tool"; readonly command: string }
+  | { readonly _tag: "tool"; readonly command: string; readonly name?: string; readonly args?: Record<string, unknown> }
   | { readonly _tag: "error"; readonly status: number; readonly body: unknown }
 
 const chunksOf = (text: string, n: number): ReadonlyArray<string> => {
@@ -111,7 +115,7 @@ const firstLine = (toolResult: string): string => {
   }
 }
 
-const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation>, hasTools: boolean): Turn => {
+const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation> & { readonly delegateTakesGoal: boolean }, hasTools: boolean): Turn => {
   if (!hasTools) return { _tag: "text", chunks: ["A side answer."], gapMs: 0 }
   const { scenario, toolTurns, lastToolResult } = conv
   switch (scenario.name) {
@@ -132,6 +136,14 @@ const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation>, h
       const chunks = Array.from({ length: SLOW_CHUNKS }, (_, i) => `part ${i + 1}. `)
       return { _tag: "text", chunks, gapMs: Number.isFinite(ms) ? ms / SLOW_CHUNKS : 200 }
     }
+    case "subagent": {
+      // Hermes's delegate_task: one task as `goal` where the tool takes one (0.19, 0.20: `tasks` is
+      // their batch form, two or more), else as `tasks` (the 0.22 fork has only that). The child's
+      // own turns read the marker in its goal and answer plainly.
+      const goal = "[llm:plain] answer the question"
+      const args = conv.delegateTakesGoal ? { goal } : { tasks: [{ goal }] }
+      return toolTurns === 0 ? { _tag: "tool", command: "", name: "delegate_task", args } : { _tag: "text", chunks: [SUBAGENT_ANSWER], gapMs: 5 }
+    }
     case "deltas": {
       // A long answer: N chunks back to back (each one `message.delta` in Hermes), for replay limits.
       const n = scenario.value !== null && /^\d{1,5}$/.test(scenario.value) ? Number(scenario.value) : 1200
@@ -150,6 +162,12 @@ const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation>, h
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
+/** The tool call of a tool turn: `terminal` with its command unless the turn names another tool. */
+const toolFunction = (turn: Extract<Turn, { _tag: "tool" }>) => ({
+  name: turn.name ?? "terminal",
+  arguments: JSON.stringify(turn.args ?? { command: turn.command })
+})
+
 let callSeq = 0
 
 const writeStream = async (res: http.ServerResponse, turn: Exclude<Turn, { _tag: "error" }>, model: string) => {
@@ -160,7 +178,7 @@ const writeStream = async (res: http.ServerResponse, turn: Exclude<Turn, { _tag:
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
   res.write(chunk({ role: "assistant", content: "" }, null))
   if (turn._tag === "tool") {
-    const call = { index: 0, id: `call_fake${callSeq}`, type: "function", function: { name: "terminal", arguments: JSON.stringify({ command: turn.command }) } }
+    const call = { index: 0, id: `call_fake${callSeq}`, type: "function", function: toolFunction(turn) }
     res.write(chunk({ tool_calls: [call] }, null))
     res.write(chunk({}, "tool_calls"))
   } else {
@@ -177,7 +195,7 @@ const writeStream = async (res: http.ServerResponse, turn: Exclude<Turn, { _tag:
 
 const writeWhole = async (res: http.ServerResponse, turn: Exclude<Turn, { _tag: "error" }>, model: string) => {
   const message = turn._tag === "tool"
-    ? { role: "assistant", content: null, tool_calls: [{ id: `call_fake${++callSeq}`, type: "function", function: { name: "terminal", arguments: JSON.stringify({ command: turn.command }) } }] }
+    ? { role: "assistant", content: null, tool_calls: [{ id: `call_fake${++callSeq}`, type: "function", function: toolFunction(turn) }] }
     : { role: "assistant", content: turn.chunks.join("") }
   if (turn._tag === "text" && turn.gapMs > 0) await sleep(turn.gapMs * turn.chunks.length)
   const body = {
@@ -217,7 +235,9 @@ export const startFakeLlm = (o: FakeLlmOptions): Promise<FakeLlm> => {
       }
       const messages: ReadonlyArray<Message> = Array.isArray(body.messages) ? body.messages : []
       const hasTools = Array.isArray(body.tools) && body.tools.length > 0
-      const turn = turnFor(o, readConversation(messages), hasTools)
+      const delegate = hasTools ? body.tools.find((t: any) => t?.function?.name === "delegate_task") : undefined
+      const delegateTakesGoal = delegate?.function?.parameters?.properties?.goal !== undefined
+      const turn = turnFor(o, { ...readConversation(messages), delegateTakesGoal }, hasTools)
       const model = typeof body.model === "string" ? body.model : FAKE_MODEL
       if (turn._tag === "error") {
         res.writeHead(turn.status, { "content-type": "application/json" })

@@ -139,7 +139,7 @@ export const start: Handler = (ctx) =>
     })
     state.runs.set(run.id, run)
     if (idemKey !== undefined) state.idempotencyStore(profile, idemKey, fingerprint, run.id)
-    const plan = makePlan(parseInput(body.input), { clarifyAvailable: state.options.clarify && body.clarify === true })
+    const plan = makePlan(parseInput(body.input), { clarifyAvailable: state.options.clarify && body.clarify === true, subagentEvents: state.options.subagentEvents })
     run.dropAt = plan.dropAfterFrames
     yield* ctx.spawn(run, plan)
     return yield* startAnswer(state, run, false)

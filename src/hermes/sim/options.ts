@@ -66,6 +66,13 @@ export interface SimOptions {
   readonly restartKeeps?: "all" | "keyed" | undefined
   /** The events route answers an unknown run 404 at once instead of waiting up to 1 s for it (the 0.22 fork). Default: `0.22-fork` only. */
   readonly unknownRunEventsAtOnce?: boolean | undefined
+  /**
+   * What `[sim:subagent]` sends: `both` (`subagent.start` and `subagent.complete`), `start` (a
+   * `delegate_task` tool pair with `subagent.start` inside: 0.20.1 and the 0.22 fork delegate in the
+   * background, so the end comes after the run's and reaches no stream), `none` (only the tool
+   * pair, as 0.19). Default `both` on `old` and `new`, `none` on `0.19`, `start` on `0.20` and `0.22-fork`.
+   */
+  readonly subagentEvents?: "both" | "start" | "none" | undefined
   /** The fork variant that takes `{clarify_id, responses: [...]}`. Default false. */
   readonly clarifyResponsesVariant?: boolean | undefined
   /** One listener for every profile (`/p/<name>`), else one listener per profile. Default true. */
@@ -119,6 +126,7 @@ export interface ResolvedSimOptions {
   readonly replayBacklog: number | null
   readonly restartKeeps: "all" | "keyed"
   readonly unknownRunEventsAtOnce: boolean
+  readonly subagentEvents: "both" | "start" | "none"
   readonly clarify: boolean
   readonly statusShowsApproval: boolean
   readonly clarifyResponsesVariant: boolean
@@ -175,6 +183,7 @@ export const resolveSimOptions = (o: SimOptions): ResolvedSimOptions => {
     replayBacklog: o.replayBacklog ?? (generation === "0.22-fork" ? 1000 : null),
     restartKeeps: o.restartKeeps ?? (generation === "0.22-fork" ? "keyed" : "all"),
     unknownRunEventsAtOnce: o.unknownRunEventsAtOnce ?? generation === "0.22-fork",
+    subagentEvents: o.subagentEvents ?? (generation === "0.19" ? "none" : named ? "start" : "both"),
     clarify: o.clarify ?? !named,
     clarifyResponsesVariant: o.clarifyResponsesVariant ?? false,
     multiplex: o.multiplex ?? true,

@@ -39,25 +39,32 @@ export interface GenerationTraits {
   readonly unknownRunEventsWait: boolean
   /** Past this many retained frames a replay from an older id starts with `replay.truncated`; null: no such limit. */
   readonly replayBacklog: number | null
+  /**
+   * The `subagent.*` events on the run's stream when it delegates one task: `none` (0.19 runs the
+   * sub-agent inside the tool call and sends only the tool's events), `start` (0.20.1 and the fork
+   * run it in the background: `subagent.start` inside the call, its end after the run's), `both`.
+   */
+  readonly subagentEvents: "none" | "start" | "both"
   /** The 401 body's code. */
   readonly authCode: "invalid_api_key" | "gateway_auth_failed"
 }
 
 const OLD: GenerationTraits = {
   steer: false, approvalRequestId: false, statusShowsApproval: false, eventReplay: false, durableIdempotency: false,
-  stopFinishedKeepsStatus: false, restartKeeps: "none", unknownRunEventsWait: true, replayBacklog: null, authCode: "invalid_api_key"
+  stopFinishedKeepsStatus: false, restartKeeps: "none", unknownRunEventsWait: true, replayBacklog: null, subagentEvents: "none", authCode: "invalid_api_key"
 }
 
 export const GENERATIONS: Readonly<Record<Generation, GenerationTraits>> = {
   "0.19": OLD,
-  old: OLD,
-  "0.20": { ...OLD, steer: true, approvalRequestId: true, authCode: "gateway_auth_failed" },
+  // The simulator's `old` has always sent sub-agent events for `[sim:subagent]`.
+  old: { ...OLD, subagentEvents: "both" },
+  "0.20": { ...OLD, steer: true, approvalRequestId: true, subagentEvents: "start", authCode: "gateway_auth_failed" },
   "0.22-fork": {
     steer: true, approvalRequestId: true, statusShowsApproval: true, eventReplay: true, durableIdempotency: true,
-    stopFinishedKeepsStatus: true, restartKeeps: "keyed", unknownRunEventsWait: false, replayBacklog: 1000, authCode: "gateway_auth_failed"
+    stopFinishedKeepsStatus: true, restartKeeps: "keyed", unknownRunEventsWait: false, replayBacklog: 1000, subagentEvents: "start", authCode: "gateway_auth_failed"
   },
   new: {
     steer: true, approvalRequestId: true, statusShowsApproval: true, eventReplay: true, durableIdempotency: true,
-    stopFinishedKeepsStatus: true, restartKeeps: "all", unknownRunEventsWait: true, replayBacklog: null, authCode: "gateway_auth_failed"
+    stopFinishedKeepsStatus: true, restartKeeps: "all", unknownRunEventsWait: true, replayBacklog: null, subagentEvents: "both", authCode: "gateway_auth_failed"
   }
 }

@@ -380,6 +380,24 @@ export const contractSuite = (spec: ContractSpec): void => {
       }
     })
 
+    it("sub-agents: the subagent.* events this build sends on the run's stream (none on 0.19, only the start from 0.20 on), and the run completes", async () => {
+      const input = target.inputs.subagent
+      if (input === undefined) throw new Error("this target has no run that delegates to a sub-agent")
+      const all = await events(await start(input))
+      const names = all.map((e) => e.event)
+      expect(names.filter((n) => n.startsWith("subagent."))).toEqual(
+        g.subagentEvents === "none" ? [] : g.subagentEvents === "start" ? ["subagent.start"] : ["subagent.start", "subagent.complete"]
+      )
+      if (g.subagentEvents !== "none") expect(all.find((e) => e.event === "subagent.start")?.data).toMatchObject({ goal: expect.any(String) })
+      if (g.subagentEvents !== "both") {
+        // The sub-agent is a delegate_task tool call, around its start where there is one.
+        const tool = names.indexOf("tool.started")
+        expect(all[tool]?.data).toMatchObject({ tool: "delegate_task" })
+        expect(names.indexOf("tool.completed")).toBeGreaterThan(g.subagentEvents === "start" ? names.indexOf("subagent.start") : tool)
+      }
+      expect(names.at(-1)).toBe("run.completed")
+    }, 90_000)
+
     it("what the bridge detects: steer, event replay and durable idempotency exactly as this generation has them", async () => {
       // Event replay is known once a stream of the profile was read.
       await events(await start(target.inputs.plain))

@@ -29,7 +29,8 @@ export const simContractSuite = (generation: Generation) =>
           slow: "[sim:slow=3s]",
           hold: "[sim:slow=30s]",
           fail: "[sim:fail]",
-          long: "[sim:events=1200]"
+          long: "[sim:events=1200]",
+          subagent: "[sim:subagent] ask a helper"
         },
         unicodeText: SIM_UNICODE_TEXT,
         providerSecret: null,
