@@ -115,6 +115,12 @@ const firstLine = (toolResult: string): string => {
   }
 }
 
+/** The tool call of a tool turn: `terminal` with its command unless the turn names another tool. */
+const toolFunction = (turn: Extract<Turn, { _tag: "tool" }>) => ({
+  name: turn.name ?? "terminal",
+  arguments: JSON.stringify(turn.args ?? { command: turn.command })
+})
+
 const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation> & { readonly delegateTakesGoal: boolean }, hasTools: boolean): Turn => {
   if (!hasTools) return { _tag: "text", chunks: ["A side answer."], gapMs: 0 }
   const { scenario, toolTurns, lastToolResult } = conv
@@ -161,12 +167,6 @@ const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation> & 
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
-
-/** The tool call of a tool turn: `terminal` with its command unless the turn names another tool. */
-const toolFunction = (turn: Extract<Turn, { _tag: "tool" }>) => ({
-  name: turn.name ?? "terminal",
-  arguments: JSON.stringify(turn.args ?? { command: turn.command })
-})
 
 let callSeq = 0
 
