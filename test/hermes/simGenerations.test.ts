@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "vitest"
 import { parseHermesSimArgs } from "../../src/cli/hermesSim.ts"
+import { startSimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { resolveSimOptions, type SimGeneration } from "../../src/hermes/sim/options.ts"
+import { eventually, rawClient } from "./support/raw.ts"
 
 const pick = (g: SimGeneration) => {
   const o = resolveSimOptions({ generation: g })
@@ -57,5 +59,45 @@ describe("the simulator's generations named after real builds", () => {
     }
     expect(resolveSimOptions(parseHermesSimArgs(["--generation=0.20", "--clarify", "on"])).clarify).toBe(true)
     expect(() => parseHermesSimArgs(["--generation", "0.21"])).toThrow("--generation takes old, new, 0.19, 0.20, 0.22-fork")
+  })
+
+  it("0.22-fork: a replay from before the last 1000 places starts with replay.truncated (no id), naming the id asked for when one was", async () => {
+    const sim = await startSimulatorAsync({ generation: "0.22-fork" })
+    try {
+      const raw = rawClient(sim.url, sim.profile("default").key)
+      const id = (await raw.post("/v1/runs", { input: "[sim:events=1200]" })).json.run_id as string
+      await eventually(async () => ((await raw.get(`/v1/runs/${id}`)).json.status === "completed" ? true : undefined))
+      const until = (t: string) => t.includes(": stream closed")
+      const asked = await raw.sse(`/v1/runs/${id}/events`, { headers: { "last-event-id": "5" }, until })
+      // 1200 frames and the end of the stream: 1201 places, the oldest kept is 201.
+      expect(asked.frames[0]).toMatchObject({ id: null, json: { event: "replay.truncated", oldest_retained_seq: 201, requested_seq: 5 } })
+      expect(asked.frames.slice(1).map((f) => Number(f.id))).toEqual(Array.from({ length: 999 }, (_, i) => 201 + i))
+      const whole = await raw.sse(`/v1/runs/${id}/events`, { until })
+      expect(whole.frames[0]?.json).toEqual(expect.not.objectContaining({ requested_seq: expect.anything() }))
+      expect(whole.frames[0]?.json.oldest_retained_seq).toBe(201)
+      // From within the kept frames: no truncation.
+      const recent = await raw.sse(`/v1/runs/${id}/events`, { headers: { "last-event-id": "1100" }, until })
+      expect(recent.frames.map((f) => Number(f.id))).toEqual(Array.from({ length: 99 }, (_, i) => 1101 + i))
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it("0.20: approval.request names its request, approval.responded does not, and the answer's request_id is never read", async () => {
+    const sim = await startSimulatorAsync({ generation: "0.20" })
+    try {
+      const raw = rawClient(sim.url, sim.profile("default").key)
+      const id = (await raw.post("/v1/runs", { input: "[sim:approval]" })).json.run_id as string
+      const stream = raw.sse(`/v1/runs/${id}/events`, { until: (t) => t.includes(": stream closed") })
+      await eventually(async () => ((await raw.get(`/v1/runs/${id}`)).json.status === "waiting_for_approval" ? true : undefined))
+      const answer = await raw.post(`/v1/runs/${id}/approval`, { choice: "once", request_id: "not-the-one" })
+      expect(answer.status).toBe(200)
+      const frames = (await stream).frames.map((f) => f.json)
+      expect(frames.find((f) => f.event === "approval.request")?.request_id).toMatch(/^[0-9a-f]{32}$/)
+      expect(frames.find((f) => f.event === "approval.responded")).toEqual(expect.not.objectContaining({ request_id: expect.anything() }))
+      expect(frames.at(-1)?.event).toBe("run.completed")
+    } finally {
+      await sim.close()
+    }
   })
 })
