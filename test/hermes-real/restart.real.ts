@@ -14,6 +14,7 @@ import { connectMcp, tempDir } from "../support/daemon.ts"
 import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.ts"
 import { SLEEP_ANSWER } from "../support/fakeLlm.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
+import { currentBuild } from "./support/build.ts"
 import { type RealHermes, startRealHermes } from "./support/gateway.ts"
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
@@ -29,7 +30,7 @@ const poll = async <A>(f: () => Promise<A | undefined>, ms: number, everyMs = 25
   throw new Error(`timed out after ${ms} ms waiting for ${what}`)
 }
 
-describe("a bridge SIGKILLed during a quiet run against the real Hermes", () => {
+describe(`a bridge SIGKILLed during a quiet run against the real Hermes: ${currentBuild().label}`, () => {
   let hermes: RealHermes | null = null
   const daemons: Array<DaemonProcess> = []
   afterAll(async () => {

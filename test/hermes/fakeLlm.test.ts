@@ -99,6 +99,22 @@ describe("fake model provider", () => {
     expect(side.choices[0].message.content).toBe("A side answer.")
     expect(llm.requests.length).toBeGreaterThan(5)
   })
+
+  it("deltas=N: the answer in exactly N chunks", async () => {
+    const r = readStream((await post(llm, { stream: true, tools, messages: [{ role: "user", content: "[llm:deltas=1200]" }] })).text)
+    expect(r.contentChunks).toBe(1200)
+    expect(r.content.startsWith("d0 d1 ")).toBe(true)
+  })
+
+  it("counts the agent turns answered at once (side calls without tools not among them)", async () => {
+    const before = llm.maxTurnsInFlight()
+    expect(llm.turnsInFlight()).toBe(0)
+    const slow = Array.from({ length: 3 }, () => post(llm, { stream: true, tools, messages: [{ role: "user", content: "[llm:slow=600]" }] }))
+    const side = Array.from({ length: 3 }, () => post(llm, { stream: true, messages: [{ role: "user", content: "[llm:slow=600]" }] }))
+    await Promise.all([...slow, ...side])
+    expect(llm.turnsInFlight()).toBe(0)
+    expect(llm.maxTurnsInFlight()).toBe(Math.max(before, 3))
+  })
 })
 
 describe("proxy sink", () => {

@@ -11,6 +11,11 @@
  * - `slow=MS`: the answer in 20 chunks spread over MS milliseconds (default 4000).
  * - `sleep=S`: a `terminal` call running `sleep S` (default 20): a run quiet for S seconds between
  *   its `tool.started` and `tool.completed`, then an answer (`SLEEP_ANSWER`).
+ * - `subagent`: a `delegate_task` call with one task whose goal is a `plain` run (Hermes starts a
+ *   sub-agent, whose own turns come here too), in the form the offered tool takes, then an answer
+ *   (`SUBAGENT_ANSWER`).
+ * - `deltas=N`: the answer in N chunks sent back to back (default 1200), for a run of more events
+ *   than a build keeps for replay.
  * - `fail`: the provider answers 401 with a message quoting a fake key (`FAKE_PROVIDER_KEY`).
  *
  * Requests without tools (Hermes's side calls, e.g. titles) get a plain short answer. Every
@@ -29,6 +34,7 @@ export const TOOL_ANSWER_PREFIX = "The command printed: "
 export const APPROVAL_ANSWER_PREFIX = "The delete is over: "
 export const SLOW_CHUNKS = 20
 export const SLEEP_ANSWER = "Slept as asked; nothing else happened."
+export const SUBAGENT_ANSWER = "The sub-agent answered; that settles it."
 
 export interface FakeLlmRequest {
   readonly path: string
@@ -39,6 +45,10 @@ export interface FakeLlmRequest {
 export interface FakeLlm {
   readonly url: string
   readonly requests: ReadonlyArray<FakeLlmRequest>
+  /** Agent turns (completions offered tools) being answered right now: one per run that is waiting on its model. */
+  readonly turnsInFlight: () => number
+  /** The most agent turns answered at once so far. */
+  readonly maxTurnsInFlight: () => number
   close(): Promise<void>
 }
 
@@ -84,7 +94,7 @@ const readConversation = (messages: ReadonlyArray<Message>) => {
 
 type Turn =
   | { readonly _tag: "text"; readonly chunks: ReadonlyArray<string>; readonly gapMs: number }
-  | { readonly _tag: "tool"; readonly command: string }
+  | { readonly _tag: "tool"; readonly command: string; readonly name?: string; readonly args?: Record<string, unknown> }
   | { readonly _tag: "error"; readonly status: number; readonly body: unknown }
 
 const chunksOf = (text: string, n: number): ReadonlyArray<string> => {
@@ -106,7 +116,13 @@ const firstLine = (toolResult: string): string => {
   }
 }
 
-const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation>, hasTools: boolean): Turn => {
+/** The tool call of a tool turn: `terminal` with its command unless the turn names another tool. */
+const toolFunction = (turn: Extract<Turn, { _tag: "tool" }>) => ({
+  name: turn.name ?? "terminal",
+  arguments: JSON.stringify(turn.args ?? { command: turn.command })
+})
+
+const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation> & { readonly delegateTakesGoal: boolean }, hasTools: boolean): Turn => {
   if (!hasTools) return { _tag: "text", chunks: ["A side answer."], gapMs: 0 }
   const { scenario, toolTurns, lastToolResult } = conv
   switch (scenario.name) {
@@ -126,6 +142,19 @@ const turnFor = (o: FakeLlmOptions, conv: ReturnType<typeof readConversation>, h
       const ms = scenario.value === null ? 4000 : Number(scenario.value)
       const chunks = Array.from({ length: SLOW_CHUNKS }, (_, i) => `part ${i + 1}. `)
       return { _tag: "text", chunks, gapMs: Number.isFinite(ms) ? ms / SLOW_CHUNKS : 200 }
+    }
+    case "subagent": {
+      // Hermes's delegate_task: one task as `goal` where the tool takes one (0.19, 0.20: `tasks` is
+      // their batch form, two or more), else as `tasks` (the 0.22 fork has only that). The child's
+      // own turns read the marker in its goal and answer plainly.
+      const goal = "[llm:plain] answer the question"
+      const args = conv.delegateTakesGoal ? { goal } : { tasks: [{ goal }] }
+      return toolTurns === 0 ? { _tag: "tool", command: "", name: "delegate_task", args } : { _tag: "text", chunks: [SUBAGENT_ANSWER], gapMs: 5 }
+    }
+    case "deltas": {
+      // A long answer: N chunks back to back (each one `message.delta` in Hermes), for replay limits.
+      const n = scenario.value !== null && /^\d{1,5}$/.test(scenario.value) ? Number(scenario.value) : 1200
+      return { _tag: "text", chunks: Array.from({ length: n }, (_, i) => `d${i} `), gapMs: 0 }
     }
     case "fail":
       return {
@@ -149,7 +178,7 @@ const writeStream = async (res: http.ServerResponse, turn: Exclude<Turn, { _tag:
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
   res.write(chunk({ role: "assistant", content: "" }, null))
   if (turn._tag === "tool") {
-    const call = { index: 0, id: `call_fake${callSeq}`, type: "function", function: { name: "terminal", arguments: JSON.stringify({ command: turn.command }) } }
+    const call = { index: 0, id: `call_fake${callSeq}`, type: "function", function: toolFunction(turn) }
     res.write(chunk({ tool_calls: [call] }, null))
     res.write(chunk({}, "tool_calls"))
   } else {
@@ -166,7 +195,7 @@ const writeStream = async (res: http.ServerResponse, turn: Exclude<Turn, { _tag:
 
 const writeWhole = async (res: http.ServerResponse, turn: Exclude<Turn, { _tag: "error" }>, model: string) => {
   const message = turn._tag === "tool"
-    ? { role: "assistant", content: null, tool_calls: [{ id: `call_fake${++callSeq}`, type: "function", function: { name: "terminal", arguments: JSON.stringify({ command: turn.command }) } }] }
+    ? { role: "assistant", content: null, tool_calls: [{ id: `call_fake${++callSeq}`, type: "function", function: toolFunction(turn) }] }
     : { role: "assistant", content: turn.chunks.join("") }
   if (turn._tag === "text" && turn.gapMs > 0) await sleep(turn.gapMs * turn.chunks.length)
   const body = {
@@ -180,6 +209,8 @@ const writeWhole = async (res: http.ServerResponse, turn: Exclude<Turn, { _tag: 
 
 export const startFakeLlm = (o: FakeLlmOptions): Promise<FakeLlm> => {
   const requests: Array<FakeLlmRequest> = []
+  let inFlight = 0
+  let maxInFlight = 0
   const server = http.createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
@@ -204,7 +235,9 @@ export const startFakeLlm = (o: FakeLlmOptions): Promise<FakeLlm> => {
       }
       const messages: ReadonlyArray<Message> = Array.isArray(body.messages) ? body.messages : []
       const hasTools = Array.isArray(body.tools) && body.tools.length > 0
-      const turn = turnFor(o, readConversation(messages), hasTools)
+      const delegate = hasTools ? body.tools.find((t: any) => t?.function?.name === "delegate_task") : undefined
+      const delegateTakesGoal = delegate?.function?.parameters?.properties?.goal !== undefined
+      const turn = turnFor(o, { ...readConversation(messages), delegateTakesGoal }, hasTools)
       const model = typeof body.model === "string" ? body.model : FAKE_MODEL
       if (turn._tag === "error") {
         res.writeHead(turn.status, { "content-type": "application/json" })
@@ -212,6 +245,11 @@ export const startFakeLlm = (o: FakeLlmOptions): Promise<FakeLlm> => {
         return
       }
       const write = body.stream === true ? writeStream : writeWhole
+      if (hasTools) {
+        inFlight += 1
+        maxInFlight = Math.max(maxInFlight, inFlight)
+        res.once("close", () => { inFlight -= 1 })
+      }
       write(res, turn, model).catch(() => res.destroy())
     })
   })
@@ -222,6 +260,8 @@ export const startFakeLlm = (o: FakeLlmOptions): Promise<FakeLlm> => {
       resolve({
         url: `http://127.0.0.1:${port}/v1`,
         requests,
+        turnsInFlight: () => inFlight,
+        maxTurnsInFlight: () => maxInFlight,
         close: () => new Promise<void>((r) => {
           server.closeAllConnections()
           server.close(() => r())

@@ -136,7 +136,7 @@ export const makeApp = (env: AppEnv, listener: ListenerSpec) =>
     }
     if (found.route !== "health" && request.headers["authorization"] !== `Bearer ${key}`) {
       // The two builds' 401 bodies, each without `param`.
-      return state.isNew
+      return state.options.authCode === "gateway_auth_failed"
         ? json(401, { error: { message: "Invalid gateway API key (API_SERVER_KEY)", type: "gateway_auth_error", code: "gateway_auth_failed" } })
         : json(401, { error: { message: "Invalid API key", type: "invalid_request_error", code: "invalid_api_key" } })
     }

@@ -69,9 +69,9 @@ export const executeRun = (ctx: ExecutorContext, run: SimRun, plan: Plan): Effec
       }
       run.approval = pending
       yield* setStatus("waiting_for_approval")
-      // Older builds' approval events carry no request_id (the approval route never reads one).
+      // 0.19's approval events carry no request_id (the approval route never reads one).
       const { answer: _a, request_id, ...fields } = pending
-      yield* state.publish(run, "approval.request", state.isNew ? { ...fields, request_id } : fields)
+      yield* state.publish(run, "approval.request", state.options.approvalRequestId ? { ...fields, request_id } : fields)
       const outcome = yield* Deferred.await(answer).pipe(
         Effect.map((choice) => ({ choice, stopped: false })),
         Effect.race(Deferred.await(run.stop).pipe(Effect.as({ choice: "deny", stopped: true }))),

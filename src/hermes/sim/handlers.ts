@@ -124,7 +124,7 @@ export const start: Handler = (ctx) =>
       }
     }
     if (state.liveRuns() >= state.options.maxConcurrentRuns) {
-      return yield* fail(429, "rate_limit_exceeded", "Too many concurrent runs", { retryAfter: 1, type: "rate_limit_error" })
+      return yield* fail(429, "rate_limit_exceeded", `Too many concurrent runs (max ${state.options.maxConcurrentRuns})`, { retryAfter: 1, type: "rate_limit_error" })
     }
     const now = Date.now()
     const id = newRunId()
@@ -139,7 +139,7 @@ export const start: Handler = (ctx) =>
     })
     state.runs.set(run.id, run)
     if (idemKey !== undefined) state.idempotencyStore(profile, idemKey, fingerprint, run.id)
-    const plan = makePlan(parseInput(body.input), { clarifyAvailable: state.options.clarify && body.clarify === true })
+    const plan = makePlan(parseInput(body.input), { clarifyAvailable: state.options.clarify && body.clarify === true, subagentEvents: state.options.subagentEvents })
     run.dropAt = plan.dropAfterFrames
     yield* ctx.spawn(run, plan)
     return yield* startAnswer(state, run, false)
@@ -158,6 +158,7 @@ export const events: RunHandler = (ctx, runId) =>
     const { state, profile, request } = ctx
     const deadline = Date.now() + REGISTRATION_WAIT_MS
     let run = state.find(profile, runId)
+    if (run === undefined && state.options.unknownRunEventsAtOnce) return yield* runNotFound()
     while ((run === undefined || Date.now() < run.visibleAt) && Date.now() < deadline) {
       yield* Effect.sleep(20)
       run = state.find(profile, runId)
@@ -199,7 +200,7 @@ export const approval: RunHandler = ({ state, profile, body }, runId) =>
         ? yield* fail(409, "approval_not_pending", "No approval is pending for this run")
         : yield* fail(409, "approval_not_active", "No approval session is active for this run")
     }
-    // Older builds never read `request_id` from the body.
+    // Older builds (0.20.1 included, which sends one) never read `request_id` from the body.
     if (state.isNew && isObject(body) && typeof body.request_id === "string" && body.request_id !== pending.request_id) {
       return yield* fail(409, "approval_not_pending", "That approval request is not pending")
     }

@@ -36,6 +36,8 @@ export interface Plan {
 export interface PlanContext {
   /** The build has clarification and the run opted in with `"clarify": true`. */
   readonly clarifyAvailable: boolean
+  /** What `[sim:subagent]` sends (`SimOptions.subagentEvents`). Default `both`. */
+  readonly subagentEvents?: "both" | "start" | "none" | undefined
 }
 
 /** The fake secrets `[sim:secrets]` writes into the output (each split across deltas). */
@@ -128,7 +130,15 @@ export const makePlan = (parsed: ParsedInput, ctx: PlanContext): Plan => {
 
   const intro: Array<Step> = []
   if (d.reasoning) intro.push(emit("reasoning.available", { text: "The user wants a quick check; a directory listing will do." }))
-  if (d.subagent) {
+  // A sub-agent is a `delegate_task` tool call. 0.19 runs it inside the call and sends no
+  // `subagent.*` event; 0.20.1 and the 0.22 fork run it in the background: `subagent.start` comes
+  // inside the call, and its end after the run's, on no stream.
+  if (d.subagent && ctx.subagentEvents === "none") intro.push(...toolPair("delegate_task", "Check the build"))
+  else if (d.subagent && ctx.subagentEvents === "start") {
+    intro.push(emit("tool.started", { tool: "delegate_task", preview: "Check the build" }))
+    intro.push(emit("subagent.start", { preview: "Check the build", goal: "Check the build", task_count: 1, task_index: 0, subagent_id: "sa-0-sim", depth: 0 }))
+    intro.push(emit("tool.completed", { tool: "delegate_task", duration: 0.012, error: false }))
+  } else if (d.subagent) {
     intro.push(emit("subagent.start", { preview: "Checking the build", goal: "Check the build", subagent_id: "sub_1" }))
     intro.push(emit("subagent.complete", {
       preview: "Checking the build", subagent_id: "sub_1", status: "completed", summary: "Build is fine", duration_seconds: 0.02

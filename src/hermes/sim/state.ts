@@ -75,7 +75,7 @@ export class SimState {
   constructor(readonly options: ResolvedSimOptions) {}
 
   get isNew(): boolean {
-    return this.options.generation === "new"
+    return this.options.protocol === "new"
   }
 
   /** A run of this profile, or undefined (unknown, another profile's, or past terminal retention). */
@@ -209,8 +209,9 @@ export class SimState {
 
   /**
    * What a restart leaves behind. Older builds, or `loseRuns`: nothing (every run is 404, the
-   * idempotency records are gone too). Newer builds: statuses survive, unsettled runs become
-   * `interrupted`; the in-memory event buffers are gone either way.
+   * idempotency records are gone too). Newer builds: statuses survive (with `restartKeeps: keyed`
+   * only those of runs started with a key), unsettled runs become `interrupted`; the in-memory
+   * event buffers are gone either way.
    */
   afterRestart(loseRuns: boolean): void {
     const now = Date.now()
@@ -231,6 +232,10 @@ export class SimState {
     if (loseRuns || !this.isNew) {
       this.runs.clear()
       this.idempotency.clear()
+    } else if (this.options.restartKeeps === "keyed") {
+      // Only a keyed run's status was on disk.
+      const keyed = new Set([...this.idempotency.values()].map((r) => r.runId))
+      for (const id of [...this.runs.keys()]) if (!keyed.has(id)) this.runs.delete(id)
     }
   }
 }

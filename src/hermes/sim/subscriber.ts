@@ -15,7 +15,7 @@
 import { Effect, Stream } from "effect"
 import type { Frame, SimRun, Subscriber } from "./run.ts"
 import type { SimState } from "./state.ts"
-import { sseClosed, sseFrame, sseKeepalive } from "./wire.ts"
+import { asciiJson, sseClosed, sseFrame, sseKeepalive, unixSeconds } from "./wire.ts"
 
 /**
  * The byte stream of one subscriber. `cut` destroys the underlying connection (the HTTP layer
@@ -32,6 +32,22 @@ export const subscriberStream = (
     const keepaliveMs = state.options.keepaliveMs
     // Newer builds keep every frame, so a frame's index is its seq; older builds start the buffer at 0.
     let cursor = isNew && afterSeq !== null ? afterSeq + 1 : 0
+    // A build that keeps only the last `replayBacklog` frames (the end of the stream takes one
+    // place, as in the 0.22 fork): a replay from before the oldest kept one says so first, in a
+    // frame without an id, and goes on from there.
+    let truncation: string | null = null
+    const backlogLimit = state.options.replayBacklog
+    if (isNew && backlogLimit !== null) {
+      const places = run.frames.length + (run.frames.at(-1)?.terminal === true ? 1 : 0)
+      const oldest = Math.max(0, places - backlogLimit)
+      if (oldest > cursor) {
+        truncation = sseFrame(asciiJson({
+          event: "replay.truncated", run_id: run.id, timestamp: unixSeconds(Date.now()), oldest_retained_seq: oldest,
+          ...(afterSeq !== null ? { requested_seq: afterSeq } : {})
+        }), null)
+        cursor = oldest
+      }
+    }
     let lastWrite = Date.now()
     let left = false
     /** The stream ended as Hermes ends it (after the terminal frame), so the handler knows it is done. */
@@ -110,11 +126,13 @@ export const subscriberStream = (
     // A cursor already past the terminal frame (a newer build's reconnect with the terminal
     // frame's id, or an id beyond the end) has nothing left to wait for: close, do not idle.
     const pastTheEnd = () => isNew && cursor >= run.frames.length && run.frames.at(-1)?.terminal === true
+    const replayed: Stream.Stream<Out> = truncation === null ? Stream.empty : Stream.succeed<Out>({ text: truncation, seq: null })
     const frames: Stream.Stream<Out> = run.version.changes.pipe(
       Stream.takeWhile(() => !pastTheEnd()),
       Stream.mapConcat(() => take()),
       Stream.takeUntil((f) => f.terminal),
       Stream.map((f): Out => ({ text: sseFrame(f.json, isNew ? f.seq : null), seq: f.seq })),
+      (live) => Stream.concat(replayed, live),
       Stream.concat(Stream.succeed<Out>({ text: sseClosed, seq: null })),
       // Only on a normal end (a finalizer would also run when the connection dies).
       Stream.concat(Stream.execute(Effect.sync(() => { finished = true })))

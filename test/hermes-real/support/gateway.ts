@@ -22,8 +22,13 @@ export interface RealHermes {
   readonly scratch: string
   readonly llm: FakeLlm
   readonly sink: ProxySink
-  /** Everything the gateway wrote to stdout and stderr so far. */
+  /** Everything the gateway wrote to stdout and stderr so far (every start of it). */
   readonly output: () => string
+  /**
+   * Kills the gateway (SIGKILL: a crash, no drain; a SIGTERM would wait for live runs) and starts it
+   * again on the same port and home.
+   */
+  readonly restart: () => Promise<void>
   readonly stop: () => Promise<void>
 }
 
@@ -52,6 +57,9 @@ terminal:
 security:
   tirith_enabled: false
   allow_lazy_installs: false
+# The 0.22 fork refreshes a model catalogue from outside hosts 30 s after start; older builds ignore the key.
+model_catalog:
+  enabled: false
 `
 
 const waitForHealth = async (url: string, child: ChildProcess, output: () => string, ms: number): Promise<string> => {
@@ -89,44 +97,55 @@ export const startRealHermes = async (options: { readonly startTimeoutMs?: numbe
   ].join("\n"), { mode: 0o600 })
   fs.writeFileSync(path.join(home, "config.yaml"), configYaml(llm.url, scratch))
   let log = ""
-  const child = spawn(bin, ["gateway", "run"], {
-    cwd: scratch,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      PATH: `${path.dirname(bin)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-      HOME: root,
-      HERMES_HOME: home,
-      LANG: "C.UTF-8",
-      HTTP_PROXY: sink.url, HTTPS_PROXY: sink.url, ALL_PROXY: sink.url,
-      http_proxy: sink.url, https_proxy: sink.url, all_proxy: sink.url,
-      NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost",
-      PYTHONDONTWRITEBYTECODE: "1"
-    }
-  })
-  child.stdout?.on("data", (c: Buffer) => { log += c.toString("utf8") })
-  child.stderr?.on("data", (c: Buffer) => { log += c.toString("utf8") })
+  const env = {
+    PATH: `${path.dirname(bin)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+    HOME: root,
+    HERMES_HOME: home,
+    LANG: "C.UTF-8",
+    HTTP_PROXY: sink.url, HTTPS_PROXY: sink.url, ALL_PROXY: sink.url,
+    http_proxy: sink.url, https_proxy: sink.url, all_proxy: sink.url,
+    NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost",
+    PYTHONDONTWRITEBYTECODE: "1"
+  }
+  const launch = () => {
+    const c = spawn(bin, ["gateway", "run"], { cwd: scratch, detached: true, stdio: ["ignore", "pipe", "pipe"], env })
+    c.stdout?.on("data", (chunk: Buffer) => { log += chunk.toString("utf8") })
+    c.stderr?.on("data", (chunk: Buffer) => { log += chunk.toString("utf8") })
+    return c
+  }
+  let child = launch()
   const output = () => log
   const url = `http://127.0.0.1:${port}`
+  const end = async (c: ChildProcess, signal: NodeJS.Signals = "SIGTERM") => {
+    if (c.exitCode === null && c.signalCode === null && c.pid !== undefined) {
+      try { process.kill(-c.pid, signal) } catch { /* already gone */ }
+      const deadline = Date.now() + 10_000
+      while (c.exitCode === null && c.signalCode === null && Date.now() < deadline) await sleep(100)
+      if (c.exitCode === null && c.signalCode === null) {
+        try { process.kill(-c.pid, "SIGKILL") } catch { /* already gone */ }
+        const last = Date.now() + 10_000
+        while (c.exitCode === null && c.signalCode === null && Date.now() < last) await sleep(100)
+      }
+    }
+  }
   let stopped = false
   const stop = async () => {
     if (stopped) return
     stopped = true
-    if (child.exitCode === null && child.pid !== undefined) {
-      try { process.kill(-child.pid, "SIGTERM") } catch { /* already gone */ }
-      const deadline = Date.now() + 10_000
-      while (child.exitCode === null && child.signalCode === null && Date.now() < deadline) await sleep(100)
-      if (child.exitCode === null && child.signalCode === null) {
-        try { process.kill(-child.pid, "SIGKILL") } catch { /* already gone */ }
-      }
-    }
+    await end(child)
     await llm.close()
     await sink.close()
     fs.rmSync(root, { recursive: true, force: true })
   }
+  const restart = async () => {
+    await end(child, "SIGKILL")
+    log += "\n--- killed and started again by the test ---\n"
+    child = launch()
+    await waitForHealth(url, child, output, options.startTimeoutMs ?? 90_000)
+  }
   try {
     const version = await waitForHealth(url, child, output, options.startTimeoutMs ?? 90_000)
-    return { url, key, version, home, scratch, llm, sink, output, stop }
+    return { url, key, version, home, scratch, llm, sink, output, restart, stop }
   } catch (e) {
     await stop()
     throw e

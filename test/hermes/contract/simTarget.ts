@@ -1,19 +1,21 @@
 /**
- * The Hermes contract suite (`scenarios.ts`) against the simulator's two generations.
- * The older one is started as the real older builds are: without clarification (a fork feature
- * the simulator has on by default) and without steering. The same scenarios run against the real
- * Hermes in `npm run test:hermes` (`test/hermes-real/`).
+ * The Hermes contract suite (`scenarios.ts`) against the simulator's generations, one file each
+ * (`contract.sim.*.test.ts`, side by side). Each generation is started as the real build it imitates
+ * is: the older ones and the builds named after real ones without clarification (a fork feature the
+ * simulator has on by default). The same scenarios run against the real builds in
+ * `npm run test:hermes` (`test/hermes-real/`).
  */
 import { startSimulatorAsync } from "../../../src/hermes/sim/layer.ts"
 import { SIM_UNICODE_TEXT } from "../../../src/hermes/sim/script.ts"
 import { contractSuite, type Generation } from "./scenarios.ts"
 
-/** The contract suite against one generation of the simulator (`contract.sim.{old,new}.test.ts`, side by side). */
+/** The contract suite against one generation of the simulator. */
 export const simContractSuite = (generation: Generation) =>
   contractSuite({
     name: `simulator, ${generation} generation`,
     generation,
     runTimeoutMs: 10_000,
+    restartable: true,
     start: async () => {
       const sim = await startSimulatorAsync({ generation, clarify: generation === "new" })
       return {
@@ -25,10 +27,14 @@ export const simContractSuite = (generation: Generation) =>
           tool: "check the folder",
           approval: "[sim:approval]",
           slow: "[sim:slow=3s]",
-          fail: "[sim:fail]"
+          hold: "[sim:slow=30s]",
+          fail: "[sim:fail]",
+          long: "[sim:events=1200]",
+          subagent: "[sim:subagent] ask a helper"
         },
         unicodeText: SIM_UNICODE_TEXT,
         providerSecret: null,
+        restart: () => sim.restart(),
         close: () => sim.close()
       }
     }
