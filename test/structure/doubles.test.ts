@@ -24,6 +24,7 @@ export const SUBSTITUTES: Readonly<Record<string, { readonly double: string; rea
   Redactor: { double: "RedactorWith", reason: "pure and in memory; RedactorWith(secrets) registers the test's secrets" },
   Lifecycle: { double: "LifecycleAt", reason: "a Ref in memory: LifecycleAt(phase) starts in the phase the test needs" },
   RunFollowers: { double: "RunFollowersLocal", reason: "the single daemon's FiberMap, in memory; the run service falls back to it when no RunFollowers is given" },
+  OAuth: { double: "OAuthFor", reason: "the authorization server itself over the test's database: tests start a daemon with oauth.issuer on loopback" },
   ClientQuotas: { double: "ClientQuotasFor", reason: "numbers and an in-memory count: ClientQuotasFor(limits) is the real service over the test's numbers" }
 }
 
