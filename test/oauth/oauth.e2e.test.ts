@@ -4,9 +4,14 @@
  * approval, the code exchanged, then MCP calls with the access token; and the refusals.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { Effect } from "effect"
+import { Auth } from "../../src/services/auth/Auth.ts"
+import { clientCommand } from "../../src/cli/client.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { TestDaemon } from "../support/daemon.ts"
-import { connectWithOAuth, MemoryProvider, startOAuthDaemon } from "./support.ts"
+import { auth } from "@modelcontextprotocol/client"
+import { makeClient } from "../inbox/fetchClient.ts"
+import { beginAuth, Browser, connectWithOAuth, MemoryProvider, startOAuthDaemon, toRedirect, toWaitingPage } from "./support.ts"
 
 const mcpWith = async (daemon: TestDaemon, token: string, server = "agents") => {
   const client = new Client({ name: "oauth-test", version: "0.0.0" })
@@ -50,12 +55,58 @@ describe("OAuth on", () => {
     const listed = await client.callTool({ name: "agents_list", arguments: {} })
     expect(listed.isError).not.toBe(true)
     await client.close()
-    const clients = await daemon.use((await import("../../src/services/auth/Auth.ts")).Auth.pipe((e) => e.pipe((x: any) => x))) as any
-    const rows = await daemon.use(clients.listClients)
-    const made = rows.find((r: any) => r.name === "chatgpt")
+    const rows = await daemon.use(Effect.flatMap(Auth, (a) => a.listClients))
+    const made = rows.find((r) => r.name === "chatgpt")
     expect(made?.via).toEqual({ kind: "oauth", client_id: provider.clientInformation().client_id, host: "127.0.0.1:9" })
     // The token is bound to the agents server: the memory server refuses it.
     const memory = await fetch(`${daemon.url}/mcp/memory/mcp`, { method: "POST", body: "{}", headers: { authorization: `Bearer ${tokens.access_token}` } })
     expect(memory.status).toBe(401)
   }, 60_000)
+
+  it("shows the request in the inbox, where the operator approves it; the client is listed as connected with OAuth", async () => {
+    const provider = new MemoryProvider("Claude")
+    const browser = new Browser()
+    const interaction = await toWaitingPage(daemon, browser, await beginAuth(daemon, provider, "memory"))
+    const waiting = await (await browser.go(interaction)).text()
+    expect(waiting).toMatch(/<strong>Claude<\/strong> \(127\.0\.0\.1:9\) asks to connect as a client of this bridge/)
+    const operator = makeClient(daemon.url)
+    await operator.signIn(daemon.adminKey)
+    const inbox = await operator.send("GET", "/inbox")
+    expect(inbox.body).toMatch(/Connection requests/)
+    expect(inbox.body).toMatch(/<strong>Claude<\/strong> \(127\.0\.0\.1:9\) asks to connect/)
+    const id = /data-connection="([^"]+)"/.exec(inbox.body)![1]!
+    const decided = await operator.send("POST", `/inbox/connect/${id}`, { csrf: operator.csrfOf(inbox.body), decision: "approve" })
+    expect(decided.status).toBe(303)
+    const back = await toRedirect(daemon, browser, interaction)
+    expect(await auth(provider, { serverUrl: `${daemon.url}/mcp/memory/mcp`, authorizationCode: back.searchParams.get("code")!, iss: back.searchParams.get("iss")! } as never)).toBe("AUTHORIZED")
+    // Asked for the memory server: the client has the memory scope, and the token serves memory only.
+    const rows = await daemon.use(Effect.flatMap(Auth, (a) => a.listClients))
+    expect(rows.find((r) => r.name === "claude")).toMatchObject({ scopes: ["agents", "memory"], via: { kind: "oauth", host: "127.0.0.1:9" } })
+    const memory = await mcpWith(daemon, provider.tokens().access_token, "memory")
+    expect((await memory.listTools()).tools.length).toBeGreaterThan(0)
+    await memory.close()
+    const agents = await fetch(`${daemon.url}/mcp/agents/mcp`, { method: "POST", body: "{}", headers: { authorization: `Bearer ${provider.tokens().access_token}` } })
+    expect(agents.status).toBe(401)
+    // A second decision on the same request finds nothing pending: nothing happens.
+    const again = await operator.send("POST", `/inbox/connect/${id}`, { csrf: operator.csrfOf(inbox.body), decision: "deny" })
+    expect(again.status).toBe(303)
+    // The console's Clients page and `client list` say how it connected.
+    const page = await operator.send("GET", "/inbox/clients")
+    expect(page.body).toMatch(/OAuth from 127\.0\.0\.1:9/)
+    const listed = await daemon.use(clientCommand(daemon.config, { positionals: ["client", "list"], flags: new Map() }))
+    expect(listed).toMatch(/^NAME .* VIA$/m)
+    expect(listed).toMatch(/^claude .*oauth \(127\.0\.0\.1:9\)$/m)
+    const rotate = await daemon.use(Effect.either(clientCommand(daemon.config, { positionals: ["client", "rotate", "claude"], flags: new Map() })))
+    expect(rotate._tag === "Left" && (rotate.left as { message: string }).message).toMatch(/connected with OAuth/)
+  }, 60_000)
+
+  it("refuses a connection decision without the inbox session or its CSRF token", async () => {
+    const stranger = makeClient(daemon.url)
+    const res = await stranger.send("POST", "/inbox/connect/abc", { csrf: "x", decision: "approve" })
+    expect(res.status).toBe(403)
+    const operator = makeClient(daemon.url)
+    await operator.signIn(daemon.adminKey)
+    const stale = await operator.send("POST", "/inbox/connect/abc", { csrf: "wrong", decision: "approve" })
+    expect(stale.status).toBe(403)
+  })
 })

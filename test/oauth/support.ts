@@ -24,7 +24,10 @@ export class MemoryProvider implements OAuthClientProvider {
   private info: any
   private saved: any
   private verifier = ""
-  constructor(readonly name = "Test Connector", readonly clientMetadataUrl?: string, readonly redirect = REDIRECT) {}
+  readonly clientMetadataUrl?: string
+  constructor(readonly name = "Test Connector", metadataUrl?: string, readonly redirect = REDIRECT) {
+    if (metadataUrl !== undefined) this.clientMetadataUrl = metadataUrl
+  }
   get redirectUrl() { return this.redirect }
   get clientMetadata() {
     return { client_name: this.name, redirect_uris: [this.redirect], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }
