@@ -14,7 +14,7 @@ export const REDIRECT = "http://127.0.0.1:9/callback"
 
 export const startOAuthDaemon = async (oauth: Record<string, unknown> = {}, options: Omit<DaemonOptions, "hermes"> = {}) => {
   const port = await freeLoopbackPort()
-  const daemon = await startDaemon(testConfig({ bridge: { port }, oauth: { issuer: `http://127.0.0.1:${port}`, ...oauth } }), undefined, options)
+  const daemon = await startDaemon(testConfig({ bridge: { port }, cluster: { port: 0 }, oauth: { issuer: `http://127.0.0.1:${port}`, ...oauth } }), undefined, options)
   return daemon
 }
 
