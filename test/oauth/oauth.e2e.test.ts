@@ -45,6 +45,7 @@ describe("OAuth on", () => {
     expect(as.client_id_metadata_document_supported).toBe(true)
     expect(as.token_endpoint_auth_methods_supported).toContain("none")
     expect(as.revocation_endpoint).toBe(`${daemon.url}/oauth/revoke`)
+    expect((await (await fetch(`${daemon.url}/.well-known/openid-configuration`)).json()).issuer).toBe(daemon.url)
   })
 
   it("connects a client approved on the page, which then calls tools as its own bridge client", async () => {

@@ -161,6 +161,7 @@ export const edgeRouter = HttpRouter.empty.pipe(
   HttpRouter.all(resourceMetadataPath("agents") as `/${string}`, protectedResourceMetadata("agents")),
   HttpRouter.all(resourceMetadataPath("memory") as `/${string}`, protectedResourceMetadata("memory")),
   HttpRouter.all("/.well-known/oauth-authorization-server", providerEndpoint),
+  HttpRouter.all("/.well-known/openid-configuration", providerEndpoint),
   HttpRouter.all("/oauth/*", oauthPaths),
   HttpRouter.all("/inbox", inbox),
   HttpRouter.all("/inbox/*", inbox)
