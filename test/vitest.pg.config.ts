@@ -46,6 +46,7 @@ export const PG_FILES = [
   "test/oauth/cimd.e2e.test.ts",
   "test/oauth/oauth.e2e.test.ts",
   "test/oauth/oauthErrors.e2e.test.ts",
+  "test/oauth/replicas.e2e.test.ts",
   "test/inbox/events.test.ts",
   "test/inbox/feed.test.ts",
   "test/inbox/pages.test.ts",
