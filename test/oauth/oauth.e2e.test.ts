@@ -4,6 +4,7 @@
  * approval, the code exchanged, then MCP calls with the access token; and the refusals.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Auth } from "../../src/services/auth/Auth.ts"
 import { clientCommand } from "../../src/cli/client.ts"
@@ -59,6 +60,13 @@ describe("OAuth on", () => {
     const rows = await daemon.use(Effect.flatMap(Auth, (a) => a.listClients))
     const made = rows.find((r) => r.name === "chatgpt")
     expect(made?.via).toEqual({ kind: "oauth", client_id: provider.clientInformation().client_id, host: "127.0.0.1:9" })
+    // The store holds no token that works: ids are digests, payloads name no token value.
+    const stored = await daemon.use(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT * FROM oauth_store`))
+    const dump = JSON.stringify(stored)
+    expect(stored.length).toBeGreaterThan(0)
+    expect(dump).not.toContain(tokens.access_token)
+    expect(dump).not.toContain(tokens.refresh_token)
+    expect(dump).not.toContain(provider.lastCode)
     // The token is bound to the agents server: the memory server refuses it.
     const memory = await fetch(`${daemon.url}/mcp/memory/mcp`, { method: "POST", body: "{}", headers: { authorization: `Bearer ${tokens.access_token}` } })
     expect(memory.status).toBe(401)

@@ -154,7 +154,7 @@ describe("OAuth refusals", () => {
 describe("OAuth with short-lived access tokens", () => {
   let daemon: TestDaemon
   beforeAll(async () => {
-    daemon = await startOAuthDaemon({ access_token_ttl_s: 2 })
+    daemon = await startOAuthDaemon({ access_token_ttl_s: 2, consent_timeout_s: 5 })
   }, 60_000)
   afterAll(async () => {
     await daemon?.close()
@@ -173,4 +173,22 @@ describe("OAuth with short-lived access tokens", () => {
     expect(renewed.refresh_token).not.toBe(refresh_token)
     expect((await call(daemon, renewed.access_token)).status).toBe(200)
   }, 60_000)
+
+  it("expires a request the operator does not decide in time: the client gets access_denied", async () => {
+    const browser = new Browser()
+    const interaction = await toWaitingPage(daemon, browser, await beginAuth(daemon, new MemoryProvider("Too Late")))
+    await new Promise((r) => setTimeout(r, 6000))
+    const back = await toRedirect(daemon, browser, interaction)
+    expect(back.searchParams.get("error")).toBe("access_denied")
+    const rows = await daemon.use(Effect.flatMap(Consents, (c) => c.pending))
+    expect(rows.filter((r) => r.client_name === "Too Late")).toEqual([])
+  }, 60_000)
+
+  it("answers an interaction it does not know (no cookie, or gone) with a page saying so", async () => {
+    const res = await fetch(`${daemon.url}/oauth/interaction/unknownuid`)
+    expect(res.status).toBe(400)
+    expect(await res.text()).toMatch(/ended or expired/)
+    const put = await fetch(`${daemon.url}/oauth/interaction/unknownuid`, { method: "PUT" })
+    expect(put.status).toBe(405)
+  })
 })

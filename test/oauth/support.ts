@@ -21,6 +21,8 @@ export const startOAuthDaemon = async (oauth: Record<string, unknown> = {}, opti
 /** An in-memory client of the SDK's OAuth interface; `redirected` is the last authorization URL. */
 export class MemoryProvider implements OAuthClientProvider {
   redirected: URL | undefined
+  /** The last authorization code the flow got (connectWithOAuth). */
+  lastCode: string | undefined
   private info: any
   private saved: any
   private verifier = ""
@@ -107,6 +109,7 @@ export const connectWithOAuth = async (daemon: TestDaemon, provider = new Memory
   const back = await toRedirect(daemon, browser, interaction)
   const code = back.searchParams.get("code")
   expect(code, back.href).not.toBeNull()
+  provider.lastCode = code!
   expect(await auth(provider, { serverUrl: `${daemon.url}/mcp/${server}/mcp`, authorizationCode: code!, iss: back.searchParams.get("iss") ?? undefined } as never)).toBe("AUTHORIZED")
   return provider
 }

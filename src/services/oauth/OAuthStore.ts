@@ -44,6 +44,21 @@ const decodePayload = Schema.decodeUnknown(PayloadJson)
 
 const SWEEP_EVERY_MS = 60_000
 
+/**
+ * Models whose id is itself a credential (an opaque token, a code): the provider's payload repeats
+ * the id as `jti`, which is therefore not stored; `find` (always by that id) puts it back.
+ */
+const CREDENTIALS: ReadonlySet<string> = new Set([
+  "AccessToken", "AuthorizationCode", "RefreshToken", "ClientCredentials", "DeviceCode",
+  "BackchannelAuthenticationRequest", "RegistrationAccessToken", "InitialAccessToken", "PushedAuthorizationRequest"
+])
+
+const withoutId = (model: string, payload: StoredPayload): StoredPayload => {
+  if (!CREDENTIALS.has(model)) return payload
+  const { jti: _jti, ...rest } = payload
+  return rest
+}
+
 export const makeOAuthStore: Effect.Effect<OAuthStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   let lastSweep = 0
@@ -85,14 +100,18 @@ export const makeOAuthStore: Effect.Effect<OAuthStoreShape, never, SqlClient.Sql
         const grantId = model === "Grant" ? id : typeof payload["grantId"] === "string" ? payload["grantId"] : null
         const uid = typeof payload["uid"] === "string" ? digestOf(payload["uid"]) : null
         const userCode = typeof payload["userCode"] === "string" ? digestOf(payload["userCode"]) : null
-        const text = JSON.stringify(payload)
+        const text = JSON.stringify(withoutId(model, payload))
         yield* run(sql`INSERT INTO oauth_store (model, id, grant_id, uid, user_code, payload, expires_at, consumed_at)
           VALUES (${model}, ${digestOf(id)}, ${grantId}, ${uid}, ${userCode}, ${text}, ${expiresAt}, NULL)
           ON CONFLICT (model, id) DO UPDATE SET grant_id = excluded.grant_id, uid = excluded.uid, user_code = excluded.user_code,
             payload = excluded.payload, expires_at = excluded.expires_at`)
         yield* sweep(now)
       }),
-    find: (model, id) => findWhere(sql`SELECT payload, expires_at, consumed_at FROM oauth_store WHERE model = ${model} AND id = ${digestOf(id)}`),
+    find: (model, id) =>
+      Effect.map(
+        findWhere(sql`SELECT payload, expires_at, consumed_at FROM oauth_store WHERE model = ${model} AND id = ${digestOf(id)}`),
+        Option.map((p) => (CREDENTIALS.has(model) ? { ...p, jti: id } : p))
+      ),
     findByUid: (model, uid) => findWhere(sql`SELECT payload, expires_at, consumed_at FROM oauth_store WHERE model = ${model} AND uid = ${digestOf(uid)}`),
     findByUserCode: (model, userCode) =>
       findWhere(sql`SELECT payload, expires_at, consumed_at FROM oauth_store WHERE model = ${model} AND user_code = ${digestOf(userCode)}`),
