@@ -184,7 +184,9 @@ export const OAuthSection = Schema.Struct({
   refresh_token_ttl_days: withDefault(Schema.Int.pipe(Schema.between(1, 365)), () => 30),
   consent_timeout_s: withDefault(Schema.Int.pipe(Schema.between(5, 86_400)), () => 600),
   redirect_hosts: withDefault(Schema.Array(RedirectHost), () => []),
-  client_metadata_allow: withDefault(Schema.Array(WebhookAllowEntry), () => [])
+  client_metadata_allow: withDefault(Schema.Array(WebhookAllowEntry), () => []),
+  /** false: no Client ID Metadata Documents (the bridge fetches nothing; clients register instead). */
+  client_metadata_documents: withDefault(Schema.Boolean, () => true)
 })
 export type OAuthSection = typeof OAuthSection.Type
 

@@ -52,7 +52,7 @@ describe("oauth rules", () => {
   it("leaves oauth unset by default and refuses a bad issuer where the config is read", () => {
     expect(testConfig().oauth).toBeUndefined()
     const on = testConfig({ oauth: { issuer: "https://bridge.example.com" } }).oauth!
-    expect(on).toMatchObject({ issuer: "https://bridge.example.com", access_token_ttl_s: 3600, refresh_token_ttl_days: 30, redirect_hosts: [], client_metadata_allow: [] })
+    expect(on).toMatchObject({ issuer: "https://bridge.example.com", access_token_ttl_s: 3600, refresh_token_ttl_days: 30, redirect_hosts: [], client_metadata_allow: [], client_metadata_documents: true })
     const bad = loadConfig({ env: { AGENT_BRIDGE_OAUTH_ISSUER: "http://bridge.example.com" } })
     expect(Either.isLeft(bad) && bad.left.message).toMatch(/oauth\.issuer/)
   })

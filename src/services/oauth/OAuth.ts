@@ -124,7 +124,7 @@ const makeOAuth = (section: OAuthSection, options: OAuthOptions) =>
         userinfo: { enabled: false },
         revocation: { enabled: true },
         registration: { enabled: true },
-        clientIdMetadataDocument: { enabled: true, ack: "draft-02" },
+        clientIdMetadataDocument: { enabled: section.client_metadata_documents, ack: "draft-02" },
         resourceIndicators: {
           enabled: true,
           defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string | Array<string>) => oneOf ?? resourceUrl(issuer, "agents"),
