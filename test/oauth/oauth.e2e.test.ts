@@ -47,6 +47,10 @@ describe("OAuth on", () => {
     expect(as.token_endpoint_auth_methods_supported).toContain("none")
     expect(as.revocation_endpoint).toBe(`${daemon.url}/oauth/revoke`)
     expect((await (await fetch(`${daemon.url}/.well-known/openid-configuration`)).json()).issuer).toBe(daemon.url)
+    // Endpoints are the issuer's, whatever a request's forwarding headers claim.
+    const forged = await (await fetch(`${daemon.url}/.well-known/oauth-authorization-server`, { headers: { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" } })).json()
+    expect(forged.authorization_endpoint).toBe(`${daemon.url}/oauth/authorize`)
+    expect(forged.token_endpoint).toBe(`${daemon.url}/oauth/token`)
   })
 
   it("connects a client approved on the page, which then calls tools as its own bridge client", async () => {

@@ -153,8 +153,18 @@ const makeOAuth = (section: OAuthSection, options: OAuthOptions) =>
         ctx.body = `<!doctype html><meta charset="utf-8"><title>Not connected</title><h1>Not connected</h1><p>${escapeHtml(out["error"] ?? "error")}: ${escapeHtml(out["error_description"] ?? "")}</p>`
       }
     } as never)
-    // Behind a TLS proxy the bridge sees http: the proxy's X-Forwarded-Proto says what the client used.
+    // The provider builds its URLs (metadata, redirects to the interaction page) from the request's
+    // host and scheme. Those are the issuer's, whatever the request says: a forged X-Forwarded-Host
+    // would otherwise name another server's endpoints, and behind a TLS proxy the bridge sees http.
     ;(provider as unknown as { proxy: boolean }).proxy = true
+    const issuerUrl = new URL(issuer)
+    const asIssuer = (req: IncomingMessage) => {
+      req.headers.host = issuerUrl.host
+      req.headers["x-forwarded-proto"] = issuerUrl.protocol.slice(0, -1)
+      delete req.headers["x-forwarded-host"]
+      delete req.headers["x-forwarded-port"]
+      return req
+    }
     const callback = provider.callback()
 
     const serve: OAuthShape["serve"] = (req, res) =>
@@ -163,11 +173,11 @@ const makeOAuth = (section: OAuthSection, options: OAuthOptions) =>
         res.once("finish", () => resolve())
         // RFC 8414's address serves the provider's own metadata document.
         if (req.url?.split("?")[0] === "/.well-known/oauth-authorization-server") req.url = "/.well-known/openid-configuration"
-        void callback(req, res)
+        void callback(asIssuer(req), res)
       })
 
     const pending: OAuthShape["pending"] = async (req, res) => {
-      const details = await provider.interactionDetails(req, res).catch(() => undefined)
+      const details = await provider.interactionDetails(asIssuer(req), res).catch(() => undefined)
       if (details === undefined) return undefined
       const params = details.params as Record<string, unknown>
       const clientId = String(params["client_id"] ?? "")
@@ -186,7 +196,8 @@ const makeOAuth = (section: OAuthSection, options: OAuthOptions) =>
       }
     }
 
-    const finish: OAuthShape["finish"] = async (req, res, outcome) => {
+    const finish: OAuthShape["finish"] = async (raw, res, outcome) => {
+      const req = asIssuer(raw)
       if ("denied" in outcome) {
         return provider.interactionResult(req, res, { error: "access_denied", error_description: outcome.denied }, { mergeWithLastSubmission: false })
       }
