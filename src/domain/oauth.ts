@@ -11,6 +11,13 @@ export type OAuthResourceKind = keyof typeof OAUTH_RESOURCES
 /** The bridge's scopes, as OAuth scopes: a grant holds `agents` and, when approved, `memory`. */
 export const OAUTH_SCOPES = ["agents", "memory"] as const
 
+/**
+ * Connection requests waiting for the operator at once, at most: past it a new one is refused
+ * (its page says so) until the operator decides or they expire. Registration is open to anyone who
+ * reaches the bridge, so this is what keeps a flood of requests out of the inbox.
+ */
+export const MAX_PENDING_CONSENTS = 32
+
 /** Where the authorization server's own endpoints live, under the issuer. */
 export const OAUTH_PREFIX = "/oauth"
 

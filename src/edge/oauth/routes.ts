@@ -81,7 +81,7 @@ const interactionGet = (oauth: OAuthShape, notice: string | null = null) =>
     if (pending === undefined) return page(endedPage("This connection request has ended or expired. Start again from your app."), 400)
     const redirectHost = (() => { try { return new URL(pending.redirectUri).host } catch { return "" } })()
     const consents = yield* consentsOf
-    const consent = yield* consents.open({
+    const opened = yield* consents.open({
       id: pending.uid,
       client_id: pending.clientId,
       client_name: pending.clientName,
@@ -90,6 +90,10 @@ const interactionGet = (oauth: OAuthShape, notice: string | null = null) =>
       scopes: pending.scopes,
       resource: pending.resource
     })
+    if (Option.isNone(opened)) {
+      return page(endedPage("Too many connection requests are waiting for the operator. Try again later."), 429)
+    }
+    const consent = opened.value
     if (consent.state === "pending") return page(waitingPage(consent, notice))
     const outcome = consent.state === "approved" && consent.bridge_client !== null
       ? { client: consent.bridge_client, scopes: scopesOf(consent) }

@@ -8,6 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { IsoFromEpochMs } from "../../common/time.ts"
+import { MAX_PENDING_CONSENTS } from "../../domain/oauth.ts"
 import { InboxChanges, InboxChangesLive } from "../inbox/InboxChanges.ts"
 import { DbMemory } from "../../storage/Db.ts"
 
@@ -33,8 +34,11 @@ export interface Consent extends ConsentRequest {
 }
 
 export interface ConsentsShape {
-  /** The row for this interaction, opened pending if there is none. */
-  readonly open: (request: ConsentRequest) => Effect.Effect<Consent>
+  /**
+   * The row for this interaction, opened pending if there is none; none when there is none and
+   * `MAX_PENDING_CONSENTS` already wait.
+   */
+  readonly open: (request: ConsentRequest) => Effect.Effect<Option.Option<Consent>>
   readonly get: (id: string) => Effect.Effect<Option.Option<Consent>>
   readonly pending: Effect.Effect<ReadonlyArray<Consent>>
   /** Decides a pending row; none when it was not pending (decided elsewhere, expired, unknown). */
@@ -75,12 +79,16 @@ export const ConsentsLive = (timeoutS: number) =>
       return {
         open: (r) =>
           Effect.gen(function* () {
+            const existing = yield* get(r.id)
+            if (Option.isSome(existing)) return existing
+            const waiting = yield* read(sql`SELECT * FROM oauth_consents WHERE state = 'pending'`)
+            if (waiting.length >= MAX_PENDING_CONSENTS) return Option.none<Consent>()
             const now = yield* Clock.currentTimeMillis
             yield* Effect.orDie(sql`INSERT INTO oauth_consents (id, client_id, client_name, client_host, redirect_host, scopes, resource, state, created_at)
               VALUES (${r.id}, ${r.client_id}, ${r.client_name}, ${r.client_host}, ${r.redirect_host}, ${r.scopes.join(" ")}, ${r.resource}, 'pending', ${now})
               ON CONFLICT (id) DO NOTHING`)
             yield* changes.bump
-            return Option.getOrThrow(yield* get(r.id))
+            return yield* get(r.id)
           }),
         get,
         pending: Effect.zipRight(expire, Effect.map(read(sql`SELECT * FROM oauth_consents WHERE state = 'pending' ORDER BY created_at`), (rows) => rows.map(toConsent))),
