@@ -143,7 +143,7 @@ describe("OAuth refusals", () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(agentsUrl(daemon)), { authProvider: provider }))
     const started = (await client.callTool({ name: "agent_run", arguments: { agent: "hermes", input: "[sim:slow=30s] keep going" } })).structuredContent as { run_id: string }
     const waiting = client.callTool({ name: "agent_run_wait", arguments: { run_id: started.run_id, timeout_s: 20 } })
-    await new Promise((r) => setTimeout(r, 300))
+    await new Promise((r) => setTimeout(r, 1000))
     await daemon.revoke("open-work")
     const answer = await waiting
     expect(errorTextOf(answer)).toMatch(/auth\.forbidden/)
