@@ -122,4 +122,28 @@ describe("OAuth on", () => {
     const stale = await operator.send("POST", "/inbox/connect/abc", { csrf: "wrong", decision: "approve" })
     expect(stale.status).toBe(403)
   })
+
+  it("moves the inbox page's live updates when a connection request arrives", async () => {
+    const operator = makeClient(daemon.url)
+    await operator.signIn(daemon.adminKey)
+    const controller = new AbortController()
+    const res = await fetch(`${daemon.url}/inbox/events`, { headers: { cookie: operator.cookies() }, signal: controller.signal })
+    const reader = res.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ""
+    const events = () => text.split("\n").filter((l) => l.startsWith("event: inbox")).length
+    const until = async (n: number) => {
+      const deadline = Date.now() + 15_000
+      while (events() < n) {
+        if (Date.now() > deadline) throw new Error(`no ${n}th inbox event:\n${text}`)
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`stream ended:\n${text}`)
+        text += decoder.decode(value, { stream: true })
+      }
+    }
+    await until(1)
+    await toWaitingPage(daemon, new Browser(), await beginAuth(daemon, new MemoryProvider("Live Update")))
+    await until(2)
+    controller.abort()
+  }, 60_000)
 })
