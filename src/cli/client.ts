@@ -8,9 +8,14 @@ import { setupText } from "./clientSetup.ts"
 import { cliCommand } from "./invocation.ts"
 import { mcpUrl } from "./runtime.ts"
 
+/** The table; a VIA column (key, or OAuth and the host it came from) only once an OAuth client exists. */
 const table = (rows: ReadonlyArray<ClientRecord>): string => {
-  const head = ["NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED"]
-  const body = rows.map((r) => [r.name, r.scopes.join(","), r.created_at, r.last_used_at ?? "-", r.revoked_at ?? "-"])
+  const via = rows.some((r) => r.via !== undefined)
+  const head = ["NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED", ...(via ? ["VIA"] : [])]
+  const body = rows.map((r) => [
+    r.name, r.scopes.join(","), r.created_at, r.last_used_at ?? "-", r.revoked_at ?? "-",
+    ...(via ? [r.via === undefined ? "key" : `oauth (${r.via.host})`] : [])
+  ])
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
   return [head, ...body].map((cols) => cols.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
 }

@@ -25,7 +25,7 @@ export interface ResolvedConfig extends ConfigFile {
   readonly useSimulator: boolean
 }
 
-const SECTIONS = ["bridge", "hermes", "memory", "a2a", "skills", "inbox", "storage", "cluster", "limits"] as const
+const SECTIONS = ["bridge", "hermes", "memory", "a2a", "skills", "inbox", "storage", "cluster", "limits", "oauth"] as const
 const ENV_PREFIX = "AGENT_BRIDGE_"
 
 /**

@@ -8,6 +8,7 @@ import { proxyEntryProblem } from "../common/trustedProxies.ts"
 import { parseAllowRule } from "../domain/a2a/webhookAllow.ts"
 import { A2A_PUSH_POST_TIMEOUT_MS, CLIENT_QUOTA_DEFAULTS, CLUSTER_SECRET_MIN_CHARS } from "../domain/limits.ts"
 import { pgUrlProblem } from "./storageUrl.ts"
+import { issuerProblem } from "../domain/oauth.ts"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
 const WebhookAllowEntry = Schema.String.pipe(Schema.filter((s) => {
@@ -166,6 +167,30 @@ export const A2aSection = Schema.Struct({
 })
 
 /**
+ * OAuth for connectors that take no key (docs/REFERENCE.md, "OAuth"). Off unless `issuer` is set:
+ * the public base URL of this bridge (`https://host[:port]`, no path; plain `http` only for a
+ * loopback host, for local tests). `redirect_hosts`: hosts a dynamically registered client may name
+ * in its redirect URIs, beside loopback and the ChatGPT and Claude callback hosts
+ * (`domain/oauth.ts`). `client_metadata_allow`: where a Client ID Metadata Document may be fetched
+ * from (the webhook allow list's syntax); empty, any public HTTPS host.
+ */
+const IssuerUrl = Schema.String.pipe(Schema.filter((s) => issuerProblem(s) ?? true))
+const RedirectHost = Schema.String.pipe(Schema.pattern(/^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, {
+  message: () => "a host name (lowercase), or *.domain for every name under it"
+}))
+export const OAuthSection = Schema.Struct({
+  issuer: IssuerUrl,
+  access_token_ttl_s: withDefault(Schema.Int.pipe(Schema.between(1, 86_400)), () => 3600),
+  refresh_token_ttl_days: withDefault(Schema.Int.pipe(Schema.between(1, 365)), () => 30),
+  consent_timeout_s: withDefault(Schema.Int.pipe(Schema.between(5, 86_400)), () => 600),
+  redirect_hosts: withDefault(Schema.Array(RedirectHost), () => []),
+  client_metadata_allow: withDefault(Schema.Array(WebhookAllowEntry), () => []),
+  /** false: no Client ID Metadata Documents (the bridge fetches nothing; clients register instead). */
+  client_metadata_documents: withDefault(Schema.Boolean, () => true)
+})
+export type OAuthSection = typeof OAuthSection.Type
+
+/**
  * Per-client quotas (`domain/limits.ts`, `CLIENT_QUOTA_DEFAULTS`): what one client may accumulate
  * (memory notes and their bytes, A2A push configs) or hold open (event streams, 2025 MCP sessions).
  */
@@ -203,7 +228,9 @@ export const ConfigFile = Schema.Struct({
     Schema.Struct({ history_retention_days: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThan(0)), () => 30) }),
     () => ({ history_retention_days: 30 })
   ),
-  clients: withDefault(Schema.Record({ key: ClientName, value: ClientSettings }), () => ({}))
+  clients: withDefault(Schema.Record({ key: ClientName, value: ClientSettings }), () => ({})),
+  /** OAuth for key-less connectors; absent (the default), the bridge takes keys only. */
+  oauth: Schema.optional(OAuthSection)
 })
 export type ConfigFile = typeof ConfigFile.Type
 export type StorageSection = typeof StorageSection.Type

@@ -52,6 +52,8 @@ import { CapabilitiesLive } from "../services/capabilities/Capabilities.ts"
 import { Lifecycle, LifecycleStarting } from "../common/Lifecycle.ts"
 import type { Redactor } from "../common/Redactor.ts"
 import { RedactorForConfig } from "./heldSecrets.ts"
+import { OAuthFor, type OAuthOptions } from "../services/oauth/OAuth.ts"
+import { ConsentsLive } from "../services/oauth/Consents.ts"
 
 export interface DaemonOptions {
   /** Replaces the Hermes side (tests): provides HermesClient, may require AppConfig and Redactor. */
@@ -60,6 +62,8 @@ export interface DaemonOptions {
   readonly extraAgentTools?: ReadonlyArray<ToolDef>
   /** Replaces the webhooks' DNS (tests: a host that resolves to a private address, or changes). */
   readonly webhookResolver?: Layer.Layer<WebhookResolver>
+  /** OAuth's test hooks (a trusted certificate for a local Client ID Metadata Document server). */
+  readonly oauth?: OAuthOptions
 }
 
 /** Everything but the HTTP listener: what the tools need. */
@@ -79,7 +83,9 @@ export const servicesLayer = (config: ResolvedConfig, options: DaemonOptions = {
       Layer.merge(RunFollowersCluster, ClusterMessageRetention).pipe(Layer.provide(ClusterRunnerFromConfig(address, config.cluster, config.storage.pool_max)))
   })
   // Runs needs the inbox (approvals); the teach side needs Hermes (approval answers).
-  const services = Layer.mergeAll(AgentsLive, CapabilitiesLive, AuthLive, RunsLive.pipe(Layer.provide(followers))).pipe(
+  // OAuth (only with `oauth.issuer`): below Auth, which asks it about tokens that are no key.
+  const oauth = OAuthFor(config.oauth, options.webhookResolver ?? WebhookResolverLive, options.oauth)
+  const services = Layer.mergeAll(AgentsLive, CapabilitiesLive, AuthLive.pipe(Layer.provideMerge(oauth)), RunsLive.pipe(Layer.provide(followers))).pipe(
     Layer.provideMerge(TeachServices),
     Layer.provideMerge(hermes)
   )
@@ -128,6 +134,8 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     Layer.provideMerge(McpSessionsLive<ToolEnv>(catalog)),
     // The inbox page's sessions and admin-key check (needs Auth from the services).
     Layer.provideMerge(InboxWebLive()),
+    // OAuth's connection requests, waiting for the operator (only with `oauth.issuer`).
+    Layer.provideMerge(config.oauth === undefined ? Layer.empty : ConsentsLive(config.oauth.consent_timeout_s)),
     Layer.provideMerge(listener(config)),
     // The operator's console: stops asked from the page or the CLI (src/services/console).
     Layer.provideMerge(OperatorStopsLive),

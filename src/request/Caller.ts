@@ -13,6 +13,11 @@ export interface CallerShape {
   /** The admin key sees every client's runs and alone decides inbox rows. */
   readonly isAdmin: boolean
   readonly scopes: ReadonlyArray<Scope>
+  /**
+   * Set only for an OAuth access token: the resources (RFC 8707) it was issued for. The edge serves
+   * such a caller only on those (`edge/http/app.ts`); a key has none and goes everywhere it may.
+   */
+  readonly audience?: ReadonlyArray<string> | undefined
 }
 
 export class Caller extends Context.Tag("agent-bridge/Caller")<Caller, CallerShape>() {

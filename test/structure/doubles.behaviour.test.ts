@@ -20,6 +20,7 @@ import { Agents } from "../../src/services/agents/Agents.ts"
 import { AgentsTest } from "../../src/services/agents/AgentsTest.ts"
 import { Auth } from "../../src/services/auth/Auth.ts"
 import { AuthTest } from "../../src/services/auth/AuthTest.ts"
+import { BearerTokensTest } from "../../src/services/auth/BearerTokens.ts"
 import { Capabilities } from "../../src/services/capabilities/Capabilities.ts"
 import { CapabilitiesTest } from "../../src/services/capabilities/CapabilitiesTest.ts"
 import { HermesStatus } from "../../src/hermes/client/failure.ts"
@@ -92,6 +93,21 @@ describe("the doubles beside the tags", () => {
       expect(yield* auth.authenticate("hal0bk_not-a-key")).toEqual(Option.none())
       expect((yield* auth.listClients).map((c) => c.name)).toEqual(["alice"])
     }).pipe(Effect.provide(AuthTest.pipe(
+      Layer.provide(AppConfigLive(testConfig({ bridge: { admin_key: "admin-key-for-the-auth-double-0123" } }))),
+      Layer.provide(RedactorLive)
+    ))))
+
+  it.effect("BearerTokensTest answers the test's grants: Auth takes a token it knows as its OAuth client while that client is live", () =>
+    Effect.gen(function* () {
+      const auth = yield* Auth
+      const client = yield* auth.oauthClient("chatgpt", ["agents"], { kind: "oauth", client_id: "https://chatgpt.com/cimd", host: "chatgpt.com" })
+      const known = yield* auth.authenticate("tok-known")
+      expect(Option.map(known, (c) => [c.client, c.audience])).toEqual(Option.some([client.name, ["https://bridge.test/mcp/agents/mcp"]]))
+      expect(yield* auth.authenticate("tok-unknown")).toEqual(Option.none())
+      yield* auth.revoke(client.name)
+      expect(yield* auth.authenticate("tok-known")).toEqual(Option.none())
+    }).pipe(Effect.provide(AuthTest.pipe(
+      Layer.provide(BearerTokensTest(new Map([["tok-known", { client: "chatgpt", audience: ["https://bridge.test/mcp/agents/mcp"], scopes: ["agents" as const] }]]))),
       Layer.provide(AppConfigLive(testConfig({ bridge: { admin_key: "admin-key-for-the-auth-double-0123" } }))),
       Layer.provide(RedactorLive)
     ))))

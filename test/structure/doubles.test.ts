@@ -29,6 +29,8 @@ export const SUBSTITUTES: Readonly<Record<string, { readonly double: string; rea
   OperatorSessions: { double: "OperatorSessionsLive", reason: "a store: the inbox tests run the real layer over the test database, on SQLite and PostgreSQL" },
   SignInFailures: { double: "SignInFailuresLive", reason: "a store: the inbox tests run the real layer over the test database, on SQLite and PostgreSQL" },
   McpSessionStore: { double: "McpSessionStoreLive", reason: "a store: its tests run the real layer over the test database, on SQLite and PostgreSQL" },
+  OAuthStore: { double: "OAuthStoreLive", reason: "a store: the OAuth tests run it inside daemons over the test database, on SQLite and PostgreSQL" },
+  OAuth: { double: "OAuthFor", reason: "the authorization server itself over the test's database: tests start a daemon with oauth.issuer on loopback" },
   ClientQuotas: { double: "ClientQuotasFor", reason: "numbers and an in-memory count: ClientQuotasFor(limits) is the real service over the test's numbers" }
 }
 

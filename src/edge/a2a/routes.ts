@@ -111,6 +111,8 @@ export const a2aRoute = Effect.gen(function* () {
   if (checked._tag === "Left") return bridgeErrorResponse(checked.left)
   const caller = checked.right
   if (Option.isNone(caller)) return forbidden()
+  // An OAuth access token is bound to an MCP server (RFC 8707): never the A2A face.
+  if (caller.value.audience !== undefined) return forbidden("an OAuth access token serves only the MCP server it was issued for")
   if (!caller.value.scopes.includes("a2a")) return forbidden("this key lacks the a2a scope (agent-bridge client add NAME: new keys have it)")
   if (req.method !== "POST") return jsonError(405, "method_not_allowed", "the A2A endpoint takes POST").pipe(HttpServerResponse.setHeader("allow", "POST"))
 

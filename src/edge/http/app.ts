@@ -23,7 +23,23 @@ import { requestHasOperatorKey } from "./operatorKey.ts"
 import { hostAllowed } from "./hostGuard.ts"
 import { originAllowed } from "./originGuard.ts"
 import { bridgeErrorResponse, forbidden, jsonError, notFound } from "./responses.ts"
+
+/**
+ * 401 of an MCP path with OAuth on: `WWW-Authenticate: Bearer` naming the resource's metadata
+ * (RFC 9728), `error="invalid_token"` when a token was presented and refused (RFC 6750).
+ */
+const unauthorized = (issuer: string, kind: OAuthResourceKind, refused: string | null) =>
+  jsonError(401, "auth.unauthorized", refused ?? "sign in with OAuth, or send a bridge key").pipe(
+    HttpServerResponse.setHeader(
+      "www-authenticate",
+      `Bearer resource_metadata="${new URL(resourceMetadataPath(kind), issuer).href}"${refused === null ? "" : `, error="invalid_token", error_description="${refused}"`}`
+    )
+  )
 import { fromMcpResponse, toMcpRequest } from "./webExchange.ts"
+import { OAuth } from "../../services/oauth/OAuth.ts"
+import { BRIDGE_KEY_PREFIX } from "../../domain/bridgeKeys.ts"
+import { type OAuthResourceKind, resourceMetadataPath, resourceUrl } from "../../domain/oauth.ts"
+import { oauthPaths, protectedResourceMetadata, providerEndpoint } from "../oauth/routes.ts"
 
 /**
  * What the Streamable HTTP transport serves. Any other method is refused here, before the request
@@ -62,11 +78,22 @@ const mcpGate = <E, R>(kind: ServerKind, serve: (caller: CallerShape, token: str
       return forbidden("this Origin is not allowed (add it to bridge.allowed_origins)")
     }
     const token = bearerToken(req.headers["authorization"])
+    // With OAuth on, no credentials is 401 with the way to get some (RFC 9728); off, 403 as ever.
+    const oauth = yield* Effect.serviceOption(OAuth)
+    if (Option.isSome(oauth) && token === undefined) return unauthorized(oauth.value.issuer, kind, null)
     const checked = yield* Effect.flatMap(Auth, (auth) => Effect.either(auth.authenticate(token)))
     // The database server out: 503 store_unavailable, which the client retries (not a 500).
     if (checked._tag === "Left") return bridgeErrorResponse(checked.left)
     const caller = checked.right
-    if (Option.isNone(caller)) return forbidden()
+    if (Option.isNone(caller)) {
+      // A token that is no bridge key may be an expired or revoked access token: 401, so the client refreshes.
+      return Option.isSome(oauth) && !token!.startsWith(BRIDGE_KEY_PREFIX) ? unauthorized(oauth.value.issuer, kind, "the access token is not valid (expired or revoked)") : forbidden()
+    }
+    // An access token serves only the resource it was issued for (RFC 8707).
+    const audience = caller.value.audience
+    if (audience !== undefined && (Option.isNone(oauth) || !audience.includes(resourceUrl(oauth.value.issuer, kind)))) {
+      return Option.isSome(oauth) ? unauthorized(oauth.value.issuer, kind, "the access token was issued for another resource") : forbidden()
+    }
     if (kind === "memory" && !caller.value.scopes.includes("memory")) {
       return forbidden("this key lacks the memory scope (agent-bridge client add NAME --scope memory)")
     }
@@ -130,6 +157,12 @@ export const edgeRouter = HttpRouter.empty.pipe(
   HttpRouter.all("/mcp/memory/*", mcpElsewhere("memory")),
   HttpRouter.all(A2A_PATH, a2aRoute),
   HttpRouter.all(AGENT_CARD_PATH, agentCardRoute),
+  // OAuth (edge/oauth/routes.ts): a plain 404 each while `oauth.issuer` is unset.
+  HttpRouter.all(resourceMetadataPath("agents") as `/${string}`, protectedResourceMetadata("agents")),
+  HttpRouter.all(resourceMetadataPath("memory") as `/${string}`, protectedResourceMetadata("memory")),
+  HttpRouter.all("/.well-known/oauth-authorization-server", providerEndpoint),
+  HttpRouter.all("/.well-known/openid-configuration", providerEndpoint),
+  HttpRouter.all("/oauth/*", oauthPaths),
   HttpRouter.all("/inbox", inbox),
   HttpRouter.all("/inbox/*", inbox)
 )

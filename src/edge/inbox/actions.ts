@@ -13,6 +13,9 @@ import { currentSession, htmlResponse, readForm, seeOther, type SignedIn, textRe
 import { cookie, csrfMatches, sameOriginPost, SESSION_COOKIE, SIGNIN_COOKIE, withCookie, withoutCookie } from "./security.ts"
 import { newToken } from "./sessions.ts"
 import { signInPage, type SignInNotice } from "./views/signin.ts"
+import { Consents } from "../../services/oauth/Consents.ts"
+import { decideConsent } from "../../services/oauth/approve.ts"
+import { Auth } from "../../services/auth/Auth.ts"
 
 /** Decisions are recorded as the admin, as the CLI records them (docs/REFERENCE.md). */
 export const DECIDER = "admin"
@@ -121,3 +124,29 @@ const decided = (signedIn: SignedIn, id: string, decision: Decision) =>
     Effect.map((row) => seeOther(`/inbox?decided=${encodeURIComponent(row.id)}`)),
     Effect.catchAll((e) => rowPageResponse(signedIn, id, { text: errorText(e), status: errorStatus(e) }))
   )
+
+/**
+ * POST /inbox/connect/:id: the operator's decision on an OAuth connection request (session +
+ * CSRF, as a row's). Approved, the client becomes a bridge client (`services/oauth/approve.ts`);
+ * the browser waiting on the request moves on by itself.
+ */
+export const decideConnection = (id: string) =>
+  Effect.gen(function* () {
+    const req = yield* HttpServerRequest.HttpServerRequest
+    if (!sameOriginPost(req)) return crossSite()
+    const { signedIn, hadCookie } = yield* currentSession
+    if (signedIn._tag === "None") return withoutCookie(yield* signInFirst(hadCookie), SESSION_COOKIE)
+    const field = yield* readForm
+    if (!csrfMatches(signedIn.value.session.csrf, field("csrf"))) return staleForm()
+    const consents = yield* Effect.serviceOption(Consents)
+    const auth = yield* Effect.serviceOption(Auth)
+    const decision = field("decision")
+    if (Option.isNone(consents) || Option.isNone(auth) || (decision !== "approve" && decision !== "deny")) return textResponse("no such connection request, or no decision named", 404)
+    const decided = yield* decideConsent(id, decision === "approve", DECIDER).pipe(
+      Effect.provideService(Consents, consents.value),
+      Effect.provideService(Auth, auth.value),
+      Effect.catchAll((e) => Effect.as(Effect.logWarning("inbox page: approving a connection failed", e.message), Option.none()))
+    )
+    if (Option.isSome(decided)) yield* Effect.logInfo(`inbox page: connection request ${decided.value.state}`).pipe(Effect.annotateLogs({ oauth_client: decided.value.client_name }))
+    return seeOther("/inbox")
+  })

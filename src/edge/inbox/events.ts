@@ -12,6 +12,7 @@ import { Effect, Option, Schedule, Stream } from "effect"
 import { Inbox } from "../../services/inbox/Inbox.ts"
 import { InboxWeb } from "./InboxWeb.ts"
 import { pendingRows, pendingVersion } from "./respond.ts"
+import { Consents } from "../../services/oauth/Consents.ts"
 import { SECURITY_HEADERS } from "./security.ts"
 
 type Signal = { readonly _tag: "version"; readonly version: string } | { readonly _tag: "signedout" }
@@ -61,7 +62,16 @@ export const inboxEvents = (token: string): Stream.Stream<string, never, Inbox |
       // A failed read (the Inbox logged it) is tried again after `pollInterval`; a change arriving
       // meanwhile replaces the one being read, so the page still ends up with the newest rows.
       // (The schedule never ends, so no failure gets past `retry`: `orDie` only drops it from the type.)
-      const readVersion = Effect.map(pendingRows, pendingVersion).pipe(Effect.retry(Schedule.spaced(web.pollInterval)), Effect.orDie)
+      // OAuth's pending connection requests are shown on the page too (when OAuth is on): part of the version.
+      const consents = yield* Effect.serviceOption(Consents)
+      const pendingConsents = Option.match(consents, {
+        onNone: () => Effect.succeed(""),
+        onSome: (c) => Effect.map(c.pending, (rows) => rows.map((r) => r.id).join(","))
+      })
+      const readVersion = Effect.zipWith(Effect.map(pendingRows, pendingVersion), pendingConsents, (rows, connections) => (connections === "" ? rows : `${rows}.${connections}`)).pipe(
+        Effect.retry(Schedule.spaced(web.pollInterval)),
+        Effect.orDie
+      )
       const versions = inbox.changes.pipe(
         Stream.buffer({ capacity: 1, strategy: "sliding" }),
         Stream.mapEffect(() => readVersion)

@@ -10,6 +10,8 @@ import { chromeFor, htmlResponse, pendingRows, queryParam, type SignedIn } from 
 import { messagePage, rowPage } from "./views/card.ts"
 import { displayRunApproval } from "./views/format.ts"
 import { decidedNotice, historyPage, pendingPage } from "./views/lists.ts"
+import { connectionRequests } from "./views/connections.ts"
+import { Consents } from "../../services/oauth/Consents.ts"
 
 /** Rows as the page shows them: run approvals' command and description through the redactor. */
 export const forDisplay = Effect.map(Redactor, (redactor) => (row: InboxRow): InboxRow =>
@@ -28,7 +30,10 @@ export const pendingPageResponse = (signedIn: SignedIn) =>
     const decidedId = queryParam(req, "decided")
     const decided = decidedId !== null && ROW_ID.test(decidedId) ? yield* inbox.get(decidedId) : Option.none<InboxRow>()
     const notice = Option.match(decided, { onNone: () => null, onSome: (row) => decidedNotice(show(row)) })
-    return htmlResponse(pendingPage(chromeFor(signedIn, pending), pending.map(show), yield* Clock.currentTimeMillis, notice))
+    // OAuth's connection requests, when OAuth is on (services/oauth/Consents.ts).
+    const consents = yield* Effect.serviceOption(Consents)
+    const connections = Option.isSome(consents) ? connectionRequests(yield* consents.value.pending, signedIn.session.csrf) : null
+    return htmlResponse(pendingPage(chromeFor(signedIn, pending), pending.map(show), yield* Clock.currentTimeMillis, notice, connections))
   })
 
 export const historyPageResponse = (signedIn: SignedIn) =>

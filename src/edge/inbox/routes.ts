@@ -6,6 +6,7 @@
  *   GET  /inbox/history         decided rows                        (session)
  *   GET  /inbox/rows/:id        one row in full, with the decision  (session)
  *   POST /inbox/rows/:id        approve / deny it                   (session + CSRF)
+ *   POST /inbox/connect/:id     approve / deny an OAuth connection  (session + CSRF)
  *   GET  /inbox/events          Server-Sent Events: pending changed (session)
  *   GET  /inbox/signin          the sign-in form
  *   POST /inbox/signin          sign in with the admin key          (sign-in form token)
@@ -21,7 +22,7 @@ import { type BridgeError, errorStatus, errorText } from "../../domain/errors.ts
 import type { Inbox } from "../../services/inbox/Inbox.ts"
 import type { SkillStore } from "../../services/skill-store/SkillStore.ts"
 import type { Redactor } from "../../common/Redactor.ts"
-import { decideRow, signIn, signInResponse, signOut } from "./actions.ts"
+import { decideConnection, decideRow, signIn, signInResponse, signOut } from "./actions.ts"
 import { eventsResponse } from "./events.ts"
 import { InboxWeb } from "./InboxWeb.ts"
 import { historyPageResponse, pendingPageResponse, rowPageResponse } from "./pages.ts"
@@ -92,7 +93,8 @@ export const INBOX_ROUTES: ReadonlyArray<InboxRoute> = [
   { path: "/inbox/signin", GET: () => signInPageRoute, POST: () => signIn },
   { path: "/inbox/signout", POST: () => signOut },
   { path: /^\/inbox\/static\/(.*)$/s, GET: (name) => staticAsset(name) },
-  { path: ROW_PATH, GET: (id) => page((s) => rowPageResponse(s, id)), POST: (id) => decideRow(id) }
+  { path: ROW_PATH, GET: (id) => page((s) => rowPageResponse(s, id)), POST: (id) => decideRow(id) },
+  { path: /^\/inbox\/connect\/([A-Za-z0-9_-]{1,64})$/, POST: (id) => decideConnection(id) }
 ]
 
 /** The route for `path` and its parameter (decoded), or null. */

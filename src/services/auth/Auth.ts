@@ -19,6 +19,8 @@ import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 import { databasePlace } from "../../storage/Db.ts"
 import { storageFaultMessage, storageFaultOf } from "../../storage/faults.ts"
 import { StoreUnavailable } from "../../domain/errors.ts"
+import { BRIDGE_KEY_PREFIX } from "../../domain/bridgeKeys.ts"
+import { BearerTokens } from "./BearerTokens.ts"
 
 export interface ClientRecord {
   readonly name: string
@@ -26,6 +28,15 @@ export interface ClientRecord {
   readonly created_at: string
   readonly last_used_at: string | null
   readonly revoked_at: string | null
+  /** How it connected, for a client made by an approved OAuth grant (absent for a key). */
+  readonly via?: OAuthOrigin | undefined
+}
+
+/** Where an OAuth client came from: its OAuth client id and the host that speaks for it. */
+export interface OAuthOrigin {
+  readonly kind: "oauth"
+  readonly client_id: string
+  readonly host: string
 }
 
 export class ClientError extends Schema.TaggedError<ClientError>()("ClientError", { message: Schema.String }) {}
@@ -40,6 +51,11 @@ export interface AuthShape {
   readonly listClients: Effect.Effect<ReadonlyArray<ClientRecord>>
   readonly revoke: (name: string) => Effect.Effect<ClientRecord, ClientError>
   readonly rotate: (name: string) => Effect.Effect<{ readonly key: string; readonly client: ClientRecord }, ClientError>
+  /**
+   * The client an approved OAuth grant acts as: the live one already made for this OAuth client id,
+   * else a new one named after `name` (made unique), with no usable key (its tokens are OAuth's).
+   */
+  readonly oauthClient: (name: string, scopes: ReadonlyArray<Scope>, origin: OAuthOrigin) => Effect.Effect<ClientRecord, ClientError>
   /** The admin key (created on first start in `<data_dir>/admin.key`, mode 0600). */
   readonly adminKey: Redacted.Redacted<string>
   /**
@@ -91,7 +107,11 @@ const ClientRow = Schema.Struct({
   scopes: Schema.String,
   created_at: IsoFromEpochMs,
   last_used_at: Schema.NullOr(IsoFromEpochMs),
-  revoked_at: Schema.NullOr(IsoFromEpochMs)
+  revoked_at: Schema.NullOr(IsoFromEpochMs),
+  // Migration 0015 (absent from a row read before it).
+  via: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  oauth_client_id: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  oauth_host: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
 type ClientRow = typeof ClientRow.Type
 const decodeClients = Schema.decodeUnknown(Schema.Array(ClientRow))
@@ -103,7 +123,8 @@ const toRecord = (r: ClientRow): ClientRecord => ({
   scopes: r.scopes.split(",").filter((s): s is Scope => s === "agents" || s === "memory" || s === "a2a"),
   created_at: r.created_at,
   last_used_at: r.last_used_at,
-  revoked_at: r.revoked_at
+  revoked_at: r.revoked_at,
+  ...(r.via === "oauth" ? { via: { kind: "oauth" as const, client_id: r.oauth_client_id ?? "", host: r.oauth_host ?? "" } } : {})
 })
 
 /**
@@ -115,6 +136,16 @@ const normalizeScopes = (scopes: ReadonlyArray<Scope>): ReadonlyArray<Scope> => 
   ...(scopes.includes("a2a") ? ["a2a" as const] : []),
   ...(scopes.includes("memory") ? ["memory" as const] : [])
 ]
+
+/**
+ * A client name for an OAuth client's own name ("ChatGPT" → "chatgpt"): lowercase, other characters
+ * as '-', at most 32; a reserved or empty result is prefixed `oauth-`.
+ */
+export const oauthNameOf = (wanted: string): string => {
+  const folded = wanted.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+|[-_]+$/g, "").slice(0, 32).replace(/[-_]+$/, "")
+  const name = folded.length === 0 ? "oauth" : RESERVED_NAMES.test(folded) ? `oauth-${folded}`.slice(0, 32) : folded
+  return Schema.is(ClientName)(name) ? name : "oauth"
+}
 
 export class Auth extends Context.Tag("agent-bridge/Auth")<Auth, AuthShape>() {}
 
@@ -179,11 +210,26 @@ export const AuthLive = Layer.effect(
       known.clear()
     })
 
+    const bearer = Option.getOrUndefined(yield* Effect.serviceOption(BearerTokens))
+    // A token's grant holds only while its client is live: revoked, its tokens are refused here.
+    const oauthCaller = (token: string) =>
+      Effect.gen(function* () {
+        const grant = yield* bearer!.lookup(token)
+        if (Option.isNone(grant)) return Option.none<CallerShape>()
+        const rows = yield* keyRows(sql`SELECT * FROM clients WHERE name = ${grant.value.client} AND revoked_at IS NULL AND via = 'oauth'`)
+        const row = rows[0]
+        if (row === undefined) return Option.none<CallerShape>()
+        yield* touch(row.name)
+        return Option.some<CallerShape>({ client: row.name, isAdmin: false, scopes: toRecord(row).scopes, audience: grant.value.audience })
+      })
+
     const authenticate: AuthShape["authenticate"] = (token) =>
       Effect.suspend(() => {
         if (token === undefined || token.length === 0 || token.length > 512) return Effect.succeed(Option.none())
         const digest = digestKey(token)
         if (sameDigest(digest, adminDigest)) return Effect.succeed(Option.some<CallerShape>(Caller.admin))
+        // Not a bridge key: an OAuth access token, when OAuth is on (BearerTokens.ts).
+        if (bearer !== undefined && !token.startsWith(BRIDGE_KEY_PREFIX)) return oauthCaller(token)
         const cached = watchers > 0 ? known.get(digest) : undefined
         if (cached !== undefined) return Effect.as(touch(cached.client), Option.some(cached))
         const readAt = generation
@@ -217,7 +263,7 @@ export const AuthLive = Layer.effect(
         }
         if (Option.isSome(yield* find(name))) return yield* new ClientError({ message: `client '${name}' already exists (use rotate for a new key)` })
         const { key, digest } = issue(name)
-        const row: ClientRow = { name, key_digest: digest, scopes: normalizeScopes(scopes).join(","), created_at: yield* nowIso, last_used_at: null, revoked_at: null }
+        const row: ClientRow = { name, key_digest: digest, scopes: normalizeScopes(scopes).join(","), created_at: yield* nowIso, last_used_at: null, revoked_at: null, via: null, oauth_client_id: null, oauth_host: null }
         const columns = yield* orDie(encodeClient(row))
         yield* orDie(sql`INSERT INTO clients ${sql.insert({ ...columns })}`)
         yield* liveKeys.saw(key, digest)
@@ -247,6 +293,10 @@ export const AuthLive = Layer.effect(
     const rotate: AuthShape["rotate"] = (name) =>
       Effect.gen(function* () {
         const row = yield* existing(name)
+        // Its grants would come back to life with it: an OAuth client connects again instead.
+        if (row.via === "oauth") {
+          return yield* new ClientError({ message: `client '${name}' connected with OAuth and has no key to rotate (revoke it; it may connect again)` })
+        }
         const { key, digest } = issue(name)
         yield* orDie(sql`UPDATE clients SET key_digest = ${digest}, revoked_at = NULL WHERE name = ${name}`)
         yield* liveKeys.gone(row.key_digest)
@@ -286,8 +336,30 @@ export const AuthLive = Layer.effect(
         })
       )
 
+    const oauthClient: AuthShape["oauthClient"] = (wanted, scopes, origin) =>
+      Effect.gen(function* () {
+        const same = yield* clientRows(sql`SELECT * FROM clients WHERE via = 'oauth' AND oauth_client_id = ${origin.client_id} AND revoked_at IS NULL ORDER BY created_at`)
+        if (same[0] !== undefined) return toRecord(same[0])
+        const base = oauthNameOf(wanted)
+        for (let n = 1; n <= 100; n++) {
+          const name = n === 1 ? base : `${base.slice(0, 28)}-${n}`
+          if (Option.isSome(yield* find(name))) continue
+          // A key is made and thrown away: the row needs a digest, and nobody holds this key.
+          const { digest } = issue(name)
+          const row: ClientRow = {
+            name, key_digest: digest, scopes: normalizeScopes(scopes).join(","), created_at: yield* nowIso, last_used_at: null, revoked_at: null,
+            via: "oauth", oauth_client_id: origin.client_id, oauth_host: origin.host
+          }
+          const columns = yield* orDie(encodeClient(row))
+          yield* orDie(sql`INSERT INTO clients ${sql.insert({ ...columns })}`)
+          yield* changed
+          return toRecord(row)
+        }
+        return yield* new ClientError({ message: `no free client name for '${base}'` })
+      })
+
     const listClients = clientRows(sql`SELECT * FROM clients ORDER BY name`).pipe(Effect.map((rows) => rows.map(toRecord)))
 
-    return { authenticate, addClient, listClients, revoke, rotate, adminKey: Redacted.make(admin), changes }
+    return { authenticate, addClient, listClients, revoke, rotate, oauthClient, adminKey: Redacted.make(admin), changes }
   })
 )

@@ -18,6 +18,8 @@ export interface ClientListing {
   readonly createdAt: string
   readonly lastUsedAt: string | null
   readonly revokedAt: string | null
+  /** How it connected: null for a key (`client add`), else the host its OAuth grant came from. */
+  readonly oauthHost: string | null
 }
 
 export interface ClientsShape {
@@ -35,13 +37,15 @@ const ClientRow = Schema.Struct({
   scopes: Schema.String,
   created_at: IsoFromEpochMs,
   last_used_at: Schema.NullOr(IsoFromEpochMs),
-  revoked_at: Schema.NullOr(IsoFromEpochMs)
+  revoked_at: Schema.NullOr(IsoFromEpochMs),
+  via: Schema.NullOr(Schema.String),
+  oauth_host: Schema.NullOr(Schema.String)
 })
 const decodeClients = Schema.decodeUnknown(Schema.Array(ClientRow))
 const decodeValues = Schema.decodeUnknown(Schema.Array(Schema.Struct({ v: Schema.String })))
 
 export const makeClients: Effect.Effect<ClientsShape, never, SqlClient.SqlClient> = Effect.map(SqlClient.SqlClient, (sql) => ({
-  list: sql`SELECT name, scopes, created_at, last_used_at, revoked_at FROM clients ORDER BY name`.pipe(
+  list: sql`SELECT name, scopes, created_at, last_used_at, revoked_at, via, oauth_host FROM clients ORDER BY name`.pipe(
     Effect.flatMap(decodeClients),
     Effect.map((rows) =>
       rows.map((r) => ({
@@ -49,7 +53,8 @@ export const makeClients: Effect.Effect<ClientsShape, never, SqlClient.SqlClient
         scopes: r.scopes.split(",").filter((s) => s.length > 0),
         createdAt: r.created_at,
         lastUsedAt: r.last_used_at,
-        revokedAt: r.revoked_at
+        revokedAt: r.revoked_at,
+        oauthHost: r.via === "oauth" ? r.oauth_host ?? "" : null
       }))
     )
   ),

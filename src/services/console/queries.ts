@@ -31,6 +31,8 @@ export interface ClientSummary {
   readonly createdAt: string
   readonly lastUsedAt: string | null
   readonly revokedAt: string | null
+  /** How it connected: null for a key, else the host its OAuth grant came from. */
+  readonly oauthHost: string | null
   readonly liveRuns: number
   readonly runs24h: number
   readonly tokens24h: number
@@ -112,6 +114,7 @@ export const makeConsoleQueries = Effect.gen(function* () {
         createdAt: r.createdAt,
         lastUsedAt: r.lastUsedAt,
         revokedAt: r.revokedAt,
+        oauthHost: r.oauthHost,
         liveRuns: liveBy.get(r.name) ?? 0,
         runs24h: runsBy.get(r.name) ?? 0,
         tokens24h: tokensBy.get(r.name) ?? 0

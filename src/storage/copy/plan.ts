@@ -37,7 +37,12 @@ export const COPY_PLAN: ReadonlyArray<CopyTable> = [
   // The inbox's operator sessions and sign-in failures (migration 0012): an operator signed in on
   // the stopped box stays signed in on the moved daemon (same admin key), a locked address locked.
   { name: "inbox_sessions", key: ["session_digest"] },
-  { name: "inbox_sign_in_failures", key: ["address"] }
+  { name: "inbox_sign_in_failures", key: ["address"] },
+  // OAuth (migration 0015): the authorization server's records (digests and payloads), its cookie
+  // keys, and the consents: a connector's grant and refresh token keep working on the moved daemon.
+  { name: "oauth_store", key: ["model", "id"] },
+  { name: "oauth_secrets", key: ["name"] },
+  { name: "oauth_consents", key: ["id"] }
 ]
 
 /** Rows per read and per INSERT (runs has 24 columns: far under PostgreSQL's 65535 parameters). */

@@ -8,6 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import inboxHistory from "./0005_inbox_history.ts"
 import pushSigningSecret from "./0013_push_signing_secret.ts"
+import oauth from "./0015_oauth.ts"
 import pgIdentity from "./pg/0001_identity.ts"
 import pgLedger from "./pg/0002_ledger.ts"
 import pgInbox from "./pg/0003_inbox.ts"
@@ -59,5 +60,6 @@ export const migrations: Record<string, Migration> = {
   "0011_mcp_sessions": forDialects({ sqlite: mcpSessions, pg: pgMcpSessions }),
   "0012_inbox_sessions": forDialects({ sqlite: inboxSessions, pg: pgInboxSessions }),
   "0013_push_signing_secret": pushSigningSecret,
-  "0014_client_quotas": forDialects({ sqlite: clientQuotas, pg: pgClientQuotas })
+  "0014_client_quotas": forDialects({ sqlite: clientQuotas, pg: pgClientQuotas }),
+  "0015_oauth": oauth
 }

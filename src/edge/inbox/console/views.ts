@@ -193,9 +193,10 @@ ${clients.map((c) => html`<tr data-client="${c.name}">
 <td class="num">${c.runs24h}</td>
 <td class="num">${c.tokens24h.toLocaleString("en-US")}</td>
 <td>${c.revokedAt === null ? html`<span class="state state-approved">active</span>` : html`<span class="state state-denied">revoked</span> ${age(c.revokedAt, now)}`}
+${c.oauthHost === null ? "" : html`<span class="muted">OAuth from ${c.oauthHost}</span>`}
 <form class="inline" method="post" action="/inbox/clients/${encodeURIComponent(c.name)}">
 <input type="hidden" name="csrf" value="${chrome.csrf}">
-<button type="submit" name="action" value="rotate" id="rotate-${c.name}">Rotate<span class="sr-only"> the key of ${c.name}</span></button>
+${c.oauthHost === null ? html`<button type="submit" name="action" value="rotate" id="rotate-${c.name}">Rotate<span class="sr-only"> the key of ${c.name}</span></button>` : ""}
 ${c.revokedAt === null ? html`<button type="submit" name="action" value="revoke" class="danger" id="revoke-${c.name}">Revoke<span class="sr-only"> ${c.name}</span></button>` : ""}
 </form></td>
 </tr>

@@ -14,13 +14,13 @@ const reviewLink = (row: InboxRow) =>
 export const decidedNotice = (row: InboxRow): Html =>
   html`<p class="notice" role="status">${stateLabel(row)}: ${subject(row)} <span class="muted">· from ${row.client} · <a href="${rowHref(row.id)}">${row.id}</a></span></p>`
 
-export const pendingPage = (chrome: SignedInChrome, rows: ReadonlyArray<InboxRow>, now: number, notice: Html | null): Html =>
+export const pendingPage = (chrome: SignedInChrome, rows: ReadonlyArray<InboxRow>, now: number, notice: Html | null, connections: Html | null = null): Html =>
   page({
     title: "Pending",
     section: "pending",
     signedIn: chrome,
     content: html`<h1>Pending</h1>
-${notice ?? ""}
+${notice ?? ""}${connections ?? ""}
 ${rows.length === 0
   ? html`<p class="empty">Nothing is waiting for you. New skill changes and run approvals appear here as they arrive.</p>`
   : html`<table>
