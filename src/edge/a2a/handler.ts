@@ -20,6 +20,7 @@ import type { BridgeError } from "../../domain/errors.ts"
 import { errorCode, errorStatus } from "../../domain/errors.ts"
 import { A2A_ARTIFACT_MAX_BYTES, A2A_LIST_DEFAULT, A2A_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
 import { isTerminal, type RunStatus, type RunView } from "../../domain/runs/view.ts"
+import { answerFromText, needsClient, PHASE_KEYS, phaseOf, statusesOfPhase } from "../../domain/runs/phase.ts"
 import { Caller } from "../../request/Caller.ts"
 import { PushConfigs } from "../../services/a2aPush/PushConfigs.ts"
 import type { Progress } from "../../request/Progress.ts"
@@ -76,20 +77,17 @@ const continueTask = (view: RunView, text: string): Effect.Effect<void, BridgeEr
     if (isTerminal(view.status)) {
       return yield* Effect.fail(new UnsupportedOperationError(`task ${view.run_id} has ended (${view.status}): send a new message without taskId`))
     }
-    if (view.pending?.kind === "clarification") {
-      const q = view.pending
-      const answer = q.multi_select ? text.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : text.trim()
-      yield* runs.answer(view.run_id, q.request_id, answer)
+    const phase = phaseOf(view)
+    if (needsClient(phase)) {
+      yield* runs.answer(view.run_id, phase.question.request_id, answerFromText(phase.question, text))
       return
     }
     yield* runs.steer(view.run_id, text)
   })
 
-/** The run statuses a task state may come from (WORKING includes a clarification already retired). */
-const statusesOf = (state: TaskState): ReadonlyArray<RunStatus> => {
-  const statuses = (Object.keys(STATE_OF) as Array<RunStatus>).filter((s) => STATE_OF[s] === state)
-  return state === TaskState.TASK_STATE_WORKING ? [...statuses, "waiting_for_clarification"] : statuses
-}
+/** The run statuses a task state may come from: those of every phase it maps from (`statusesOfPhase`). */
+const statusesOf = (state: TaskState): ReadonlyArray<RunStatus> =>
+  [...new Set(PHASE_KEYS.filter((k) => STATE_OF[k] === state).flatMap(statusesOfPhase))]
 
 const pageSizeOf = (asked: number | undefined) => {
   if (asked === undefined || asked === 0) return A2A_LIST_DEFAULT
@@ -180,8 +178,8 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
           after,
           limit: pageSize
         }).pipe(Effect.catchTag("RunNotFound", () => Effect.fail(new RequestMalformedError("pageToken is not one this server gave (or its task is gone)"))))
-        // A clarification retired meanwhile reads WORKING, not INPUT_REQUIRED (stateOf): the
-        // ledger's status alone cannot tell, so those few are dropped here.
+        // The ledger's status alone cannot tell a phase (a question pending or retired meanwhile:
+        // stateOf), so the page is of the statuses it may come from, and the others dropped here.
         const items = state === undefined ? page.runs : page.runs.filter((r) => stateOf(r) === state)
         const tasks: Array<Task> = params.includeArtifacts === true
           ? yield* Effect.forEach(items, (r) => readTask(r.run_id, params.historyLength))
