@@ -39,16 +39,19 @@ const finalResult = (runId: string) =>
       ? Effect.dieMessage(`agent_run_status on a finished run answered an error: ${JSON.stringify(result.content)}`)
       : Effect.succeed(result))
 
-export const getTask = (taskId: string, retentionMs: number): TaskProgram<DetailedTask> =>
+/** The task of a run view just read (a finished run's with its final result). */
+export const taskOfView = (view: RunView, retentionMs: number): TaskProgram<DetailedTask> =>
   Effect.gen(function* () {
-    const view = yield* Effect.flatMap(Runs, (runs) => runs.status(taskId, 0))
     if (!isFinishedRun(view) || view.status === "cancelled") return taskOfRun(view, retentionMs)
     const kept = finishedTasks.get(view)
     if (kept !== undefined) return kept
-    const task = taskOfRun(view, retentionMs, yield* finalResult(taskId))
+    const task = taskOfRun(view, retentionMs, yield* finalResult(view.run_id))
     finishedTasks.set(view, task)
     return task
   })
+
+export const getTask = (taskId: string, retentionMs: number): TaskProgram<DetailedTask> =>
+  Effect.flatMap(Effect.flatMap(Runs, (runs) => runs.status(taskId, 0)), (view) => taskOfView(view, retentionMs))
 
 /** An `inputResponses` entry, as the spec's elicitation result reads. */
 const InputResponse = Schema.Struct({

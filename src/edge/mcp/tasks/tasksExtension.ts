@@ -10,11 +10,12 @@ import { Deferred, Effect, Either, Exit, FiberId, Schema, Stream } from "effect"
 import type { RunView } from "../../../domain/runs/view.ts"
 import { Caller, type CallerShape } from "../../../request/Caller.ts"
 import { Progress } from "../../../request/Progress.ts"
+import { Runs } from "../../../services/runs/Runs.ts"
 import type { ToolDef } from "../ToolDef.ts"
 import type { CallToolResult } from "../wireTypes.ts"
 import { syncStandardSchema } from "./standardSchema.ts"
 import { declaresTasks, invalidParams, missingCapability, TASKS_EXTENSION_ID } from "./protocol.ts"
-import { cancelTask, getTask, protocolErrorOf, type TaskProgram, type TaskRunner, updateTask } from "./taskMethods.ts"
+import { cancelTask, getTask, protocolErrorOf, taskOfView, type TaskProgram, type TaskRunner, updateTask } from "./taskMethods.ts"
 import { heldStream, type StreamHolder } from "../../sse.ts"
 import { listenFrames, listenResponse, missingCapabilityResponse, taskListenRequest } from "./taskListen.ts"
 import { createTaskResult } from "./taskOfRun.ts"
@@ -137,11 +138,17 @@ export const makeTasksBridge = (runnerFor: TaskRunnerFor, retentionMs: number): 
     if (!req.declared) return missingCapabilityResponse(req.id)
     const read = (taskId: string) =>
       getTask(taskId, retentionMs).pipe(Effect.provideService(Caller, caller), Effect.provideService(Progress, noProgress))
+    const watch = (taskId: string) =>
+      Stream.unwrap(Effect.map(Runs, (runs) => runs.watch(taskId))).pipe(
+        Stream.mapEffect((view) => taskOfView(view, retentionMs)),
+        Stream.provideService(Caller, caller),
+        Stream.provideService(Progress, noProgress)
+      )
     // The held stream ends it when its key is revoked or rotated; `closeStreams` at shutdown.
     const closed = Deferred.unsafeMake<void>(FiberId.none)
     const stop = () => void Deferred.unsafeDone(closed, Exit.void)
     streams.add(stop)
-    const frames = heldStream({ frames: listenFrames(req, read), holder }).pipe(
+    const frames = heldStream({ frames: listenFrames(req, read, watch), holder }).pipe(
       Stream.interruptWhen(Deferred.await(closed)),
       Stream.ensuring(Effect.sync(() => streams.delete(stop)))
     )
