@@ -11,6 +11,7 @@ import { makeTasksBridge } from "../../src/edge/mcp/tasks/tasksExtension.ts"
 import { TASKS_EXTENSION_ID } from "../../src/edge/mcp/tasks/protocol.ts"
 import { Caller } from "../../src/request/Caller.ts"
 import { Runs } from "../../src/services/runs/Runs.ts"
+import { sseWebResponse } from "../../src/edge/sse.ts"
 import { TestDb } from "../support/testDb.ts"
 import { as, eventuallyUnderTestClock, harness, statusIs } from "./support/harness.ts"
 
@@ -60,6 +61,16 @@ describe("watching a run, with the clock standing still", () => {
       expect(["cancelled", "stopping"]).toContain(views.at(-1)!.status)
     }).pipe(Effect.provide(TestDb)))
 
+  it.scoped("a shutdown ends a watch with bridge.unavailable", () =>
+    Effect.gen(function* () {
+      const { h, asking } = yield* askingRun
+      const watching = yield* alice(Stream.runDrain(h.runs.watch(asking.run_id))).pipe(Effect.flip, Effect.fork)
+      yield* turns()
+      yield* h.lifecycle.set("draining")
+      const ended = yield* joinWithin(watching, "the shutdown")
+      expect(ended._tag).toBe("Unavailable")
+    }).pipe(Effect.provide(TestDb)))
+
   it.scoped("an unknown run fails the watch at once, as status does", () =>
     Effect.gen(function* () {
       const h = yield* harness()
@@ -93,7 +104,7 @@ describe("watching a run, with the clock standing still", () => {
         params: { notifications: { taskIds: [asking.run_id] }, _meta: { "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS_EXTENSION_ID]: {} } } } }
       }
       const serve = (frames: Stream.Stream<string, never, any>) =>
-        Stream.toReadableStreamRuntime(Stream.encodeText(Stream.provideService(frames as Stream.Stream<string, never, Runs>, Runs, h.runs)), runtime)
+        sseWebResponse(Stream.provideService(frames as Stream.Stream<string, never, Runs>, Runs, h.runs), runtime, {})
       const res = bridge.listen(body, Caller.client("alice"), { token: undefined, client: "alice" }, serve)!
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
       const frame = () => Effect.promise(() => reader.read()).pipe(Effect.map((r) => r.value ?? ""))

@@ -122,6 +122,8 @@ export const makeRuns = Effect.gen(function* () {
     watch: (runId) =>
       Stream.unwrap(Effect.map(own(runId), (run) =>
         waits.watch(run).pipe(
+          // A shutdown ends a follow with bridge.unavailable, as it ends the run tools' waits.
+          Stream.interruptWhen(lifecycle.untilNotReady),
           Stream.mapEffect((r) => orDie(views.runView(r, 0))),
           Stream.catchAll((e) => Stream.fromEffect(orDie(Effect.fail(e)))),
           // A re-read that found nothing new (a burst read late) is not sent twice.
