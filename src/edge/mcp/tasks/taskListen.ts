@@ -8,12 +8,13 @@
  * Each task not yet finished is followed with the runs service's `watch` (the run's signal and the
  * change feed, as `agent_run_wait` waits): a notification goes out when it changes, and nothing is
  * read while it does not (no timer).
- * The frames are served as a held stream (`../../sse.ts`): keep-alives, and the end when the
- * listener's key is revoked or rotated.
+ * The frames are served as a held stream (`../../sse.ts`, the one SSE writer): keep-alives, and
+ * the end when the listener's key is revoked or rotated.
  */
 import { Effect, Either, Option, Stream } from "effect"
 import type { BridgeError } from "../../../domain/errors.ts"
 import { type DetailedTask, TASKS_EXTENSION_ID } from "./protocol.ts"
+import { sseFrame } from "../../sse.ts"
 
 const SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 const CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
@@ -54,7 +55,7 @@ export const missingCapabilityResponse = (id: string | number) =>
     error: { code: -32021, message: "Missing required client capability", data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } } }
   }), { status: 400, headers: { "content-type": "application/json" } })
 
-const frame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
+const frame = (message: unknown) => sseFrame(JSON.stringify(message), "message")
 
 const isFinal = (t: DetailedTask) => t.status === "completed" || t.status === "cancelled" || t.status === "failed"
 /** What a notification is sent for: a new status, message or update time. */
@@ -99,7 +100,3 @@ export const listenFrames = <R>(
       ))
     return Stream.concat(Stream.make(ack), Stream.concat(Stream.mergeAll(changes, { concurrency: "unbounded" }), Stream.never))
   }))
-
-/** The SSE response of a listen whose frames `body` carries. */
-export const listenResponse = (body: ReadableStream<Uint8Array>): Response =>
-  new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })
