@@ -17,8 +17,9 @@ import {
 } from "@a2a-js/sdk/errors"
 import { Effect } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
-import { errorCode, errorStatus } from "../../domain/errors.ts"
-import { A2A_ARTIFACT_MAX_BYTES, A2A_LIST_DEFAULT, A2A_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
+import { errorCode } from "../../domain/errors.ts"
+import { type ProtocolErrorKind, protocolErrorKind } from "../protocolErrors.ts"
+import { A2A_LIST_DEFAULT, A2A_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
 import { isTerminal, type RunStatus, type RunView } from "../../domain/runs/view.ts"
 import { answerFromText, needsClient, PHASE_KEYS, phaseOf, statusesOfPhase } from "../../domain/runs/phase.ts"
 import { Caller } from "../../request/Caller.ts"
@@ -28,6 +29,7 @@ import { Runs } from "../../services/runs/Runs.ts"
 import { type MessageInput, messageInput } from "./messageInput.ts"
 import { attachPush, checkPush, createPush, deletePush, getPush, listPush, type PushEnv } from "./pushMethods.ts"
 import { streamingMethods } from "./streamMethods.ts"
+import { outputWindows } from "./taskStream.ts"
 import { outputArtifact, STATE_OF, stateOf, taskOf } from "./taskOfRun.ts"
 
 export type A2AEnv = Runs | Caller | Progress | PushEnv
@@ -35,29 +37,27 @@ export type A2AEnv = Runs | Caller | Progress | PushEnv
 export type A2ARunner = <A>(program: Effect.Effect<A, BridgeError, A2AEnv>) => Promise<A>
 
 /**
- * The A2A error for a bridge error, its text already redacted: an unknown (or another client's)
- * run → TaskNotFound; any other refusal of the request → invalid params (-32602) with the bridge's
- * sentence; the rest (unavailable, an incident) → internal error. The bridge code rides along in
+ * The A2A error for a bridge error (its kind: `../protocolErrors.ts`), its text already redacted:
+ * not found → TaskNotFound; invalid params → RequestMalformed (-32602) with the bridge's sentence;
+ * internal → the internal error. The bridge code rides along in
  * the error info's metadata.
  */
 export const a2aErrorOf = (e: BridgeError, text: string): A2AError => {
   const options = { message: text, metadata: { bridge_code: errorCode(e) } }
-  if (e._tag === "RunNotFound") return new TaskNotFoundError(options)
-  return errorStatus(e) < 500 ? new RequestMalformedError(options) : new A2AError(options)
+  const of: Readonly<Record<ProtocolErrorKind, () => A2AError>> = {
+    not_found: () => new TaskNotFoundError(options),
+    invalid_params: () => new RequestMalformedError(options),
+    internal: () => new A2AError(options)
+  }
+  return of[protocolErrorKind(e)]()
 }
 
 /** The output of a finished run, window after window, up to A2A_ARTIFACT_MAX_BYTES. */
 const artifactOf = (first: RunView): Effect.Effect<Artifact | undefined, BridgeError, A2AEnv> =>
   Effect.gen(function* () {
     if (!isTerminal(first.status) || first.output === null) return undefined
-    const runs = yield* Runs
-    const windows = [first.output]
-    let view = first
-    while (view.next_offset !== null && view.next_offset < A2A_ARTIFACT_MAX_BYTES) {
-      view = yield* runs.status(first.run_id, view.next_offset)
-      windows.push(view.output ?? "")
-    }
-    return outputArtifact(windows, first.output_total, view.next_offset === null)
+    const { windows, complete } = yield* outputWindows(first)
+    return outputArtifact(windows, first.output_total, complete)
   })
 
 export const taskOfView = (view: RunView, historyLength: number | undefined) =>

@@ -23,6 +23,7 @@ import type { BridgeError } from "../../domain/errors.ts"
 import { A2A_ARTIFACT_MAX_BYTES } from "../../domain/limits.ts"
 import { isTerminal, type RunView } from "../../domain/runs/view.ts"
 import { Runs } from "../../services/runs/Runs.ts"
+import type { Caller } from "../../request/Caller.ts"
 import { contextOf, taskOf, textPart } from "./taskOfRun.ts"
 import { isEnded, needsClient, phaseOf, type RunPhase } from "../../domain/runs/phase.ts"
 import type { A2AEnv } from "./handler.ts"
@@ -40,8 +41,8 @@ const statusStamp = (s: TaskStatus) => `${s.state}\u0000${JSON.stringify(s.messa
 /** Where a stream stops: a terminal state, or (SendStreamingMessage) the client's turn. */
 const endsStream = (phase: RunPhase, mode: StreamMode) => isEnded(phase) || (mode === "send" && needsClient(phase))
 
-/** The windows of the output as GetTask reads them: from 0, up to A2A_ARTIFACT_MAX_BYTES. */
-const finalWindows = (first: RunView) =>
+/** The windows of the output as GetTask reads them: from `first` (offset 0), up to A2A_ARTIFACT_MAX_BYTES. */
+export const outputWindows = (first: RunView): Effect.Effect<{ readonly windows: Array<string>; readonly complete: boolean }, BridgeError, Runs | Caller> =>
   Effect.gen(function* () {
     const runs = yield* Runs
     const windows = [first.output ?? ""]
@@ -110,7 +111,7 @@ export const makeTaskStream = (runId: string, mode: StreamMode, historyLength: n
     Effect.gen(function* () {
       if (view.output === null) return
       const first = view.output_offset === 0 ? view : yield* Effect.flatMap(Runs, (runs) => runs.status(runId, 0))
-      const { windows, complete } = yield* finalWindows(first)
+      const { windows, complete } = yield* outputWindows(first)
       const all = windows.join("")
       const prefix = createHash("sha256").update(all.slice(0, sentChars)).digest("hex")
       const continues = started && all.length >= sentChars && prefix === sent.digest("hex")
