@@ -379,7 +379,7 @@ const header = `/**
  * OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
  * SOFTWARE.
  */
-import type { GitleaksRule } from "./data.ts"
+import type { GitleaksRule } from "./rule.ts"
 
 export const UPSTREAM = { name: "betterleaks", version: ${JSON.stringify(version)}, commit: ${JSON.stringify(commit)}, rules: ${toml.rules.length} } as const
 

@@ -7,12 +7,10 @@
  */
 import { pgFaultKind, pgLostConnection } from "./pg/faultsPg.ts"
 import { sqliteFaultKind } from "./sqlite/faultsSqlite.ts"
+import type { StorageFaultKind } from "./faultKind.ts"
 
-/**
- * `unavailable`: the database server does not answer (down, restarting, unreachable); `timeout`:
- * the server cancelled a statement that ran past `storage.statement_timeout_ms`.
- */
-export type StorageFaultKind = "full" | "readonly" | "io" | "busy" | "unavailable" | "timeout"
+export type { StorageFaultKind }
+
 
 export interface StorageFault {
   readonly kind: StorageFaultKind

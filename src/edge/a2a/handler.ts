@@ -24,17 +24,15 @@ import { isTerminal, type RunStatus, type RunView } from "../../domain/runs/view
 import { answerFromText, needsClient, PHASE_KEYS, phaseOf, statusesOfPhase } from "../../domain/runs/phase.ts"
 import { Caller } from "../../request/Caller.ts"
 import { PushConfigs } from "../../services/a2aPush/PushConfigs.ts"
-import type { Progress } from "../../request/Progress.ts"
 import { Runs } from "../../services/runs/Runs.ts"
 import { type MessageInput, messageInput } from "./messageInput.ts"
-import { attachPush, checkPush, createPush, deletePush, getPush, listPush, type PushEnv } from "./pushMethods.ts"
+import { attachPush, checkPush, createPush, deletePush, getPush, listPush } from "./pushMethods.ts"
 import { streamingMethods } from "./streamMethods.ts"
 import { outputWindows } from "./taskStream.ts"
 import { outputArtifact, STATE_OF, stateOf, taskOf } from "./taskOfRun.ts"
+import type { A2AEnv, A2ARunner } from "./env.ts"
 
-export type A2AEnv = Runs | Caller | Progress | PushEnv
-/** Runs a program with the request's caller; a bridge error comes back as the A2A error for it. */
-export type A2ARunner = <A>(program: Effect.Effect<A, BridgeError, A2AEnv>) => Promise<A>
+export type { A2AEnv, A2ARunner }
 
 /**
  * The A2A error for a bridge error (its kind: `../protocolErrors.ts`), its text already redacted:

@@ -26,7 +26,7 @@ import { Runs } from "../../services/runs/Runs.ts"
 import type { Caller } from "../../request/Caller.ts"
 import { contextOf, taskOf, textPart } from "./taskOfRun.ts"
 import { isEnded, needsClient, phaseOf, type RunPhase } from "../../domain/runs/phase.ts"
-import type { A2AEnv } from "./handler.ts"
+import type { A2AEnv } from "./env.ts"
 
 export type StreamMode = "send" | "subscribe"
 

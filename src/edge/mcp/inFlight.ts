@@ -12,7 +12,7 @@
 import { Duration, Effect, Exit, type Runtime } from "effect"
 import { runExit } from "../runner.ts"
 import { type BridgeError, Unavailable } from "../../domain/errors.ts"
-import type { RequestIdentity } from "./mcpServer.ts"
+import type { RequestIdentity } from "./identity.ts"
 import { toolErrorResult } from "./toolResult.ts"
 import type { CallToolResult } from "./wireTypes.ts"
 

@@ -4,19 +4,13 @@
  * store runs on. A dialect without a driver is refused when the store is built.
  */
 import type { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { pushConfigsPg } from "./pg/PushConfigsPg.ts"
 import { pushConfigsSqlite } from "./sqlite/PushConfigsSqlite.ts"
+import type { PushDialect } from "./pushDialectShape.ts"
 
-export interface PushDialect {
-  /**
-   * Inside a config's insert transaction: holds `client`'s configs against its other inserts until
-   * the commit, so that two puts (on two replicas) count against the per-task bound and the
-   * client's quota in turn.
-   */
-  readonly lockClient: (client: string) => Effect.Effect<void, SqlError>
-}
+export type { PushDialect }
+
 
 export const pushDialect = (sql: SqlClient.SqlClient): Effect.Effect<PushDialect> =>
   sql.onDialectOrElse({

@@ -3,7 +3,7 @@
  * a server's error), and by node-postgres's own messages for a connection that went away with no
  * code at all (the server stopped mid-query, a pool that could not connect in time).
  */
-import type { StorageFaultKind } from "../faults.ts"
+import type { StorageFaultKind } from "../faultKind.ts"
 
 export const pgFaultKind = (code: string): StorageFaultKind | null => {
   if (code === "53100") return "full" // disk_full

@@ -1,5 +1,5 @@
 /** SQLite's result codes (better-sqlite3's `code`) that name a fault the operator can fix (`../faults.ts`). */
-import type { StorageFaultKind } from "../faults.ts"
+import type { StorageFaultKind } from "../faultKind.ts"
 
 export const sqliteFaultKind = (code: string): StorageFaultKind | null => {
   if (code === "SQLITE_FULL") return "full"

@@ -21,7 +21,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { ftsTokens } from "../ftsFold.ts"
 import type { FtsTerm } from "../ftsQuery.ts"
-import type { MemoryIndex } from "../memoryIndex.ts"
+import type { MemoryIndex } from "../memoryIndexShape.ts"
 
 /** PostgreSQL's limits: a lexeme's bytes, and the last position a tsvector records. */
 const MAX_LEXEME_BYTES = 2047

@@ -5,7 +5,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { ftsMatchOf } from "../ftsQuery.ts"
-import type { MemoryIndex } from "../memoryIndex.ts"
+import type { MemoryIndex } from "../memoryIndexShape.ts"
 
 export const memoryIndexSqlite = (sql: SqlClient.SqlClient): MemoryIndex => ({
   // SQLite's TEXT holds any string, NUL included.

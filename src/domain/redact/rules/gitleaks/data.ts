@@ -14,26 +14,10 @@
  * trigger). The global allow-list and stop-words below are Betterleaks' global filter, translated.
  * `gitleaks.ts` applies them; `test/redact/ruleCorpus.ts` generates the test corpus from the same data.
  */
+import type { AllowRegex, AllowWords, GitleaksRule } from "./rule.ts"
 import { UPSTREAM_RULES } from "./upstream.ts"
 
-export interface AllowRegex {
-  readonly target: "secret" | "match" | "line"
-  readonly regex: string
-}
-export interface AllowWords {
-  readonly target: "stopwords"
-  readonly words: ReadonlyArray<string>
-}
-export interface GitleaksRule {
-  readonly id: string
-  readonly keywords: ReadonlyArray<string>
-  readonly regex: string
-  readonly group?: number
-  readonly entropy?: number
-  readonly allow?: ReadonlyArray<AllowRegex | AllowWords>
-  /** Regexes the secret must each match (upstream's `!matchesAny(secret, …)`: a token with digits, say). */
-  readonly require?: ReadonlyArray<string>
-}
+export type { AllowRegex, AllowWords, GitleaksRule }
 
 /** The global allow-list: a secret matching one of these is no secret. */
 export const GLOBAL_ALLOW: ReadonlyArray<string> = [

@@ -34,7 +34,7 @@
  * OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
  * SOFTWARE.
  */
-import type { GitleaksRule } from "./data.ts"
+import type { GitleaksRule } from "./rule.ts"
 
 export const UPSTREAM = { name: "betterleaks", version: "v1.7.0", commit: "6381fa45ae946c588e2e1334d8396a15e5171ad6", rules: 412 } as const
 
