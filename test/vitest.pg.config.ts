@@ -85,6 +85,7 @@ export const PG_FILES = [
   "test/runs/runs-viewReuse.test.ts",
   "test/runs/runs-views.test.ts",
   "test/runs/runs-waitOtherProcess.test.ts",
+  "test/runs/runs-watch.test.ts",
   "test/runs/signals.test.ts",
   "test/runs/singleFlight.test.ts",
   "test/runs/window.test.ts",

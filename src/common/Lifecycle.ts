@@ -2,7 +2,7 @@
  * The daemon's phase: `starting` until every service is up and runs are re-attached, `ready`, then
  * `draining` from the first shutdown signal. Run tools answer `bridge.unavailable` outside `ready`.
  */
-import { Context, Effect, Layer, Ref } from "effect"
+import { Context, Effect, Layer, Stream, SubscriptionRef } from "effect"
 import { Unavailable } from "../domain/errors.ts"
 
 export type Phase = "starting" | "ready" | "draining"
@@ -12,21 +12,29 @@ export interface LifecycleShape {
   readonly set: (phase: Phase) => Effect.Effect<void>
   /** Fails with `bridge.unavailable` unless the daemon is ready. */
   readonly requireReady: Effect.Effect<void, Unavailable>
+  /**
+   * Fails with `bridge.unavailable` once the daemon is no longer ready (at once if it is not): what
+   * a long-lived follow (`Runs.watch`) is raced with, so a shutdown ends it with the typed error.
+   */
+  readonly untilNotReady: Effect.Effect<never, Unavailable>
 }
 
 export class Lifecycle extends Context.Tag("agent-bridge/Lifecycle")<Lifecycle, LifecycleShape>() {}
 
-/** A Lifecycle in `initial`; the phase lives in a Ref. */
+const unavailable = (p: Phase) => new Unavailable({ message: p === "starting" ? "the bridge is starting; retry shortly" : "the bridge is shutting down" })
+
+/** A Lifecycle in `initial`; the phase lives in a SubscriptionRef (its changes wake `untilNotReady`). */
 export const LifecycleAt = (initial: Phase) =>
   Layer.effect(
     Lifecycle,
-    Effect.map(Ref.make<Phase>(initial), (ref) => ({
-      phase: Ref.get(ref),
-      set: (phase) => Ref.set(ref, phase),
-      requireReady: Effect.flatMap(Ref.get(ref), (p) =>
-        p === "ready"
-          ? Effect.void
-          : Effect.fail(new Unavailable({ message: p === "starting" ? "the bridge is starting; retry shortly" : "the bridge is shutting down" }))
+    Effect.map(SubscriptionRef.make<Phase>(initial), (ref) => ({
+      phase: SubscriptionRef.get(ref),
+      set: (phase) => SubscriptionRef.set(ref, phase),
+      requireReady: Effect.flatMap(SubscriptionRef.get(ref), (p) => (p === "ready" ? Effect.void : Effect.fail(unavailable(p)))),
+      untilNotReady: ref.changes.pipe(
+        Stream.filter((p) => p !== "ready"),
+        Stream.runHead,
+        Effect.flatMap((p) => Effect.fail(unavailable(p._tag === "Some" ? p.value : "draining")))
       )
     }))
   )

@@ -1,16 +1,45 @@
 /**
- * A held-open event stream of a client key, as every face serves one (the A2A streaming methods,
- * the MCP Tasks `subscriptions/listen`): the face's frames, a keep-alive comment while they are
- * quiet (proxies and clients drop a silent connection), and the end when the key the stream was
- * opened with stops authenticating as its client (revoked or rotated, by this process or another:
- * the Auth change feed tells, as it tells the MCP edge for its calls in flight and its sessions).
- * A face gives the frames already worded; this module adds no byte of its own but the keep-alive.
+ * The one writer of Server-Sent Events, for every face's streams (the A2A streaming methods, the
+ * MCP Tasks `subscriptions/listen`, the inbox and console pages' feeds): the frame format, a
+ * keep-alive comment while the frames are quiet (proxies and clients drop a silent connection),
+ * and the response that carries them, as the platform's (`sseResponse`) or as a web-standard one
+ * for the MCP edge, which serves web Requests (`sseWebResponse`).
+ *
+ * A stream held open for a client key (`heldStream`) also ends when that key stops
+ * authenticating as its client (revoked or rotated, by this process or another: the Auth change
+ * feed tells, as it tells the MCP edge for its calls in flight and its sessions). A page's feed is
+ * bound to a sign-in instead, and ends on sign-out (`inbox/events.ts`). A face gives the frames'
+ * data already worded; this module adds no byte of its own but the framing and the keep-alive.
  */
-import { Duration, Effect, Option, Stream } from "effect"
+import { HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, Option, type Runtime, Stream } from "effect"
 import { Auth } from "../services/auth/Auth.ts"
 
 export const KEEP_ALIVE = Duration.seconds(15)
 export const KEEP_ALIVE_FRAME = ": keep-alive\n\n"
+
+/** One event: its name when it has one (else the client's default, `message`), then its data line. */
+export const sseFrame = (data: string, event?: string): string =>
+  event === undefined ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`
+
+/** `frames` with a keep-alive comment every `every` after the first; ends when the frames do. */
+export const withKeepAlive = <R>(frames: Stream.Stream<string, never, R>, every: Duration.DurationInput = KEEP_ALIVE): Stream.Stream<string, never, R> =>
+  Stream.merge(frames, Stream.tick(every).pipe(Stream.drop(1), Stream.as(KEEP_ALIVE_FRAME)), { haltStrategy: "left" })
+
+/** The frames as the platform's event-stream response; `headers` are the face's own. */
+export const sseResponse = <R>(frames: Stream.Stream<string, never, R>, options: { readonly contentType?: string; readonly headers: Record<string, string> }) =>
+  Effect.map(Effect.context<R>(), (context) =>
+    HttpServerResponse.stream(frames.pipe(Stream.encodeText, Stream.provideContext(context)), {
+      contentType: options.contentType ?? "text/event-stream",
+      headers: options.headers
+    }))
+
+/** The frames as a web-standard event-stream response, run in `runtime`; cancelling the body interrupts them. */
+export const sseWebResponse = <R>(frames: Stream.Stream<string, never, R>, runtime: Runtime.Runtime<R>, headers: Record<string, string>): Response =>
+  new Response(Stream.toReadableStreamRuntime(Stream.encodeText(frames), runtime), {
+    status: 200,
+    headers: { "content-type": "text/event-stream", ...headers }
+  })
 
 /** The key a stream was opened with, and the client it authenticated as then. */
 export interface StreamHolder {
@@ -51,8 +80,7 @@ export interface HeldStream<R> {
  * stream is cancelled), and so does the scope it runs in.
  */
 export const heldStream = <R>(input: HeldStream<R>): Stream.Stream<string, never, R> => {
-  const keepAlive = Stream.tick(input.keepAlive ?? KEEP_ALIVE).pipe(Stream.drop(1), Stream.as(KEEP_ALIVE_FRAME))
-  const events = Stream.merge(input.frames, keepAlive, { haltStrategy: "left" })
+  const events = withKeepAlive(input.frames, input.keepAlive)
   const revokedFrame = input.revokedFrame
   const revoked = keyRevoked(input.holder).pipe(
     Stream.flatMap(() => (revokedFrame === undefined ? Stream.empty : Stream.make(revokedFrame)))

@@ -11,8 +11,11 @@ export interface ProgressShape {
 
 export class Progress extends Context.Tag("agent-bridge/Progress")<Progress, ProgressShape>() {}
 
+/** A request without a `progressToken`: one shared value (the MCP edge reuses a call's runtime for it). */
+export const NO_PROGRESS: ProgressShape = { enabled: false, report: () => Effect.void }
+
 /** No `progressToken` on the request: reports go nowhere. */
-export const ProgressNone = Layer.succeed(Progress, { enabled: false, report: () => Effect.void })
+export const ProgressNone = Layer.succeed(Progress, NO_PROGRESS)
 
 /**
  * `ProgressTest`: a request that carried a `progressToken`; it records each report in `reports`,

@@ -9,7 +9,6 @@ import type { StorageFaultKind } from "./faultKind.ts"
 import { pgFaultKind, pgLostConnection } from "./pg/faultsPg.ts"
 import { sqliteFaultKind } from "./sqlite/faultsSqlite.ts"
 
-
 export interface StorageFault {
   readonly kind: StorageFaultKind
   readonly code: string

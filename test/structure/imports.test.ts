@@ -74,6 +74,67 @@ const all = files.flatMap((f) => importsOf(f))
 const relative = all.filter((i) => i.spec.startsWith("."))
 const where = (i: Import) => `${path.relative(SRC, i.from)}:${i.line} imports ${i.spec}`
 
+/**
+ * The cycles of the file graph (one per strongly connected component, named from its first file in
+ * path order), each as the files of one loop through it.
+ */
+const fileCycles = (imports: ReadonlyArray<Import>): Array<string> => {
+  const graph = new Map<string, Set<string>>()
+  for (const i of imports) {
+    const from = path.relative(SRC, i.from).split(path.sep).join("/")
+    const to = path.relative(SRC, path.resolve(path.dirname(i.from), i.spec)).split(path.sep).join("/")
+    graph.set(from, (graph.get(from) ?? new Set()).add(to))
+  }
+  // Tarjan's strongly connected components.
+  let index = 0
+  const idx = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: Array<string> = []
+  const onStack = new Set<string>()
+  const components: Array<Array<string>> = []
+  const connect = (v: string) => {
+    idx.set(v, index)
+    low.set(v, index++)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        connect(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!))
+    }
+    if (low.get(v) === idx.get(v)) {
+      const component: Array<string> = []
+      for (let w = stack.pop()!; ; w = stack.pop()!) {
+        onStack.delete(w)
+        component.push(w)
+        if (w === v) break
+      }
+      if (component.length > 1) components.push(component)
+    }
+  }
+  for (const v of [...graph.keys()].sort()) if (!idx.has(v)) connect(v)
+  return components.map((component) => {
+    const members = new Set(component)
+    const start = [...component].sort()[0]!
+    // One loop back to the start, inside the component (breadth first: the shortest).
+    const previous = new Map<string, string>()
+    const queue = [start]
+    while (queue.length > 0) {
+      const v = queue.shift()!
+      for (const w of [...(graph.get(v) ?? [])].sort()) {
+        if (!members.has(w) || previous.has(w)) continue
+        previous.set(w, v)
+        if (w === start) queue.length = 0
+        else queue.push(w)
+      }
+    }
+    const loop: Array<string> = []
+    for (let v = previous.get(start)!; v !== start; v = previous.get(v)!) loop.unshift(v)
+    return [start, ...loop, start].join(" → ")
+  }).sort()
+}
+
 describe("the import rule", () => {
   it("knows every top-level folder of src/", () => {
     const tops = new Set(files.map((f) => areaOf(f).layer))
@@ -108,6 +169,19 @@ describe("the import rule", () => {
     }
     for (const node of graph.keys()) visit(node, [])
     expect(cycles).toEqual([])
+  })
+
+  it("has no cycle between files, type imports included (a type shared by two files lives in a leaf)", () => {
+    expect(fileCycles(relative)).toEqual([])
+  })
+
+  it("finds a cycle between files, through a type import too (the check can fail)", () => {
+    const a = path.join(SRC, "edge", "a.ts")
+    const b = path.join(SRC, "edge", "b.ts")
+    const c = path.join(SRC, "edge", "c.ts")
+    const probe = [...importsOf(a, 'import { b } from "./b.ts"'), ...importsOf(b, 'import type { C } from "./c.ts"'), ...importsOf(c, 'import type { A } from "./a.ts"')]
+    expect(fileCycles(probe)).toEqual(["edge/a.ts → edge/b.ts → edge/c.ts → edge/a.ts"])
+    expect(fileCycles(probe.slice(0, 2))).toEqual([])
   })
 
   it("reads every form of import, and flags an upward one (the check can fail)", () => {

@@ -17,46 +17,45 @@ import {
 } from "@a2a-js/sdk/errors"
 import { Effect } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
-import { errorCode, errorStatus } from "../../domain/errors.ts"
-import { A2A_ARTIFACT_MAX_BYTES, A2A_LIST_DEFAULT, A2A_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
+import { errorCode } from "../../domain/errors.ts"
+import { type ProtocolErrorKind, protocolErrorKind } from "../protocolErrors.ts"
+import { A2A_LIST_DEFAULT, A2A_LIST_MAX, WAIT_DEFAULT_SECONDS } from "../../domain/limits.ts"
 import { isTerminal, type RunStatus, type RunView } from "../../domain/runs/view.ts"
+import { answerFromText, needsClient, PHASE_KEYS, phaseOf, statusesOfPhase } from "../../domain/runs/phase.ts"
 import { Caller } from "../../request/Caller.ts"
 import { PushConfigs } from "../../services/a2aPush/PushConfigs.ts"
-import type { Progress } from "../../request/Progress.ts"
 import { Runs } from "../../services/runs/Runs.ts"
 import { type MessageInput, messageInput } from "./messageInput.ts"
-import { attachPush, checkPush, createPush, deletePush, getPush, listPush, type PushEnv } from "./pushMethods.ts"
+import { attachPush, checkPush, createPush, deletePush, getPush, listPush } from "./pushMethods.ts"
 import { streamingMethods } from "./streamMethods.ts"
+import { outputWindows } from "./taskStream.ts"
 import { outputArtifact, STATE_OF, stateOf, taskOf } from "./taskOfRun.ts"
+import type { A2AEnv, A2ARunner } from "./env.ts"
 
-export type A2AEnv = Runs | Caller | Progress | PushEnv
-/** Runs a program with the request's caller; a bridge error comes back as the A2A error for it. */
-export type A2ARunner = <A>(program: Effect.Effect<A, BridgeError, A2AEnv>) => Promise<A>
+export type { A2AEnv, A2ARunner }
 
 /**
- * The A2A error for a bridge error, its text already redacted: an unknown (or another client's)
- * run → TaskNotFound; any other refusal of the request → invalid params (-32602) with the bridge's
- * sentence; the rest (unavailable, an incident) → internal error. The bridge code rides along in
+ * The A2A error for a bridge error (its kind: `../protocolErrors.ts`), its text already redacted:
+ * not found → TaskNotFound; invalid params → RequestMalformed (-32602) with the bridge's sentence;
+ * internal → the internal error. The bridge code rides along in
  * the error info's metadata.
  */
 export const a2aErrorOf = (e: BridgeError, text: string): A2AError => {
   const options = { message: text, metadata: { bridge_code: errorCode(e) } }
-  if (e._tag === "RunNotFound") return new TaskNotFoundError(options)
-  return errorStatus(e) < 500 ? new RequestMalformedError(options) : new A2AError(options)
+  const of: Readonly<Record<ProtocolErrorKind, () => A2AError>> = {
+    not_found: () => new TaskNotFoundError(options),
+    invalid_params: () => new RequestMalformedError(options),
+    internal: () => new A2AError(options)
+  }
+  return of[protocolErrorKind(e)]()
 }
 
 /** The output of a finished run, window after window, up to A2A_ARTIFACT_MAX_BYTES. */
 const artifactOf = (first: RunView): Effect.Effect<Artifact | undefined, BridgeError, A2AEnv> =>
   Effect.gen(function* () {
     if (!isTerminal(first.status) || first.output === null) return undefined
-    const runs = yield* Runs
-    const windows = [first.output]
-    let view = first
-    while (view.next_offset !== null && view.next_offset < A2A_ARTIFACT_MAX_BYTES) {
-      view = yield* runs.status(first.run_id, view.next_offset)
-      windows.push(view.output ?? "")
-    }
-    return outputArtifact(windows, first.output_total, view.next_offset === null)
+    const { windows, complete } = yield* outputWindows(first)
+    return outputArtifact(windows, first.output_total, complete)
   })
 
 export const taskOfView = (view: RunView, historyLength: number | undefined) =>
@@ -76,20 +75,17 @@ const continueTask = (view: RunView, text: string): Effect.Effect<void, BridgeEr
     if (isTerminal(view.status)) {
       return yield* Effect.fail(new UnsupportedOperationError(`task ${view.run_id} has ended (${view.status}): send a new message without taskId`))
     }
-    if (view.pending?.kind === "clarification") {
-      const q = view.pending
-      const answer = q.multi_select ? text.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : text.trim()
-      yield* runs.answer(view.run_id, q.request_id, answer)
+    const phase = phaseOf(view)
+    if (needsClient(phase)) {
+      yield* runs.answer(view.run_id, phase.question.request_id, answerFromText(phase.question, text))
       return
     }
     yield* runs.steer(view.run_id, text)
   })
 
-/** The run statuses a task state may come from (WORKING includes a clarification already retired). */
-const statusesOf = (state: TaskState): ReadonlyArray<RunStatus> => {
-  const statuses = (Object.keys(STATE_OF) as Array<RunStatus>).filter((s) => STATE_OF[s] === state)
-  return state === TaskState.TASK_STATE_WORKING ? [...statuses, "waiting_for_clarification"] : statuses
-}
+/** The run statuses a task state may come from: those of every phase it maps from (`statusesOfPhase`). */
+const statusesOf = (state: TaskState): ReadonlyArray<RunStatus> =>
+  [...new Set(PHASE_KEYS.filter((k) => STATE_OF[k] === state).flatMap(statusesOfPhase))]
 
 const pageSizeOf = (asked: number | undefined) => {
   if (asked === undefined || asked === 0) return A2A_LIST_DEFAULT
@@ -180,8 +176,8 @@ export const makeHandler = (run: A2ARunner, card: () => Promise<AgentCard>): A2A
           after,
           limit: pageSize
         }).pipe(Effect.catchTag("RunNotFound", () => Effect.fail(new RequestMalformedError("pageToken is not one this server gave (or its task is gone)"))))
-        // A clarification retired meanwhile reads WORKING, not INPUT_REQUIRED (stateOf): the
-        // ledger's status alone cannot tell, so those few are dropped here.
+        // The ledger's status alone cannot tell a phase (a question pending or retired meanwhile:
+        // stateOf), so the page is of the statuses it may come from, and the others dropped here.
         const items = state === undefined ? page.runs : page.runs.filter((r) => stateOf(r) === state)
         const tasks: Array<Task> = params.includeArtifacts === true
           ? yield* Effect.forEach(items, (r) => readTask(r.run_id, params.historyLength))

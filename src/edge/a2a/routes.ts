@@ -8,15 +8,14 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server"
 import { A2AError } from "@a2a-js/sdk/errors"
-import { Cause, type Context, Effect, Exit, FiberId, Option, Redacted, Runtime } from "effect"
+import { type Context, Effect, Option, Redacted, Runtime } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { logIncident } from "../../common/incident.ts"
 import { Redactor } from "../../common/Redactor.ts"
-import { InvalidInput, isBridgeError } from "../../domain/errors.ts"
+import { InvalidInput } from "../../domain/errors.ts"
 import { NUL_REFUSAL, nulPath, pathText } from "../../domain/text.ts"
 import { A2A_BODY_MAX_BYTES, A2A_JSON_DEPTH_MAX } from "../../domain/limits.ts"
-import { Caller, type CallerShape } from "../../request/Caller.ts"
-import { ProgressNone } from "../../request/Progress.ts"
+import type { CallerShape } from "../../request/Caller.ts"
+import { asRequest, runExit, settle } from "../runner.ts"
 import { Agents } from "../../services/agents/Agents.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import { bearerToken } from "../../services/auth/apiKeys.ts"
@@ -30,7 +29,7 @@ import { agentCard, agentCardJson, PUBLIC_CARD_VERSION } from "./card.ts"
 import { SERVER_VERSION } from "../mcp/mcpServer.ts"
 import { requestHasOperatorKey } from "../http/operatorKey.ts"
 import { a2aErrorOf, type A2ARunner, makeHandler } from "./handler.ts"
-import { sseResponse } from "./sse.ts"
+import { a2aSseResponse } from "./sse.ts"
 import { IssuedSecret, type PushEnv } from "./pushMethods.ts"
 
 const enabled = Effect.map(AppConfig, (c) => c.a2a.enabled && c.bridge.enabled)
@@ -55,32 +54,26 @@ const rpcError = (status: number, code: number, message: string, id: unknown = n
   HttpServerResponse.unsafeJson({ jsonrpc: "2.0", id, error: { code, message } }, { status })
 
 /**
- * Runs a method's program with the caller: bridge errors as A2A errors (redacted), defects as
- * incidents. `signal` (a stream closed) interrupts the program in flight.
+ * Runs a method's program for the request (`../runner.ts`): as the caller, bridge errors as A2A
+ * errors (redacted), defects as incidents. `signal` (a stream closed) interrupts the program in flight.
  */
-const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor | PushEnv>, caller: CallerShape, signal: AbortSignal, issued: IssuedSecret["Type"]): A2ARunner => (program) =>
-  new Promise<Exit.Exit<any, any>>((resolve) => {
-    const fiber = Runtime.runFork(runtime)(program.pipe(Effect.provideService(Caller, caller), Effect.provideService(IssuedSecret, issued), Effect.provide(ProgressNone)))
-    const onAbort = () => fiber.unsafeInterruptAsFork(FiberId.none)
-    signal.addEventListener("abort", onAbort, { once: true })
-    if (signal.aborted) onAbort()
-    fiber.addObserver((exit) => {
-      signal.removeEventListener("abort", onAbort)
-      resolve(exit)
-    })
-  }).then(async (exit) => {
-    if (Exit.isSuccess(exit)) return exit.value
-    const failure = Cause.failureOption(exit.cause)
-    if (Option.isSome(failure) && isBridgeError(failure.value)) {
-      const redactor = Runtime.runSync(runtime)(Redactor)
-      throw a2aErrorOf(failure.value, redactor.text(failure.value.message))
-    }
-    const defect = Cause.dieOption(exit.cause)
-    if (Option.isSome(defect) && defect.value instanceof A2AError) throw defect.value
-    if (Cause.isInterruptedOnly(exit.cause)) throw new A2AError({ message: "the request was closed", metadata: { bridge_code: "bridge.unavailable" } })
-    const incident = await Runtime.runPromise(runtime)(logIncident("a2a request failed", exit.cause))
-    throw new A2AError({ message: `internal error (incident ${incident.incident})`, metadata: { bridge_code: "bridge.internal" } })
-  })
+const makeRunner = (runtime: Runtime.Runtime<Runs | Redactor | PushEnv>, caller: CallerShape, signal: AbortSignal, issued: IssuedSecret["Type"]): A2ARunner => async (program) => {
+  const exit = await runExit(runtime, asRequest(Effect.provideService(program, IssuedSecret, issued), { caller }), signal)
+  const redactor = Runtime.runSync(runtime)(Redactor)
+  const outcome = await settle(runtime as Runtime.Runtime<never>, redactor, exit, "a2a request failed", (e) => e instanceof A2AError)
+  switch (outcome._tag) {
+    case "Done":
+      return outcome.value
+    case "Refused":
+      throw a2aErrorOf(outcome.error, outcome.text)
+    case "Own":
+      throw outcome.error
+    case "Interrupted":
+      throw new A2AError({ message: "the request was closed", metadata: { bridge_code: "bridge.unavailable" } })
+    case "Incident":
+      throw new A2AError({ message: `internal error (incident ${outcome.incident})`, metadata: { bridge_code: "bridge.internal" } })
+  }
+}
 
 /** The JSON-RPC answer with `result.signingSecret` when the request made a push config (the result is an object then). */
 const withSigningSecret = (out: unknown, secret: Redacted.Redacted<string> | undefined): unknown => {
@@ -184,7 +177,7 @@ export const a2aRoute = Effect.gen(function* () {
     }
   })
   if ("json" in answer) return HttpServerResponse.unsafeJson(answer.json)
-  return yield* sseResponse({
+  return yield* a2aSseResponse({
     events: answer.stream,
     first: answer.first,
     id,

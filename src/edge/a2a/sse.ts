@@ -11,18 +11,17 @@
  * aborts the request's runner first, which interrupts that step, so the close is immediate and
  * leaves no fiber behind.
  */
-import { HttpServerResponse } from "@effect/platform"
 import { JsonRpcTransportHandler } from "@a2a-js/sdk/server"
 import { A2AError } from "@a2a-js/sdk/errors"
 import { Duration, Effect, Option, Stream } from "effect"
 import type { Auth } from "../../services/auth/Auth.ts"
-import { heldStream } from "../sse.ts"
+import { heldStream, sseFrame, sseResponse } from "../sse.ts"
 
 export { KEEP_ALIVE } from "../sse.ts"
 /** How long the close waits for the generator to finish after its step was interrupted. */
 const RETURN_LIMIT = Duration.seconds(2)
 
-const frame = (message: unknown) => `data: ${JSON.stringify(message)}\n\n`
+const frame = (message: unknown) => sseFrame(JSON.stringify(message))
 
 export interface SseInput {
   readonly events: AsyncGenerator<unknown>
@@ -74,9 +73,5 @@ export const sseFrames = (input: SseInput): Stream.Stream<string, never, Auth> =
   return input.release === undefined ? frames : Stream.ensuring(frames, input.release)
 }
 
-export const sseResponse = (input: SseInput) =>
-  Effect.map(Effect.context<Auth>(), (context) =>
-    HttpServerResponse.stream(sseFrames(input).pipe(Stream.encodeText, Stream.provideContext(context)), {
-      contentType: "text/event-stream",
-      headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
-    }))
+export const a2aSseResponse = (input: SseInput) =>
+  sseResponse(sseFrames(input), { headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } })

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
 import { isTerminal, type RunView } from "../../domain/runs/view.ts"
 import { Runs } from "../../services/runs/Runs.ts"
-import type { A2AEnv, A2ARunner } from "./handler.ts"
+import type { A2AEnv, A2ARunner } from "./env.ts"
 import { type MessageInput, messageInput } from "./messageInput.ts"
 import { makeTaskStream, type StreamMode } from "./taskStream.ts"
 

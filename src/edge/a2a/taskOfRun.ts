@@ -1,12 +1,13 @@
 /**
- * A run as an A2A task (docs/REFERENCE.md, "A2A"). Pure: the handler reads the views through the
- * runs service, which has redacted every text in them already.
+ * A run as an A2A task (docs/REFERENCE.md, "A2A"): a table over the run's phase
+ * (`domain/runs/phase.ts`, which also words the status messages). Pure: the handler reads the views
+ * through the runs service, which has redacted every text in them already.
  *
  * | run status                                   | task state                                     |
  * | queued                                       | SUBMITTED                                      |
  * | running, stopping                            | WORKING                                        |
  * | waiting_for_approval                         | WORKING, the status message names the command  |
- * | waiting_for_clarification (question pending) | INPUT_REQUIRED, the question as the message    |
+ * | a clarification pending (any live status)     | INPUT_REQUIRED, the question as the message    |
  * | completed                                    | COMPLETED, the output as the `output` artifact |
  * | failed, interrupted                          | FAILED, the error as the message               |
  * | cancelled                                    | CANCELED                                       |
@@ -16,7 +17,8 @@
  * the operator, in the inbox); a client that treats AUTH_REQUIRED as its turn would stall.
  */
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from "@a2a-js/sdk"
-import type { RunListItem, RunStatus, RunView } from "../../domain/runs/view.ts"
+import { type PhaseKey, phaseKey, phaseOf, phaseSentence, questionWithChoices } from "../../domain/runs/phase.ts"
+import type { RunListItem, RunView } from "../../domain/runs/view.ts"
 
 /** The fields a task is made from: a run view or a list item. */
 export type RunFacts = Pick<
@@ -24,21 +26,36 @@ export type RunFacts = Pick<
   "run_id" | "agent" | "status" | "created_at" | "updated_at" | "input_preview" | "error" | "pending" | "last_seq" | "awaiting_approval" | "session_key"
 >
 
-export const STATE_OF: Readonly<Record<RunStatus, TaskState>> = {
+/** The task state of each phase (the run's phase: `domain/runs/phase.ts`). */
+export const STATE_OF: Readonly<Record<PhaseKey, TaskState>> = {
   queued: TaskState.TASK_STATE_SUBMITTED,
-  running: TaskState.TASK_STATE_WORKING,
+  working: TaskState.TASK_STATE_WORKING,
   stopping: TaskState.TASK_STATE_WORKING,
-  waiting_for_approval: TaskState.TASK_STATE_WORKING,
-  waiting_for_clarification: TaskState.TASK_STATE_INPUT_REQUIRED,
-  completed: TaskState.TASK_STATE_COMPLETED,
-  failed: TaskState.TASK_STATE_FAILED,
-  interrupted: TaskState.TASK_STATE_FAILED,
-  cancelled: TaskState.TASK_STATE_CANCELED
+  awaiting_operator: TaskState.TASK_STATE_WORKING,
+  needs_answer: TaskState.TASK_STATE_INPUT_REQUIRED,
+  ended_ok: TaskState.TASK_STATE_COMPLETED,
+  ended_failed: TaskState.TASK_STATE_FAILED,
+  ended_interrupted: TaskState.TASK_STATE_FAILED,
+  ended_cancelled: TaskState.TASK_STATE_CANCELED
 }
 
-/** A run without a clarification pending is never INPUT_REQUIRED (a question retired meanwhile). */
-export const stateOf = (run: RunFacts): TaskState =>
-  run.status === "waiting_for_clarification" && run.pending?.kind !== "clarification" ? TaskState.TASK_STATE_WORKING : STATE_OF[run.status]
+/**
+ * Whether the status message says the phase's sentence: a running, queued or completed task says
+ * nothing beyond its state, and a cancelled one only why (when it is known).
+ */
+export const SAYS_SENTENCE: Readonly<Record<PhaseKey, boolean>> = {
+  queued: false,
+  working: false,
+  stopping: true,
+  awaiting_operator: true,
+  needs_answer: true,
+  ended_ok: false,
+  ended_failed: true,
+  ended_interrupted: true,
+  ended_cancelled: true
+}
+
+export const stateOf = (run: RunFacts): TaskState => STATE_OF[phaseKey(phaseOf(run))]
 
 /** A task's contextId: the run's session key (A2A starts always set one), else the run id. */
 export const contextOf = (run: RunFacts): string => run.session_key ?? run.run_id
@@ -59,31 +76,14 @@ const message = (run: RunFacts, messageId: string, role: Role, parts: Array<Part
 
 /** What the status says in words (and, for a question, the question's data for a program). */
 const statusParts = (run: RunFacts): Array<Part> | undefined => {
-  const why = run.error === null ? "" : `: ${run.error}`
-  switch (run.status) {
-    case "waiting_for_clarification": {
-      const q = run.pending?.kind === "clarification" ? run.pending : undefined
-      if (q === undefined) return undefined
-      const offered = q.choices === null ? "" : ` (${q.multi_select ? "one or more of" : "one of"}: ${q.choices.join(", ")})`
-      return [textPart(`${q.question}${offered}`), dataPart({ request_id: q.request_id, question: q.question, choices: q.choices, multi_select: q.multi_select })]
-    }
-    case "waiting_for_approval": {
-      const waiting = run.awaiting_approval ?? (run.pending?.kind === "approval" ? run.pending : undefined)
-      return [textPart(waiting === undefined
-        ? "Waiting for the operator's approval (in the bridge's inbox)."
-        : `Waiting for the operator's approval of \`${waiting.command}\` (since ${waiting.since}), in the bridge's inbox.`)]
-    }
-    case "stopping":
-      return [textPart("The run is stopping.")]
-    case "failed":
-      return [textPart(`The run failed${why}`)]
-    case "interrupted":
-      return [textPart(`The run was interrupted${why}`)]
-    case "cancelled":
-      return run.error === null ? undefined : [textPart(`The run was cancelled${why}`)]
-    default:
-      return undefined
+  const phase = phaseOf(run)
+  if (!SAYS_SENTENCE[phaseKey(phase)]) return undefined
+  if (phase._tag === "NeedsAnswer") {
+    const q = phase.question
+    return [textPart(questionWithChoices(q)), dataPart({ request_id: q.request_id, question: q.question, choices: q.choices, multi_select: q.multi_select })]
   }
+  if (phase._tag === "Ended" && phase.outcome === "cancelled" && phase.why === null) return undefined
+  return [textPart(phaseSentence(phase))]
 }
 
 const statusMessage = (run: RunFacts): Message | undefined => {

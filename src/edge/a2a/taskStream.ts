@@ -1,8 +1,8 @@
 /**
  * One A2A stream of a task (`SendStreamingMessage`, `SubscribeToTask`) over the runs service, step
- * by step: the first step is the Task as it stands (the spec's first event); each next step waits
- * for the run to change (its signal, as `agent_run_wait` waits, bounded by STEP_WAIT_SECONDS) and
- * answers what changed, as status updates and output artifact updates. The stream ends at a
+ * by step: the first step is the Task as it stands (the spec's first event); each next step follows
+ * the run (`Runs.watch`: its signal and the change feed, as `agent_run_wait` waits; no timer) until
+ * it moves, and answers what changed, as status updates and output artifact updates. The stream ends at a
  * terminal state, and for `SendStreamingMessage` also at INPUT_REQUIRED (an interrupted state: the
  * client's turn). A step is a short program the handler runs as the caller; between steps nothing
  * runs, so a closed stream leaves nothing behind.
@@ -18,20 +18,15 @@
  */
 import { createHash } from "node:crypto"
 import type { Artifact, StreamResponse, TaskStatus } from "@a2a-js/sdk"
-import { TaskState } from "@a2a-js/sdk"
-import { Deferred, Effect } from "effect"
+import { Effect, Option, Stream } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
 import { A2A_ARTIFACT_MAX_BYTES } from "../../domain/limits.ts"
 import { isTerminal, type RunView } from "../../domain/runs/view.ts"
-import { Progress } from "../../request/Progress.ts"
 import { Runs } from "../../services/runs/Runs.ts"
-import { contextOf, stateOf, taskOf, textPart } from "./taskOfRun.ts"
-import type { A2AEnv } from "./handler.ts"
-
-/** A step waits at most this long for a change before it reads the run again anyway. */
-export const STEP_WAIT_SECONDS = 5
-/** A subscriber of a task waiting for its client's answer reads it this often (a wait would end at once). */
-export const INPUT_POLL_MS = 500
+import type { Caller } from "../../request/Caller.ts"
+import { contextOf, taskOf, textPart } from "./taskOfRun.ts"
+import { isEnded, needsClient, phaseOf, type RunPhase } from "../../domain/runs/phase.ts"
+import type { A2AEnv } from "./env.ts"
 
 export type StreamMode = "send" | "subscribe"
 
@@ -44,13 +39,10 @@ export interface StreamStep {
 const statusStamp = (s: TaskStatus) => `${s.state}\u0000${JSON.stringify(s.message?.parts ?? [])}`
 
 /** Where a stream stops: a terminal state, or (SendStreamingMessage) the client's turn. */
-const endsStream = (state: TaskState, mode: StreamMode) =>
-  state === TaskState.TASK_STATE_COMPLETED || state === TaskState.TASK_STATE_FAILED || state === TaskState.TASK_STATE_CANCELED ||
-  state === TaskState.TASK_STATE_REJECTED ||
-  (mode === "send" && (state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_AUTH_REQUIRED))
+const endsStream = (phase: RunPhase, mode: StreamMode) => isEnded(phase) || (mode === "send" && needsClient(phase))
 
-/** The windows of the output as GetTask reads them: from 0, up to A2A_ARTIFACT_MAX_BYTES. */
-const finalWindows = (first: RunView) =>
+/** The windows of the output as GetTask reads them: from `first` (offset 0), up to A2A_ARTIFACT_MAX_BYTES. */
+export const outputWindows = (first: RunView): Effect.Effect<{ readonly windows: Array<string>; readonly complete: boolean }, BridgeError, Runs | Caller> =>
   Effect.gen(function* () {
     const runs = yield* Runs
     const windows = [first.output ?? ""]
@@ -60,18 +52,6 @@ const finalWindows = (first: RunView) =>
       windows.push(view.output ?? "")
     }
     return { windows, complete: view.next_offset === null }
-  })
-
-/** Waits until the run has an event after `seenSeq`, ends a wait, or STEP_WAIT_SECONDS pass. */
-const awaitChange = (runId: string, seenSeq: number) =>
-  Effect.gen(function* () {
-    const runs = yield* Runs
-    const moved = yield* Deferred.make<void>()
-    const progress = { enabled: true, report: (seq: number) => (seq > seenSeq ? Deferred.succeed(moved, undefined) : Effect.void) }
-    yield* Effect.race(
-      Effect.provideService(runs.wait(runId, STEP_WAIT_SECONDS), Progress, progress),
-      Deferred.await(moved)
-    )
   })
 
 export const makeTaskStream = (runId: string, mode: StreamMode, historyLength: number | undefined) => {
@@ -131,7 +111,7 @@ export const makeTaskStream = (runId: string, mode: StreamMode, historyLength: n
     Effect.gen(function* () {
       if (view.output === null) return
       const first = view.output_offset === 0 ? view : yield* Effect.flatMap(Runs, (runs) => runs.status(runId, 0))
-      const { windows, complete } = yield* finalWindows(first)
+      const { windows, complete } = yield* outputWindows(first)
       const all = windows.join("")
       const prefix = createHash("sha256").update(all.slice(0, sentChars)).digest("hex")
       const continues = started && all.length >= sentChars && prefix === sent.digest("hex")
@@ -160,8 +140,7 @@ export const makeTaskStream = (runId: string, mode: StreamMode, historyLength: n
       const out: Array<StreamResponse> = []
       seenSeq = view.last_seq
       const task = taskOf(view, { historyLength })
-      const state = stateOf(view)
-      const ends = endsStream(state, mode)
+      const ends = endsStream(phaseOf(view), mode)
       if (isTerminal(view.status)) yield* finalOutput(view, out)
       else yield* liveOutput(view, out)
       const stamp = task.status === undefined ? "" : statusStamp(task.status)
@@ -183,18 +162,23 @@ export const makeTaskStream = (runId: string, mode: StreamMode, historyLength: n
       return { events: [head, ...rest.events], done: rest.done }
     })
 
-  /** The next step: waits for a change, then answers it (no events when nothing did). */
+  /** A view with something new to say: a later event, or another status. */
+  const moved = (view: RunView) => {
+    if (view.last_seq !== seenSeq || isTerminal(view.status)) return true
+    const task = taskOf(view, { historyLength })
+    return task.status !== undefined && statusStamp(task.status) !== status
+  }
+
+  /**
+   * The next step: follows the run (`Runs.watch`: its signal and the change feed, no timer) until
+   * it has moved, then answers what changed (no events when nothing new was to be said).
+   */
   const next: Effect.Effect<StreamStep, BridgeError, A2AEnv> = Effect.gen(function* () {
     if (finished) return { events: [], done: true }
     const runs = yield* Runs
-    const before = yield* runs.status(runId, offset)
-    if (before.last_seq === seenSeq && !isTerminal(before.status)) {
-      // A subscriber at the client's turn: a wait would end at once, so it reads at a pace.
-      if (stateOf(before) === TaskState.TASK_STATE_INPUT_REQUIRED) yield* Effect.sleep(INPUT_POLL_MS)
-      else yield* awaitChange(runId, seenSeq)
-      return yield* changes(yield* runs.status(runId, offset))
-    }
-    return yield* changes(before)
+    const changed = yield* runs.watch(runId).pipe(Stream.filter(moved), Stream.runHead)
+    // The watch ends after the run's end, which always moves: none only for a run gone meanwhile.
+    return yield* changes(Option.isSome(changed) ? changed.value : yield* runs.status(runId, offset))
   })
 
   return { first, next }

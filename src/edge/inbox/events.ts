@@ -7,21 +7,20 @@
  * the database every `pollInterval`, so a sign-out through another replica ends it too), and
  * comments keep idle connections open through proxies.
  */
-import { HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schedule, Stream } from "effect"
 import { Inbox } from "../../services/inbox/Inbox.ts"
 import { InboxWeb } from "./InboxWeb.ts"
 import { pendingRows, pendingVersion } from "./respond.ts"
 import { Consents } from "../../services/oauth/Consents.ts"
 import { SECURITY_HEADERS } from "./security.ts"
+import { sseFrame, sseResponse, withKeepAlive } from "../sse.ts"
 
 type Signal = { readonly _tag: "version"; readonly version: string } | { readonly _tag: "signedout" }
 
 /** How long the browser waits before reconnecting a dropped stream. */
 const RETRY_MS = 2000
 
-const frame = (signal: Signal): string =>
-  signal._tag === "version" ? `event: inbox\ndata: ${signal.version}\n\n` : "event: signedout\ndata: \n\n"
+const frame = (signal: Signal): string => (signal._tag === "version" ? sseFrame(signal.version, "inbox") : sseFrame("", "signedout"))
 
 /**
  * The frames of one page's stream, as text: `retry`, then an `inbox` event for each new version,
@@ -45,11 +44,7 @@ export const sessionFeed = <R>(token: string, versions: Stream.Stream<string, ne
         Stream.takeUntil((s) => s._tag === "signedout"),
         Stream.map(frame)
       )
-      const keepAlive = Stream.tick(web.heartbeat).pipe(Stream.drop(1), Stream.as(": keep-alive\n\n"))
-      return Stream.concat(
-        Stream.make(`retry: ${RETRY_MS}\n\n`),
-        Stream.merge(signals, keepAlive, { haltStrategy: "left" })
-      )
+      return Stream.concat(Stream.make(`retry: ${RETRY_MS}\n\n`), withKeepAlive(signals, web.heartbeat))
     })
   )
 
@@ -82,11 +77,6 @@ export const inboxEvents = (token: string): Stream.Stream<string, never, Inbox |
 
 /** A feed's frames as the event-stream response (security headers, no proxy buffering). */
 export const feedResponse = <R>(frames: Stream.Stream<string, never, R>) =>
-  Effect.map(Effect.context<R>(), (context) =>
-    HttpServerResponse.stream(frames.pipe(Stream.encodeText, Stream.provideContext(context)), {
-      contentType: "text/event-stream; charset=utf-8",
-      headers: { ...SECURITY_HEADERS, "x-accel-buffering": "no" }
-    })
-  )
+  sseResponse(frames, { contentType: "text/event-stream; charset=utf-8", headers: { ...SECURITY_HEADERS, "x-accel-buffering": "no" } })
 
 export const eventsResponse = (token: string) => feedResponse(inboxEvents(token))

@@ -27,8 +27,6 @@ import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { CLIENT_QUOTA_DEFAULTS } from "../../domain/limits.ts"
 import { AuthForbidden } from "../../domain/errors.ts"
-import { Caller } from "../../request/Caller.ts"
-import { Progress } from "../../request/Progress.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import { digestKey } from "../../services/auth/apiKeys.ts"
 import { McpSessionStore, type StoredSession } from "../../services/mcp-sessions/McpSessionStore.ts"
@@ -43,6 +41,8 @@ import { STREAM_PRELUDE, streamQuotaGate, withStreamPrelude } from "./heldStream
 import { makeSkillsBridge } from "./skillsExtension.ts"
 import { taskListenRequest } from "./tasks/taskListen.ts"
 import { makeTasksBridge } from "./tasks/tasksExtension.ts"
+import { asRequest, runEither } from "../runner.ts"
+import { sseWebResponse } from "../sse.ts"
 
 export { SERVER_NAMES, SERVER_VERSION } from "./mcpServer.ts"
 export { STREAM_PRELUDE }
@@ -72,8 +72,6 @@ export const KEEP_ALIVE_MS = 15_000
 /** `bridge.run_retention_days` when no config is provided (its default): a task's ttlMs. */
 const DEFAULT_RETENTION_DAYS = 7
 const DAY_MS = 86_400_000
-/** A task request reports no progress (only a tool call's wait does). */
-const NO_PROGRESS = { enabled: false, report: () => Effect.void }
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport
@@ -133,21 +131,17 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
         catalog,
         runCall: (program, toolName, identity, progress, signal) =>
           inFlight.run(program, callRuntime(runtime, toolName, identity.caller, progress), toolName, identity, signal),
-        skills: makeSkillsBridge((program) => run(Effect.either(program) as Effect.Effect<any, never, any>)),
+        skills: makeSkillsBridge((program) => runEither(runtime, program as Effect.Effect<any, any, R>)),
         // Task requests are short reads and writes of the run service, with the request's caller.
         tasks: makeTasksBridge(
-          (ctx) => (program) =>
-            run(Effect.either(program).pipe(
-              Effect.provideService(Caller, identityOf(ctx).caller),
-              Effect.provideService(Progress, NO_PROGRESS)
-            ) as Effect.Effect<any, never, any>),
+          (ctx) => (program) => runEither(runtime, asRequest(program, { caller: identityOf(ctx).caller }) as Effect.Effect<any, any, R>),
           retentionDays * DAY_MS
         )
       }
 
       // A Tasks listen's frames run in the daemon's runtime (its Auth service watches the key).
       const serveFrames = (frames: Stream.Stream<string, never, any>) =>
-        Stream.toReadableStreamRuntime(Stream.encodeText(frames) as Stream.Stream<Uint8Array, never, R>, runtime)
+        sseWebResponse(frames as Stream.Stream<string, never, R>, runtime, { "cache-control": "no-cache" })
 
       // ── 2026-07-28: one SDK handler per server, a server instance per request, no session.
       // A tool call is served by a server without the skills extension: nothing of that surface can

@@ -4,9 +4,8 @@
  * request being served (set by the edge from the request's own key, never from the session), and the
  * agents server offers the profile's skills through the skills extension as well.
  */
-import { McpServer, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from "@modelcontextprotocol/server"
+import { McpServer, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server"
 import type { Effect } from "effect"
-import type { CallerShape } from "../../request/Caller.ts"
 import type { ProgressShape } from "../../request/Progress.ts"
 import type { Catalog, ServerKind } from "./catalog/listing.ts"
 import { SERVER_INSTRUCTIONS } from "./instructions.ts"
@@ -16,30 +15,12 @@ import type { SkillsBridge } from "./skillsExtension.ts"
 import type { TasksBridge } from "./tasks/tasksExtension.ts"
 import type { ToolDef } from "./ToolDef.ts"
 import type { CallToolResult } from "./wireTypes.ts"
+import { authInfoFor, identityOf, type RequestIdentity } from "./identity.ts"
+
+export { authInfoFor, identityOf, type RequestIdentity }
 
 export const SERVER_NAMES: Record<ServerKind, string> = { agents: "hal0-agents", memory: "hal0-memory" }
 export const SERVER_VERSION = "0.1.0"
-
-/** What the edge hands the SDK with each request: the authenticated caller and the key it used. */
-export interface RequestIdentity {
-  readonly caller: CallerShape
-  /** The bearer key of this request: in-flight work is ended when it is revoked or rotated. */
-  readonly token: string
-}
-
-export const authInfoFor = (identity: RequestIdentity) => ({
-  token: identity.token,
-  clientId: identity.caller.client,
-  scopes: [...identity.caller.scopes],
-  extra: { identity }
-})
-
-export const identityOf = (ctx: ServerContext): RequestIdentity => {
-  const identity = ctx.http?.authInfo?.extra?.["identity"] as RequestIdentity | undefined
-  // The edge always sets it; a request without one never reaches a tool.
-  if (identity === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "unauthenticated")
-  return identity
-}
 
 /**
  * Runs a tool call's program for a request, with the caller and progress in its context: the edge

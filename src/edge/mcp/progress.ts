@@ -4,13 +4,13 @@
  * strictly increasing, as MCP requires.
  */
 import { Effect } from "effect"
-import type { ProgressShape } from "../../request/Progress.ts"
+import { NO_PROGRESS, type ProgressShape } from "../../request/Progress.ts"
 import type { ServerNotification } from "./wireTypes.ts"
 
 export type NotificationSender = (n: ServerNotification) => Promise<void>
 
 /** A call without a `progressToken`: one shared value, so a call's runtime can be reused (`callRuntime`). */
-export const NO_PROGRESS: ProgressShape = { enabled: false, report: () => Effect.void }
+export { NO_PROGRESS }
 
 export const progressFor = (token: string | number | undefined, send: NotificationSender): ProgressShape => {
   if (token === undefined) return NO_PROGRESS

@@ -14,7 +14,7 @@ import type { BridgeError } from "../../domain/errors.ts"
 import type { SkillDoc, SkillSummary } from "../../domain/skills/wire.ts"
 import { Caller } from "../../request/Caller.ts"
 import { Skills } from "../../services/skills/Skills.ts"
-import { identityOf } from "./mcpServer.ts"
+import { identityOf } from "./identity.ts"
 
 export const SKILLS_BASE_URI = "skill://hermes/"
 

@@ -9,7 +9,6 @@ import { pushConfigsPg } from "./pg/PushConfigsPg.ts"
 import type { PushDialect } from "./pushDialectShape.ts"
 import { pushConfigsSqlite } from "./sqlite/PushConfigsSqlite.ts"
 
-
 export const pushDialect = (sql: SqlClient.SqlClient): Effect.Effect<PushDialect> =>
   sql.onDialectOrElse({
     sqlite: () => Effect.succeed(pushConfigsSqlite()),

@@ -11,7 +11,6 @@ import { memoryIndexPg } from "./pg/MemoryIndexPg.ts"
 import type { MemoryIndex } from "./memoryIndexShape.ts"
 import { memoryIndexSqlite } from "./sqlite/MemoryIndexSqlite.ts"
 
-
 export const memoryIndex = (sql: SqlClient.SqlClient): Effect.Effect<MemoryIndex> =>
   sql.onDialectOrElse({
     sqlite: () => Effect.succeed(memoryIndexSqlite(sql)),

@@ -2,7 +2,7 @@
  * Delegation: the run tools' service. This file is the interface and the "not running" layer
  * (used while the daemon starts or drains, or when tests leave runs out); `RunsLive` implements it.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Stream } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
 import { Unavailable } from "../../domain/errors.ts"
 import type { RunEventsPage, RunList, RunListItem, RunStatus, RunView, RunWaitView } from "../../domain/runs/view.ts"
@@ -55,6 +55,13 @@ export interface RunsShape {
   /** Waits for a terminal status, a pending clarification or the timeout; reports progress meanwhile. */
   readonly wait: (runId: string, timeoutSeconds: number) => Op<RunWaitView, Caller | Progress>
   readonly status: (runId: string, offset: number) => Op<RunView>
+  /**
+   * The run's view (from offset 0) as it changes: the view now, then a view after each change of
+   * its status, events or pending question (this process's writes through the run's signal, another
+   * process's through the change feed), ending after the view of its end. No timer: a run that does
+   * not change sends nothing. Fails at once as `status` does (an unknown or another client's run).
+   */
+  readonly watch: (runId: string) => Stream.Stream<RunView, BridgeError, Caller>
   readonly events: (runId: string, sinceSeq: number, limit: number) => Op<RunEventsPage>
   readonly answer: (runId: string, requestId: string, answer: string | ReadonlyArray<string>) => Op<RunView>
   readonly steer: (runId: string, input: string) => Op<RunView>
@@ -69,5 +76,5 @@ export class Runs extends Context.Tag("agent-bridge/Runs")<Runs, RunsShape>() {}
 /** Every call answers `bridge.unavailable` (starting, draining, or no run service). */
 export const RunsNotRunning = Layer.succeed(Runs, (() => {
   const no = () => Effect.fail(new Unavailable({ message: "the run service is not running" }))
-  return { start: no, wait: no, status: no, events: no, answer: no, steer: no, stop: no, list: no, page: no }
+  return { start: no, wait: no, status: no, watch: () => Stream.fromEffect(no()), events: no, answer: no, steer: no, stop: no, list: no, page: no }
 })())

@@ -8,7 +8,7 @@
  * re-attaches every run the ledger holds as unfinished.
  */
 import { refuseNul } from "../../domain/text.ts"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option, Stream } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
 import { InvalidOffset, RunNotFound, type StoreUnavailable } from "../../domain/errors.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
@@ -118,6 +118,17 @@ export const makeRuns = Effect.gen(function* () {
       offset < 0 || !Number.isInteger(offset)
         ? Effect.fail(new InvalidOffset({ message: `offset must be a whole number of bytes ≥ 0, not ${offset}` }))
         : Effect.flatMap(own(runId), (run) => orDie(views.runView(run, offset))),
+
+    watch: (runId) =>
+      Stream.unwrap(Effect.map(own(runId), (run) =>
+        waits.watch(run).pipe(
+          // A shutdown ends a follow with bridge.unavailable, as it ends the run tools' waits.
+          Stream.interruptWhen(lifecycle.untilNotReady),
+          Stream.mapEffect((r) => orDie(views.runView(r, 0))),
+          Stream.catchAll((e) => Stream.fromEffect(orDie(Effect.fail(e)))),
+          // A re-read that found nothing new (a burst read late) is not sent twice.
+          Stream.changesWith((a, b) => a.status === b.status && a.last_seq === b.last_seq && a.updated_at === b.updated_at && a.pending?.request_id === b.pending?.request_id)
+        ))),
 
     events: (runId, sinceSeq, limit) =>
       Effect.flatMap(own(runId), (run) => orDie(views.eventsPage(run, Math.max(0, Math.trunc(sinceSeq)), clamp(limit, 1, EVENTS_PAGE_MAX)))),

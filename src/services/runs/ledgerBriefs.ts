@@ -8,7 +8,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { RunStatus } from "../../domain/runs/view.ts"
 import type { LedgerError, LedgerShape, RunBrief } from "./Ledger.ts"
-import type { LedgerDialect } from "./ledgerDialect.ts"
+import type { LedgerDialect } from "./ledgerDialectShape.ts"
 
 /** A run's summary row, decoded: the status through the one status Schema; `usage` as its stored text. */
 const BriefRow = Schema.Struct({

@@ -5,30 +5,13 @@
  * the ledger is built, never at its first write.
  */
 import type { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import type { Fragment } from "@effect/sql/Statement"
 import { Effect } from "effect"
 import { ledgerPg } from "./pg/LedgerPg.ts"
 import { ledgerSqlite } from "./sqlite/LedgerSqlite.ts"
+import type { LedgerDialect } from "./ledgerDialectShape.ts"
 
-export interface LedgerDialect {
-  /** True when `e` is the (profile, idempotency key) unique index refusing a second row. */
-  readonly isUniqueViolation: (e: SqlError) => boolean
-  /** The order rows were inserted in, to break ties between equal `created_at` (of `table` when given). */
-  readonly insertionOrder: (table?: string) => Fragment
-  /** A text column read as its UTF-8 bytes (output windows are cut in bytes). */
-  readonly textAsBytes: (column: string) => Fragment
-  /**
-   * What ends the SELECT that reads a run before a write in the same transaction, so that two
-   * writers of one run take turns (each numbers its events from the seq it read).
-   */
-  readonly lockForWrite: Fragment
-  /**
-   * Inside an insert's transaction: holds the client's runs against other inserts until the commit,
-   * so that two starts of one client (on two replicas) count the unfinished runs in turn.
-   */
-  readonly lockClient: (client: string) => Effect.Effect<void, SqlError>
-}
+export type { LedgerDialect }
+
 
 export const ledgerDialect = (sql: SqlClient.SqlClient): Effect.Effect<LedgerDialect> =>
   sql.onDialectOrElse({

@@ -5,19 +5,19 @@
  * `notifications/tasks` with the whole task, as `tasks/get` would answer it, each time one of them
  * changes, until it closes the stream. The SDK 2.4 serves `subscriptions/listen` itself with a
  * fixed set of notification kinds and no task ids, so the edge hands such a request here instead.
- * The runs service is read every POLL_MS for the tasks not yet finished (a read is a ledger
- * lookup): the service has no public change feed, and a poll keeps this folder its only client.
- * The frames are served as a held stream (`../../sse.ts`): keep-alives, and the end when the
- * listener's key is revoked or rotated.
+ * Each task not yet finished is followed with the runs service's `watch` (the run's signal and the
+ * change feed, as `agent_run_wait` waits): a notification goes out when it changes, and nothing is
+ * read while it does not (no timer).
+ * The frames are served as a held stream (`../../sse.ts`, the one SSE writer): keep-alives, and
+ * the end when the listener's key is revoked or rotated.
  */
-import { Duration, Effect, Either, Schedule, Stream } from "effect"
+import { Effect, Either, Option, Stream } from "effect"
 import type { BridgeError } from "../../../domain/errors.ts"
 import { type DetailedTask, TASKS_EXTENSION_ID } from "./protocol.ts"
+import { sseFrame } from "../../sse.ts"
 
 const SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 const CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
-/** How often the followed tasks are read. */
-export const POLL_MS = 500
 /** Task ids one stream may follow; more are left out of the acknowledgement. */
 export const MAX_TASK_IDS = 32
 
@@ -55,7 +55,7 @@ export const missingCapabilityResponse = (id: string | number) =>
     error: { code: -32021, message: "Missing required client capability", data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } } }
   }), { status: 400, headers: { "content-type": "application/json" } })
 
-const frame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
+const frame = (message: unknown) => sseFrame(JSON.stringify(message), "message")
 
 const isFinal = (t: DetailedTask) => t.status === "completed" || t.status === "cancelled" || t.status === "failed"
 /** What a notification is sent for: a new status, message or update time. */
@@ -63,45 +63,40 @@ const stamp = (t: DetailedTask) => `${t.status}\u0000${t.lastUpdatedAt}\u0000${t
 
 /**
  * The stream's frames: the acknowledgement, then the changes. `read` reads one task as the
- * request's caller. It never ends by itself (the client closes it, or the held stream ends it).
+ * request's caller; `watch` follows one (its task now, then after each change, ending after its
+ * end). It never ends by itself (the client closes it, or the held stream ends it).
  */
 export const listenFrames = <R>(
   req: TaskListenRequest,
-  read: (taskId: string) => Effect.Effect<DetailedTask, BridgeError, R>
+  read: (taskId: string) => Effect.Effect<DetailedTask, BridgeError, R>,
+  watch: (taskId: string) => Stream.Stream<DetailedTask, BridgeError, R>
 ): Stream.Stream<string, never, R> =>
   Stream.unwrap(Effect.gen(function* () {
     const meta = { [SUBSCRIPTION_ID_META_KEY]: req.id }
     const first = yield* Effect.forEach(req.taskIds, (id) => Effect.either(read(id)))
     const followed = new Map<string, string>()
+    const open: Array<string> = []
     req.taskIds.forEach((id, i) => {
       const got = first[i]!
-      if (Either.isRight(got)) followed.set(id, stamp(got.right))
+      if (Either.isLeft(got)) return
+      followed.set(id, stamp(got.right))
+      if (!isFinal(got.right)) open.push(id)
     })
     const ack = frame({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
       params: { notifications: { taskIds: [...followed.keys()] }, _meta: meta }
     })
-    const open = new Set([...followed.keys()].filter((id) => {
-      const got = first[req.taskIds.indexOf(id)]!
-      return Either.isRight(got) && !isFinal(got.right)
-    }))
-    const changes = Effect.forEach([...open], (id) =>
-      Effect.either(read(id)).pipe(Effect.map((got): ReadonlyArray<string> => {
-        // A task that can no longer be read (deleted) is dropped from the stream.
-        if (Either.isLeft(got)) return (open.delete(id), [])
-        const now = stamp(got.right)
-        if (isFinal(got.right)) open.delete(id)
-        if (now === followed.get(id)) return []
-        followed.set(id, now)
-        return [frame({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...got.right, _meta: meta } })]
-      }))).pipe(Effect.map((frames) => frames.flat()))
-    return Stream.concat(
-      Stream.make(ack),
-      Stream.repeatEffectWithSchedule(changes, Schedule.spaced(Duration.millis(POLL_MS))).pipe(Stream.flattenIterables)
-    )
+    // A task that can no longer be read (deleted) is dropped from the stream.
+    const changes = open.map((id) =>
+      watch(id).pipe(
+        Stream.catchAll(() => Stream.empty),
+        Stream.filterMap((task) => {
+          const now = stamp(task)
+          if (now === followed.get(id)) return Option.none()
+          followed.set(id, now)
+          return Option.some(frame({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...task, _meta: meta } }))
+        })
+      ))
+    return Stream.concat(Stream.make(ack), Stream.concat(Stream.mergeAll(changes, { concurrency: "unbounded" }), Stream.never))
   }))
-
-/** The SSE response of a listen whose frames `body` carries. */
-export const listenResponse = (body: ReadableStream<Uint8Array>): Response =>
-  new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })

@@ -5,7 +5,9 @@
  * with the request's `Caller`; the edge runs them in the daemon's runtime.
  */
 import { Effect, Either, Schema } from "effect"
-import { type BridgeError, errorStatus, errorText, InvalidInput } from "../../../domain/errors.ts"
+import { type BridgeError, errorText, InvalidInput } from "../../../domain/errors.ts"
+import { type ProtocolErrorKind, protocolErrorKind } from "../../protocolErrors.ts"
+import type { ProtocolError } from "@modelcontextprotocol/server"
 import type { RunView } from "../../../domain/runs/view.ts"
 import type { Caller } from "../../../request/Caller.ts"
 import type { Progress } from "../../../request/Progress.ts"
@@ -39,16 +41,19 @@ const finalResult = (runId: string) =>
       ? Effect.dieMessage(`agent_run_status on a finished run answered an error: ${JSON.stringify(result.content)}`)
       : Effect.succeed(result))
 
-export const getTask = (taskId: string, retentionMs: number): TaskProgram<DetailedTask> =>
+/** The task of a run view just read (a finished run's with its final result). */
+export const taskOfView = (view: RunView, retentionMs: number): TaskProgram<DetailedTask> =>
   Effect.gen(function* () {
-    const view = yield* Effect.flatMap(Runs, (runs) => runs.status(taskId, 0))
     if (!isFinishedRun(view) || view.status === "cancelled") return taskOfRun(view, retentionMs)
     const kept = finishedTasks.get(view)
     if (kept !== undefined) return kept
-    const task = taskOfRun(view, retentionMs, yield* finalResult(taskId))
+    const task = taskOfRun(view, retentionMs, yield* finalResult(view.run_id))
     finishedTasks.set(view, task)
     return task
   })
+
+export const getTask = (taskId: string, retentionMs: number): TaskProgram<DetailedTask> =>
+  Effect.flatMap(Effect.flatMap(Runs, (runs) => runs.status(taskId, 0)), (view) => taskOfView(view, retentionMs))
 
 /** An `inputResponses` entry, as the spec's elicitation result reads. */
 const InputResponse = Schema.Struct({
@@ -83,12 +88,12 @@ export const updateTask = (taskId: string, inputResponses: Readonly<Record<strin
 /** Stops the run, with `agent_run_stop`'s rules (a finished run is left as it is). */
 export const cancelTask = (taskId: string): TaskProgram<void> => Effect.asVoid(Effect.flatMap(Runs, (runs) => runs.stop(taskId)))
 
-/**
- * The protocol error for a bridge error: the run is unknown to this caller → the spec's "Task not
- * found" (-32602); any other refusal of the request (4xx) → invalid params with its text; the rest
- * (the bridge unavailable, an incident) → internal error with its text.
- */
+/** The protocol error for a bridge error (its kind: `../../protocolErrors.ts`), with its text. */
 export const protocolErrorOf = (e: BridgeError, verb: "retrieve" | "update" | "cancel") => {
-  if (e._tag === "RunNotFound") return taskNotFound(verb)
-  return errorStatus(e) < 500 ? invalidParams(errorText(e)) : internalError(errorText(e))
+  const of: Readonly<Record<ProtocolErrorKind, () => ProtocolError>> = {
+    not_found: () => taskNotFound(verb),
+    invalid_params: () => invalidParams(errorText(e)),
+    internal: () => internalError(errorText(e))
+  }
+  return of[protocolErrorKind(e)]()
 }

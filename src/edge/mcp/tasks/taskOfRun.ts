@@ -1,11 +1,12 @@
 /**
- * A run as a task: the status mapping of docs/REFERENCE.md ("Runs as MCP tasks"). Pure: the caller
+ * A run as a task: the status mapping of docs/REFERENCE.md ("Runs as MCP tasks"), a table over the
+ * run's phase (`domain/runs/phase.ts`, which also words the status message). Pure: the caller
  * reads the run view (and, for a finished run, the final result) through the runs service.
  *
  * | run status                                   | task status                                     |
  * | queued, running, stopping                    | working                                         |
  * | waiting_for_approval                         | working, statusMessage names the command        |
- * | waiting_for_clarification (question pending) | input_required, the question as an elicitation  |
+ * | a clarification pending (any live status)     | input_required, the question as an elicitation  |
  * | completed, failed, interrupted               | completed, result = agent_run's answer at the end |
  * | cancelled                                    | cancelled                                       |
  *
@@ -15,7 +16,8 @@
  * view, as `agent_run_wait` ends with it, without the events tail), so it reads against the tool's
  * output schema; the statusMessage says the run failed and why.
  */
-import type { RunView } from "../../../domain/runs/view.ts"
+import { isEnded, needsClient, type PhaseKey, phaseKey, phaseOf, phaseSentence } from "../../../domain/runs/phase.ts"
+import type { PendingClarification, RunView } from "../../../domain/runs/view.ts"
 import type { CallToolResult } from "../wireTypes.ts"
 import type { DetailedTask, TaskStatus } from "./protocol.ts"
 
@@ -25,11 +27,13 @@ export const POLL_INTERVAL_MS = 1000
 /** The key of a clarification's answer in the elicitation form. */
 export const ANSWER_FIELD = "answer"
 
-type Clarification = Extract<NonNullable<RunView["pending"]>, { kind: "clarification" }>
+type Clarification = PendingClarification
 
 /** The clarification this view waits on, if any: it is the task's one input request. */
-export const pendingClarification = (view: RunView): Clarification | undefined =>
-  view.pending !== null && view.pending.kind === "clarification" ? view.pending : undefined
+export const pendingClarification = (view: RunView): Clarification | undefined => {
+  const phase = phaseOf(view)
+  return needsClient(phase) ? phase.question : undefined
+}
 
 /** The question as the spec's input request: an `elicitation/create` form with one field. */
 const inputRequestOf = (q: Clarification) => {
@@ -72,58 +76,31 @@ const base = (view: RunView, status: TaskStatus, statusMessage: string, finished
   pollIntervalMs: POLL_INTERVAL_MS
 })
 
-const approvalMessage = (view: RunView) => {
-  const waiting = view.awaiting_approval ?? (view.pending?.kind === "approval" ? view.pending : undefined)
-  return waiting === undefined
-    ? "Waiting for the operator's approval (in the bridge's inbox)."
-    : `Waiting for the operator's approval of \`${waiting.command}\` (since ${waiting.since}), in the bridge's inbox.`
+/** The task status of each phase (docs/REFERENCE.md "Runs as MCP tasks"). */
+export const TASK_STATUS_OF: Readonly<Record<PhaseKey, TaskStatus>> = {
+  queued: "working",
+  working: "working",
+  stopping: "working",
+  awaiting_operator: "working",
+  needs_answer: "input_required",
+  ended_ok: "completed",
+  ended_failed: "completed",
+  ended_interrupted: "completed",
+  ended_cancelled: "cancelled"
 }
 
-/** The task for a run that is not finished (no result needed). */
-const unfinished = (view: RunView, retentionMs: number): DetailedTask => {
-  switch (view.status) {
-    case "queued":
-      return base(view, "working", "The run is queued.", false, retentionMs)
-    case "waiting_for_approval":
-      return base(view, "working", approvalMessage(view), false, retentionMs)
-    case "waiting_for_clarification": {
-      const q = pendingClarification(view)
-      if (q === undefined) return base(view, "working", "The run is working.", false, retentionMs)
-      return { ...base(view, "input_required", `The run asks: ${q.question}`, false, retentionMs), inputRequests: { [q.request_id]: inputRequestOf(q) } }
-    }
-    case "stopping":
-      return base(view, "working", "The run is stopping.", false, retentionMs)
-    default:
-      return base(view, "working", `The run is working (${view.last_seq} events so far).`, false, retentionMs)
-  }
-}
-
-export const isFinishedRun = (view: RunView): boolean =>
-  view.status === "completed" || view.status === "failed" || view.status === "interrupted" || view.status === "cancelled"
-
-/** A finished run's message: its status, and its error when it has one. */
-const finishedMessage = (view: RunView) => {
-  const why = view.error === null ? "" : `: ${view.error}`
-  switch (view.status) {
-    case "failed":
-      return `The run failed${why}`
-    case "interrupted":
-      return `The run was interrupted${why}`
-    case "cancelled":
-      return `The run was cancelled${why}`
-    default:
-      return "The run completed."
-  }
-}
+/** A finished run's task carries the final result (a cancelled one none). */
+export const isFinishedRun = (view: RunView): boolean => isEnded(phaseOf(view))
 
 /**
  * The task for `view`. A finished run (other than cancelled) needs `result`: the CallToolResult
  * `agent_run` answers for it.
  */
 export const taskOfRun = (view: RunView, retentionMs: number, result?: CallToolResult): DetailedTask => {
-  if (!isFinishedRun(view)) return unfinished(view, retentionMs)
-  const task = base(view, view.status === "cancelled" ? "cancelled" : "completed", finishedMessage(view), true, retentionMs)
-  if (view.status === "cancelled" || result === undefined) return task
+  const phase = phaseOf(view)
+  const task = base(view, TASK_STATUS_OF[phaseKey(phase)], phaseSentence(phase), isEnded(phase), retentionMs)
+  if (needsClient(phase)) return { ...task, inputRequests: { [phase.question.request_id]: inputRequestOf(phase.question) } }
+  if (!isEnded(phase) || phase.outcome === "cancelled" || result === undefined) return task
   return { ...task, result: result as unknown as Record<string, unknown> }
 }
 

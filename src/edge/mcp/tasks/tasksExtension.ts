@@ -9,14 +9,16 @@ import type { Server, ServerContext } from "@modelcontextprotocol/server"
 import { Deferred, Effect, Either, Exit, FiberId, Schema, Stream } from "effect"
 import type { RunView } from "../../../domain/runs/view.ts"
 import { Caller, type CallerShape } from "../../../request/Caller.ts"
-import { Progress } from "../../../request/Progress.ts"
+import { NO_PROGRESS, Progress } from "../../../request/Progress.ts"
+import { asRequest } from "../../runner.ts"
+import { Runs } from "../../../services/runs/Runs.ts"
 import type { ToolDef } from "../ToolDef.ts"
 import type { CallToolResult } from "../wireTypes.ts"
 import { syncStandardSchema } from "./standardSchema.ts"
 import { declaresTasks, invalidParams, missingCapability, TASKS_EXTENSION_ID } from "./protocol.ts"
-import { cancelTask, getTask, protocolErrorOf, type TaskProgram, type TaskRunner, updateTask } from "./taskMethods.ts"
+import { cancelTask, getTask, protocolErrorOf, taskOfView, type TaskProgram, type TaskRunner, updateTask } from "./taskMethods.ts"
 import { heldStream, type StreamHolder } from "../../sse.ts"
-import { listenFrames, listenResponse, missingCapabilityResponse, taskListenRequest } from "./taskListen.ts"
+import { listenFrames, missingCapabilityResponse, taskListenRequest } from "./taskListen.ts"
 import { createTaskResult } from "./taskOfRun.ts"
 
 export { TASKS_EXTENSION_ID } from "./protocol.ts"
@@ -43,8 +45,8 @@ export interface TasksBridge {
   readonly closeStreams: () => void
 }
 
-/** Runs a held stream's frames in the daemon's runtime as a response body; cancelling it interrupts them. */
-export type ServeFrames = (frames: Stream.Stream<string, never, any>) => ReadableStream<Uint8Array>
+/** Serves a held stream's frames in the daemon's runtime as the SSE response; cancelling its body interrupts them. */
+export type ServeFrames = (frames: Stream.Stream<string, never, any>) => Response
 
 export interface TaskCall {
   readonly args: unknown
@@ -130,22 +132,27 @@ export const makeTasksBridge = (runnerFor: TaskRunnerFor, retentionMs: number): 
   }
 
   const streams = new Set<() => void>()
-  const noProgress = { enabled: false, report: () => Effect.void }
   const listen: TasksBridge["listen"] = (body, caller, holder, serve) => {
     const req = taskListenRequest(body)
     if (req === undefined) return undefined
     if (!req.declared) return missingCapabilityResponse(req.id)
     const read = (taskId: string) =>
-      getTask(taskId, retentionMs).pipe(Effect.provideService(Caller, caller), Effect.provideService(Progress, noProgress))
+      asRequest(getTask(taskId, retentionMs), { caller })
+    const watch = (taskId: string) =>
+      Stream.unwrap(Effect.map(Runs, (runs) => runs.watch(taskId))).pipe(
+        Stream.mapEffect((view) => taskOfView(view, retentionMs)),
+        Stream.provideService(Caller, caller),
+        Stream.provideService(Progress, NO_PROGRESS)
+      )
     // The held stream ends it when its key is revoked or rotated; `closeStreams` at shutdown.
     const closed = Deferred.unsafeMake<void>(FiberId.none)
     const stop = () => void Deferred.unsafeDone(closed, Exit.void)
     streams.add(stop)
-    const frames = heldStream({ frames: listenFrames(req, read), holder }).pipe(
+    const frames = heldStream({ frames: listenFrames(req, read, watch), holder }).pipe(
       Stream.interruptWhen(Deferred.await(closed)),
       Stream.ensuring(Effect.sync(() => streams.delete(stop)))
     )
-    return listenResponse(serve(frames))
+    return serve(frames)
   }
   const closeStreams = () => {
     for (const stop of [...streams]) stop()

@@ -9,7 +9,7 @@ import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { insertSeqOrder } from "../../../storage/pg/rowOrderPg.ts"
 import { Effect } from "effect"
-import type { LedgerDialect } from "../ledgerDialect.ts"
+import type { LedgerDialect } from "../ledgerDialectShape.ts"
 
 /**
  * The first key of the two-key advisory locks that hold a client's inserts (the second is the

@@ -8,7 +8,7 @@ import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { rowidOrder } from "../../../storage/sqlite/rowOrderSqlite.ts"
 import { Effect } from "effect"
-import type { LedgerDialect } from "../ledgerDialect.ts"
+import type { LedgerDialect } from "../ledgerDialectShape.ts"
 
 export const ledgerSqlite = (sql: SqlClient.SqlClient): LedgerDialect => ({
   isUniqueViolation: (e: SqlError) => (e.cause as { code?: unknown } | undefined)?.code === "SQLITE_CONSTRAINT_UNIQUE",
