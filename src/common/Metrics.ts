@@ -11,7 +11,7 @@
  *
  * Label values are bounded sets: client names, tool names, profile names, run statuses, error codes.
  */
-import { Cause, Clock, Context, Effect, Exit } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Stream } from "effect"
 import * as prom from "prom-client"
 import type { RunFace } from "../domain/runs/face.ts"
 
@@ -60,7 +60,7 @@ export const makeMetrics = (): MetricsShape => {
     registers
   })
   const liveRuns = new prom.Gauge({ name: "agent_bridge_runs_live", help: "Runs that have not ended, by client and face (mcp, a2a)", labelNames: ["client", "face"], registers })
-  const waitsOpen = new prom.Gauge({ name: "agent_bridge_waits_open", help: "agent_run_wait calls (and start waits) now open", registers })
+  const waitsOpen = new prom.Gauge({ name: "agent_bridge_waits_open", help: "agent_run_wait calls, start waits and run watches (A2A streams, Tasks listens) now open", registers })
   const mcpRequests = new prom.Counter({
     name: "agent_bridge_mcp_requests_total",
     help: "MCP tool calls, by tool and outcome (\"ok\" or the bridge.* error code)",
@@ -149,3 +149,11 @@ const tagOf = (e: unknown): string =>
 /** Counts a wait while it is open (also when it is interrupted). */
 export const countWait = <A, E, R>(wait: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(Metrics, (m) => Effect.acquireUseRelease(Effect.sync(() => m.waitOpened()), () => wait, () => Effect.sync(() => m.waitClosed())))
+
+/**
+ * Counts a watch of a run (an A2A stream, a Tasks listen: `Runs.watch`) as an open wait while it is
+ * read, until its reader is done or goes away: what a client holds open on the server shows alike.
+ */
+export const countWatch = <A, E, R>(watch: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+  Stream.unwrapScoped(Effect.flatMap(Metrics, (m) =>
+    Effect.as(Effect.acquireRelease(Effect.sync(() => m.waitOpened()), () => Effect.sync(() => m.waitClosed())), watch)))

@@ -10,6 +10,7 @@ import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/l
 import { SIM_FAKE_SECRETS } from "../../src/hermes/sim/script.ts"
 import { startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
 import { fromAnotherConnection } from "../support/otherConnection.ts"
+import { metricValue } from "../support/metrics.ts"
 import { until } from "../support/poll.ts"
 
 type Json = Record<string, any>
@@ -83,12 +84,7 @@ const outputOf = (f: Frames) => {
 }
 const taskText = (task: Json) => ((task["artifacts"]?.[0]?.parts ?? []) as Array<Json>).map((p) => p["text"] as string).join("")
 
-const metric = async (name: string) => {
-  const text = await (await fetch(`${daemon.url}/metrics`, { headers: { authorization: `Bearer ${daemon.adminKey}` } })).text()
-  // Every sample carries labels (at least `replica`): the value is the line's last field.
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
-  return line === undefined ? Number.NaN : Number(line.split(" ").at(-1))
-}
+const metric = (name: string) => metricValue(daemon, name)
 beforeAll(async () => {
   sim = await startSimulatorAsync({})
   daemon = await startDaemon(testConfig({ hermes: { url: sim.url, key: sim.profile("default").key } }, tempDir()))

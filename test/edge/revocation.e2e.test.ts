@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectMcp, errorTextOf, type McpEra, startDaemon, type TestDaemon, testConfig } from "../support/daemon.ts"
 import { mcpHeaders, MODERN_PROTOCOL, modernRequest, rpcAnswer } from "../support/mcpWire.ts"
 import { fromAnotherConnection } from "../support/otherConnection.ts"
+import { metricValue } from "../support/metrics.ts"
 import { until } from "../support/poll.ts"
 
 type Json = Record<string, any>
@@ -64,9 +65,10 @@ describe("revocation ends what is open", () => {
     const key = await daemon.addClient(name, ["agents", "memory"])
     const client = await connectMcp(daemon.url, key, "agents", era)
     const started = structured(await client.callTool({ name: "agent_run", arguments: { agent: "hermes", input: "[sim:slow=30s] keep going" } }))
+    const open = await metricValue(daemon, "agent_bridge_waits_open")
     const waiting = client.callTool({ name: "agent_run_wait", arguments: { run_id: started["run_id"], timeout_s: 20 } })
-    // The wait is open before the key goes.
-    await new Promise((r) => setTimeout(r, 300))
+    // The wait is open before the key goes (the daemon counts it), not 300 ms of hope.
+    await until(() => metricValue(daemon, "agent_bridge_waits_open"), (n) => n > open, { what: "the wait opened" })
     return { key, client, waiting, runId: started["run_id"] as string }
   }
 
@@ -198,11 +200,12 @@ describe("revocation ends what is open", () => {
     const url = `${daemon.url}/mcp/agents/mcp`
     const started = await rpcAnswer(await fetch(url, modernRequest(key, 1, "tools/call", { name: "agent_run", arguments: { agent: "hermes", input: "[sim:slow=30s] keep going" } })))
     const runId = started["result"].structuredContent["run_id"] as string
+    const open = await metricValue(daemon, "agent_bridge_waits_open")
     // A progress token makes the SDK answer the call as an event stream (its progress goes there).
     const res = await fetch(url, modernRequest(key, 2, "tools/call", { name: "agent_run_wait", arguments: { run_id: runId, timeout_s: 20 }, _meta: { progressToken: "wait-2" } }))
     const stream = follow(res)
-    // The wait is open before the key goes.
-    await new Promise((r) => setTimeout(r, 300))
+    // The wait is open before the key goes (the daemon counts it).
+    await until(() => metricValue(daemon, "agent_bridge_waits_open"), (n) => n > open, { what: "the wait opened" })
     const t0 = Date.now()
     await revokeFromAnotherProcess(daemon, "judy")
     const ended = await Promise.race([stream.ended, new Promise<undefined>((r) => setTimeout(r, 10_000))])

@@ -11,6 +11,8 @@ import { describe, expect, it } from "vitest"
 import { spawnDaemon } from "../support/daemonProcess.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
 import { connectMcp, errorTextOf, tempDir } from "../support/daemon.ts"
+import { metricValue } from "../support/metrics.ts"
+import { until } from "../support/poll.ts"
 
 describe("SIGTERM", () => {
   it("answers open waits with bridge.unavailable, drains open sessions and exits 0", async () => {
@@ -26,7 +28,8 @@ describe("SIGTERM", () => {
     expect(started.isError).toBeFalsy()
     const runId = (started.structuredContent as { run_id: string }).run_id
     const waits = [client, legacy].map((c) => c.callTool({ name: "agent_run_wait", arguments: { run_id: runId, timeout_s: 30 } }))
-    await new Promise((r) => setTimeout(r, 500))
+    // Both waits are open (the daemon counts them) before the signal.
+    await until(() => metricValue({ url: daemon.url, adminKey }, "agent_bridge_waits_open"), (n) => n >= 2, { what: "both waits opened" })
     const t0 = Date.now()
     await daemon.kill("SIGTERM")
     for (const answer of await Promise.all(waits)) {

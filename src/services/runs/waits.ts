@@ -20,7 +20,7 @@ import type { LedgerError, LedgerShape, RunRecord } from "./Ledger.ts"
 import type { ChangeFeedShape } from "../../storage/ChangeFeed.ts"
 import { endsWait, type RunSignal, type RunSignals, signalOf } from "./RunSignals.ts"
 import type { Views } from "./views.ts"
-import { countWait } from "../../common/Metrics.ts"
+import { countWait, countWatch } from "../../common/Metrics.ts"
 import { WAIT_MAX_SECONDS } from "../../domain/limits.ts"
 
 export const HEARTBEAT = Duration.seconds(10)
@@ -89,12 +89,12 @@ export const makeWaits = ({ ledger, signals, views, feed }: WaitDeps) => {
    * A burst of changes read late is read once (the newest), so a slow reader never falls behind.
    */
   const watch = (run: RunRecord): Stream.Stream<RunRecord, LedgerError> =>
-    Stream.unwrapScoped(Effect.map(signalChanges(run), ({ changes }) =>
+    countWatch(Stream.unwrapScoped(Effect.map(signalChanges(run), ({ changes }) =>
       changes.pipe(
         Stream.buffer({ capacity: 1, strategy: "sliding" }),
         Stream.mapEffect(() => Effect.map(ledger.get(run.runId), Option.getOrElse(() => run))),
         Stream.takeUntil((r) => isTerminal(r.status))
-      )))
+      ))))
 
   /** The wait view once the run ends, asks, or `timeoutSeconds` pass. */
   const wait = (run: RunRecord, timeoutSeconds: number) =>
