@@ -266,7 +266,7 @@ describe("MCP Tasks: a run as a task", () => {
   }
 
   it("notifications/tasks on subscriptions/listen: the acknowledgement names the caller's own tasks, then each change comes", async () => {
-    const mine = (await start(carol, "[sim:slow=800ms] follow me"))["result"].taskId
+    const mine = (await start(carol, "[sim:slow=5s] follow me"))["result"].taskId
     const theirs = (await start(bob, "not yours"))["result"].taskId
     const stream = await listen(carolKey, [mine, theirs, "run_" + "0".repeat(32)])
     try {
