@@ -21,6 +21,7 @@ import { FINAL_PREFIX } from "./support/fakeModel.ts"
 import { startFakeOpenAI } from "./support/fakeOpenAI.ts"
 import { type ProxySink, startProxySink } from "./support/proxySink.ts"
 import { BIN, describeRun, makeHome, removeDir, requireInstalled, run, toolEnv } from "./support/tools.ts"
+import { codexBaseConfig } from "./support/codexConfig.ts"
 
 let dir: string
 let daemon: DaemonProcess
@@ -46,27 +47,7 @@ beforeAll(async () => {
   fs.writeFileSync(browser, `#!/bin/sh\necho "$1" >> '${path.join(dir, "opened.txt")}'\n`, { mode: 0o755 })
   env = toolEnv({ home, proxy: sink.url, extra: { CODEX_HOME: path.join(home, ".codex"), FAKE_OPENAI_API_KEY: "sk-fake-key-for-loopback", RUST_LOG: "warn", BROWSER: browser } })
   fs.mkdirSync(path.join(home, ".codex"), { recursive: true })
-  fs.writeFileSync(path.join(home, ".codex", "config.toml"), [
-    `model = "fake-model"`,
-    `model_provider = "fake"`,
-    `check_for_update_on_startup = false`,
-    `mcp_oauth_credentials_store = "file"`,
-    ``,
-    `[analytics]`,
-    `enabled = false`,
-    ``,
-    `[features]`,
-    `plugins = false`,
-    `remote_plugin = false`,
-    `apps = false`,
-    `in_app_updates = false`,
-    ``,
-    `[model_providers.fake]`,
-    `name = "fake model on loopback"`,
-    `base_url = "${model.url}/v1"`,
-    `wire_api = "responses"`,
-    `env_key = "FAKE_OPENAI_API_KEY"`,
-    ``,
+  fs.writeFileSync(path.join(home, ".codex", "config.toml"), codexBaseConfig(model.url, [`mcp_oauth_credentials_store = "file"`]) + [
     `[mcp_servers.agent-bridge]`,
     `url = "${daemon.url}/mcp/agents/mcp"`,
     `tool_timeout_sec = 660`,

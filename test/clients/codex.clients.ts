@@ -18,6 +18,7 @@ import { DELEGATED_INPUT, FINAL_PREFIX } from "./support/fakeModel.ts"
 import { startFakeOpenAI } from "./support/fakeOpenAI.ts"
 import { type ProxySink, startProxySink } from "./support/proxySink.ts"
 import { BIN, describeRun, makeHome, removeDir, requireInstalled, run, toolEnv, VERSIONS } from "./support/tools.ts"
+import { codexBaseConfig } from "./support/codexConfig.ts"
 
 /**
  * `codex exec` runs with approval policy "never", under which Codex refuses any MCP tool call that
@@ -49,30 +50,6 @@ afterAll(async () => {
   removeDir(dir)
 })
 
-/** Our part of config.toml: the fake model provider, and Codex's own traffic (update checks, analytics) off. */
-const baseConfig = (modelUrl: string) =>
-  [
-    `model = "fake-model"`,
-    `model_provider = "fake"`,
-    `check_for_update_on_startup = false`,
-    ``,
-    `[analytics]`,
-    `enabled = false`,
-    ``,
-    // Plugin and app catalogs sync from the network at start-up (GitHub, chatgpt.com); not wanted here.
-    `[features]`,
-    `plugins = false`,
-    `remote_plugin = false`,
-    `apps = false`,
-    `in_app_updates = false`,
-    ``,
-    `[model_providers.fake]`,
-    `name = "fake model on loopback"`,
-    `base_url = "${modelUrl}/v1"`,
-    `wire_api = "responses"`,
-    `env_key = "FAKE_OPENAI_API_KEY"`,
-    ``
-  ].join("\n")
 
 it(`is the pinned Codex ${VERSIONS.codex}`, async () => {
   const v = await run(`${BIN}/codex`, ["--version"], { env, timeoutMs: 60_000 })
@@ -89,7 +66,7 @@ const delegate = async (home: string, snippet: string) => {
   // Pasted exactly as printed: without its default_tools_approval_mode line, codex exec refuses the
   // tool calls ("MCP tool call requires approval, but approval policy is never").
   expect(snippet).toContain(APPROVAL_LINE)
-  const config = `${baseConfig(model.url)}\n${snippet}`
+  const config = `${codexBaseConfig(model.url)}\n${snippet}`
   fs.writeFileSync(path.join(codexHome, "config.toml"), config)
   const runEnv = { ...env, ...toolEnv({ home, proxy: sink.url }), CODEX_HOME: codexHome }
   const work = path.join(home, "work")
