@@ -69,6 +69,8 @@ export const PG_FILES = [
   "test/runs/runs-isolation.test.ts",
   "test/runs/runs-mcp.e2e.test.ts",
   "test/runs/runs-pi.e2e.test.ts",
+  "test/runs/runs-queue.test.ts",
+  "test/runs/runs-queueFair.test.ts",
   "test/runs/runs-quietStream.test.ts",
   "test/runs/runs-restart.test.ts",
   "test/runs/runs-sigkill.e2e.test.ts",

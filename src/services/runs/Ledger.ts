@@ -174,7 +174,7 @@ export interface LedgerShape {
   readonly getOwned: (runId: string, client: string | null) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
   /** The run holding this prefixed idempotency key on this profile, whoever owns it. */
   readonly byIdempotencyKey: (profile: string, key: string) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
-  /** Runs of this client that have not ended and hold a Hermes slot (queued runs are not counted). */
+  /** Runs of this client that have not ended and hold a Hermes slot (queued runs waiting are not counted). */
   readonly countActive: (client: string) => Effect.Effect<number, LedgerError>
   /** Newest first. */
   readonly list: (filter: ListFilter) => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>
@@ -231,7 +231,7 @@ export interface LedgerShape {
    * In one transaction holding the profile (against other replicas' claims): when fewer than
    * `capacity` runs hold a slot of the profile, takes the next queued run (round-robin by client:
    * the client admitted least recently on the profile, among clients below `clientCap` live runs;
-   * its oldest queued run) and marks it admitted (`running`, still without a Hermes run id). `live`:
+   * its oldest queued run) and marks it claimed (`admitted_at`; still `queued`, without a Hermes run id). `live`:
    * the runs that held a slot of the profile before this claim.
    */
   readonly claimNext: (profile: string, capacity: number, clientCap: number) => Effect.Effect<Option.Option<{ readonly record: RunRecord; readonly live: number }>, LedgerError>

@@ -13,7 +13,7 @@ import { ClientAtCap, ClientQueueFull, IdempotencyTaken, Ledger, LedgerError, Le
 import { ledgerDialect } from "./ledgerDialect.ts"
 import { isEmptyChange, OUTPUT_CHUNK_BYTES, planWrite, replaceNeedsStoredOutput } from "./ledgerWrite.ts"
 import { makeLedgerBriefs } from "./ledgerBriefs.ts"
-import { LIVE, makeLedgerQueue } from "./ledgerQueue.ts"
+import { LIVE, makeLedgerQueue, WAITING } from "./ledgerQueue.ts"
 
 /** The output's head and chunk sizes are the write plan's (`ledgerWrite.ts`); re-exported for the ledger's tests. */
 export { OUTPUT_CHUNK_BYTES, OUTPUT_HEAD_CHARS } from "./ledgerWrite.ts"
@@ -174,7 +174,7 @@ export const makeLedgerSql = Effect.gen(function* () {
             if (active >= run.maxActive) return yield* new ClientAtCap({ client: run.client, active })
           }
           if (run.maxQueued !== undefined && queued) {
-            const waiting = yield* sql`SELECT count(*) AS n FROM runs WHERE client = ${run.client} AND status = 'queued'`.pipe(Effect.flatMap(count))
+            const waiting = yield* sql`SELECT count(*) AS n FROM runs WHERE client = ${run.client} AND ${WAITING(sql)}`.pipe(Effect.flatMap(count))
             if (waiting >= run.maxQueued) return yield* new ClientQueueFull({ client: run.client, queued: waiting })
           }
         }

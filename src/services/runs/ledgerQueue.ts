@@ -1,7 +1,8 @@
 /**
  * The ledger's SQL for the queue in front of Hermes's capacity (issue 38): a queued run is a `runs`
- * row with status `queued` and no Hermes run id (`''`); a run holds a slot of its profile from its
- * claim (`running`, still `''`) or its start until it ends. What to admit and when is decided by
+ * row with status `queued` and no Hermes run id (`''`). A run holds a slot of its profile from its
+ * claim (still `queued`, with `admitted_at` set: its start is on its way to Hermes) or its start
+ * until it ends. What to admit and when is decided by
  * `admission.ts`; these statements only count, order and claim, each claim in one transaction that
  * holds the profile (`LedgerDialect.lockProfile`), so replicas on one database never admit past a
  * profile's capacity.
@@ -14,8 +15,10 @@ import { transactionKeepingCause } from "../../storage/transaction.ts"
 import type { LedgerError, LedgerShape, RunRecord } from "./Ledger.ts"
 import type { LedgerDialect } from "./ledgerDialect.ts"
 
-/** The rows that hold a Hermes slot (or a client's live cap): not ended, not queued. */
-export const LIVE = (sql: SqlClient.SqlClient): Fragment => sql`ended_at IS NULL AND status <> 'queued'`
+/** The rows that hold a Hermes slot (and count to a client's live cap): not ended, and started or claimed. */
+export const LIVE = (sql: SqlClient.SqlClient): Fragment => sql`ended_at IS NULL AND (status <> 'queued' OR admitted_at IS NOT NULL)`
+/** The rows waiting in the queue: queued and not claimed. */
+export const WAITING = (sql: SqlClient.SqlClient): Fragment => sql`status = 'queued' AND admitted_at IS NULL`
 
 type Queue = Pick<LedgerShape, "profileLoad" | "queuedOf" | "queueDepths" | "claimNext" | "unclaim" | "requeueStale">
 
@@ -42,16 +45,17 @@ export const makeLedgerQueue = (
    * the one admitted least recently on this profile (never: first), then its oldest queued run.
    */
   const next = (profile: string, clientCap: number) =>
-    sql`SELECT q.run_id FROM runs q
-        WHERE q.profile = ${profile} AND q.status = 'queued'
-          AND (SELECT count(*) FROM runs l WHERE l.client = q.client AND l.ended_at IS NULL AND l.status <> 'queued') < ${clientCap}
-        ORDER BY COALESCE((SELECT max(a.admitted_at) FROM runs a WHERE a.profile = q.profile AND a.client = q.client), -1),
-          q.created_at, ${dialect.insertionOrder("q")}
+    sql`SELECT runs.run_id FROM runs
+        WHERE runs.profile = ${profile} AND runs.status = 'queued' AND runs.admitted_at IS NULL
+          AND (SELECT count(*) FROM runs l WHERE l.client = runs.client AND l.ended_at IS NULL
+            AND (l.status <> 'queued' OR l.admitted_at IS NOT NULL)) < ${clientCap}
+        ORDER BY COALESCE((SELECT max(a.admitted_at) FROM runs a WHERE a.profile = runs.profile AND a.client = runs.client), -1),
+          runs.created_at, ${dialect.insertionOrder("runs")}
         LIMIT 1`.pipe(Effect.flatMap(decodeIds), Effect.map((rows) => Option.fromNullable(rows[0]?.run_id)))
 
   return {
     profileLoad: (profile) =>
-      sql`SELECT sum(CASE WHEN status = 'queued' THEN 1 ELSE 0 END) AS queued, sum(CASE WHEN status <> 'queued' THEN 1 ELSE 0 END) AS live
+      sql`SELECT sum(CASE WHEN ${WAITING(sql)} THEN 1 ELSE 0 END) AS queued, sum(CASE WHEN ${WAITING(sql)} THEN 0 ELSE 1 END) AS live
           FROM runs WHERE profile = ${profile} AND ended_at IS NULL`.pipe(
         Effect.flatMap(decodeLoad),
         Effect.map((rows) => ({ live: rows[0]?.live ?? 0, queued: rows[0]?.queued ?? 0 })),
@@ -59,14 +63,14 @@ export const makeLedgerQueue = (
       ),
 
     queuedOf: (profile) =>
-      sql`SELECT run_id, client, created_at FROM runs WHERE profile = ${profile} AND status = 'queued'
+      sql`SELECT run_id, client, created_at FROM runs WHERE profile = ${profile} AND ${WAITING(sql)}
           ORDER BY created_at, ${dialect.insertionOrder()}`.pipe(
         Effect.flatMap(decodeQueued),
         Effect.map((rows) => rows.map((r) => ({ runId: r.run_id, client: r.client, createdAt: r.created_at }))),
         Effect.mapError(fail("queuedOf"))
       ),
 
-    queueDepths: sql`SELECT profile, count(*) AS n FROM runs WHERE status = 'queued' GROUP BY profile ORDER BY profile`.pipe(
+    queueDepths: sql`SELECT profile, count(*) AS n FROM runs WHERE ${WAITING(sql)} GROUP BY profile ORDER BY profile`.pipe(
       Effect.flatMap(decodeDepths),
       Effect.mapError(fail("queueDepths"))
     ),
@@ -79,8 +83,7 @@ export const makeLedgerQueue = (
         const id = yield* next(profile, clientCap)
         if (Option.isNone(id)) return Option.none()
         const now = yield* Clock.currentTimeMillis
-        yield* sql`UPDATE runs SET status = 'running', admitted_at = ${now}, updated_at = ${now}
-            WHERE run_id = ${id.value} AND status = 'queued'`
+        yield* sql`UPDATE runs SET admitted_at = ${now} WHERE run_id = ${id.value} AND ${WAITING(sql)}`
         const record = yield* sql`SELECT * FROM runs WHERE run_id = ${id.value}`.pipe(Effect.flatMap(firstRecord))
         return Option.map(record, (r) => ({ record: r, live }))
       }).pipe(inTransaction, Effect.mapError(fail("claimNext"))),
@@ -88,16 +91,16 @@ export const makeLedgerQueue = (
     unclaim: (runId) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const rows = yield* sql`UPDATE runs SET status = 'queued', admitted_at = NULL, updated_at = ${now}
-            WHERE run_id = ${runId} AND hermes_run_id = '' AND ${LIVE(sql)} RETURNING run_id`
+        const rows = yield* sql`UPDATE runs SET admitted_at = NULL, updated_at = ${now}
+            WHERE run_id = ${runId} AND status = 'queued' AND admitted_at IS NOT NULL RETURNING run_id`
         return rows.length > 0
       }).pipe(Effect.mapError(fail("unclaim"))),
 
     requeueStale: (claimedBefore) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const rows = yield* sql`UPDATE runs SET status = 'queued', admitted_at = NULL, updated_at = ${now}
-            WHERE hermes_run_id = '' AND ${LIVE(sql)} AND updated_at < ${claimedBefore} RETURNING run_id`
+        const rows = yield* sql`UPDATE runs SET admitted_at = NULL, updated_at = ${now}
+            WHERE status = 'queued' AND admitted_at IS NOT NULL AND admitted_at < ${claimedBefore} RETURNING run_id`
         return rows.length
       }).pipe(Effect.mapError(fail("requeueStale")))
   }

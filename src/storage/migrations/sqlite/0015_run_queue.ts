@@ -4,8 +4,8 @@ import { Effect } from "effect"
 /**
  * The run queue (issue 38, src/services/runs/admission.ts): a start Hermes has no capacity for is
  * a `runs` row with status `queued` and no Hermes run id yet (`''`). `admitted_at` is when a run got
- * its Hermes slot (its start, or its admission from the queue): the queue's round-robin gives the
- * next slot to the client admitted least recently. Existing runs were admitted when created.
+ * its Hermes slot (its start, or its claim from the queue: a queued run with `admitted_at` is on its
+ * way to Hermes): the queue's round-robin gives the next slot to the client admitted least recently. Existing runs were admitted when created.
  * Indexed: the queued rows of a profile in order, and the live rows of a profile by client.
  */
 export default Effect.gen(function* () {
