@@ -35,6 +35,7 @@ export const PG_FILES = [
   "test/edge/clientError.e2e.test.ts",
   "test/edge/daemon.e2e.test.ts",
   "test/edge/eras.e2e.test.ts",
+  "test/edge/queue.e2e.test.ts",
   "test/edge/quotas.e2e.test.ts",
   "test/edge/keyRedaction.e2e.test.ts",
   "test/edge/nulInput.e2e.test.ts",

@@ -79,11 +79,16 @@ const approvalMessage = (view: RunView) => {
     : `Waiting for the operator's approval of \`${waiting.command}\` (since ${waiting.since}), in the bridge's inbox.`
 }
 
+/** A queued run waits for a free slot at its Hermes (the bridge's queue, issue 38). */
+const queuedMessage = (view: RunView) =>
+  `The run is queued: it waits for capacity at ${view.agent}` +
+  (view.queue_position === undefined ? " and is being started." : ` (place ${view.queue_position} in the queue).`)
+
 /** The task for a run that is not finished (no result needed). */
 const unfinished = (view: RunView, retentionMs: number): DetailedTask => {
   switch (view.status) {
     case "queued":
-      return base(view, "working", "The run is queued.", false, retentionMs)
+      return base(view, "working", queuedMessage(view), false, retentionMs)
     case "waiting_for_approval":
       return base(view, "working", approvalMessage(view), false, retentionMs)
     case "waiting_for_clarification": {
