@@ -72,6 +72,7 @@ export const PG_FILES = [
   "test/runs/runs-pi.e2e.test.ts",
   "test/runs/runs-queue.test.ts",
   "test/runs/runs-queueFair.test.ts",
+  "test/runs/runs-queueReplicas.test.ts",
   "test/runs/runs-quietStream.test.ts",
   "test/runs/runs-restart.test.ts",
   "test/runs/runs-sigkill.e2e.test.ts",

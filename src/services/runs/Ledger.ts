@@ -235,9 +235,16 @@ export interface LedgerShape {
    * the runs that held a slot of the profile before this claim.
    */
   readonly claimNext: (profile: string, capacity: number, clientCap: number) => Effect.Effect<Option.Option<{ readonly record: RunRecord; readonly live: number }>, LedgerError>
+  /**
+   * A start about to go to Hermes at once takes a slot of the profile, under the same lock and count
+   * as a claim (live runs, claims and other such slots younger than `freshSince`); false: none free.
+   */
+  readonly reserveSlot: (profile: string, capacity: number, token: string, freshSince: number) => Effect.Effect<boolean, LedgerError>
+  /** The slot's start was recorded or refused: its run (if any) counts from now on. */
+  readonly releaseSlot: (token: string) => Effect.Effect<void, LedgerError>
   /** A claimed run Hermes did not admit goes back to the queue; false when it is no longer a claim. */
   readonly unclaim: (runId: string) => Effect.Effect<boolean, LedgerError>
-  /** Claims older than `claimedBefore` (ms) whose start never reached the ledger go back to the queue; how many. */
+  /** Claims (and slots) older than `claimedBefore` (ms) whose start never reached the ledger go back to the queue (are dropped); how many claims. */
   readonly requeueStale: (claimedBefore: number) => Effect.Effect<number, LedgerError>
 }
 

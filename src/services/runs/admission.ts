@@ -26,6 +26,8 @@ import type { LedgerShape, RunRecord } from "./Ledger.ts"
 import type { RunSignals } from "./RunSignals.ts"
 import type { makeHermesStart, NotAdmitted } from "./hermesStart.ts"
 import { HERMES_RAISES, hermesError } from "../hermes-failures/hermesErrors.ts"
+import { SLOT_FRESH_MS } from "./ledgerQueue.ts"
+import { randomBytes } from "node:crypto"
 
 /** The shortest hold after a refusal, whatever `Retry-After` says; the longest. */
 const HOLD_MIN_MS = 250
@@ -57,8 +59,6 @@ interface ProfileState {
   holdUntil: number
   /** The runs live when Hermes last refused (null: none known below the configured capacity). */
   learned: number | null
-  /** Starts going to Hermes at once from this process, not yet in the ledger. */
-  direct: number
 }
 
 export interface ProfileCapacity {
@@ -76,7 +76,7 @@ export const makeAdmission = (deps: AdmissionDeps) =>
     const stateOf = (profile: string): ProfileState => {
       let s = states.get(profile)
       if (s === undefined) {
-        s = { holdUntil: 0, learned: null, direct: 0 }
+        s = { holdUntil: 0, learned: null }
         states.set(profile, s)
       }
       return s
@@ -113,12 +113,12 @@ export const makeAdmission = (deps: AdmissionDeps) =>
         const now = yield* Clock.currentTimeMillis
         if (now < s.holdUntil) return yield* queue
         const load = yield* ledger.profileLoad(profile).pipe(Effect.orElseSucceed(() => ({ live: 0, queued: 0 })))
-        if (load.queued > 0 || load.live + s.direct >= effective(profile)) return yield* queue
-        return yield* Effect.acquireUseRelease(
-          Effect.sync(() => { s.direct += 1 }),
-          () => use,
-          () => Effect.sync(() => { s.direct -= 1 })
-        )
+        if (load.queued > 0 || load.live >= effective(profile)) return yield* queue
+        // The slot is taken in the ledger, under the profile's lock: another replica's start counts it.
+        const token = `slot_${randomBytes(12).toString("hex")}`
+        const reserved = yield* ledger.reserveSlot(profile, effective(profile), token, now - SLOT_FRESH_MS).pipe(Effect.orElseSucceed(() => false))
+        if (!reserved) return yield* queue
+        return yield* Effect.ensuring(use, ledger.releaseSlot(token).pipe(Effect.ignoreLogged))
       })
 
     /** The claimed run failed to start for good: it ends `failed` with Hermes's refusal. */
@@ -202,7 +202,7 @@ export const makeAdmission = (deps: AdmissionDeps) =>
           const now = yield* Clock.currentTimeMillis
           if (now < s.holdUntil) return
           // Once a hold is over, one run above what was learned probes for more room.
-          const room = (s.learned === null ? capacityOf(profile) : Math.min(capacityOf(profile), s.learned + 1)) - s.direct
+          const room = s.learned === null ? capacityOf(profile) : Math.min(capacityOf(profile), s.learned + 1)
           const claimed = yield* ledger.claimNext(profile, room, clientCap)
           if (Option.isNone(claimed)) return
           yield* signals.publish(claimed.value.record)

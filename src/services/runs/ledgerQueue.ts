@@ -20,7 +20,10 @@ export const LIVE = (sql: SqlClient.SqlClient): Fragment => sql`ended_at IS NULL
 /** The rows waiting in the queue: queued and not claimed. */
 export const WAITING = (sql: SqlClient.SqlClient): Fragment => sql`status = 'queued' AND admitted_at IS NULL`
 
-type Queue = Pick<LedgerShape, "profileLoad" | "queuedOf" | "queueDepths" | "claimNext" | "unclaim" | "requeueStale">
+type Queue = Pick<LedgerShape, "profileLoad" | "queuedOf" | "queueDepths" | "claimNext" | "unclaim" | "requeueStale" | "reserveSlot" | "releaseSlot">
+
+/** Slots held by starts on their way to Hermes are young: one older than this was lost with its daemon. */
+export const SLOT_FRESH_MS = 10 * 60_000
 
 const decodeLoad = Schema.decodeUnknown(Schema.Array(Schema.Struct({ live: Schema.NullOr(Schema.Int), queued: Schema.NullOr(Schema.Int) })))
 const decodeQueued = Schema.decodeUnknown(Schema.Array(Schema.Struct({ run_id: Schema.String, client: Schema.String, created_at: Schema.Int })))
@@ -34,8 +37,10 @@ export const makeLedgerQueue = (
   firstRecord: (rows: ReadonlyArray<unknown>) => Effect.Effect<Option.Option<RunRecord>, ParseError>
 ): Queue => {
   const inTransaction = transactionKeepingCause(sql)
-  const liveOn = (profile: string) =>
-    sql`SELECT count(*) AS n FROM runs WHERE profile = ${profile} AND ${LIVE(sql)}`.pipe(
+  /** The profile's live runs and claims, plus the slots of starts on their way to Hermes. */
+  const liveOn = (profile: string, freshSince: number) =>
+    sql`SELECT (SELECT count(*) FROM runs WHERE profile = ${profile} AND ${LIVE(sql)})
+        + (SELECT count(*) FROM run_slots WHERE profile = ${profile} AND at >= ${freshSince}) AS n`.pipe(
       Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Int })))),
       Effect.map((rows) => rows[0]?.n ?? 0)
     )
@@ -78,7 +83,7 @@ export const makeLedgerQueue = (
     claimNext: (profile, capacity, clientCap) =>
       Effect.gen(function* () {
         yield* dialect.lockProfile(profile)
-        const live = yield* liveOn(profile)
+        const live = yield* liveOn(profile, (yield* Clock.currentTimeMillis) - SLOT_FRESH_MS)
         if (live >= capacity) return Option.none()
         const id = yield* next(profile, clientCap)
         if (Option.isNone(id)) return Option.none()
@@ -87,6 +92,16 @@ export const makeLedgerQueue = (
         const record = yield* sql`SELECT * FROM runs WHERE run_id = ${id.value}`.pipe(Effect.flatMap(firstRecord))
         return Option.map(record, (r) => ({ record: r, live }))
       }).pipe(inTransaction, Effect.mapError(fail("claimNext"))),
+
+    reserveSlot: (profile, capacity, token, freshSince) =>
+      Effect.gen(function* () {
+        yield* dialect.lockProfile(profile)
+        if ((yield* liveOn(profile, freshSince)) >= capacity) return false
+        yield* sql`INSERT INTO run_slots (token, profile, at) VALUES (${token}, ${profile}, ${yield* Clock.currentTimeMillis})`
+        return true
+      }).pipe(inTransaction, Effect.mapError(fail("reserveSlot"))),
+
+    releaseSlot: (token) => sql`DELETE FROM run_slots WHERE token = ${token}`.pipe(Effect.asVoid, Effect.mapError(fail("releaseSlot"))),
 
     unclaim: (runId) =>
       Effect.gen(function* () {
@@ -101,6 +116,7 @@ export const makeLedgerQueue = (
         const now = yield* Clock.currentTimeMillis
         const rows = yield* sql`UPDATE runs SET admitted_at = NULL, updated_at = ${now}
             WHERE status = 'queued' AND admitted_at IS NOT NULL AND admitted_at < ${claimedBefore} RETURNING run_id`
+        yield* sql`DELETE FROM run_slots WHERE at < ${claimedBefore}`
         return rows.length
       }).pipe(Effect.mapError(fail("requeueStale")))
   }

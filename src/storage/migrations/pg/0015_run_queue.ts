@@ -13,4 +13,8 @@ export default Effect.gen(function* () {
   yield* sql`CREATE INDEX runs_queued ON runs (profile, created_at, insert_seq) WHERE status = 'queued'`
   yield* sql`CREATE INDEX runs_live_profile ON runs (profile, client) WHERE ended_at IS NULL`
   yield* sql`CREATE INDEX runs_admitted ON runs (profile, client, admitted_at)`
+  // A start going to Hermes at once holds a slot of its profile here until its run is recorded
+  // (or refused), so that replicas count it before it is a run (services/runs/ledgerQueue.ts).
+  yield* sql`CREATE TABLE run_slots (token TEXT PRIMARY KEY, profile TEXT NOT NULL, at BIGINT NOT NULL)`
+  yield* sql`CREATE INDEX run_slots_profile ON run_slots (profile, at)`
 })
