@@ -7,8 +7,8 @@
  * A start that finds a free slot and nobody queued goes to Hermes at once (`startRun.ts`); any
  * other, and one Hermes did not admit, is recorded as `queued` in the ledger. Queued runs are
  * admitted by the pass below: on a slot freed here (a run's terminal write), another process's
- * change of the runs (the change feed: another replica), a queued start, the end of a hold, and a
- * slow safety tick. Each admission is a ledger claim (`Ledger.claimNext`: round-robin by client,
+ * change of the runs (the change feed: another replica), a queued start, the end of a hold, and (on
+ * replicas) a slow safety tick. Each admission is a ledger claim (`Ledger.claimNext`: round-robin by client,
  * in one transaction that holds the profile, so replicas never admit past its capacity), then the
  * Hermes start, then the run's Hermes id and `run.started`, then its follower.
  *
@@ -34,7 +34,7 @@ const HOLD_MIN_MS = 250
 const HOLD_MAX_MS = 30_000
 /** A start that failed without an answer from Hermes holds the profile this long. */
 const UNAVAILABLE_HOLD_MS = 2_000
-/** The safety tick: a pass even when no signal came (a lost notification), and the stale-claim sweep. */
+/** The replicas' safety tick: a pass even when no signal came (a lost notification), and the stale-claim sweep. */
 const TICK = Duration.seconds(5)
 
 export interface AdmissionDeps {
@@ -228,14 +228,18 @@ export const makeAdmission = (deps: AdmissionDeps) =>
       feed.changes("runs").pipe(Stream.filter((c) => c.origin === "other"), Stream.runForEach(() => kick)),
       scope
     )
-    yield* Effect.forkIn(
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        yield* sweep(now - deps.staleClaimMs)
-        yield* kick
-      }).pipe(Effect.repeat(Schedule.spaced(TICK))),
-      scope
-    )
+    // Replicas: the safety tick (a notification lost with a connection) and the stale-claim sweep.
+    // A single daemon needs neither: every slot it frees is its own write, its claims were swept at start.
+    if (!deps.requeueAllAtStart) {
+      yield* Effect.forkIn(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          yield* sweep(now - deps.staleClaimMs)
+          yield* kick
+        }).pipe(Effect.repeat(Schedule.spaced(TICK))),
+        scope
+      )
+    }
 
     return {
       direct,
