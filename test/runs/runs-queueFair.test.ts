@@ -4,12 +4,13 @@
  * and every run tool works on a queued run.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Exit, Scope } from "effect"
 import { errorCode } from "../../src/domain/errors.ts"
 import { queuePlace } from "../../src/domain/runs/queuePlace.ts"
 import type { RunsShape } from "../../src/services/runs/Runs.ts"
 import { TestDb } from "../support/testDb.ts"
-import { as, eventually, failure, harness } from "./support/harness.ts"
+import { as, buildRuns, eventually, failure, harness } from "./support/harness.ts"
 
 const start = (h: { readonly runs: RunsShape }, client: string, input: string, key?: string) =>
   as(client)(h.runs.start({ agent: "hermes", input, ...(key === undefined ? {} : { idempotency_key: key }) }))
@@ -121,6 +122,27 @@ describe("the run queue", () => {
       expect(startedInputs(h)).toEqual(["live", "first in line"])
       // The client's key reached Hermes prefixed, as for any start.
       expect(h.hermes.calls.start[1]!.idempotencyKey).toBe("bob:k1")
+    }).pipe(Effect.scoped, Effect.provide(TestDb)), 120_000)
+
+  it.live("a claim whose start a restart cut off goes back to the queue and is started once, with its key", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ maxRuns: 4, env: queueEnv(1) })
+      yield* start(h, "alice", "live")
+      const q = yield* start(h, "bob", "claimed then cut off")
+      // The daemon died between the claim and Hermes's answer: a claimed row with no Hermes run id.
+      yield* Scope.close(h.scope, Exit.void)
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE runs SET admitted_at = 1 WHERE run_id = ${q.run_id}`
+      const next = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Scope.close(next, Exit.void))
+      const again = yield* buildRuns(h.hermes, h.inbox, h.options, next)
+      // Back in the queue, first in line; the live run's end admits it.
+      expect((yield* as("bob")(again.runs.status(q.run_id, 0))).queue_position).toBe(1)
+      yield* h.hermes.complete([...h.hermes.runs.values()].find((r) => r.request.input === "live")!.id)
+      yield* eventually(Effect.sync(() => startedInputs(h)), (s) => s.includes("claimed then cut off"), "admitted after the restart")
+      expect(startedInputs(h).filter((i) => i === "claimed then cut off")).toHaveLength(1)
+      // Started with a key of its own, so a Hermes that saw the cut-off start replays it.
+      expect(h.hermes.calls.start.at(-1)!.idempotencyKey).toBe(`bob:${q.run_id}`)
     }).pipe(Effect.scoped, Effect.provide(TestDb)), 120_000)
 
   it("a queued run's place follows the round-robin", () => {
