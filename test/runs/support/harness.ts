@@ -65,7 +65,11 @@ export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<Retur
       hermes.layer,
       inbox.layer,
       RedactorLive,
-      AppConfigLive(testRunsConfig(options.maxRuns, options.retentionDays, options.quietCheckMs, options.env)),
+      AppConfigLive(testRunsConfig(options.maxRuns, options.retentionDays, options.quietCheckMs, {
+        // The bridge's capacity is the fake Hermes's cap unless the test sets it.
+        ...(options.maxConcurrent === undefined ? {} : { AGENT_BRIDGE_HERMES_MAX_CONCURRENT_RUNS: String(options.maxConcurrent) }),
+        ...options.env
+      })),
       LifecycleAt(options.phase ?? "ready"),
       // Another process's commits are what a test says (ChangeFeedBump in the built context).
       ChangeFeedTest,
