@@ -12,6 +12,7 @@
  * - bench-sim-memory: the simulator's heap after many runs, bounded vs keeping every run (issue 13)
  * - bench-storage:   the bridge on PostgreSQL vs the same bridge on SQLite (issue 24)
  * - bench-replicas:  1 vs 2 vs 3 replicas behind nginx: status calls/s, failover on SIGKILL (issue 25)
+ * - bench-queue:     200 runs by 20 clients through Hermes's cap of 10 vs the ideal; a queued start's answer vs an admitted one's (issue 38)
  *
  * Each script prints its own figures and ends with a `BENCH_JSON {bench, rows[]}` line; a row is
  * `{metric, value, baseline, baselineName, goal?, noRatio?, client?}`, and its ratio is value / baseline
@@ -41,6 +42,7 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "redactor", script: "bench-redactor.ts", args: [], quickArgs: ["1", "2"] },
   { name: "keys", script: "bench-keys.ts", args: [], quickArgs: ["1", "2"] },
   { name: "hermes", script: "bench-hermes.ts", args: [], quickArgs: ["2000", "20"] },
+  { name: "queue", script: "bench-queue.ts", args: [], quickArgs: ["--runs", "40", "--clients", "8", "--run-ms", "300", "--starts", "10"] },
   { name: "runs", script: "bench-runs.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1"] },
   { name: "coldstart", script: "bench-coldstart.ts", args: [], quickArgs: ["1"] },
   { name: "memory", script: "bench-memory.ts", args: [], quickArgs: ["1", "200"] },

@@ -49,6 +49,8 @@ export const tempConfig = (extra: Record<string, string> = {}): ResolvedConfig =
       AGENT_BRIDGE_BRIDGE_DATA_DIR: path.join(dir, "data"),
       AGENT_BRIDGE_BRIDGE_PORT: "0",
       AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: "1000",
+      // The simulator's cap (simOptions): the bridge's queue must not stand in for what is measured.
+      AGENT_BRIDGE_HERMES_MAX_CONCURRENT_RUNS: "100000",
       ...extra
     },
     cwd: dir

@@ -21,12 +21,16 @@ export interface StoreFacts {
   readonly ledgerRuns: number
   readonly ledgerEvents: number
   readonly databaseBytes: number
+  /** Runs waiting in the queue for Hermes's capacity, by profile (absent: not read). */
+  readonly queued?: ReadonlyArray<{ readonly profile: string; readonly n: number }>
 }
 
 export interface MetricsShape {
   readonly registry: prom.Registry
   readonly runStarted: (client: string, face: RunFace) => void
   readonly runFinished: (client: string, status: string, face: RunFace) => void
+  /** A queued run got its Hermes slot after waiting this long. */
+  readonly runQueuedFor: (profile: string, seconds: number) => void
   readonly waitOpened: () => void
   readonly waitClosed: () => void
   /** One MCP `tools/call`; `code` is the `bridge.*` code of a failed call, "ok" otherwise. */
@@ -57,6 +61,14 @@ export const makeMetrics = (): MetricsShape => {
     name: "agent_bridge_runs_finished_total",
     help: "Runs that reached a terminal status, by client, status and face (mcp, a2a)",
     labelNames: ["client", "status", "face"],
+    registers
+  })
+  const queuedRuns = new prom.Gauge({ name: "agent_bridge_runs_queued", help: "Runs waiting in the queue for Hermes's capacity, by profile", labelNames: ["profile"], registers })
+  const queuedSeconds = new prom.Histogram({
+    name: "agent_bridge_run_queued_seconds",
+    help: "How long queued runs waited for a Hermes slot, by profile",
+    labelNames: ["profile"],
+    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 1800],
     registers
   })
   const liveRuns = new prom.Gauge({ name: "agent_bridge_runs_live", help: "Runs that have not ended, by client and face (mcp, a2a)", labelNames: ["client", "face"], registers })
@@ -97,6 +109,7 @@ export const makeMetrics = (): MetricsShape => {
     registry,
     runStarted: (client, face) => runsStarted.inc({ client, face }),
     runFinished: (client, status, face) => runsFinished.inc({ client, status, face }),
+    runQueuedFor: (profile, seconds) => queuedSeconds.observe({ profile }, seconds),
     waitOpened: () => waitsOpen.inc(),
     waitClosed: () => waitsOpen.dec(),
     mcpRequest: (tool, code) => mcpRequests.inc({ tool, code }),
@@ -111,6 +124,10 @@ export const makeMetrics = (): MetricsShape => {
       // Reset first: a client whose last live run ended must read 0, not its last value.
       liveRuns.reset()
       for (const { client, face, n } of facts.liveRuns) liveRuns.set({ client, face }, n)
+      if (facts.queued !== undefined) {
+        queuedRuns.reset()
+        for (const { profile, n } of facts.queued) queuedRuns.set({ profile }, n)
+      }
       inboxPending.set(facts.inboxPending)
       ledgerRuns.set(facts.ledgerRuns)
       ledgerEvents.set(facts.ledgerEvents)

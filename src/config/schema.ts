@@ -55,6 +55,11 @@ export const BridgeSection = Schema.Struct({
   run_retention_days: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThan(1)), () => 7),
   max_concurrent_runs_per_client: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4),
   /**
+   * Runs one client may have waiting in the queue for Hermes's capacity (issue 38), apart from its
+   * live runs; past it a start is refused with `bridge.too_many_queued`. 0: no queue for anyone.
+   */
+  max_queued_runs_per_client: withDefault(Schema.Int.pipe(Schema.between(0, 100_000)), () => 16),
+  /**
    * Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client, e.g. for
    * the inbox sign-in limit; none by default (the header is ignored). One entry may come as a plain
    * string, as `AGENT_BRIDGE_BRIDGE_TRUSTED_PROXIES=127.0.0.1` gives it.
@@ -96,7 +101,9 @@ export const HermesEndpoint = Schema.Struct({
   url: Schema.optional(NonEmpty),
   key: Schema.optional(Schema.Redacted(NonEmpty)),
   key_file: Schema.optional(NonEmpty),
-  key_env: Schema.optional(NonEmpty)
+  key_env: Schema.optional(NonEmpty),
+  /** This profile's capacity: runs in flight at once (`hermes.max_concurrent_runs` when unset). */
+  max_concurrent_runs: Schema.optional(Schema.Int.pipe(Schema.between(1, 100_000)))
 })
 
 export const HermesSection = Schema.Struct({
@@ -115,6 +122,12 @@ export const HermesSection = Schema.Struct({
    * is settled within 20 s at worst, for one status read per quiet interval of each quiet run.
    */
   quiet_check_ms: withDefault(Schema.Int.pipe(Schema.between(100, 3_600_000)), () => 10_000),
+  /**
+   * Runs the bridge keeps in flight at once on each Hermes API server (profile), as Hermes's own
+   * `gateway.api_server.max_concurrent_runs` (default 10) allows; more starts wait in the bridge's
+   * queue (services/runs/admission.ts). A profile may set its own.
+   */
+  max_concurrent_runs: withDefault(Schema.Int.pipe(Schema.between(1, 100_000)), () => 10),
   profiles: withDefault(Schema.Record({ key: ProfileName, value: HermesEndpoint }), () => ({}))
 })
 

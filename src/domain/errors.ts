@@ -23,6 +23,8 @@ export class AgentRefused extends Schema.TaggedError<AgentRefused>()("AgentRefus
 }) {}
 export class RunNotFound extends Schema.TaggedError<RunNotFound>()("RunNotFound", msg) {}
 export class TooManyRuns extends Schema.TaggedError<TooManyRuns>()("TooManyRuns", msg) {}
+/** A start Hermes has no capacity for, from a client whose queue is full (`bridge.max_queued_runs_per_client`): nothing was recorded. */
+export class TooManyQueued extends Schema.TaggedError<TooManyQueued>()("TooManyQueued", msg) {}
 export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>()("IdempotencyConflict", msg) {}
 export class RunNotRunning extends Schema.TaggedError<RunNotRunning>()("RunNotRunning", msg) {}
 export class NoPendingRequest extends Schema.TaggedError<NoPendingRequest>()("NoPendingRequest", msg) {}
@@ -57,7 +59,7 @@ export class Internal extends Schema.TaggedError<Internal>()("Internal", { incid
 
 export const BridgeError = Schema.Union(
   AuthForbidden, Unavailable, UnknownAgent, AgentUnkeyed, AgentUnavailable, AgentRefused, RunNotFound,
-  TooManyRuns, IdempotencyConflict, RunNotRunning, NoPendingRequest, InvalidSessionKey, InvalidIdempotencyKey,
+  TooManyRuns, TooManyQueued, IdempotencyConflict, RunNotRunning, NoPendingRequest, InvalidSessionKey, InvalidIdempotencyKey,
   InvalidOffset, StoreUnavailable, MemoryDisabled, MemoryInvalid, MemoryFailed, SkillInvalid, SkillNotFound,
   SkillReadonly, SkillPendingElsewhere, TooManyPending, QuotaExceeded, InvalidInput, Internal
 )
@@ -86,6 +88,7 @@ export const ErrorTable: { readonly [T in BridgeErrorTag]: Row<T> } = {
   AgentRefused: { code: "bridge.agent_refused", status: (e) => agentRefusedStatus(e.hermesStatus) },
   RunNotFound: fixed("bridge.run_not_found", 404),
   TooManyRuns: fixed("bridge.too_many_runs", 429),
+  TooManyQueued: fixed("bridge.too_many_queued", 429),
   IdempotencyConflict: fixed("bridge.idempotency_conflict", 409),
   RunNotRunning: fixed("bridge.run_not_running", 409),
   NoPendingRequest: fixed("bridge.no_pending_request", 409),

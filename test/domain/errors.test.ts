@@ -21,6 +21,7 @@ const SEED: Record<string, readonly [string, number | "hermes"]> = {
   AgentRefused: ["bridge.agent_refused", "hermes"],
   RunNotFound: ["bridge.run_not_found", 404],
   TooManyRuns: ["bridge.too_many_runs", 429],
+  TooManyQueued: ["bridge.too_many_queued", 429],
   IdempotencyConflict: ["bridge.idempotency_conflict", 409],
   RunNotRunning: ["bridge.run_not_running", 409],
   NoPendingRequest: ["bridge.no_pending_request", 409],

@@ -26,7 +26,7 @@ const view = (status: RunStatus, extra: Partial<RunView> = {}): RunView => ({
 
 /** One run view per phase key, and the sentence its phase says. */
 const EXAMPLES: Readonly<Record<PhaseKey, readonly [RunView, string]>> = {
-  queued: [view("queued"), "The run is queued."],
+  queued: [view("queued"), "The run is queued: it waits for capacity at hermes and is being started."],
   working: [view("running"), "The run is working (3 events so far)."],
   stopping: [view("stopping"), "The run is stopping."],
   awaiting_operator: [view("waiting_for_approval", { pending: approval }), "Waiting for the operator's approval of `rm -rf ./build` (since 2026-12-01T10:00:04.000Z), in the bridge's inbox."],
@@ -69,7 +69,8 @@ describe("the run phase", () => {
   })
 
   it("a queued run with a place in the queue says it waits for capacity", () => {
-    expect(phaseSentence({ _tag: "Queued", place: 2 })).toBe("The run is queued, waiting for capacity (2 ahead of it).")
+    expect(phaseSentence({ _tag: "Queued", agent: "hermes", place: 2 })).toBe("The run is queued: it waits for capacity at hermes (place 2 in the queue).")
+    expect(phaseSentence({ _tag: "Queued", agent: "hermes" })).toBe("The run is queued: it waits for capacity at hermes and is being started.")
   })
 
   it("a clarification status with no question left is working, in fewer words; a pending question decides over any live status", () => {

@@ -58,7 +58,7 @@ beforeAll(async () => {
   sim = await startSimulatorAsync({ maxConcurrentRuns: 100 })
   daemon = await startDaemon(testConfig({
     bridge: { max_concurrent_runs_per_client: 20 },
-    hermes: { url: sim.url, key: sim.profile("default").key },
+    hermes: { url: sim.url, key: sim.profile("default").key, max_concurrent_runs: 100 },
     a2a: { webhook_allow: ["127.0.0.1"] },
     limits: { memory_notes_per_client: NOTES, memory_bytes_per_client: BYTES, open_streams_per_client: STREAMS, push_configs_per_client: PUSH }
   }, tempDir()))

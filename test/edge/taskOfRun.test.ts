@@ -23,6 +23,11 @@ describe("a run as a task", () => {
     }
   })
 
+  it("a queued run is working, and says it waits for capacity, with its place (issue 38)", () => {
+    expect(taskOfRun(view("queued", { queue_position: 3 }), RETENTION).statusMessage).toBe("The run is queued: it waits for capacity at hermes (place 3 in the queue).")
+    expect(taskOfRun(view("queued"), RETENTION).statusMessage).toBe("The run is queued: it waits for capacity at hermes and is being started.")
+  })
+
   it("a run waiting for the operator's approval is working, and says what it waits on", () => {
     const awaiting = { approval_id: "ap_1", command: "rm -rf ./build", description: "delete", since: "2026-12-01T10:00:04.000Z" }
     const task = taskOfRun(view("waiting_for_approval", { awaiting_approval: awaiting }), RETENTION)

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Option, Schedule, TestClock } from "effect"
 import { HermesStatus, HermesTransport } from "../../src/hermes/client/failure.ts"
-import { followReconnectSchedule, hermesRetrySchedule } from "../../src/hermes/client/schedules.ts"
+import { followReconnectSchedule, hermesRetrySchedule, hermesStartRetrySchedule } from "../../src/hermes/client/schedules.ts"
 
 const site = { agent: "hermes", route: "GET /v1/models" }
 const busy = (seconds: number) => new HermesStatus({ ...site, status: 429, code: "rate_limit_exceeded", detail: null, retryAfter: Option.some(Duration.seconds(seconds)) })
@@ -34,6 +34,23 @@ describe("hermesRetrySchedule", () => {
       const permanent = Effect.suspend(() => { refused++; return Effect.fail(new HermesStatus({ ...site, status: 401, code: null, detail: null, retryAfter: Option.none() })) })
       yield* Effect.flip(Effect.retry(permanent, hermesRetrySchedule))
       expect(refused).toBe(1)
+    }))
+})
+
+describe("hermesStartRetrySchedule", () => {
+  it.effect("a start Hermes did not admit (429, 503 gateway_draining) is not repeated: the queue holds it; a 502 is", () =>
+    Effect.gen(function* () {
+      for (const notAdmitted of [busy(1), new HermesStatus({ ...site, status: 503, code: "gateway_draining", detail: null, retryAfter: Option.some(Duration.seconds(1)) })]) {
+        let attempts = 0
+        yield* Effect.flip(Effect.retry(Effect.suspend(() => { attempts++; return Effect.fail(notAdmitted) }), hermesStartRetrySchedule))
+        expect(attempts).toBe(1)
+      }
+      let attempts = 0
+      const flaky = Effect.suspend(() => (++attempts === 1 ? Effect.fail(new HermesStatus({ ...site, status: 502, code: null, detail: null, retryAfter: Option.none() })) : Effect.succeed("ok")))
+      const fiber = yield* Effect.fork(Effect.retry(flaky, hermesStartRetrySchedule))
+      yield* TestClock.adjust("1 minute")
+      expect(yield* Fiber.join(fiber)).toBe("ok")
+      expect(attempts).toBe(2)
     }))
 })
 

@@ -53,7 +53,7 @@ describe("crash: SIGKILL under load", () => {
     port = await freeLoopbackPort()
     files = writeBridgeConfig({
       bridge: { port, max_concurrent_runs_per_client: RUNS_PER_CLIENT },
-      hermes: { url: sim.url, key: sim.profile("default").key, timeout_ms: 15_000 },
+      hermes: { url: sim.url, key: sim.profile("default").key, timeout_ms: 15_000, max_concurrent_runs: 1000 },
       memory: { enabled: false }
     }, "agent-bridge-crash-")
   })

@@ -53,7 +53,7 @@ describe("isolation and probing", () => {
     dir = tempDir("agent-bridge-rel-")
     daemon = await startDaemon(testConfig({
       bridge: { max_concurrent_runs_per_client: 20 },
-      hermes: { url: sim.url, key: sim.profile("default").key }
+      hermes: { url: sim.url, key: sim.profile("default").key, max_concurrent_runs: 100 }
     }, dir))
     aliceKey = await daemon.addClient("alice", ["agents", "memory", "a2a"])
     bobKey = await daemon.addClient("bob", ["agents", "memory", "a2a"])

@@ -82,7 +82,7 @@ describe("replicated chaos: SIGKILLs of random replicas and a PostgreSQL restart
       readyTimeoutMs: 300_000,
       config: {
         bridge: { max_concurrent_runs_per_client: RUNS_PER_CLIENT },
-        hermes: { timeout_ms: 15_000 },
+        hermes: { timeout_ms: 15_000, max_concurrent_runs: 1000 },
         memory: { enabled: false }
       }
     })

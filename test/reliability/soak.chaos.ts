@@ -49,7 +49,7 @@ describe("soak", () => {
     dir = tempDir("agent-bridge-rel-")
     daemon = await startSoakDaemon(testConfig({
       bridge: { run_retention_days: RETENTION_DAYS, max_concurrent_runs_per_client: IN_FLIGHT_PER_CLIENT },
-      hermes: { url: sim.url, key: sim.key },
+      hermes: { url: sim.url, key: sim.key, max_concurrent_runs: CLIENTS * IN_FLIGHT_PER_CLIENT * 2 },
       memory: { enabled: false }
     }, dir), clock)
     keys = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => daemon.addClient(`soak-${i}`)))

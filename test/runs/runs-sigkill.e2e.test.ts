@@ -1,5 +1,6 @@
 /**
- * SIGKILL the real daemon process mid-run and start it again over the same data directory: the run
+ * SIGKILL the real daemon process mid-run and start it again over the same data directory (and, in
+ * the second test, with runs waiting in the queue for Hermes's capacity): the run
  * (followed again from Hermes, which kept running) completes, its events are contiguous from seq 1
  * with no duplicate, and its output is complete. Hermes is a simulator in this test's process, so it
  * outlives the daemon.
@@ -64,4 +65,51 @@ describe("SIGKILL mid-run", () => {
     expect(waited.output.length).toBeGreaterThan(0)
     await again.close()
   }, 240_000)
+
+  it("queued runs survive a SIGKILL: each starts once after the restart and completes (issue 38)", async () => {
+    const sim = await startSimulatorAsync({ generation: "new" })
+    cleanups.push(() => sim.close())
+    const dir = tempDir()
+    const port = await freeLoopbackPort()
+    const configFile = path.join(dir, "agent-bridge.yaml")
+    fs.writeFileSync(configFile, YAML.stringify({
+      bridge: { port, data_dir: path.join(dir, "data") },
+      hermes: { url: sim.url, key: sim.profiles[0]!.key, max_concurrent_runs: 1 }
+    }))
+    const first = await spawnDaemon({ configFile, port, readyTimeoutMs: 90_000 })
+    cleanups.push(() => first.kill("SIGKILL"))
+    const adminKey = fs.readFileSync(path.join(dir, "data", "admin.key"), "utf8").trim()
+    const client = await connectMcp(first.url, adminKey)
+    const start = async (input: string, key?: string) =>
+      (await client.callTool({ name: "agent_run", arguments: { agent: "hermes", input, ...(key === undefined ? {} : { idempotency_key: key }) } }))
+        .structuredContent as { run_id: string; status: string; queue_position?: number }
+    const hold = await start("[sim:slow=6s] holds the slot")
+    const q1 = await start("[sim:slow=300ms] queued one", "queued-1")
+    const q2 = await start("[sim:slow=300ms] queued two")
+    expect([hold.status, q1.status, q1.queue_position, q2.status, q2.queue_position]).toEqual(["running", "queued", 1, "queued", 2])
+    await first.kill("SIGKILL")
+    await client.close().catch(() => undefined)
+
+    const second = await spawnDaemon({ configFile, port, readyTimeoutMs: 90_000 })
+    cleanups.push(() => second.kill("SIGTERM"))
+    const again = await connectMcp(second.url, adminKey)
+    for (const q of [q1, q2]) {
+      const waited = (await again.callTool({ name: "agent_run_wait", arguments: { run_id: q.run_id, timeout_s: 120 } }))
+        .structuredContent as { status: string }
+      expect(waited.status).toBe("completed")
+      const page = (await again.callTool({ name: "agent_run_events", arguments: { run_id: q.run_id, limit: EVENTS_PAGE_MAX } }))
+        .structuredContent as { events: ReadonlyArray<{ seq: number; type: string }> }
+      expect(page.events.map((e) => e.seq)).toEqual(page.events.map((_, i) => i + 1))
+      expect(page.events.slice(0, 2).map((e) => e.type)).toEqual(["run.queued", "run.started"])
+      expect(page.events.filter((e) => e.type === "run.started")).toHaveLength(1)
+    }
+    const replay = (await again.callTool({ name: "agent_run", arguments: { agent: "hermes", input: "[sim:slow=300ms] queued one", idempotency_key: "queued-1" } }))
+      .structuredContent as { run_id: string }
+    expect(replay.run_id).toBe(q1.run_id)
+    // Hermes started each queued run exactly once.
+    const inputs = [...sim.handle.state.runs.values()].map((r) => r.input)
+    expect(inputs.filter((i) => i.includes("queued one"))).toHaveLength(1)
+    expect(inputs.filter((i) => i.includes("queued two"))).toHaveLength(1)
+    await again.close()
+  }, 300_000)
 })

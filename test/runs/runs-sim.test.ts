@@ -179,13 +179,16 @@ describe("runs against the simulator", () => {
       expect(text).toBe(simRunOf(h.sim, input)!.output)
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
-  it.live("Hermes's cap answers agent_refused (429); a stopped Hermes answers agent_unavailable", () =>
+  it.live("Hermes's cap (429) queues the start until its Retry-After and a free slot; a stopped Hermes answers agent_unavailable", () =>
     Effect.gen(function* () {
       const h = yield* simHarness({ sim: { maxConcurrentRuns: 1 } })
-      yield* alice(h.runs.start({ agent: "hermes", input: "[sim:slow=60s] one" }))
-      const refused = yield* failure(as("bob")(h.runs.start({ agent: "hermes", input: "two" })))
-      expect(errorCode(refused)).toBe("bridge.agent_refused")
-      expect(refused._tag === "AgentRefused" && refused.hermesStatus).toBe(429)
+      const one = yield* alice(h.runs.start({ agent: "hermes", input: "[sim:slow=60s] one" }))
+      const two = yield* as("bob")(h.runs.start({ agent: "hermes", input: "two" }))
+      expect(two.status).toBe("queued")
+      yield* alice(h.runs.stop(one.run_id))
+      const done = yield* as("bob")(h.runs.wait(two.run_id, 60))
+      expect(done.status).toBe("completed")
+      yield* Effect.sleep("1200 millis")
       yield* h.sim.stop
       const down = yield* failure(as("bob")(h.runs.start({ agent: "hermes", input: "three" })))
       expect(errorCode(down)).toBe("bridge.agent_unavailable")

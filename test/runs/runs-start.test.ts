@@ -191,17 +191,29 @@ describe("agent_run start path", () => {
       yield* eventually(Effect.either(alice(run(h, { input: "after" }))), (e) => e._tag === "Right", "a free slot")
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
-  it.live("Hermes's 429 passes through as agent_refused; Hermes down is agent_unavailable", () =>
+  it.live("Hermes's 429 queues the start (nothing started) until a slot frees; Hermes down is agent_unavailable", () =>
     Effect.gen(function* () {
       const h = yield* harness({ maxConcurrent: 1 })
-      yield* alice(run(h, {}))
-      const refused = yield* failure(bob(run(h, {})))
-      expect(errorCode(refused)).toBe("bridge.agent_refused")
-      expect(refused._tag === "AgentRefused" && refused.hermesStatus).toBe(429)
+      const first = yield* alice(run(h, { input: "first" }))
+      const queued = yield* bob(run(h, { input: "second" }))
+      expect(queued.status).toBe("queued")
+      expect(queued.queue_position).toBe(1)
+      expect((yield* bob(h.runs.events(queued.run_id, 0, 10))).events.map((e) => [e.type, e.data["reason"]])).toEqual([["run.queued", "refused"]])
+      // Hermes answered 429 once; nothing more is sent while it holds the profile.
+      expect(h.hermes.calls.start.length).toBe(2)
+      yield* h.hermes.emit([...h.hermes.runs.values()].find((r) => r.request.input === "first")!.id, "run.completed", { output: "done", usage: {} })
+      expect((yield* alice(h.runs.wait(first.run_id, 30))).status).toBe("completed")
+      const admitted = yield* eventually(bob(h.runs.status(queued.run_id, 0)), (v) => v.status === "running", "the queued run admitted")
+      expect(admitted.queue_position).toBeUndefined()
+      const types = (yield* bob(h.runs.events(queued.run_id, 0, 10))).events.map((e) => e.type)
+      expect(types).toEqual(["run.queued", "run.started"])
+      // Hermes's cap was learned (1): with bob's run live, carol's start would wait in the queue.
+      yield* h.hermes.emit([...h.hermes.runs.values()].find((r) => r.request.input === "second")!.id, "run.completed", { output: "done", usage: {} })
+      expect((yield* bob(h.runs.wait(queued.run_id, 30))).status).toBe("completed")
       h.hermes.faults.down = true
-      expect(errorCode(yield* failure(bob(run(h, {}))))).toBe("bridge.agent_unavailable")
+      expect(errorCode(yield* failure(as("carol")(run(h, {}))))).toBe("bridge.agent_unavailable")
       const list = yield* as(Caller.admin)(h.runs.list({ limit: 200 }))
-      expect(list.runs.length).toBe(1)
+      expect(list.runs.length).toBe(2)
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a ledger that cannot record the run stops it in Hermes and answers store_unavailable", () =>

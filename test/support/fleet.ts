@@ -83,7 +83,8 @@ const replicaConfig = (o: FleetOptions, sim: SimulatorAsync, dir: string, i: num
     replica_id: `r${i}`,
     ...((o.config?.["bridge"] as object | undefined) ?? {})
   },
-  hermes: { url: sim.url, key: sim.profiles[0]!.key, ...((o.config?.["hermes"] as object | undefined) ?? {}) },
+  // The bridge's capacity is the simulator's cap unless the test sets it (its queue would stand in front).
+  hermes: { url: sim.url, key: sim.profiles[0]!.key, max_concurrent_runs: sim.handle.state.options.maxConcurrentRuns, ...((o.config?.["hermes"] as object | undefined) ?? {}) },
   storage: { url: o.storageUrl },
   cluster: { port: clusterPort, secret: FLEET_CLUSTER_SECRET, ...((o.config?.["cluster"] as object | undefined) ?? {}) }
 })

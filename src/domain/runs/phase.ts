@@ -22,8 +22,11 @@ import { isTerminal } from "./view.ts"
 export type EndOutcome = "ok" | "failed" | "interrupted" | "cancelled"
 
 export type RunPhase =
-  /** Accepted, not yet running at Hermes. `place`: how many runs are ahead of it, when a queue tells. */
-  | { readonly _tag: "Queued"; readonly place?: number | undefined }
+  /**
+   * Accepted, not yet running at Hermes: it waits for capacity at `agent`. `place`: its place in the
+   * bridge's queue (1: next), absent while it is being started.
+   */
+  | { readonly _tag: "Queued"; readonly agent?: string | undefined; readonly place?: number | undefined }
   /** `events`: the run's events so far. `answered`: its status still names a question no longer pending. */
   | { readonly _tag: "Working"; readonly events: number; readonly answered: boolean }
   | { readonly _tag: "Stopping" }
@@ -42,7 +45,7 @@ export const PHASE_KEYS: ReadonlyArray<PhaseKey> = [
 ]
 
 /** The facts of a run view a phase is read from (a list item has them too). */
-export type PhaseFacts = Pick<RunView, "status" | "pending" | "error" | "last_seq" | "awaiting_approval">
+export type PhaseFacts = Pick<RunView, "status" | "pending" | "error" | "last_seq" | "awaiting_approval"> & Partial<Pick<RunView, "agent" | "queue_position">>
 
 const OUTCOME_OF: Readonly<Record<"completed" | "failed" | "interrupted" | "cancelled", EndOutcome>> = {
   completed: "ok",
@@ -58,7 +61,7 @@ export const phaseOf = (run: PhaseFacts): RunPhase => {
   if (run.pending?.kind === "clarification") return { _tag: "NeedsAnswer", question: run.pending }
   switch (run.status) {
     case "queued":
-      return { _tag: "Queued" }
+      return { _tag: "Queued", agent: run.agent, place: run.queue_position }
     case "stopping":
       return { _tag: "Stopping" }
     case "waiting_for_approval": {
@@ -119,7 +122,8 @@ const endedSentence = (outcome: EndOutcome, why: string | null) => {
 export const phaseSentence = (phase: RunPhase): string => {
   switch (phase._tag) {
     case "Queued":
-      return phase.place === undefined ? "The run is queued." : `The run is queued, waiting for capacity (${phase.place} ahead of it).`
+      return `The run is queued: it waits for capacity at ${phase.agent ?? "its agent"}` +
+        (phase.place === undefined ? " and is being started." : ` (place ${phase.place} in the queue).`)
     case "Working":
       return phase.answered ? "The run is working." : `The run is working (${phase.events} events so far).`
     case "Stopping":

@@ -71,7 +71,9 @@ export const RunView = Schema.Struct({
   output_offset: Int,
   output_total: Int,
   next_offset: Schema.NullOr(Int),
-  more: Schema.optional(Schema.String)
+  more: Schema.optional(Schema.String),
+  /** A `queued` run's place in its profile's queue for Hermes's capacity (1: next). */
+  queue_position: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)))
 })
 export type RunView = typeof RunView.Type
 

@@ -28,8 +28,10 @@ const storeFacts = Effect.gen(function* () {
   const liveRuns = yield* ledger.liveByClient
   const totals = yield* ledger.totals
   const inboxPending = yield* inbox.pendingCount
+  const queued = yield* ledger.queueDepths
   return {
     liveRuns,
+    queued,
     inboxPending,
     ledgerRuns: totals.runs,
     ledgerEvents: totals.events,

@@ -86,6 +86,14 @@ export const isTransient = (f: HermesFailure): boolean =>
   f._tag === "HermesTransport" || f._tag === "HermesTimeout" ||
   (f._tag === "HermesStatus" && (f.status === 429 || f.status === 502 || f.status === 503 || f.status === 504 || f.status === 500))
 
+/**
+ * Hermes did not admit a start: 429 (its cap on runs in flight, `rate_limit_exceeded`) or 503
+ * `gateway_draining`. Nothing was started, so the start may be made again on any build, with or
+ * without an idempotency key: the bridge's queue (services/runs/admission.ts) holds it meanwhile.
+ */
+export const isNotAdmitted = (f: HermesFailure): f is HermesStatus =>
+  f._tag === "HermesStatus" && (f.status === 429 || (f.status === 503 && f.code === "gateway_draining"))
+
 /** `Retry-After` as seconds or an HTTP date; absent or unreadable is none. */
 export const parseRetryAfter = (header: string | undefined, now = Date.now()): Option.Option<Duration.Duration> => {
   if (header === undefined) return Option.none()

@@ -20,7 +20,7 @@ import {
 } from "./failure.ts"
 import type { HermesProfile } from "./HermesClient.ts"
 import { ErrorEnvelope } from "./schemas.ts"
-import { hermesRetrySchedule } from "./schedules.ts"
+import { hermesRetrySchedule, hermesStartRetrySchedule } from "./schedules.ts"
 import { measureHermes } from "../../common/Metrics.ts"
 
 export interface HermesCall {
@@ -37,8 +37,8 @@ export interface HermesCall {
   readonly auth: boolean
   readonly headers?: Readonly<Record<string, string>> | undefined
   readonly body?: unknown
-  /** Whether a failed attempt may be repeated (see `hermesRetrySchedule`). */
-  readonly retry: boolean
+  /** Whether a failed attempt may be repeated (see `hermesRetrySchedule`); `start`: a start's (`hermesStartRetrySchedule`). */
+  readonly retry: boolean | "start"
 }
 
 export interface HermesHttp {
@@ -116,7 +116,7 @@ export const makeHermesHttp = (base: HttpClient.HttpClient, timeout: Duration.Du
     })
 
   const retried = <A>(call: HermesCall, eff: Effect.Effect<A, HermesFailure>) =>
-    call.retry ? Effect.retry(eff, hermesRetrySchedule) : eff
+    call.retry === "start" ? Effect.retry(eff, hermesStartRetrySchedule) : call.retry ? Effect.retry(eff, hermesRetrySchedule) : eff
 
   return {
     timeout,

@@ -85,7 +85,7 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
         ...(req.reasoningEffort !== undefined ? { model_options: { reasoning_effort: req.reasoningEffort } } : {}),
         ...(f.runClarify ? { clarify: true } : {})
       }
-      const answer = yield* http.json({ profile: p, method: "POST", path: "/v1/runs", auth: true, headers, body, retry: idempotent }, StartBody)
+      const answer = yield* http.json({ profile: p, method: "POST", path: "/v1/runs", auth: true, headers, body, retry: idempotent ? "start" : false }, StartBody)
       return {
         hermesRunId: answer.body.run_id,
         replayed: answer.body.replayed === true || answer.headers["idempotency-replayed"] === "true"

@@ -3,7 +3,7 @@
  * sends `Retry-After: 1` with 429 `rate_limit_exceeded` and 503 `gateway_draining`).
  */
 import { Duration, Option, Schedule } from "effect"
-import { type HermesFailure, isTransient } from "./failure.ts"
+import { type HermesFailure, isNotAdmitted, isTransient } from "./failure.ts"
 
 /** Never wait longer than this for one `Retry-After`, whatever Hermes asks. */
 const RETRY_AFTER_CAP = Duration.seconds(10)
@@ -37,4 +37,14 @@ export const followReconnectSchedule: Schedule.Schedule<HermesFailure, HermesFai
   Schedule.jittered,
   Schedule.zipRight(Schedule.identity<HermesFailure>()),
   Schedule.modifyDelay((failure, delay) => Duration.max(delay, retryAfterOf(failure)))
+)
+
+/**
+ * A start's safe retries (one with an idempotency key, on a build that honours keys): as
+ * `hermesRetrySchedule`, except that a start Hermes did not admit (429, 503 `gateway_draining`) is
+ * not retried here: it is answered at once and waits in the bridge's queue, which honours
+ * `Retry-After` itself (services/runs/admission.ts).
+ */
+export const hermesStartRetrySchedule: Schedule.Schedule<HermesFailure, HermesFailure> = hermesRetrySchedule.pipe(
+  Schedule.whileInput((f: HermesFailure) => !isNotAdmitted(f))
 )

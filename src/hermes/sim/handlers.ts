@@ -138,6 +138,7 @@ export const start: Handler = (ctx) =>
       now, visibleAt: now + state.options.registrationDelayMs
     })
     state.runs.set(run.id, run)
+    state.notePeak()
     if (idemKey !== undefined) state.idempotencyStore(profile, idemKey, fingerprint, run.id)
     const plan = makePlan(parseInput(body.input), { clarifyAvailable: state.options.clarify && body.clarify === true, subagentEvents: state.options.subagentEvents })
     run.dropAt = plan.dropAfterFrames

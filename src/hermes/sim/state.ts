@@ -70,6 +70,8 @@ export class SimState {
   private faults: Array<{ fault: SimFault; remaining: number }> = []
   readonly requests: Array<RecordedRequest> = []
   draining = false
+  /** The most runs ever in flight at once (a test checks the cap was never passed). */
+  peakLiveRuns = 0
   private lastSweep = Number.NEGATIVE_INFINITY
 
   constructor(readonly options: ResolvedSimOptions) {}
@@ -94,6 +96,11 @@ export class SimState {
     let n = 0
     for (const run of this.runs.values()) if (!isTerminalStatus(run.status)) n++
     return n
+  }
+
+  /** Records a newly admitted run in `peakLiveRuns`. */
+  notePeak(): void {
+    this.peakLiveRuns = Math.max(this.peakLiveRuns, this.liveRuns())
   }
 
   addFault(fault: SimFault): void {

@@ -13,6 +13,7 @@ import { createHash } from "node:crypto"
 import { Clients } from "../auth/Clients.ts"
 import { type BriefFilter, Ledger, type LedgerError, type RunBrief } from "../runs/Ledger.ts"
 import { type StopRequest, StopRequests } from "./stopRequests.ts"
+import { queuePlace } from "../../domain/runs/queuePlace.ts"
 
 /** A run as the console shows it: the ledger's brief, with its tokens, usage and the operator's stop. */
 export interface RunSummary extends Omit<RunBrief, "usageText"> {
@@ -20,6 +21,13 @@ export interface RunSummary extends Omit<RunBrief, "usageText"> {
   readonly usage: Record<string, unknown> | null
   /** The operator's stop request, if any: null, "pending", or its outcome. */
   readonly operatorStop: string | null
+}
+
+/** The queue for Hermes's capacity as the console shows it. */
+export interface RunQueue {
+  readonly depths: ReadonlyArray<{ readonly profile: string; readonly n: number }>
+  /** Each waiting run's place in its profile's queue (1: next). */
+  readonly places: ReadonlyMap<string, number>
 }
 
 /** The console's runs filter is the ledger's (`limit` is bounded by MAX_RUNS_LISTED here). */
@@ -134,7 +142,21 @@ export const makeConsoleQueries = Effect.gen(function* () {
     Effect.map((parts) => createHash("sha256").update(parts.join(":")).digest("hex").slice(0, 16))
   )
 
-  return { runs, run, clients, filterChoices, version }
+  /**
+   * The queue for Hermes's capacity: runs waiting per profile, and each waiting run's place
+   * (the run view's `queue_position`, in the queue's round-robin order).
+   */
+  const queue: Effect.Effect<RunQueue, ConsoleReadError> = Effect.gen(function* () {
+    const depths = yield* ledger.queueDepths
+    const places = new Map<string, number>()
+    for (const d of depths) {
+      const queued = yield* ledger.queuedOf(d.profile)
+      for (const q of queued) places.set(q.runId, queuePlace(queued, q.runId) ?? 0)
+    }
+    return { depths, places }
+  })
+
+  return { runs, run, clients, filterChoices, version, queue }
 })
 
 export type ConsoleQueries = Effect.Effect.Success<typeof makeConsoleQueries>

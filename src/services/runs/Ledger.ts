@@ -60,6 +60,11 @@ export interface NewRun
    * only this process's starts in flight, and replicas on one database start side by side.
    */
   readonly maxActive?: number
+  /**
+   * A queued run (`status: "queued"`, `hermesRunId: ""`): the client's cap on queued runs, checked
+   * in the insert's transaction like `maxActive` (`ClientQueueFull` past it).
+   */
+  readonly maxQueued?: number
 }
 
 export interface StoredEvent {
@@ -80,6 +85,8 @@ export interface RunChange {
   /** Replaces the whole output (Hermes's final text) when it differs from what is stored. */
   readonly outputReplace?: string | null
   readonly hermesEventId?: number | null
+  /** Hermes's run id, once a queued run is started there (it is `""` until then). */
+  readonly hermesRunId?: string
 }
 
 export interface Modified<A> {
@@ -94,6 +101,8 @@ export class LedgerError extends Data.TaggedError("LedgerError")<{ readonly oper
 export class IdempotencyTaken extends Data.TaggedError("IdempotencyTaken")<{ readonly key: string }> {}
 /** The insert found the client at its cap (`NewRun.maxActive`) already: another start, perhaps on another replica, filled it. */
 export class ClientAtCap extends Data.TaggedError("ClientAtCap")<{ readonly client: string; readonly active: number }> {}
+/** The insert of a queued run found the client's queue full (`NewRun.maxQueued`). */
+export class ClientQueueFull extends Data.TaggedError("ClientQueueFull")<{ readonly client: string; readonly queued: number }> {}
 /** `modify` of a run that is not in the ledger (deleted by retention, or never there). */
 export class LedgerRunMissing extends Data.TaggedError("LedgerRunMissing")<{ readonly runId: string }> {}
 
@@ -140,9 +149,22 @@ export interface BriefFilter {
   readonly limit: number
 }
 
+/** How loaded one Hermes profile is, over every replica: runs holding a Hermes slot, and runs queued. */
+export interface ProfileLoad {
+  readonly live: number
+  readonly queued: number
+}
+
+/** A queued run as the queue orders it (oldest first). */
+export interface QueuedRun {
+  readonly runId: string
+  readonly client: string
+  readonly createdAt: number
+}
+
 export interface LedgerShape {
-  /** Inserts a run and its `run.started` event. */
-  readonly insert: (run: NewRun) => Effect.Effect<RunRecord, LedgerError | IdempotencyTaken | ClientAtCap>
+  /** Inserts a run and its first event (`run.started`, or `run.queued` for a queued run). */
+  readonly insert: (run: NewRun) => Effect.Effect<RunRecord, LedgerError | IdempotencyTaken | ClientAtCap | ClientQueueFull>
   readonly get: (runId: string) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
   /**
    * The run when `client` owns it (`null`: whoever does, the admin's read), by id and owner in one
@@ -152,7 +174,7 @@ export interface LedgerShape {
   readonly getOwned: (runId: string, client: string | null) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
   /** The run holding this prefixed idempotency key on this profile, whoever owns it. */
   readonly byIdempotencyKey: (profile: string, key: string) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
-  /** Runs of this client that have not ended. */
+  /** Runs of this client that have not ended and hold a Hermes slot (queued runs waiting are not counted). */
   readonly countActive: (client: string) => Effect.Effect<number, LedgerError>
   /** Newest first. */
   readonly list: (filter: ListFilter) => Effect.Effect<ReadonlyArray<RunRecord>, LedgerError>
@@ -198,6 +220,32 @@ export interface LedgerShape {
   readonly present: (runIds: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, LedgerError>
   /** The rows kept: runs and events. */
   readonly totals: Effect.Effect<{ readonly runs: number; readonly events: number }, LedgerError>
+
+  // The queue in front of Hermes's capacity (ledgerQueue.ts; the decisions are admission.ts's).
+  readonly profileLoad: (profile: string) => Effect.Effect<ProfileLoad, LedgerError>
+  /** The profile's queued runs, oldest first. */
+  readonly queuedOf: (profile: string) => Effect.Effect<ReadonlyArray<QueuedRun>, LedgerError>
+  /** Queued runs per profile (profiles with none are absent). */
+  readonly queueDepths: Effect.Effect<ReadonlyArray<{ readonly profile: string; readonly n: number }>, LedgerError>
+  /**
+   * In one transaction holding the profile (against other replicas' claims): when fewer than
+   * `capacity` runs hold a slot of the profile, takes the next queued run (round-robin by client:
+   * the client admitted least recently on the profile, among clients below `clientCap` live runs;
+   * its oldest queued run) and marks it claimed (`admitted_at`; still `queued`, without a Hermes run id). `live`:
+   * the runs that held a slot of the profile before this claim.
+   */
+  readonly claimNext: (profile: string, capacity: number, clientCap: number) => Effect.Effect<Option.Option<{ readonly record: RunRecord; readonly live: number }>, LedgerError>
+  /**
+   * A start about to go to Hermes at once takes a slot of the profile, under the same lock and count
+   * as a claim (live runs, claims and other such slots younger than `freshSince`); false: none free.
+   */
+  readonly reserveSlot: (profile: string, capacity: number, token: string, freshSince: number) => Effect.Effect<boolean, LedgerError>
+  /** The slot's start was recorded or refused: its run (if any) counts from now on. */
+  readonly releaseSlot: (token: string) => Effect.Effect<void, LedgerError>
+  /** A claimed run Hermes did not admit goes back to the queue; false when it is no longer a claim. */
+  readonly unclaim: (runId: string) => Effect.Effect<boolean, LedgerError>
+  /** Claims (and slots) older than `claimedBefore` (ms) whose start never reached the ledger go back to the queue (are dropped); how many claims. */
+  readonly requeueStale: (claimedBefore: number) => Effect.Effect<number, LedgerError>
 }
 
 export class Ledger extends Context.Tag("agent-bridge/runs/Ledger")<Ledger, LedgerShape>() {}

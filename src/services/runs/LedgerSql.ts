@@ -9,10 +9,11 @@ import type { ParseError } from "effect/ParseResult"
 import { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { Metrics } from "../../common/Metrics.ts"
-import { ClientAtCap, IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type ListFilter, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
+import { ClientAtCap, ClientQueueFull, IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type ListFilter, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
 import { ledgerDialect } from "./ledgerDialect.ts"
 import { isEmptyChange, OUTPUT_CHUNK_BYTES, planWrite, replaceNeedsStoredOutput } from "./ledgerWrite.ts"
 import { makeLedgerBriefs } from "./ledgerBriefs.ts"
+import { LIVE, makeLedgerQueue, WAITING } from "./ledgerQueue.ts"
 
 /** The output's head and chunk sizes are the write plan's (`ledgerWrite.ts`); re-exported for the ledger's tests. */
 export { OUTPUT_CHUNK_BYTES, OUTPUT_HEAD_CHARS } from "./ledgerWrite.ts"
@@ -135,6 +136,7 @@ export const makeLedgerSql = Effect.gen(function* () {
           error = ${next.error},
           usage = ${next.usage === null ? null : JSON.stringify(next.usage)},
           hermes_event_id = ${next.hermesEventId},
+          hermes_run_id = ${next.hermesRunId},
           last_seq = ${next.lastSeq},
           output_bytes = ${next.outputBytes},
           output_head = ${next.outputHead},
@@ -154,25 +156,33 @@ export const makeLedgerSql = Effect.gen(function* () {
 
   const shape: LedgerShape = {
     ...makeLedgerBriefs(sql, dialect, fail),
+    ...makeLedgerQueue(sql, dialect, fail, firstRecord),
     insert: (run) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        if (run.maxActive !== undefined) {
+        const queued = run.status === "queued"
+        if (run.maxActive !== undefined || run.maxQueued !== undefined) {
           // Under the client's lock, the key first (a retry of a recorded start is its run, never
-          // refused by the cap that run fills), then the cap.
+          // refused by the cap that run fills), then the cap (live runs, or queued ones).
           yield* dialect.lockClient(run.client)
           if (run.idempotencyKey !== null) {
             const taken = yield* sql`SELECT run_id FROM runs WHERE profile = ${run.profile} AND idempotency_key = ${run.idempotencyKey}`
             if (taken.length > 0) return yield* new IdempotencyTaken({ key: run.idempotencyKey })
           }
-          const active = yield* sql`SELECT count(*) AS n FROM runs WHERE client = ${run.client} AND ended_at IS NULL`.pipe(Effect.flatMap(count))
-          if (active >= run.maxActive) return yield* new ClientAtCap({ client: run.client, active })
+          if (run.maxActive !== undefined && !queued) {
+            const active = yield* sql`SELECT count(*) AS n FROM runs WHERE client = ${run.client} AND ${LIVE(sql)}`.pipe(Effect.flatMap(count))
+            if (active >= run.maxActive) return yield* new ClientAtCap({ client: run.client, active })
+          }
+          if (run.maxQueued !== undefined && queued) {
+            const waiting = yield* sql`SELECT count(*) AS n FROM runs WHERE client = ${run.client} AND ${WAITING(sql)}`.pipe(Effect.flatMap(count))
+            if (waiting >= run.maxQueued) return yield* new ClientQueueFull({ client: run.client, queued: waiting })
+          }
         }
         yield* sql`INSERT INTO runs (run_id, client, agent, profile, hermes_run_id, status, input, instructions,
-            session_key, reasoning_effort, idempotency_key, fingerprint, face, created_at, updated_at)
+            session_key, reasoning_effort, idempotency_key, fingerprint, face, created_at, updated_at, admitted_at)
           VALUES (${run.runId}, ${run.client}, ${run.agent}, ${run.profile}, ${run.hermesRunId}, ${run.status},
             ${run.input}, ${run.instructions}, ${run.sessionKey}, ${run.reasoningEffort}, ${run.idempotencyKey},
-            ${run.fingerprint}, ${run.face}, ${now}, ${now})`
+            ${run.fingerprint}, ${run.face}, ${now}, ${now}, ${queued ? null : now})`
         const inserted = yield* getRow(run.runId)
         if (Option.isNone(inserted)) return yield* new LedgerRunMissing({ runId: run.runId })
         const current = inserted.value
@@ -180,8 +190,9 @@ export const makeLedgerSql = Effect.gen(function* () {
         return record
       }).pipe(
         inTransaction,
-        Effect.tap((record) => metrics.runStarted(record.client, record.face)),
-        Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken | ClientAtCap> =>
+        // A queued run is counted as started when Hermes starts it (`modify` giving it its Hermes run id).
+        Effect.tap((record) => (record.status === "queued" ? undefined : metrics.runStarted(record.client, record.face))),
+        Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken | ClientAtCap | ClientQueueFull> =>
           run.idempotencyKey !== null && dialect.isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
             : Effect.fail(fail("insert")(e))),
@@ -202,7 +213,7 @@ export const makeLedgerSql = Effect.gen(function* () {
       ),
 
     countActive: (client) =>
-      sql`SELECT count(*) AS n FROM runs WHERE client = ${client} AND ended_at IS NULL`.pipe(
+      sql`SELECT count(*) AS n FROM runs WHERE client = ${client} AND ${LIVE(sql)}`.pipe(
         Effect.flatMap(count),
         Effect.mapError(fail("countActive"))
       ),
@@ -235,8 +246,11 @@ export const makeLedgerSql = Effect.gen(function* () {
     modify: <A>(runId: string, f: (current: RunRecord) => { readonly change: RunChange; readonly result: A }) => {
       // The write that ended the run, counted once its transaction committed (a rollback counts nothing).
       let ended: RunRecord | null = null
+      // A queued run given its Hermes run id: started now (counted once committed).
+      let started: RunRecord | null = null
       return Effect.gen(function* () {
         ended = null
+        started = null
         const found = yield* getRowForWrite(runId)
         if (Option.isNone(found)) return yield* new LedgerRunMissing({ runId })
         const { change, result } = f(found.value)
@@ -244,12 +258,15 @@ export const makeLedgerSql = Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const { record, appended } = yield* write(found.value, change, now)
         if (found.value.endedAt === null && record.endedAt !== null) ended = record
+        if (found.value.hermesRunId === "" && record.hermesRunId !== "") started = record
         return { record, appended, result } satisfies Modified<A>
       }).pipe(
         inTransaction,
         Effect.tap(() => Effect.sync(() => {
           const r: RunRecord | null = ended
           if (r !== null) metrics.runFinished(r.client, r.status, r.face)
+          const s: RunRecord | null = started
+          if (s !== null) metrics.runStarted(s.client, s.face)
         })),
         Effect.catchTags({ SqlError: (e) => Effect.fail(fail("modify")(e)), ParseError: (e) => Effect.fail(fail("modify")(e)) })
       )

@@ -19,12 +19,14 @@ import { Redactor } from "../../common/Redactor.ts"
 import { Runs, type RunsShape } from "./Runs.ts"
 import { makeControl } from "./control.ts"
 import { makeFollower } from "./follower.ts"
-import { isLedgerFailure, Ledger, ledgerFailureText, type LedgerError, type LedgerRunMissing } from "./Ledger.ts"
+import { isLedgerFailure, Ledger, ledgerFailureText, type LedgerError, type LedgerRunMissing, type RunRecord } from "./Ledger.ts"
 import { LedgerLive } from "./LedgerSql.ts"
 import { startRetention } from "./retention.ts"
-import { makeRunSignals } from "./RunSignals.ts"
+import { makeRunSignals, type RunSignals } from "./RunSignals.ts"
 import { localFollowers, RunFollowers } from "./RunFollowers.ts"
 import { makeStart } from "./startRun.ts"
+import { makeAdmission } from "./admission.ts"
+import { makeHermesStart } from "./hermesStart.ts"
 import { makeViews } from "./views.ts"
 import { makeWaits } from "./waits.ts"
 import { EVENTS_PAGE_MAX } from "../../domain/limits.ts"
@@ -48,7 +50,10 @@ export const makeRuns = Effect.gen(function* () {
   const feed = yield* ChangeFeed
   const place = databasePlace(config)
 
-  const signals = yield* makeRunSignals
+  // Every committed write is published here: a terminal one frees a Hermes slot for the queue.
+  const published = yield* makeRunSignals
+  let slotFreed: (record: RunRecord) => Effect.Effect<void> = () => Effect.void
+  const signals: RunSignals = { ...published, publish: (record) => Effect.zipRight(published.publish(record), Effect.suspend(() => slotFreed(record))) }
   const locks = makeRunLocks()
   const follower = makeFollower({ ledger, hermes, inbox, signals, locks, quietCheck: Duration.millis(config.hermes.quiet_check_ms) })
   // One daemon's FiberMap, or the replicas' cluster on PostgreSQL (RunFollowers.ts).
@@ -57,10 +62,26 @@ export const makeRuns = Effect.gen(function* () {
   const views = makeViews({ ledger, redactor, inbox })
   const waits = makeWaits({ ledger, signals, views, feed })
   const control = makeControl({ ledger, hermes, signals, locks, reconcile: follower.reconcile })
+  const admission = yield* makeAdmission({
+    ledger,
+    hermes,
+    signals,
+    feed,
+    startInHermes: makeHermesStart(hermes),
+    capacityOf: (profile) => config.hermes.profiles[profile]?.max_concurrent_runs ?? config.hermes.max_concurrent_runs,
+    clientCap: config.bridge.max_concurrent_runs_per_client,
+    // A claim's start may take every retry of a start at the profile's timeout: past that, it was lost.
+    staleClaimMs: config.hermes.timeout_ms * 5 + 30_000,
+    requeueAllAtStart: followers === localFollowers,
+    attach: supervisor.attach
+  })
+  slotFreed = admission.ended
   const start = makeStart({
     ledger,
     hermes,
     maxRunsPerClient: config.bridge.max_concurrent_runs_per_client,
+    maxQueuedPerClient: config.bridge.max_queued_runs_per_client,
+    admission,
     attach: supervisor.attach,
     scope: yield* Effect.scope,
     internal: (operation, cause) => {
@@ -70,7 +91,8 @@ export const makeRuns = Effect.gen(function* () {
   })
 
   // Re-attach: every run the ledger holds as unfinished gets its follower back.
-  const unfinished = yield* ledger.active.pipe(Effect.orDie)
+  // Queued runs (no Hermes run id yet) are the queue's: followed once admitted.
+  const unfinished = (yield* ledger.active.pipe(Effect.orDie)).filter((r) => r.hermesRunId !== "")
   // With a cluster each attach stores a Follow message (a duplicate of a live one is dropped).
   yield* Effect.forEach(unfinished, (r) => supervisor.attach(r.runId), { discard: true, concurrency: 8 })
   if (unfinished.length > 0) yield* Effect.logInfo(`re-attached ${unfinished.length} unfinished runs`)

@@ -81,6 +81,28 @@ export const makeControl = <E>({ ledger, hermes, signals, locks, reconcile }: Co
   const askToStop = (run: RunRecord, actor?: StopActor) =>
     locks.withRun(run.runId, Effect.gen(function* () {
       if (isTerminal(run.status) || run.status === "stopping") return Option.some(run)
+      // Not in Hermes yet (queued, or being admitted): it ends here and never reaches Hermes (a start
+      // in flight is stopped by the queue once Hermes answers, seeing the run ended).
+      if (run.hermesRunId === "") {
+        const ended = yield* commit(run.runId, (current) =>
+          isTerminal(current.status) || current.hermesRunId !== ""
+            ? {}
+            : {
+                status: "cancelled",
+                events: [
+                  { type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } },
+                  { type: "run.cancelled", data: { queued: true } }
+                ]
+              })
+        // Started in Hermes meanwhile: stopped there, as any running run.
+        if (ended.hermesRunId === "" || isTerminal(ended.status) || ended.status === "stopping") return Option.some(ended)
+        return yield* askHermes(ended, actor)
+      }
+      return yield* askHermes(run, actor)
+    }))
+
+  const askHermes = (run: RunRecord, actor?: StopActor) =>
+    Effect.gen(function* () {
       const profile = yield* hermes.profile(run.agent).pipe(Effect.mapError(unknownProfile))
       const accepted = yield* hermes.stop(profile, run.hermesRunId).pipe(
         Effect.as(true),
@@ -93,7 +115,7 @@ export const makeControl = <E>({ ledger, hermes, signals, locks, reconcile }: Co
           ? {}
           // A stopping run asks nothing any more: a pending clarification is dropped with it.
           : { status: "stopping", pending: null, events: [{ type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } }] }))
-    }))
+    })
 
   /**
    * No live task in Hermes: the run ended there (or Hermes forgot it), perhaps long ago, on a

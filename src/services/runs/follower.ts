@@ -206,6 +206,8 @@ export const makeFollower = (deps: FollowerDeps) => {
     Effect.gen(function* () {
       const found = yield* ledger.get(runId)
       if (Option.isNone(found) || isTerminal(found.value.status)) return
+      // Still queued (or being admitted): nothing in Hermes to follow yet; the queue attaches it once started.
+      if (found.value.hermesRunId === "") return yield* new FollowerStalled({ runId, status: found.value.status })
       let run = found.value
       const profile = yield* hermes.profile(run.agent).pipe(Effect.option)
       // A profile removed from the configuration, or left without a key, stays so until the next

@@ -20,4 +20,9 @@ export interface LedgerDialect {
    * so that two starts of one client (on two replicas) count the unfinished runs in turn.
    */
   readonly lockClient: (client: string) => Effect.Effect<void, SqlError>
+  /**
+   * Inside a queue claim's transaction: holds the profile's slots against other claims until the
+   * commit, so that two replicas count the profile's live runs in turn and never admit past its capacity.
+   */
+  readonly lockProfile: (profile: string) => Effect.Effect<void, SqlError>
 }

@@ -40,7 +40,8 @@ export const isEmptyChange = (c: RunChange): boolean =>
   c.status === undefined && c.pending === undefined && c.error === undefined && c.usage === undefined &&
   (c.outputAppend === undefined || c.outputAppend.length === 0) &&
   (c.outputReplace === undefined || c.outputReplace === null) &&
-  (c.hermesEventId === undefined || c.hermesEventId === null)
+  (c.hermesEventId === undefined || c.hermesEventId === null) &&
+  c.hermesRunId === undefined
 
 /**
  * Whether the stored output must be read to know if `outputReplace` changes it: only when it has
@@ -102,6 +103,7 @@ export const planWrite = (current: RunRecord, change: RunChange, now: number, st
     error: change.error === undefined ? current.error : change.error,
     usage: change.usage === undefined ? current.usage : change.usage,
     hermesEventId: change.hermesEventId === undefined || change.hermesEventId === null ? current.hermesEventId : change.hermesEventId,
+    hermesRunId: change.hermesRunId ?? current.hermesRunId,
     lastSeq: seq,
     outputBytes,
     outputHead,

@@ -5,26 +5,20 @@
  */
 import { Effect, Either, Exit, Fiber, Option, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
-import { AgentUnkeyed, IdempotencyConflict, type Internal, type InvalidIdempotencyKey, StoreUnavailable, TooManyRuns } from "../../domain/errors.ts"
+import { AgentUnkeyed, IdempotencyConflict, type Internal, StoreUnavailable, TooManyQueued, TooManyRuns } from "../../domain/errors.ts"
 import { fingerprint } from "../../domain/runs/fingerprint.ts"
-import { hermesIdempotencyKey, validateKey } from "../../domain/runs/keys.ts"
-import type {
-  HermesClientShape,
-  HermesProfile,
-  StartRunRequest,
-  StartRunResult
-} from "../../hermes/client/HermesClient.ts"
+import { validateKey } from "../../domain/runs/keys.ts"
+import type { HermesClientShape, HermesProfile, StartRunResult } from "../../hermes/client/HermesClient.ts"
 import type { CallerShape } from "../../request/Caller.ts"
-import { HERMES_RAISES, type HermesCallError, hermesError, unknownProfile } from "../hermes-failures/hermesErrors.ts"
+import { HERMES_RAISES, hermesError, unknownProfile } from "../hermes-failures/hermesErrors.ts"
+import type { Admission } from "./admission.ts"
+import { makeHermesStart } from "./hermesStart.ts"
 import type { StartRunInput } from "./Runs.ts"
 import { ledgerFailureText, type LedgerShape, type RunRecord } from "./Ledger.ts"
 import { makeSingleFlight } from "./singleFlight.ts"
 
-/** How many times one idempotency key may be started afresh after starts the bridge had to stop. */
-const MAX_START_ATTEMPTS = 16
-
 /** The key Hermes sees for the n-th attempt of a start (the first is the key itself). */
-export const attemptKey = (prefixed: string, n: number): string => (n === 0 ? prefixed : `${prefixed}#${n}`)
+export { attemptKey } from "./hermesStart.ts"
 
 /** A bridge run id: `run_` + 32 hex, minted here (Hermes's id is kept beside it). */
 export const mintRunId = (): string => `run_${randomBytes(16).toString("hex")}`
@@ -33,6 +27,10 @@ export interface StartDeps {
   readonly ledger: LedgerShape
   readonly hermes: HermesClientShape
   readonly maxRunsPerClient: number
+  /** `bridge.max_queued_runs_per_client`. */
+  readonly maxQueuedPerClient: number
+  /** Whether a start may go to Hermes now, or waits in the queue (`admission.ts`). */
+  readonly admission: Admission
   /** Starts following a freshly recorded run. */
   readonly attach: (runId: string, options: { readonly fresh: boolean }) => Effect.Effect<void>
   /** Maps an unexpected ledger failure to `bridge.internal` (logged under an incident), the database server's outage to `bridge.store_unavailable`. */
@@ -42,7 +40,8 @@ export interface StartDeps {
 }
 
 export const makeStart = (deps: StartDeps) => {
-  const { ledger, hermes, maxRunsPerClient, attach, internal, scope } = deps
+  const { ledger, hermes, maxRunsPerClient, maxQueuedPerClient, admission, attach, internal, scope } = deps
+  const startInHermes = makeHermesStart(hermes)
   /** Starts in flight per client (between the cap check and the insert), so racing starts share the cap. */
   const inFlight = new Map<string, number>()
   const reserve = (client: string, delta: number) =>
@@ -76,35 +75,6 @@ export const makeStart = (deps: StartDeps) => {
     )
 
   /**
-   * Starts the run in Hermes. Hermes replays a key it saw in the last 24 h, and the ledger had no run
-   * for this key (it was looked up first), so a replay is one of two things: a start whose insert a
-   * crash cut off (the run is real: adopt it, whatever its state), or a start the bridge itself
-   * stopped after a failed insert, which the caller was told never happened (`store_unavailable`).
-   * Only the bridge stops a run that has no ledger row, so a replayed `cancelled`/`stopping` run is
-   * the second kind: start afresh under the key's next attempt (`<key>#<n>`, deterministic, so a
-   * crash during a later attempt is found again the same way).
-   */
-  const startInHermes = (profile: HermesProfile, request: StartRunRequest) => {
-    const attempt = (n: number): Effect.Effect<StartRunResult, HermesCallError | IdempotencyConflict | InvalidIdempotencyKey> =>
-      Effect.gen(function* () {
-        const key = request.idempotencyKey === undefined ? undefined : hermesIdempotencyKey(attemptKey(request.idempotencyKey, n))
-        const started = yield* hermes.start(profile, { ...request, idempotencyKey: key }).pipe(Effect.mapError(hermesError(HERMES_RAISES.start)))
-        if (!started.replayed || key === undefined || n >= MAX_START_ATTEMPTS) return started
-        const stoppedByUs = yield* hermes.status(profile, started.hermesRunId).pipe(
-          Effect.map((s) => s.status === "cancelled" || s.status === "stopping"),
-          // Unknown or unreachable: adopt what Hermes answered, as before this check.
-          Effect.orElseSucceed(() => false)
-        )
-        if (!stoppedByUs) return started
-        yield* Effect.logInfo("Hermes replayed a run the bridge stopped after a failed insert; starting the request afresh").pipe(
-          Effect.annotateLogs({ hermesRunId: started.hermesRunId, attempt: n + 1 })
-        )
-        return yield* attempt(n + 1)
-      })
-    return attempt(0)
-  }
-
-  /**
    * The cap check, Hermes start, ledger insert and follow of a new run. They run in a fiber of the
    * service, which the caller only awaits: a client that cancels (or drops) its call while Hermes
    * accepts the run would otherwise leave that run going in Hermes with no ledger row, or recorded
@@ -131,13 +101,84 @@ export const makeStart = (deps: StartDeps) => {
             if (Option.isSome(recorded)) return yield* replay(caller, recorded.value, fp)
             return yield* tooMany(caller)
           }
-          const started = yield* startInHermes(profile, {
-            input: input.input,
-            instructions: input.instructions,
-            sessionKey,
-            idempotencyKey,
-            reasoningEffort: input.reasoning_effort
-          })
+          const fields = { caller, profile, input, sessionKey, idempotencyKey, fp }
+          return yield* admission.direct(
+            profile.name,
+            Effect.gen(function* () {
+              const started = yield* startInHermes(profile, {
+                input: input.input,
+                instructions: input.instructions,
+                sessionKey,
+                idempotencyKey,
+                reasoningEffort: input.reasoning_effort
+              }).pipe(Effect.either)
+              if (Either.isRight(started)) return yield* recordStarted(fields, started.right)
+              const e = started.left
+              if (e._tag !== "NotAdmitted") return yield* Effect.fail(e)
+              // Hermes has no capacity now (nothing started): the run waits in the queue.
+              const load = yield* ledger.profileLoad(profile.name).pipe(Effect.orElseSucceed(() => ({ live: 0, queued: 0 })))
+              yield* admission.refused(profile.name, e.retryAfterMs, load.live)
+              return yield* recordQueued(fields, "refused")
+            }),
+            recordQueued(fields, "capacity")
+          )
+        }),
+      () => reserve(caller.client, -1)
+    )
+
+  interface Fields {
+    readonly caller: CallerShape
+    readonly profile: HermesProfile
+    readonly input: StartRunInput
+    readonly sessionKey: string | undefined
+    readonly idempotencyKey: string | undefined
+    readonly fp: string
+  }
+
+  /**
+   * A start that waits for Hermes's capacity: recorded `queued` (no Hermes run id yet) with a
+   * `run.queued` event, under the client's queue cap. `reason`: the profile was at capacity, or
+   * Hermes refused the start (429, 503 `gateway_draining`).
+   */
+  const recordQueued = ({ caller, profile, input, sessionKey, idempotencyKey, fp }: Fields, reason: "capacity" | "refused") =>
+    Effect.gen(function* () {
+      const outcome = yield* ledger.insert({
+        runId: mintRunId(),
+        client: caller.client,
+        agent: profile.agent,
+        profile: profile.name,
+        hermesRunId: "",
+        status: "queued",
+        input: input.input,
+        instructions: input.instructions ?? null,
+        sessionKey: sessionKey ?? null,
+        reasoningEffort: input.reasoning_effort ?? null,
+        idempotencyKey: idempotencyKey ?? null,
+        fingerprint: fp,
+        face: input.face ?? "mcp",
+        started: { type: "run.queued", data: { agent: profile.agent, reason } },
+        maxQueued: maxQueuedPerClient
+      }).pipe(Effect.either)
+      if (Either.isRight(outcome)) {
+        yield* admission.kick
+        return outcome.right
+      }
+      const e = outcome.left
+      if (e._tag === "IdempotencyTaken" && idempotencyKey !== undefined) {
+        const winner = yield* ledger.byIdempotencyKey(profile.name, idempotencyKey).pipe(Effect.orElseSucceed(Option.none))
+        if (Option.isSome(winner)) return yield* replay(caller, winner.value, fp)
+      }
+      if (e._tag === "ClientQueueFull" || e._tag === "ClientAtCap") {
+        return yield* new TooManyQueued({
+          message: `${profile.agent} is at capacity and ${caller.client} already has ${maxQueuedPerClient} runs queued (bridge.max_queued_runs_per_client)`
+        })
+      }
+      return yield* internal("insert", e._tag === "LedgerError" ? e : new Error("idempotency key taken by a run that could not be read"))
+    })
+
+  /** The ledger insert and follow of a run Hermes started. */
+  const recordStarted = ({ caller, profile, input, sessionKey, idempotencyKey, fp }: Fields, started: StartRunResult) =>
+        Effect.gen(function* () {
           const runId = mintRunId()
           const outcome = yield* ledger.insert({
             runId,
@@ -185,9 +226,7 @@ export const makeStart = (deps: StartDeps) => {
           return yield* new StoreUnavailable({
             message: "the run ledger could not record the run Hermes accepted; the bridge asked Hermes to stop it"
           })
-        }),
-      () => reserve(caller.client, -1)
-    )
+        })
 
   /** Starts with one idempotency key in flight at once: the later ones wait for the first's answer. */
   const flights = makeSingleFlight<RunRecord, Effect.Effect.Error<ReturnType<typeof recordNew>>>()

@@ -8,6 +8,7 @@ import { Effect, Option } from "effect"
 import { iso } from "../../common/time.ts"
 import type { AwaitingApproval, PendingApproval, PendingClarification, RunEvent, RunEventsPage, RunListItem, RunView } from "../../domain/runs/view.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
+import { queuePlace } from "../../domain/runs/queuePlace.ts"
 import { CONTEXT_BYTES, CONTEXT_CHARS, cutJsonStrings, cutUtf8, firstChars, lastChars, type OutputWindow, outputWindow } from "../../domain/runs/window.ts"
 import type { BridgeError } from "../../domain/errors.ts"
 import { BLOCK_REACH, mayContinueBlock } from "../../domain/redact/reach.ts"
@@ -154,7 +155,11 @@ export const makeViews = ({ ledger, redactor, inbox }: ViewDeps) => {
     if (!isTerminal(r.status)) {
       return Effect.gen(function* () {
         const approval = yield* awaitingApproval(r)
-        return render(r, approval, yield* readWindow(r, offset))
+        const view = render(r, approval, yield* readWindow(r, offset))
+        if (r.status !== "queued") return view
+        // Its place in the profile's queue (admission.ts's order); gone from it by now: none.
+        const place = queuePlace(yield* ledger.queuedOf(r.profile), r.runId)
+        return place === null ? view : { ...view, queue_position: place }
       })
     }
     return Effect.suspend(() => {

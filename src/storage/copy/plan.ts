@@ -27,6 +27,9 @@ export const COPY_PLAN: ReadonlyArray<CopyTable> = [
   { name: "run_events", key: ["run_id", "seq"] },
   { name: "run_output", key: ["run_id", "start_byte"] },
   { name: "run_stop_requests", key: ["run_id"] },
+  // Slots of starts on their way to Hermes (migration 0016): empty on a stopped box, unless it was
+  // killed mid-start; the moved daemon's count ignores them once stale.
+  { name: "run_slots", key: ["token"] },
   { name: "a2a_push_configs", key: ["run_id", "config_id"] },
   { name: "a2a_push_outbox", key: ["delivery_id"] },
   { name: "inbox", key: ["id"], fromRowid: "insert_seq", identity: "insert_seq" },

@@ -21,6 +21,7 @@ import pgA2aPush from "./pg/0010_a2a_push.ts"
 import pgMcpSessions from "./pg/0011_mcp_sessions.ts"
 import pgInboxSessions from "./pg/0012_inbox_sessions.ts"
 import pgClientQuotas from "./pg/0014_client_quotas.ts"
+import pgRunQueue from "./pg/0016_run_queue.ts"
 import identity from "./sqlite/0001_identity.ts"
 import ledger from "./sqlite/0002_ledger.ts"
 import inbox from "./sqlite/0003_inbox.ts"
@@ -33,6 +34,7 @@ import a2aPush from "./sqlite/0010_a2a_push.ts"
 import mcpSessions from "./sqlite/0011_mcp_sessions.ts"
 import inboxSessions from "./sqlite/0012_inbox_sessions.ts"
 import clientQuotas from "./sqlite/0014_client_quotas.ts"
+import runQueue from "./sqlite/0016_run_queue.ts"
 
 type Migration = Effect.Effect<unknown, unknown, SqlClient.SqlClient>
 
@@ -61,5 +63,6 @@ export const migrations: Record<string, Migration> = {
   "0012_inbox_sessions": forDialects({ sqlite: inboxSessions, pg: pgInboxSessions }),
   "0013_push_signing_secret": pushSigningSecret,
   "0014_client_quotas": forDialects({ sqlite: clientQuotas, pg: pgClientQuotas }),
-  "0015_oauth": oauth
+  "0015_oauth": oauth,
+  "0016_run_queue": forDialects({ sqlite: runQueue, pg: pgRunQueue })
 }

@@ -44,7 +44,7 @@ export const hermesOutageSuite = (generation: SimGeneration) => describe(`Hermes
     dir = tempDir("agent-bridge-rel-")
     daemon = await startDaemon(testConfig({
       bridge: { max_concurrent_runs_per_client: 50 },
-      hermes: { url: sim.url, key: sim.profile("default").key, timeout_ms: 5_000 },
+      hermes: { url: sim.url, key: sim.profile("default").key, timeout_ms: 5_000, max_concurrent_runs: 100 },
       memory: { enabled: false }
     }, dir))
     const key = await daemon.addClient("outage")

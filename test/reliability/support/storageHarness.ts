@@ -34,7 +34,12 @@ export const storageHarness = (sim: SimOptions = {}) =>
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-bridge-storage-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
     const loaded = loadConfig({
-      env: { AGENT_BRIDGE_BRIDGE_DATA_DIR: path.join(dir, "data"), AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: "20" },
+      env: {
+        AGENT_BRIDGE_BRIDGE_DATA_DIR: path.join(dir, "data"),
+        AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: "20",
+        // The simulator's cap below: the bridge's queue must not stand in front of it here.
+        AGENT_BRIDGE_HERMES_MAX_CONCURRENT_RUNS: String(sim.maxConcurrentRuns ?? 100)
+      },
       cwd: dir
     })
     if (Either.isLeft(loaded)) return yield* Effect.dieMessage(loaded.left.message)

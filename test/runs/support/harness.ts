@@ -22,9 +22,10 @@ import { ChangeFeedBump, ChangeFeedTest } from "../../../src/storage/ChangeFeed.
 import { type FakeHermes, makeFakeHermes, type FakeOptions } from "../../../src/hermes/client/fakeHermes.ts"
 import { InboxTest } from "../../../src/services/inbox/InboxTest.ts"
 
-export const testRunsConfig = (maxRuns = 3, retentionDays = 7, quietCheckMs?: number): ResolvedConfig => {
+export const testRunsConfig = (maxRuns = 3, retentionDays = 7, quietCheckMs?: number, env: Readonly<Record<string, string>> = {}): ResolvedConfig => {
   const loaded = loadConfig({
     env: {
+      ...env,
       AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: String(maxRuns),
       AGENT_BRIDGE_BRIDGE_RUN_RETENTION_DAYS: String(retentionDays),
       ...(quietCheckMs === undefined ? {} : { AGENT_BRIDGE_HERMES_QUIET_CHECK_MS: String(quietCheckMs) })
@@ -43,6 +44,8 @@ export interface HarnessOptions extends FakeOptions {
   /** Replaces the SQLite ledger (e.g. a failing double). */
   readonly ledger?: Layer.Layer<Ledger, never, SqlClient.SqlClient>
   readonly phase?: Phase
+  /** More configuration, as `AGENT_BRIDGE_*` variables (e.g. the queue's keys). */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 export interface Built {
@@ -62,7 +65,11 @@ export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<Retur
       hermes.layer,
       inbox.layer,
       RedactorLive,
-      AppConfigLive(testRunsConfig(options.maxRuns, options.retentionDays, options.quietCheckMs)),
+      AppConfigLive(testRunsConfig(options.maxRuns, options.retentionDays, options.quietCheckMs, {
+        // The bridge's capacity is the fake Hermes's cap unless the test sets it.
+        ...(options.maxConcurrent === undefined ? {} : { AGENT_BRIDGE_HERMES_MAX_CONCURRENT_RUNS: String(options.maxConcurrent) }),
+        ...options.env
+      })),
       LifecycleAt(options.phase ?? "ready"),
       // Another process's commits are what a test says (ChangeFeedBump in the built context).
       ChangeFeedTest,

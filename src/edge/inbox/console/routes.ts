@@ -87,9 +87,9 @@ const runsList = page((signedIn) =>
     const c = yield* chrome(signedIn)
     if (filter._tag === "Left") return htmlResponse(messagePage(c, "Bad filter", filter.left), 400)
     const { queries } = yield* readConsole
-    const [runs, choices] = yield* Effect.orDie(Effect.all([queries.runs(filter.right), queries.filterChoices]))
+    const [runs, choices, queue] = yield* Effect.orDie(Effect.all([queries.runs(filter.right), queries.filterChoices, queries.queue]))
     const replicas = yield* Effect.orDie(readReplicas(runs.filter((r) => !isTerminal(r.status)).map((r) => r.runId)))
-    return htmlResponse(runsPage({ chrome: c, runs, filter: filter.right, choices, now: yield* Clock.currentTimeMillis, replicas }))
+    return htmlResponse(runsPage({ chrome: c, runs, filter: filter.right, choices, now: yield* Clock.currentTimeMillis, replicas, queue }))
   }))
 
 const STOP_NOTICES: Record<string, string> = {

@@ -6,7 +6,7 @@
 import type { RunEventsPage, RunStatus, RunView } from "../../../domain/runs/view.ts"
 import { RunStatus as RunStatusSchema } from "../../../domain/runs/view.ts"
 import { isTerminal } from "../../../domain/runs/view.ts"
-import type { ClientSummary, RunFilter, RunSummary } from "../../../services/console/queries.ts"
+import type { ClientSummary, RunFilter, RunQueue, RunSummary } from "../../../services/console/queries.ts"
 import { iso } from "../../../services/runs/views.ts"
 import { type Html, html } from "../html.ts"
 import { age, plural, visible, when } from "../views/format.ts"
@@ -42,9 +42,25 @@ export interface RunsPageSpec {
   readonly now: number
   /** The replicas, and the follower of each live run listed. */
   readonly replicas: ReplicasShown
+  /** The queue for Hermes's capacity (absent: not read). */
+  readonly queue?: RunQueue
 }
 
-export const runsPage = ({ chrome, runs, filter, choices, now, replicas }: RunsPageSpec): Html =>
+/** Runs waiting for Hermes's capacity, per profile (nothing when none waits). */
+const queueSection = (queue: RunQueue | undefined): Html | string =>
+  queue === undefined || queue.depths.length === 0
+    ? ""
+    : html`<section aria-labelledby="queue-h" id="queue">
+<h2 id="queue-h">Waiting for Hermes's capacity</h2>
+<ul>${queue.depths.map((d) => html`<li data-profile="${d.profile}">profile <code>${d.profile}</code>: ${plural(d.n, "run")} queued</li>`)}</ul>
+</section>`
+
+const queuePlaceNote = (queue: RunQueue | undefined, runId: string): Html | string => {
+  const place = queue?.places.get(runId)
+  return place === undefined ? "" : html` <span class="muted queue-place">(place ${place})</span>`
+}
+
+export const runsPage = ({ chrome, runs, filter, choices, now, replicas, queue }: RunsPageSpec): Html =>
   page({
     title: "Runs",
     section: "runs",
@@ -58,6 +74,7 @@ ${select("agent", "Agent", choices.agents, filter.agent)}
 <button type="submit">Filter</button>
 ${filter.client !== undefined || filter.status !== undefined || filter.agent !== undefined ? html`<a href="/inbox/runs">Clear filters</a>` : ""}
 </form>
+${queueSection(queue)}
 ${runs.length === 0
   ? html`<p class="empty">No run matches. Runs that remote agents start appear here as they start.</p>`
   : html`<table id="runs">
@@ -69,7 +86,7 @@ ${runs.map((r) => html`<tr data-run="${r.runId}">
 <td>${r.client}</td>
 <td>${r.agent}${r.profile !== "default" ? html` <span class="muted">(${r.profile})</span>` : ""}</td>
 <td class="face">${r.face === "a2a" ? "A2A" : "MCP"}</td>
-<td>${statusLabel(r.status)}${stopNote(r.operatorStop)}</td>
+<td>${statusLabel(r.status)}${queuePlaceNote(queue, r.runId)}${stopNote(r.operatorStop)}</td>
 ${followerCell(replicas, r.runId)}
 <td>${age(iso(r.createdAt), now)}</td>
 <td>${r.lastEventType === null ? "–" : html`<code>${r.lastEventType}</code> ${r.lastEventAt === null ? "" : age(iso(r.lastEventAt), now)}`}</td>
@@ -147,6 +164,7 @@ export const runPage = ({ chrome, view, summary, events, since, pageSize, now, n
 ${notice === null ? "" : html`<p class="notice" role="status">${notice}</p>`}
 <dl class="facts">
 <dt>Status</dt><dd id="run-status">${statusLabel(view.status)}${stopNote(summary.operatorStop)}</dd>
+${view.queue_position === undefined ? "" : html`<dt>Queue</dt><dd id="run-queue">place ${view.queue_position} in the queue for ${view.agent}'s capacity</dd>`}
 <dt>Client</dt><dd>${view.client}</dd>
 <dt>Agent</dt><dd>${view.agent} <span class="muted">(profile ${view.profile})</span></dd>
 ${followerFact(replicas, view.run_id)}

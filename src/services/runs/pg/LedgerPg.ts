@@ -3,7 +3,7 @@
  * (node-postgres puts it on the error's `code`), the insertion order that breaks ties between runs
  * created in the same millisecond is the `insert_seq` identity column (PostgreSQL has no rowid),
  * and the stored output's text is read back as its UTF-8 bytes with `convert_to`; a run read for a write is locked (`FOR UPDATE`),
- * and a client's inserts take turns on a transaction-scoped advisory lock (the cap is counted under it).
+ * and a client's inserts take turns on a transaction-scoped advisory lock (the cap is counted under it), as a profile's queue claims do on another.
  */
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -17,6 +17,9 @@ import type { LedgerDialect } from "../ledgerDialectShape.ts"
  * of the migrations and the cluster's shards; a hash collision only makes two clients take turns.
  */
 const CLIENT_INSERT_LOCK = 0x61627263
+
+/** The first key of the two-key advisory locks that hold a profile's queue claims (the second is the profile's name hashed). */
+const PROFILE_CLAIM_LOCK = 0x61627271
 
 /** PostgreSQL's `unique_violation`. */
 const UNIQUE_VIOLATION = "23505"
@@ -34,5 +37,9 @@ export const ledgerPg = (sql: SqlClient.SqlClient): LedgerDialect => ({
   // not a runaway statement, so this transaction lifts storage.statement_timeout_ms (SET LOCAL ends
   // with it) rather than fail the starts at the back of the queue as an outage.
   lockClient: (client) =>
-    Effect.asVoid(Effect.zipRight(sql`SET LOCAL statement_timeout = 0`, sql`SELECT pg_advisory_xact_lock(${CLIENT_INSERT_LOCK}, hashtext(${client}))`))
+    Effect.asVoid(Effect.zipRight(sql`SET LOCAL statement_timeout = 0`, sql`SELECT pg_advisory_xact_lock(${CLIENT_INSERT_LOCK}, hashtext(${client}))`)),
+  // A queue claim counts the profile's live runs under this lock (READ COMMITTED: the next holder's
+  // count sees the claim committed before it), so replicas never admit past the profile's capacity.
+  lockProfile: (profile) =>
+    Effect.asVoid(Effect.zipRight(sql`SET LOCAL statement_timeout = 0`, sql`SELECT pg_advisory_xact_lock(${PROFILE_CLAIM_LOCK}, hashtext(${profile}))`))
 })

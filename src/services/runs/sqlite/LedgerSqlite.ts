@@ -17,5 +17,7 @@ export const ledgerSqlite = (sql: SqlClient.SqlClient): LedgerDialect => ({
   // One connection, and a write transaction holds the database's write lock: writers already take turns.
   lockForWrite: sql.literal(""),
   // The insert's transaction holds the write lock of the one connection: inserts take turns already.
-  lockClient: () => Effect.void
+  lockClient: () => Effect.void,
+  // Likewise for a queue claim: one writer at a time.
+  lockProfile: () => Effect.void
 })
