@@ -2,7 +2,7 @@
  * The daemon's phase: `starting` until every service is up and runs are re-attached, `ready`, then
  * `draining` from the first shutdown signal. Run tools answer `bridge.unavailable` outside `ready`.
  */
-import { Context, Effect, Layer, Ref } from "effect"
+import { Context, Effect, Layer, Option, Stream, SubscriptionRef } from "effect"
 import { Unavailable } from "../domain/errors.ts"
 
 export type Phase = "starting" | "ready" | "draining"
@@ -10,20 +10,23 @@ export type Phase = "starting" | "ready" | "draining"
 export interface LifecycleShape {
   readonly phase: Effect.Effect<Phase>
   readonly set: (phase: Phase) => Effect.Effect<void>
+  /** Waits (without polling) until the phase has left `starting`; answers the phase then. */
+  readonly started: Effect.Effect<Phase>
   /** Fails with `bridge.unavailable` unless the daemon is ready. */
   readonly requireReady: Effect.Effect<void, Unavailable>
 }
 
 export class Lifecycle extends Context.Tag("agent-bridge/Lifecycle")<Lifecycle, LifecycleShape>() {}
 
-/** A Lifecycle in `initial`; the phase lives in a Ref. */
+/** A Lifecycle in `initial`; the phase lives in a SubscriptionRef, so waiting for it is an event. */
 export const LifecycleAt = (initial: Phase) =>
   Layer.effect(
     Lifecycle,
-    Effect.map(Ref.make<Phase>(initial), (ref) => ({
-      phase: Ref.get(ref),
-      set: (phase) => Ref.set(ref, phase),
-      requireReady: Effect.flatMap(Ref.get(ref), (p) =>
+    Effect.map(SubscriptionRef.make<Phase>(initial), (ref) => ({
+      phase: SubscriptionRef.get(ref),
+      set: (phase) => SubscriptionRef.set(ref, phase),
+      started: ref.changes.pipe(Stream.filter((p) => p !== "starting"), Stream.runHead, Effect.map(Option.getOrElse((): Phase => "draining"))),
+      requireReady: Effect.flatMap(SubscriptionRef.get(ref), (p) =>
         p === "ready"
           ? Effect.void
           : Effect.fail(new Unavailable({ message: p === "starting" ? "the bridge is starting; retry shortly" : "the bridge is shutting down" }))
