@@ -15,7 +15,10 @@
  * A bare `node:http` server idles beside it over the same windows: the baseline (the machine's load
  * and the runtime's floor). Goals: ≤ 1 ms/s on SQLite, ≤ 2 ms/s as a replica.
  *
- *   npx tsx scripts/bench-idle.ts [window seconds=60] [--no-pg]
+ *   npx tsx scripts/bench-idle.ts [window seconds=60] [--no-pg | --only-pg]
+ *
+ * BENCH_IDLE_BUNDLE=<file> measures that bundle instead of building this tree's (an older build, for
+ * a before/after).
  *
  * The last line is `BENCH_JSON {…}` for scripts/bench.ts.
  */
@@ -30,6 +33,7 @@ import { freeLoopbackPort } from "../test/support/freePort.ts"
 
 const WINDOW_S = Number(process.argv.slice(2).find((a) => /^\d+(\.\d+)?$/.test(a)) ?? 60)
 const WITH_PG = !process.argv.includes("--no-pg")
+const WITH_SQLITE = !process.argv.includes("--only-pg")
 const BUNDLE_DIR = path.join(ROOT, "test-artifacts", "bench-bundle")
 const ADMIN_KEY = "hal0bk_bench0idle0admin0key0000000000000"
 const CLUSTER_SECRET = "bench-idle-cluster-secret-0123456789abcdef"
@@ -45,8 +49,11 @@ export const cpuMs = (pid: number): number => {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK
 }
 
+/** BENCH_IDLE_NODE_ARGS: node options for the daemons (`--cpu-prof --cpu-prof-dir=…` to see what wakes them). */
+const NODE_ARGS = (process.env["BENCH_IDLE_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
+
 const started = (args: ReadonlyArray<string>) => {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, EFFECT_LOG_LEVEL: "None" }, stdio: ["ignore", "ignore", "pipe"] })
+  const child = spawn(process.execPath, [...(args[0] === "-e" ? [] : NODE_ARGS), ...args], { cwd: ROOT, env: { ...process.env, EFFECT_LOG_LEVEL: "None" }, stdio: ["ignore", "ignore", "pipe"] })
   let err = ""
   child.stderr!.on("data", (c: Buffer) => void (err = (err + c.toString()).slice(-4000)))
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
@@ -191,23 +198,27 @@ const pgArm = async (bundle: string, bare: number) => {
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { file: bundle } = await buildBundle(BUNDLE_DIR)
+  const given = process.env["BENCH_IDLE_BUNDLE"]
+  const bundle = given !== undefined && given !== "" ? path.resolve(given) : (await buildBundle(BUNDLE_DIR)).file
   const bare = started(["-e", "require('node:http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1')"])
   try {
     const f = (n: number) => n.toFixed(2).padStart(6)
     console.log(`idle CPU (ms per s, windows of ${WINDOW_S} s; ${os.cpus().length} cores; the bare node:http server idles beside it)`)
-    const s = await sqliteArms(bundle, bare.child.pid!)
     const line = (name: string, w: { msPerS: ReadonlyArray<number>; load: string }, goal: string) =>
       console.log(`${name.padEnd(44)} ${f(w.msPerS[0]!)}  (bare node:http ${f(w.msPerS.at(-1)!)}; load ${w.load})  goal ${goal}`)
-    line("SQLite, no client", s.none, "≤ 1")
-    line("SQLite, one idle 2025 session", s.session, "≤ 1")
-    line("SQLite, one idle console page", s.page, "≤ 1")
     const base = { baselineName: "a bare node:http server idling in the same window" }
-    const rows = [
-      { metric: "idle CPU, SQLite, no client (ms/s)", value: s.none.msPerS[0]!, baseline: s.none.msPerS[1]!, goal: "≤ 1 ms/s", ...base },
-      { metric: "idle CPU, SQLite, one idle 2025 session (ms/s)", value: s.session.msPerS[0]!, baseline: s.session.msPerS[1]!, goal: "≤ 1 ms/s", ...base },
-      { metric: "idle CPU, SQLite, one idle console page (ms/s)", value: s.page.msPerS[0]!, baseline: s.page.msPerS[1]!, goal: "≤ 1 ms/s", ...base }
-    ]
+    const rows: Array<{ metric: string; value: number; baseline: number; goal: string; baselineName: string }> = []
+    if (WITH_SQLITE) {
+      const s = await sqliteArms(bundle, bare.child.pid!)
+      line("SQLite, no client", s.none, "≤ 1")
+      line("SQLite, one idle 2025 session", s.session, "≤ 1")
+      line("SQLite, one idle console page", s.page, "≤ 1")
+      rows.push(
+        { metric: "idle CPU, SQLite, no client (ms/s)", value: s.none.msPerS[0]!, baseline: s.none.msPerS[1]!, goal: "≤ 1 ms/s", ...base },
+        { metric: "idle CPU, SQLite, one idle 2025 session (ms/s)", value: s.session.msPerS[0]!, baseline: s.session.msPerS[1]!, goal: "≤ 1 ms/s", ...base },
+        { metric: "idle CPU, SQLite, one idle console page (ms/s)", value: s.page.msPerS[0]!, baseline: s.page.msPerS[1]!, goal: "≤ 1 ms/s", ...base }
+      )
+    }
     if (WITH_PG) {
       const p = await pgArm(bundle, bare.child.pid!)
       const replicas = p.msPerS.slice(0, -1)
