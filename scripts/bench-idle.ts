@@ -10,8 +10,9 @@
  *   held open, as the page keeps it);
  *
  * on SQLite (one daemon, `serve` from the esbuild bundle on a fresh data dir, the built-in simulator
- * in its process), and, unless `--no-pg`, as a replica on PostgreSQL (two daemons on one database
- * with their cluster ports; each replica's CPU, no client; the server's own CPU is not counted).
+ * in its process), and, unless `--no-pg`, on PostgreSQL: as a replica (two daemons on one database
+ * with their cluster ports; each replica's CPU, no client) and one daemon without a cluster (its own
+ * database); the server's own CPU is not counted.
  * A bare `node:http` server idles beside it over the same windows: the baseline (the machine's load
  * and the runtime's floor). Goals: ≤ 1 ms/s on SQLite, ≤ 2 ms/s as a replica.
  *
@@ -177,6 +178,15 @@ const pgArm = async (bundle: string, bare: number) => {
   try {
     const url = await pg.createDatabase()
     const ports: Array<number> = []
+    // A daemon on PostgreSQL without a cluster (`cluster.port: 0`), on a database of its own: the
+    // bridge's own wake-ups there, apart from the cluster's.
+    const alonePort = await freeLoopbackPort()
+    ports.push(alonePort)
+    replicas.push(started([bundle, "serve", "--config", writeConfig(dir, "alone", {
+      bridge: { port: alonePort, data_dir: path.join(dir, "data-alone"), admin_key: ADMIN_KEY },
+      storage: { url: await pg.createDatabase() },
+      cluster: { port: 0 }
+    })]))
     for (let i = 0; i < 2; i++) {
       const port = await freeLoopbackPort()
       ports.push(port)
@@ -221,10 +231,14 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
     }
     if (WITH_PG) {
       const p = await pgArm(bundle, bare.child.pid!)
-      const replicas = p.msPerS.slice(0, -1)
+      const [alone, ...replicas] = p.msPerS.slice(0, -1)
       const worst = Math.max(...replicas)
       console.log(`${"PostgreSQL, 2 replicas, no client (each)".padEnd(44)} ${replicas.map(f).join(" ")}  (bare node:http ${f(p.msPerS.at(-1)!)}; load ${p.load})  goal ≤ 2`)
-      rows.push({ metric: "idle CPU, PostgreSQL replica (of 2), no client, the busier (ms/s)", value: worst, baseline: p.msPerS.at(-1)!, goal: "≤ 2 ms/s", ...base })
+      console.log(`${"PostgreSQL, one daemon without a cluster".padEnd(44)} ${f(alone!)}`)
+      rows.push(
+        { metric: "idle CPU, PostgreSQL replica (of 2), no client, the busier (ms/s)", value: worst, baseline: p.msPerS.at(-1)!, goal: "≤ 2 ms/s", ...base },
+        { metric: "idle CPU, PostgreSQL, one daemon without a cluster, no client (ms/s)", value: alone!, baseline: p.msPerS.at(-1)!, goal: "≤ 2 ms/s", ...base }
+      )
     }
     console.log(`BENCH_JSON ${JSON.stringify({ bench: "idle", rows })}`)
   } finally {
