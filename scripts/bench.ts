@@ -13,6 +13,8 @@
  * - bench-storage:   the bridge on PostgreSQL vs the same bridge on SQLite (issue 24)
  * - bench-replicas:  1 vs 2 vs 3 replicas behind nginx: status calls/s, failover on SIGKILL (issue 25)
  * - bench-queue:     200 runs by 20 clients through Hermes's cap of 10 vs the ideal; a queued start's answer vs an admitted one's (issue 38)
+ * - bench-idle:      the daemon's CPU per second with nothing to do: no client, an idle 2025 session,
+ *                    an idle console page; as a PostgreSQL replica (issue 41)
  *
  * Each script prints its own figures and ends with a `BENCH_JSON {bench, rows[]}` line; a row is
  * `{metric, value, baseline, baselineName, goal?, noRatio?, client?}`, and its ratio is value / baseline
@@ -49,7 +51,8 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "mcp", script: "bench-mcp.ts", args: [], quickArgs: ["50"] },
   { name: "sim-memory", script: "bench-sim-memory.ts", args: [], quickArgs: ["40", "4k"], nodeArgs: ["--expose-gc"] },
   { name: "storage", script: "bench-storage.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1", "--notes", "200", "--searches", "100"] },
-  { name: "replicas", script: "bench-replicas.ts", args: [], quickArgs: ["--sizes", "1,2", "--seconds", "1", "--kills", "1", "--failover-sizes", "2"] }
+  { name: "replicas", script: "bench-replicas.ts", args: [], quickArgs: ["--sizes", "1,2", "--seconds", "1", "--kills", "1", "--failover-sizes", "2"] },
+  { name: "idle", script: "bench-idle.ts", args: ["60"], quickArgs: ["5"] }
 ]
 
 interface Row {

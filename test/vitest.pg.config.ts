@@ -30,6 +30,7 @@ export const PG_FILES = [
   "test/edge/a2a.push.e2e.test.ts",
   "test/edge/a2a.pushReceivers.test.ts",
   "test/edge/a2aPushStore.test.ts",
+  "test/edge/a2aPushIdle.test.ts",
   "test/edge/a2a.push.sigkill.e2e.test.ts",
   "test/edge/authCache.test.ts",
   "test/edge/clientError.e2e.test.ts",

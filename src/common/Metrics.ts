@@ -51,9 +51,18 @@ export interface MetricsShape {
   readonly contentType: string
 }
 
+/**
+ * How often Node's event-loop delay histogram (the `nodejs_eventloop_lag_*` gauges) takes a sample:
+ * a timer of its own that wakes the process each time. prom-client's default, 10 ms, cost an idle
+ * daemon about 5 ms of CPU per second (issue 41); one sample a second costs nothing measurable and
+ * still catches a loop held for a second or more. (`nodejs_eventloop_lag_seconds` itself is measured
+ * when scraped.)
+ */
+export const EVENT_LOOP_SAMPLE_MS = 1000
+
 export const makeMetrics = (): MetricsShape => {
   const registry = new prom.Registry()
-  prom.collectDefaultMetrics({ register: registry })
+  prom.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS })
   const registers = [registry]
 
   const runsStarted = new prom.Counter({ name: "agent_bridge_runs_started_total", help: "Runs started, by client and face (mcp, a2a)", labelNames: ["client", "face"], registers })

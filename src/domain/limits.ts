@@ -82,6 +82,8 @@ export const A2A_PUSH_BACKOFF_FIRST_MS = 1000
 export const A2A_PUSH_BACKOFF_MAX_MS = 10 * 60 * 1000
 export const A2A_PUSH_POST_TIMEOUT_MS = 10_000
 export const A2A_PUSH_POLL_MS = 250
+/** The push worker with nothing to do looks again after this long even when nothing woke it. */
+export const A2A_PUSH_IDLE_MS = 30_000
 /** Due notifications the worker looks at per pass, at least (more wait for the next pass). */
 export const A2A_PUSH_PER_PASS = 50
 

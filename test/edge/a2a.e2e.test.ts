@@ -34,7 +34,7 @@ beforeAll(async () => {
   sim = await startSimulatorAsync({ maxConcurrentRuns: 40 })
   // Room for the 210-task listing below to start its tasks 20 at a time (at 4, on a loaded machine,
   // its 53 rounds once took past two minutes).
-  daemon = await startDaemon(testConfig({ hermes: { url: sim.url, key: sim.profile("default").key }, bridge: { max_concurrent_runs_per_client: 20 } }, tempDir()))
+  daemon = await startDaemon(testConfig({ hermes: { url: sim.url, key: sim.profile("default").key, max_concurrent_runs: 40 }, bridge: { max_concurrent_runs_per_client: 20 } }, tempDir()))
   alice = await daemon.addClient("alice", ["agents", "a2a"])
   bob = await daemon.addClient("bob", ["agents", "a2a"])
   mcpOnly = await daemon.addClient("mcp-only", ["agents"])

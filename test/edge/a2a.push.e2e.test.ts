@@ -316,10 +316,13 @@ describe("push notifications", () => {
 
   it("a DNS answer that changes to a private address after creation is refused at delivery: the receiver hears nothing", async () => {
     const task = await startTask(alice, "[sim:slow=2s] rebind")
-    dns.set("rebind.test", ["127.0.0.1"])
+    // The name rebinds after its first answer (the check at creation): public then, private at
+    // every delivery, however soon the worker (woken by the put) makes its first attempt.
+    let lookups = 0
+    const get = dns.get.bind(dns)
+    dns.get = (host: string) => (host === "rebind.test" ? (++lookups === 1 ? ["127.0.0.1"] : ["10.9.9.9"]) : get(host))
     const created = await rpc(alice, "CreateTaskPushNotificationConfig", { taskId: task.id, url: `http://rebind.test:${receiver.port}/h`, token: "rb" })
     expect(created["result"]).toBeDefined()
-    dns.set("rebind.test", ["10.9.9.9"])
     const deadline = Date.now() + 4000
     while (Date.now() < deadline && !(await outboxOf(task.id)).some((d) => (d.outcome ?? "").includes("10.9.9.9"))) await new Promise((r) => setTimeout(r, 100))
     const rows = await outboxOf(task.id)
@@ -328,6 +331,7 @@ describe("push notifications", () => {
     expect(rows.some((d) => (d.outcome ?? "").includes("rebind.test resolves to 10.9.9.9"))).toBe(true)
     expect(forTask(task.id)).toEqual([])
     // Put back, the same notifications go out (the row was kept, its backoff resumes).
+    dns.get = get
     dns.set("rebind.test", ["127.0.0.1"])
     await eventually(() => forTask(task.id).some((r) => stateOf(r) === "TASK_STATE_COMPLETED"), "delivery once DNS is public again")
   }, 30_000)

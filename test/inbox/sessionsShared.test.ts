@@ -29,7 +29,9 @@ const TTL = Duration.hours(12)
 const replica = (dir: string, adminKey = ADMIN_KEY) =>
   Effect.map(
     Layer.build(
-      InboxWebLive({ sessionTtl: TTL, pollInterval: Duration.millis(20) }).pipe(
+      // The keep-alive at 20 ms: each replica has a change feed of its own here, so a sign-out through
+      // B reaches A at its next keep-alive, as on PostgreSQL.
+      InboxWebLive({ sessionTtl: TTL, pollInterval: Duration.millis(20), heartbeat: Duration.millis(20) }).pipe(
         Layer.provideMerge(InboxSessionStores),
         Layer.provideMerge(AuthLive),
         Layer.provideMerge(ChangeFeedTest),
@@ -109,7 +111,7 @@ describe("an open page's event stream", () => {
       const { token } = yield* a.sessions.open
       yield* a.sql.unsafe("DROP TABLE inbox_sessions").pipe(Effect.orDie)
       expect((yield* Effect.flip(a.sessions.find(token)))._tag).toBe("Internal")
-      // Some 25 checks at 20 ms, every one failing: no `signedout`.
+      // Some 25 checks at 20 ms (the keep-alives), every one failing: no `signedout`.
       const frames = yield* sessionFeed(token, Stream.never).pipe(Stream.provideService(InboxWeb, a), Stream.interruptAfter("500 millis"), Stream.runCollect)
       expect(Chunk.toReadonlyArray(frames).join("")).not.toContain("signedout")
     }).pipe(Effect.scoped))

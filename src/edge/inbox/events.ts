@@ -3,17 +3,22 @@
  * can fetch itself again (the page script does; the page also works without it). The stream waits
  * on the Inbox's change feed and reads the pending rows only when it moves (a burst of changes
  * becomes one read), sending their fingerprint only when it differs from the last one sent: an
- * `inbox` event carries it, a `signedout` event ends the stream once the session is gone (checked in
- * the database every `pollInterval`, so a sign-out through another replica ends it too), and
+ * `inbox` event carries it, a `signedout` event ends the stream once the session is gone, and
  * comments keep idle connections open through proxies.
+ *
+ * The session is looked up in the database when the process's change feed reports a change of the
+ * `sessions` topic (a sign-out through this process, another process's commit on SQLite) and at
+ * every keep-alive (`heartbeat`, 15 s: a sign-out through another replica on PostgreSQL, the
+ * session's end), never on a poll of its own (issue 41: it was once a second per open page).
  */
 import { Effect, Option, Schedule, Stream } from "effect"
 import { Inbox } from "../../services/inbox/Inbox.ts"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 import { InboxWeb } from "./InboxWeb.ts"
 import { pendingRows, pendingVersion } from "./respond.ts"
 import { Consents } from "../../services/oauth/Consents.ts"
 import { SECURITY_HEADERS } from "./security.ts"
-import { sseFrame, sseResponse, withKeepAlive } from "../sse.ts"
+import { KEEP_ALIVE_FRAME, sseFrame, sseResponse } from "../sse.ts"
 
 type Signal = { readonly _tag: "version"; readonly version: string } | { readonly _tag: "signedout" }
 
@@ -29,22 +34,26 @@ const frame = (signal: Signal): string => (signal._tag === "version" ? sseFrame(
  */
 export const sessionFeed = <R>(token: string, versions: Stream.Stream<string, never, R>): Stream.Stream<string, never, R | InboxWeb> =>
   Stream.unwrap(
-    Effect.map(InboxWeb, (web) => {
+    Effect.gen(function* () {
+      const web = yield* InboxWeb
+      const feed = yield* Effect.serviceOption(ChangeFeed)
       // A failed read (the store logged it) ends nothing: the next check tells.
       const live = web.sessions.find(token).pipe(Effect.map(Option.isSome), Effect.orElseSucceed(() => true))
-      const signedOut: Stream.Stream<Signal> = Stream.repeatEffectWithSchedule(live, Schedule.spaced(web.pollInterval)).pipe(
-        Stream.filter((isLive) => !isLive),
-        Stream.take(1),
-        Stream.as({ _tag: "signedout" } as const)
+      const changes: Stream.Stream<"change"> = Option.isSome(feed)
+        ? feed.value.changes("sessions").pipe(Stream.buffer({ capacity: 1, strategy: "sliding" }), Stream.as("change" as const))
+        : Stream.never
+      const beats = Stream.tick(web.heartbeat).pipe(Stream.drop(1), Stream.as("beat" as const))
+      // Each wake-up looks at the session; a beat also keeps the connection open.
+      const session = Stream.merge(beats, changes).pipe(
+        Stream.mapEffect((wake) => Effect.map(live, (isLive) => ({ wake, isLive }))),
+        Stream.takeUntil(({ isLive }) => !isLive),
+        Stream.flatMap(({ isLive, wake }) => (!isLive ? Stream.make(frame({ _tag: "signedout" })) : wake === "beat" ? Stream.make(KEEP_ALIVE_FRAME) : Stream.empty))
       )
-      const signals = Stream.merge(
-        versions.pipe(Stream.changes, Stream.map((version): Signal => ({ _tag: "version", version }))),
-        signedOut
-      ).pipe(
-        Stream.takeUntil((s) => s._tag === "signedout"),
-        Stream.map(frame)
+      const updates = versions.pipe(Stream.changes, Stream.map((version) => frame({ _tag: "version", version })))
+      return Stream.concat(
+        Stream.make(`retry: ${RETRY_MS}\n\n`),
+        Stream.merge(updates, session, { haltStrategy: "right" })
       )
-      return Stream.concat(Stream.make(`retry: ${RETRY_MS}\n\n`), withKeepAlive(signals, web.heartbeat))
     })
   )
 

@@ -16,6 +16,7 @@ import { createHmac, randomBytes } from "node:crypto"
 import { digestKey, sameDigest } from "../../services/auth/apiKeys.ts"
 import type { StoreFailure } from "../../services/inbox/InboxStore.ts"
 import { OperatorSessions } from "../../services/inbox/OperatorSessions.ts"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 import type { SignInFailures } from "../../services/inbox/SignInFailures.ts"
 import { DEFAULT_SIGN_IN_LIMIT, makeSignInLimit, type SignInLimitPolicy, type SignInLimitShape } from "./signInLimit.ts"
 
@@ -70,6 +71,7 @@ export const makeInboxSessions = (
       const token = newToken()
       const session: InboxSession = { csrf: newToken(), createdAt: now, expiresAt: now + Duration.toMillis(lifetime) }
       yield* store.open({ digest: digestOf(token), ...session }, MAX_SESSIONS)
+      yield* ended
       return { token, session }
     })
 
@@ -80,7 +82,11 @@ export const makeInboxSessions = (
         )
         : Effect.succeed(Option.none<InboxSession>())
 
-    const close = (token: string | undefined) => (wellFormed(token) ? store.close(digestOf(token)) : Effect.void)
+    // A session ended here (signed out, or the oldest past the cap) wakes this process's open
+    // pages (their event streams look at their session again: events.ts).
+    const feed = yield* Effect.serviceOption(ChangeFeed)
+    const ended = Option.match(feed, { onNone: () => Effect.void, onSome: (f) => f.notify("sessions") })
+    const close = (token: string | undefined) => (wellFormed(token) ? Effect.zipRight(store.close(digestOf(token)), ended) : Effect.void)
 
     return { ttl: lifetime, open, find, close, signInLimit: limit }
   })

@@ -12,7 +12,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Context, Data, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Context, Data, Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import type { QuotaExceeded } from "../../domain/errors.ts"
 import { A2A_PUSH_CONFIGS_PER_TASK } from "../../domain/limits.ts"
@@ -182,6 +182,12 @@ export interface PushConfigsShape {
   readonly runIds: Op<ReadonlyArray<string>>
   /** Deletes the configs and notifications of these runs (the run is gone); answers how many configs went. */
   readonly forget: (runIds: ReadonlyArray<string>) => Effect.Effect<number, SqlError>
+  /** True while the worker has something to do: a config whose task has not ended, or a notification not yet sent. */
+  readonly busy: Op<boolean>
+  /** How many configs this process has put so far (a moving mark for `putSince`). */
+  readonly puts: Effect.Effect<number>
+  /** Waits (without polling) until this process puts a config after the mark `seen` of `puts`. */
+  readonly putSince: (seen: number) => Effect.Effect<void>
 }
 
 export class PushConfigs extends Context.Tag("agent-bridge/a2aPush/PushConfigs")<PushConfigs, PushConfigsShape>() {}
@@ -191,6 +197,8 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
   const inTransaction = transactionKeepingCause(sql)
   const limits = yield* quotaLimits
   const dialect = yield* pushDialect(sql)
+  // Moves with every put here: the idle worker waits on it instead of polling the tables.
+  const putMark = yield* SubscriptionRef.make(0)
   const get = (runId: string, id: string) =>
     sql`SELECT * FROM a2a_push_configs WHERE run_id = ${runId} AND config_id = ${id}`.pipe(
       Effect.flatMap(decodeConfigs),
@@ -231,7 +239,7 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
         const stored = yield* get(c.runId, c.id)
         if (Option.isNone(stored)) return yield* Effect.dieMessage(`push config ${c.id} was written but cannot be read back`)
         return stored.value
-      })),
+      })).pipe(Effect.tap(() => SubscriptionRef.update(putMark, (n) => n + 1))),
     roomFor,
     get,
     list,
@@ -298,7 +306,14 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
           yield* sql`DELETE FROM a2a_push_outbox WHERE ${sql.in("run_id", runIds)}`
           const gone = yield* sql`DELETE FROM a2a_push_configs WHERE ${sql.in("run_id", runIds)} RETURNING config_id`
           return gone.length
-        }))
+        })),
+    busy: sql<{ busy: number }>`SELECT CASE WHEN EXISTS (SELECT 1 FROM a2a_push_configs WHERE finished = 0)
+        OR EXISTS (SELECT 1 FROM a2a_push_outbox WHERE done_at IS NULL) THEN 1 ELSE 0 END AS busy`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ busy: Schema.Number })))),
+      Effect.map((rows) => (rows[0]?.busy ?? 0) !== 0)
+    ),
+    puts: SubscriptionRef.get(putMark),
+    putSince: (seen) => putMark.changes.pipe(Stream.filter((n) => n !== seen), Stream.runHead, Effect.asVoid)
   }
   return shape
 })

@@ -1,5 +1,6 @@
 /**
- * The push worker: one fiber in the daemon's scope that, every A2A_PUSH_POLL_MS,
+ * The push worker: one fiber in the daemon's scope that, every A2A_PUSH_POLL_MS while it has
+ * something to do (a config whose task has not ended, a notification not yet sent: `busy`),
  *
  * 1. dispatches: for every config whose task has not ended, reads its run's current state (through
  *    `render`, which the daemon wires to the A2A face's task view, redacted as every read is) and,
@@ -14,12 +15,18 @@
  *    (`backoffMs`) until A2A_PUSH_ATTEMPTS_MAX attempts or A2A_PUSH_DELIVERY_MAX_MS after it was
  *    enqueued, then given up (the outcome says why). One row's failure is that row's attempt only.
  *
+ * With nothing to do it sleeps (issue 41: an idle daemon does not poll): it wakes when this process
+ * puts a config (`PushConfigs.putSince`), when another process commits to the runs (the change
+ * feed's `runs` topic: another replica's task), and otherwise every A2A_PUSH_IDLE_MS, for a config
+ * another process put that nothing announced.
+ *
  * The backoff lives in the row (`next_at`), not in a fiber's Schedule, so a restart resumes it.
  * Delivery is at-least-once: a POST that reached the receiver but whose answer was lost is sent
  * again, with the same delivery id.
  */
 import { randomUUID } from "node:crypto"
-import { Cause, Clock, Effect, FiberSet, Layer, Option, Schedule, Schema } from "effect"
+import { Cause, Clock, Duration, Effect, FiberSet, Layer, Option, Queue, Schema, Stream } from "effect"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
 import type { ResolvedConfig } from "../../config/load.ts"
 import { A2aSection } from "../../config/schema.ts"
@@ -30,6 +37,7 @@ import {
   A2A_PUSH_BACKOFF_FIRST_MS,
   A2A_PUSH_BACKOFF_MAX_MS,
   A2A_PUSH_DELIVERY_MAX_MS,
+  A2A_PUSH_IDLE_MS,
   A2A_PUSH_PER_PASS,
   A2A_PUSH_POLL_MS
 } from "../../domain/limits.ts"
@@ -261,12 +269,31 @@ export const PushWorkerLive = <R>(render: PushRender<R>) =>
       // The attempts live in this scope: they end with the daemon, each at its deadline before that.
       const deliverer = yield* makeDeliverer(rules, pushBoundsOf(config.a2a))
       // Runs answer once the daemon is ready (its runs re-attached): the first pass waits for that.
-      const ready = lifecycle.phase.pipe(Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (p) => p !== "starting" }))
+      const ready = lifecycle.started
       // Dispatch and delivery fail apart: a failed dispatch does not hold back the due notifications.
       const pass = Effect.zipRight(
         dispatchPass(render).pipe(Effect.catchAllCause((cause) => Effect.logWarning("push: a dispatch pass failed", cause))),
         deliverer.start.pipe(Effect.catchAllCause((cause) => Effect.logWarning("push: a delivery pass failed", cause)))
       ).pipe(Effect.provide(context))
-      yield* ready.pipe(Effect.zipRight(pass.pipe(Effect.repeat(Schedule.spaced(`${A2A_PUSH_POLL_MS} millis`)))), Effect.forkScoped)
+      const store = yield* PushConfigs
+      const feed = yield* Effect.serviceOption(ChangeFeed)
+      // Another process committed to the runs: subscribed now, so none is missed while a pass runs
+      // (one kept: any number of them is one more pass).
+      const otherCommit = yield* Queue.sliding<void>(1)
+      if (Option.isSome(feed)) {
+        const runs = yield* feed.value.subscribe("runs")
+        yield* runs.pipe(Stream.filter((c) => c.origin === "other"), Stream.runForEach(() => Queue.offer(otherCommit, undefined)), Effect.forkScoped)
+      }
+      const poll = Duration.millis(A2A_PUSH_POLL_MS)
+      // The put mark is read before the pass: a put during it is a reason to look again at once.
+      // Other processes' commits wake it at the busy pace at most (a busy fleet does not spin it).
+      const turn = Effect.gen(function* () {
+        const mark = yield* store.puts
+        yield* pass
+        const busy = yield* store.busy.pipe(Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: reading whether work is left failed", cause), true)))
+        if (busy) return yield* Effect.sleep(poll)
+        yield* Effect.raceFirst(store.putSince(mark), Effect.zipRight(Queue.take(otherCommit), Effect.sleep(poll))).pipe(Effect.timeout(Duration.millis(A2A_PUSH_IDLE_MS)), Effect.ignore)
+      })
+      yield* ready.pipe(Effect.zipRight(Effect.forever(turn)), Effect.forkScoped)
     })
   )

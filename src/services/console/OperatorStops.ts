@@ -9,7 +9,7 @@
  *   request, noticed by the process's `ChangeFeed` on topic `stops`).
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option, Schedule, Stream } from "effect"
+import { Context, Effect, Layer, Option, Stream } from "effect"
 import { type BridgeError, errorText, RunNotFound } from "../../domain/errors.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { Caller } from "../../request/Caller.ts"
@@ -55,7 +55,7 @@ export const OperatorStopsLive: Layer.Layer<OperatorStops, never, SqlClient.SqlC
     // fiber waits for that, carries out what was requested while the daemon was down, then does so
     // again on every commit of another process (this process's own requests are carried out at once).
     const otherCommits = (yield* feed.subscribe("stops")).pipe(Stream.filter((c) => c.origin === "other"))
-    const ready = lifecycle.phase.pipe(Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (p) => p !== "starting" }))
+    const ready = lifecycle.started
     yield* ready.pipe(
       Effect.zipRight(carryOut),
       Effect.zipRight(otherCommits.pipe(

@@ -137,10 +137,16 @@ export const makeConsoleQueries = Effect.gen(function* () {
    * their last write, ended ones by count and newest end), a stop request, a client added, used,
    * revoked or rotated. Cheap: the live-runs and ended indexes, and two small tables.
    */
-  const version = Effect.all([ledger.version, stops.version, clientsTable.version]).pipe(
-    // Hashed: the raw text holds key digests, and the page carries the version in its markup.
-    Effect.map((parts) => createHash("sha256").update(parts.join(":")).digest("hex").slice(0, 16))
+  const watched = Effect.all([ledger.version, stops.version, clientsTable.version]).pipe(
+    Effect.map((parts) => ({
+      // Hashed: the raw text holds key digests, and the page carries the version in its markup.
+      version: createHash("sha256").update(parts.join(":")).digest("hex").slice(0, 16),
+      // The ledger's part ends with the count of live runs (`….<n>`): while any is live, the
+      // console's feed reads again every second; otherwise it waits for a change (issue 41).
+      live: Number(parts[0].split(".").at(-1) ?? "0") > 0
+    }))
   )
+  const version = Effect.map(watched, (w) => w.version)
 
   /**
    * The queue for Hermes's capacity: runs waiting per profile, and each waiting run's place
@@ -156,7 +162,7 @@ export const makeConsoleQueries = Effect.gen(function* () {
     return { depths, places }
   })
 
-  return { runs, run, clients, filterChoices, version, queue }
+  return { runs, run, clients, filterChoices, version, watched, queue }
 })
 
 export type ConsoleQueries = Effect.Effect.Success<typeof makeConsoleQueries>
