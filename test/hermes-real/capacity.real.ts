@@ -67,7 +67,7 @@ describe(`past Hermes's capacity: ${currentBuild().label}`, () => {
       return { who: s.who, status: "still waiting after 300 s", output: "" }
     }))
     const wallMs = Date.now() - t0
-    console.log(`all ${finals.length} runs ended in ${wallMs} ms; Hermes reported at most ${counter.maxLive()} live API runs (${counter.polls()} reads), the model at most ${hermes.llm.maxTurnsInFlight()} agent turns at once`)
+    console.log(`all ${finals.length} runs ended in ${wallMs} ms; Hermes reported at most ${counter.maxLive()} live API runs (${counter.polls()} reads, ${counter.missed()} unanswered), the model at most ${hermes.llm.maxTurnsInFlight()} agent turns at once`)
     expect(finals.filter((f) => f.status !== "completed")).toEqual([])
     for (const f of finals) expect(f.output).toContain("part 20.")
 
