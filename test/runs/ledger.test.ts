@@ -5,9 +5,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Fiber, Layer, Option, Stream } from "effect"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive, OUTPUT_CHUNK_BYTES } from "../../src/services/runs/LedgerSql.ts"
+import { ChangeFeed, ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { TestDb } from "../support/testDb.ts"
 import { utf8 } from "../../src/domain/runs/window.ts"
 import { newRun } from "./support/newRun.ts"
@@ -17,6 +18,16 @@ const withLedger = <A, E>(body: Effect.Effect<A, E, Ledger | SqlClient.SqlClient
   body.pipe(Effect.provide(LedgerLive), Effect.provide(TestDb))
 
 describe("ledger", () => {
+  it.effect("a run recorded here is announced on this process's change feed at once (topic runs, its id)", () =>
+    Effect.gen(function* () {
+      const feed = yield* ChangeFeed
+      const ledger = yield* Ledger
+      const changes = yield* feed.subscribe("runs")
+      const first = yield* Effect.fork(Stream.runHead(changes))
+      yield* ledger.insert(newRun("r-announced"))
+      expect(yield* Fiber.join(first)).toEqual(Option.some({ topic: "runs", origin: "local", key: "r-announced" }))
+    }).pipe(Effect.scoped, Effect.provide(LedgerLive.pipe(Layer.provideMerge(ChangeFeedTest))), Effect.provide(TestDb)))
+
   it.effect("inserts a run with run.started as seq 1 and refuses a taken idempotency key", () =>
     withLedger(Effect.gen(function* () {
       const ledger = yield* Ledger

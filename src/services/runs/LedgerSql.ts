@@ -9,6 +9,7 @@ import type { ParseError } from "effect/ParseResult"
 import { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { Metrics } from "../../common/Metrics.ts"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 import { ClientAtCap, ClientQueueFull, IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type ListFilter, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
 import { ledgerDialect } from "./ledgerDialect.ts"
 import { isEmptyChange, OUTPUT_CHUNK_BYTES, planWrite, replaceNeedsStoredOutput } from "./ledgerWrite.ts"
@@ -98,6 +99,10 @@ const count = (rows: ReadonlyArray<unknown>) => Effect.map(decodeCounts(rows), (
 export const makeLedgerSql = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const metrics = yield* Metrics
+  // A run recorded here is announced to this process at once (the console's idle page reads again
+  // on it instead of at its next keep-alive); other processes hear the commit through their feed.
+  const feed = yield* Effect.serviceOption(ChangeFeed)
+  const announce = (runId: string) => (Option.isSome(feed) ? feed.value.notify("runs", runId) : Effect.void)
   const dialect = yield* ledgerDialect(sql)
   const inTransaction = transactionKeepingCause(sql)
   const fail = (operation: string) => (cause: unknown) => new LedgerError({ operation, cause })
@@ -192,6 +197,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         inTransaction,
         // A queued run is counted as started when Hermes starts it (`modify` giving it its Hermes run id).
         Effect.tap((record) => (record.status === "queued" ? undefined : metrics.runStarted(record.client, record.face))),
+        Effect.tap((record) => announce(record.runId)),
         Effect.catchTag("SqlError", (e): Effect.Effect<never, LedgerError | IdempotencyTaken | ClientAtCap | ClientQueueFull> =>
           run.idempotencyKey !== null && dialect.isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
