@@ -182,6 +182,7 @@ interface ArmResult {
   readonly parked: number
   readonly streaming: number
   readonly startsPerS: number
+  readonly cpuPerStartMs: number
   readonly rssPerRunKiB: number
   readonly simRssPerRunKiB: number
   readonly bridgeRssMiB: { readonly before: number; readonly parked: number; readonly peak: number }
@@ -199,6 +200,9 @@ interface ArmResult {
   readonly checked: number
   readonly failures: number
   readonly commitsPerS?: number
+  /** While the runs are parked and nothing streams: the replicas' own background. */
+  readonly idleCommitsPerS?: number
+  readonly idleNotifiesPerS?: number
   readonly notifiesPerS?: number
   readonly deliveriesPerS?: number
   readonly problems: ReadonlyArray<string>
@@ -319,6 +323,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     const parkedIds: Array<{ id: string; i: number; client: number }> = []
     let failures = 0
     const tStart = performance.now()
+    const cpuStart = cpuOf(bridgePids)
     await pool(parked, 64, async (i) => {
       const client = i % size.clients
       const out = await call(sessionOf(client), "agent_run", { agent: agentOf(i), input: parkedInput(i) }, 120_000)
@@ -328,6 +333,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       } else parkedIds.push({ id: out.value.run_id as string, i, client })
     })
     const startsPerS = parked / ((performance.now() - tStart) / 1000)
+    const cpuPerStartMs = (cpuOf(bridgePids) - cpuStart) / parked
     log(`${store}: ${parkedIds.length} parked runs started (${startsPerS.toFixed(0)}/s); waiting until each is followed`)
     const subscribed = () => sum(sims.map((s) => s.figures().subscribed))
     for (let i = 0; i < 1200 && subscribed() < parkedIds.length; i++) await sleep(500)
@@ -335,7 +341,13 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     await sleep(3_000)
     const rss1 = rss(bridgePids)
     const simRss1 = rss(simPids)
+    const idleC0 = await reader.commits?.()
+    const idleN0 = reader.notifications?.()
+    const idleT0 = performance.now()
     const idleParked = await idleWindow()
+    const idleS = (performance.now() - idleT0) / 1000
+    const idleCommitsPerS = idleC0 === undefined ? undefined : ((await reader.commits!()) - idleC0) / idleS
+    const idleNotifiesPerS = idleN0 === undefined ? undefined : (reader.notifications!() - idleN0) / idleS
     const rssPerRun = perRunKiB(rss0, rss1, parkedIds.length)
     const simRssPerRun = perRunKiB(simRss0, simRss1, parkedIds.length)
     log(`${store}: ${parkedIds.length} parked: bridge RSS ${(sum(rss1) / 1024).toFixed(1)} MiB (${rssPerRun.toFixed(1)} KiB per run; simulators ${simRssPerRun.toFixed(1)} KiB per run), CPU ${idleParked.toFixed(1)} ms/s`)
@@ -422,7 +434,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     const commitsPerS = w0.commits === undefined || w1.commits === undefined ? undefined : (w1.commits - w0.commits) / seconds
     const notifiesPerS = w0.notes === undefined || w1.notes === undefined ? undefined : (w1.notes - w0.notes) / seconds
     return {
-      store, replicas, parked: parkedIds.length, streaming, startsPerS,
+      store, replicas, parked: parkedIds.length, streaming, startsPerS, cpuPerStartMs,
       rssPerRunKiB: rssPerRun, simRssPerRunKiB: simRssPerRun,
       bridgeRssMiB: { before: sum(rss0) / 1024, parked: sum(rss1) / 1024, peak: peakRss / 1024 },
       idleCpuMsPerS: { none: idleNone, parked: idleParked },
@@ -436,7 +448,8 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       statusP99: { before: percentile(before, 0.99), during: percentile(during, 0.99) },
       statusCalls: during.length,
       lost, checked, failures,
-      ...(commitsPerS === undefined ? {} : { commitsPerS }),
+      ...(commitsPerS === undefined ? {} : { commitsPerS, idleCommitsPerS: idleCommitsPerS! }),
+      ...(idleNotifiesPerS === undefined ? {} : { idleNotifiesPerS }),
       ...(notifiesPerS === undefined ? {} : { notifiesPerS, deliveriesPerS: notifiesPerS * replicas }),
       problems
     }
@@ -458,10 +471,10 @@ const report = (r: ArmResult) => {
   console.log(`  CPU while parked          ${f(r.idleCpuMsPerS.parked)} ms/s vs ${f(r.idleCpuMsPerS.none)} ms/s with no run (${f(r.idleCpuMsPerS.parked / r.idleCpuMsPerS.none, 2)}×)`)
   console.log(`  CPU per streamed event    ${f(r.cpuPerEventMs, 3)} ms (the simulators' own ${f(r.simCpuPerEventMs, 3)} ms per frame: ${f(r.cpuPerEventMs / r.simCpuPerEventMs, 2)}×)${r.pgCpuPerEventMs === undefined ? "" : `; PostgreSQL's ${f(r.pgCpuPerEventMs, 3)} ms`}`)
   console.log(`  ledger write rate         ${f(r.rowsPerS, 0)} event rows/s for ${f(r.framesPerS, 0)} Hermes frames/s (${f(r.rowsPerS / r.framesPerS, 2)} rows per frame)`)
-  if (r.commitsPerS !== undefined) console.log(`  commits                   ${f(r.commitsPerS, 0)}/s (${f(r.commitsPerS / r.framesPerS, 2)} per frame)`)
-  if (r.notifiesPerS !== undefined) console.log(`  NOTIFY                    ${f(r.notifiesPerS, 0)} notifications/s, ${f(r.deliveriesPerS, 0)} deliveries/s to ${r.replicas} listening replicas (${f(r.notifiesPerS / r.commitsPerS!, 2)} per commit)`)
+  if (r.commitsPerS !== undefined) console.log(`  commits                   ${f(r.commitsPerS, 0)}/s (${f(r.commitsPerS / r.framesPerS, 2)} per frame); ${f(r.idleCommitsPerS, 1)}/s while only parked`)
+  if (r.notifiesPerS !== undefined) console.log(`  NOTIFY                    ${f(r.notifiesPerS, 0)} notifications/s, ${f(r.deliveriesPerS, 0)} deliveries/s to ${r.replicas} listening replicas (${f(r.notifiesPerS / r.commitsPerS!, 2)} per commit); ${f(r.idleNotifiesPerS, 1)} notifications/s while only parked`)
   console.log(`  agent_run_status          p50 ${f(r.statusP50.during)} ms, p99 ${f(r.statusP99.during)} ms over ${r.statusCalls} calls meanwhile, vs p99 ${f(r.statusP99.before)} ms with no live run (${f(r.statusP99.during / r.statusP99.before, 2)}×)`)
-  console.log(`  starts                    ${f(r.startsPerS, 0)} agent_run/s while parking`)
+  console.log(`  starts                    ${f(r.startsPerS, 0)} agent_run/s while parking, ${f(r.cpuPerStartMs, 2)} ms of bridge CPU each`)
   console.log(`  runs with lost events     ${r.lost} of ${r.checked} read back (goal 0); failed calls ${r.failures}`)
   for (const p of r.problems) console.log(`    ! ${p}`)
 }

@@ -12,6 +12,9 @@
  * - bench-sim-memory: the simulator's heap after many runs, bounded vs keeping every run (issue 13)
  * - bench-storage:   the bridge on PostgreSQL vs the same bridge on SQLite (issue 24)
  * - bench-replicas:  1 vs 2 vs 3 replicas behind nginx: status calls/s, failover on SIGKILL (issue 25)
+ * - bench-scale:     10,000 live runs from 100 clients on SQLite, then on PostgreSQL with 3 replicas
+ *                    (issue 41); about 15 minutes, so only when named (BENCH_ONLY=scale; `npm run
+ *                    bench:scale` alone, `.ci/run` runs it with `--size small`)
  *
  * Each script prints its own figures and ends with a `BENCH_JSON {bench, rows[]}` line; a row is
  * `{metric, value, baseline, baselineName, goal?, noRatio?, client?}`, and its ratio is value / baseline
@@ -35,6 +38,8 @@ interface Bench {
   readonly quickArgs: ReadonlyArray<string>
   /** Extra node options (before the script). */
   readonly nodeArgs?: ReadonlyArray<string>
+  /** Long: runs only when BENCH_ONLY names it. */
+  readonly optIn?: boolean
 }
 
 const BENCHES: ReadonlyArray<Bench> = [
@@ -47,7 +52,8 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "mcp", script: "bench-mcp.ts", args: [], quickArgs: ["50"] },
   { name: "sim-memory", script: "bench-sim-memory.ts", args: [], quickArgs: ["40", "4k"], nodeArgs: ["--expose-gc"] },
   { name: "storage", script: "bench-storage.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1", "--notes", "200", "--searches", "100"] },
-  { name: "replicas", script: "bench-replicas.ts", args: [], quickArgs: ["--sizes", "1,2", "--seconds", "1", "--kills", "1", "--failover-sizes", "2"] }
+  { name: "replicas", script: "bench-replicas.ts", args: [], quickArgs: ["--sizes", "1,2", "--seconds", "1", "--kills", "1", "--failover-sizes", "2"] },
+  { name: "scale", script: "bench-scale.ts", args: [], quickArgs: ["--size", "small", "--runs", "60", "--clients", "4", "--seconds", "5", "--pace-s", "5"], optIn: true }
 ]
 
 interface Row {
@@ -122,7 +128,7 @@ export const summaryTable = (outcomes: ReadonlyArray<Outcome>): string => {
 }
 
 const main = async () => {
-  const selected = BENCHES.filter((b) => ONLY === undefined || ONLY.includes(b.name))
+  const selected = BENCHES.filter((b) => (ONLY === undefined ? b.optIn !== true : ONLY.includes(b.name)))
   const started = new Date()
   const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? "?"}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, node ${process.version}, ${os.platform()} ${os.release()}`
   console.log(`agent-bridge benchmarks${QUICK ? " (BENCH_QUICK: smoke sizes, figures meaningless)" : ""}\n${started.toISOString()} — ${machine}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`)
