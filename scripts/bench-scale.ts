@@ -7,7 +7,7 @@
  * The workload, at `--size full` (the default; `--size small` or BENCH_SCALE_SIZE=small for CI):
  * 10,000 live runs from 100 clients over 5 simulated Hermes servers: 9,000 parked (half on an
  * approval nobody answers, half in a long silent step, only keepalives on their streams) and
- * 1,000 streaming at any moment (each run 100 deltas of a 4 KiB answer over 20 s, started again
+ * 1,000 streaming at any moment (each run 50 deltas of a 4 KiB answer over 20 s, started again
  * as it ends, for 60 s). Meanwhile `agent_run_status` is called on parked runs, 4 in flight.
  * Hermes caps in-flight runs at 10 per API server by default, which the simulator imitates: each
  * simulator's `maxConcurrentRuns` is raised to its share of the runs. The per-client cap
@@ -17,8 +17,10 @@
  * - the bridge's own RSS per live run (its process's VmRSS, parked runs vs before any run; goal
  *   ≤ 64 KiB), the simulators' growth per run printed beside, never added;
  * - CPU per second while the runs are parked, vs the same bridge with no run;
- * - CPU per streamed event (the bridge's CPU over the streaming window ÷ the frames the simulators
- *   published), beside the simulators' own CPU per frame;
+ * - CPU per streamed event (the bridge's CPU over the streaming window, less what the parked runs
+ *   cost per second anyway and the status calls' share, ÷ the frames the simulators published),
+ *   beside the simulators' own CPU per frame; the status calls are paced (80 ms per call in flight)
+ *   like a monitoring client's, and their CPU per call is measured before any run;
  * - ledger write rate: event rows stored per second vs frames published per second;
  * - p99 of `agent_run_status` meanwhile vs the same call before any run;
  * - lost events: every streamed run read back (events contiguous from 1, one terminal event, the
@@ -57,6 +59,7 @@ const { size: SIZE, name: SIZE_NAME, stores: STORES } = parseScaleArgs(process.a
 const BUNDLE_DIR = path.join(ROOT, "test-artifacts", "bench-scale")
 const ADMIN_KEY = "hal0bk_bench0scale0admin0key0000000000000"
 const CLUSTER_SECRET = "bench-scale-cluster-secret-0123456789abcdef"
+const STATUS_PACE_MS = 80
 const BASELINE_STATUS_CALLS = SIZE_NAME === "full" ? 1000 : 200
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`)
@@ -187,10 +190,18 @@ interface ArmResult {
   readonly simRssPerRunKiB: number
   readonly bridgeRssMiB: { readonly before: number; readonly parked: number; readonly peak: number }
   readonly idleCpuMsPerS: { readonly none: number; readonly parked: number }
+  /** Net of what the parked runs cost anyway and of the status calls meanwhile. */
   readonly cpuPerEventMs: number
+  /** All the bridge's CPU in the window over the frames. */
+  readonly rawCpuPerEventMs: number
+  readonly cpuPerStatusMs: number
   readonly simCpuPerEventMs: number
   readonly pgCpuPerEventMs?: number
   readonly framesPerS: number
+  /** What `streaming` runs at the scripted pace would publish (deltas, the tool pair, the end). */
+  readonly offeredFramesPerS: number
+  /** Runs streaming at a moment in the window, on average (the simulators' live runs less the parked). */
+  readonly streamingMean: number
   readonly rowsPerS: number
   readonly streamedRuns: number
   readonly statusP50: { readonly before: number; readonly during: number }
@@ -294,19 +305,25 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       warm.push({ id: out.value.run_id as string, client: c })
     })
     // A client reads its own runs: each call goes through the session of the run's client.
-    const statusTimes = async (ids: ReadonlyArray<{ id: string; client: number }>, until: () => boolean, times: Array<number>) => {
+    const statusTimes = async (ids: ReadonlyArray<{ id: string; client: number }>, until: () => boolean, times: Array<number>, paceMs = 0) => {
       await Promise.all(Array.from({ length: size.statusInFlight }, async (_, k) => {
         for (let i = k; !until(); i += size.statusInFlight) {
           const run = ids[(i * 7919) % ids.length]!
           const t0 = performance.now()
           const out = await call(sessionOf(run.client), "agent_run_status", { run_id: run.id })
-          times.push(performance.now() - t0)
+          const ms = performance.now() - t0
+          times.push(ms)
           if (!out.ok) problem(`agent_run_status: ${out.text}`)
+          if (paceMs > ms) await sleep(paceMs - ms)
         }
       }))
     }
     const before: Array<number> = []
+    const baselineCpu0 = cpuOf(bridgePids)
+    const baselineT0 = performance.now()
     await statusTimes(warm, () => before.length >= BASELINE_STATUS_CALLS, before)
+    const baselineCpu = cpuOf(bridgePids) - baselineCpu0
+    const baselineS = (performance.now() - baselineT0) / 1000
     await sleep(2_000)
     const idleWindow = async () => {
       const c0 = cpuOf(bridgePids)
@@ -315,6 +332,8 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       return (cpuOf(bridgePids) - c0) / ((performance.now() - t0) / 1000)
     }
     const idleNone = await idleWindow()
+    // The bridge's CPU per status call, less what it spends with nothing to do.
+    const cpuPerStatusMs = Math.max(0, (baselineCpu - idleNone * baselineS) / before.length)
     const rss0 = rss(bridgePids)
     const simRss0 = rss(simPids)
     log(`${store}: before any live run: bridge RSS ${(sum(rss0) / 1024).toFixed(1)} MiB, CPU ${idleNone.toFixed(1)} ms/s, agent_run_status p99 ${percentile(before, 0.99).toFixed(1)} ms`)
@@ -333,7 +352,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       } else parkedIds.push({ id: out.value.run_id as string, i, client })
     })
     const startsPerS = parked / ((performance.now() - tStart) / 1000)
-    const cpuPerStartMs = (cpuOf(bridgePids) - cpuStart) / parked
+    const cpuPerStartMs = (cpuOf(bridgePids) - cpuStart - idleNone * ((performance.now() - tStart) / 1000)) / parked
     log(`${store}: ${parkedIds.length} parked runs started (${startsPerS.toFixed(0)}/s); waiting until each is followed`)
     const subscribed = () => sum(sims.map((s) => s.figures().subscribed))
     for (let i = 0; i < 1200 && subscribed() < parkedIds.length; i++) await sleep(500)
@@ -358,7 +377,13 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     let stopStarting = false
     let streamNo = 0
     let peakRss = sum(rss1)
-    const sampler = setInterval(() => { peakRss = Math.max(peakRss, sum(rss(bridgePids))) }, 500)
+    // Runs streaming at a moment: what the simulators hold live beyond the parked ones, sampled in the window.
+    const streamingNow: Array<number> = []
+    let sampling = false
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, sum(rss(bridgePids)))
+      if (sampling) streamingNow.push(sum(sims.map((s) => s.figures().live)) - parkedIds.length)
+    }, 500)
     const loops = Promise.all(Array.from({ length: streaming }, async (_, j) => {
       await sleep((j / streaming) * size.paceS * 1000)
       const client = j % size.clients
@@ -380,9 +405,12 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     }
     const during: Array<number> = []
     let windowOpen = true
-    const statusDuring = statusTimes(parkedIds, () => !windowOpen, during)
+    sampling = true
+    // A monitoring client's pace, not a load of its own: each of the calls in flight at most every STATUS_PACE_MS.
+    const statusDuring = statusTimes(parkedIds, () => !windowOpen, during, STATUS_PACE_MS)
     await sleep(size.seconds * 1000)
     windowOpen = false
+    sampling = false
     // The simulators report every 500 ms: wait for a fresh figure on both ends alike.
     await sleep(600)
     const w1 = {
@@ -438,10 +466,14 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       rssPerRunKiB: rssPerRun, simRssPerRunKiB: simRssPerRun,
       bridgeRssMiB: { before: sum(rss0) / 1024, parked: sum(rss1) / 1024, peak: peakRss / 1024 },
       idleCpuMsPerS: { none: idleNone, parked: idleParked },
-      cpuPerEventMs: (w1.cpu - w0.cpu) / frames,
+      cpuPerEventMs: (w1.cpu - w0.cpu - idleParked * seconds - during.length * cpuPerStatusMs) / frames,
+      rawCpuPerEventMs: (w1.cpu - w0.cpu) / frames,
+      cpuPerStatusMs,
       simCpuPerEventMs: (w1.simCpu - w0.simCpu) / frames,
       ...(pgServer === undefined ? {} : { pgCpuPerEventMs: (w1.pgCpu - w0.pgCpu) / frames }),
       framesPerS: frames / seconds,
+      offeredFramesPerS: streaming * (size.deltas + 3) / size.paceS,
+      streamingMean: streamingNow.reduce((a, b) => a + b, 0) / Math.max(1, streamingNow.length),
       rowsPerS: (w1.rows - w0.rows) / seconds,
       streamedRuns: streamed.length,
       statusP50: { before: percentile(before, 0.5), during: percentile(during, 0.5) },
@@ -470,11 +502,13 @@ const report = (r: ArmResult) => {
   console.log(`  own RSS per live run      ${f(r.rssPerRunKiB)} KiB (goal ≤ 64 KiB; ${f(r.rssPerRunKiB / 64, 2)}× the goal); the simulators' ${f(r.simRssPerRunKiB)} KiB per run beside, not counted`)
   console.log(`  CPU while parked          ${f(r.idleCpuMsPerS.parked)} ms/s vs ${f(r.idleCpuMsPerS.none)} ms/s with no run (${f(r.idleCpuMsPerS.parked / r.idleCpuMsPerS.none, 2)}×)`)
   console.log(`  CPU per streamed event    ${f(r.cpuPerEventMs, 3)} ms (the simulators' own ${f(r.simCpuPerEventMs, 3)} ms per frame: ${f(r.cpuPerEventMs / r.simCpuPerEventMs, 2)}×)${r.pgCpuPerEventMs === undefined ? "" : `; PostgreSQL's ${f(r.pgCpuPerEventMs, 3)} ms`}`)
-  console.log(`  ledger write rate         ${f(r.rowsPerS, 0)} event rows/s for ${f(r.framesPerS, 0)} Hermes frames/s (${f(r.rowsPerS / r.framesPerS, 2)} rows per frame)`)
+  console.log(`                            net of the parked runs' ${f(r.idleCpuMsPerS.parked)} ms/s and ${r.statusCalls} status calls at ${f(r.cpuPerStatusMs, 2)} ms; all of the window's CPU: ${f(r.rawCpuPerEventMs, 3)} ms per frame`)
+  console.log(`  streaming                 ${f(r.streamingMean, 0)} runs at a moment on average (${r.streaming} loops); ${f(r.framesPerS, 0)} Hermes frames/s published, ${f(r.offeredFramesPerS, 0)}/s if every loop kept pace (${f(r.framesPerS / r.offeredFramesPerS, 2)}×)`)
+  console.log(`  ledger write rate         ${f(r.rowsPerS, 0)} event rows/s for ${f(r.framesPerS, 0)} Hermes frames/s (${f(r.rowsPerS / r.framesPerS, 2)} rows per frame: the text of a flush tick is one row)`)
   if (r.commitsPerS !== undefined) console.log(`  commits                   ${f(r.commitsPerS, 0)}/s (${f(r.commitsPerS / r.framesPerS, 2)} per frame); ${f(r.idleCommitsPerS, 1)}/s while only parked`)
   if (r.notifiesPerS !== undefined) console.log(`  NOTIFY                    ${f(r.notifiesPerS, 0)} notifications/s, ${f(r.deliveriesPerS, 0)} deliveries/s to ${r.replicas} listening replicas (${f(r.notifiesPerS / r.commitsPerS!, 2)} per commit); ${f(r.idleNotifiesPerS, 1)} notifications/s while only parked`)
   console.log(`  agent_run_status          p50 ${f(r.statusP50.during)} ms, p99 ${f(r.statusP99.during)} ms over ${r.statusCalls} calls meanwhile, vs p99 ${f(r.statusP99.before)} ms with no live run (${f(r.statusP99.during / r.statusP99.before, 2)}×)`)
-  console.log(`  starts                    ${f(r.startsPerS, 0)} agent_run/s while parking, ${f(r.cpuPerStartMs, 2)} ms of bridge CPU each`)
+  console.log(`  starts                    ${f(r.startsPerS, 0)} agent_run/s while parking, ${f(r.cpuPerStartMs, 2)} ms of bridge CPU each (net of idle)`)
   console.log(`  runs with lost events     ${r.lost} of ${r.checked} read back (goal 0); failed calls ${r.failures}`)
   for (const p of r.problems) console.log(`    ! ${p}`)
 }

@@ -36,8 +36,8 @@ export interface ScaleSize {
  * fits a few minutes of `.ci/run` (the plumbing and the 0-lost check, not figures to quote).
  */
 export const SIZES: Readonly<Record<"full" | "small", ScaleSize>> = {
-  full: { runs: 10_000, clients: 100, sims: 5, streamShare: 0.1, seconds: 60, deltas: 100, paceS: 20, outputBytes: 4096, statusInFlight: 4, replicas: 3, parkedChecked: 1000 },
-  small: { runs: 300, clients: 10, sims: 2, streamShare: 0.1, seconds: 15, deltas: 100, paceS: 10, outputBytes: 4096, statusInFlight: 2, replicas: 3, parkedChecked: 100 }
+  full: { runs: 10_000, clients: 100, sims: 5, streamShare: 0.1, seconds: 60, deltas: 50, paceS: 20, outputBytes: 4096, statusInFlight: 4, replicas: 3, parkedChecked: 1000 },
+  small: { runs: 300, clients: 10, sims: 2, streamShare: 0.1, seconds: 15, deltas: 50, paceS: 10, outputBytes: 4096, statusInFlight: 2, replicas: 3, parkedChecked: 100 }
 }
 
 /** `--size small|full` (or BENCH_SCALE_SIZE), then any field overridden by `--<field> N`. */
