@@ -30,7 +30,9 @@
  *   docs/DEPLOY.md names, against the streamed frames per second.
  *
  *   npx tsx scripts/bench-scale.ts [--size small|full] [--stores sqlite,pg] [--runs N] [--clients N]
- *     [--sims N] [--stream-share 0.1] [--seconds N] [--deltas N] [--pace-s N] [--replicas N] ...
+ *     [--sims N] [--stream-share 0.1] [--seconds N] [--deltas N] [--pace-s N] [--replicas N]
+ *     [--quiet-check-ms N] (the bridge's `hermes.quiet_check_ms`: each quiet followed run asks
+ *     Hermes for its status once per that interval; the default 10 s) ...
  *
  * The last line is `BENCH_JSON {…}` for scripts/bench.ts.
  */
@@ -243,7 +245,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       const profiles = Object.fromEntries(sims.slice(1).map((s, i) => [`s${i + 1}`, { url: s.url, key: s.key }]))
       fs.writeFileSync(file, YAML.stringify({
         bridge: { port, data_dir: path.join(dir, `data-${r}`), admin_key: ADMIN_KEY, max_concurrent_runs_per_client: perClient, ...(store === "pg" ? { replica_id: `r${r}`, trusted_proxies: ["127.0.0.1"] } : {}) },
-        hermes: { url: sims[0]!.url, key: sims[0]!.key, ...(sims.length > 1 ? { profiles } : {}) },
+        hermes: { url: sims[0]!.url, key: sims[0]!.key, ...(sims.length > 1 ? { profiles } : {}), ...(size.quietCheckMs > 0 ? { quiet_check_ms: size.quietCheckMs } : {}) },
         memory: { enabled: false },
         ...(storageUrl === undefined ? {} : { storage: { url: storageUrl }, cluster: { port: await freeLoopbackPort(), secret: CLUSTER_SECRET } })
       }))
@@ -531,7 +533,7 @@ const rowsOf = (r: ArmResult) => {
 const main = async () => {
   const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? "?"}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, node ${process.version}`
   const { streaming, parked } = split(SIZE)
-  console.log(`bench-scale (${SIZE_NAME}): ${SIZE.runs} live runs (${parked} parked, ${streaming} streaming) from ${SIZE.clients} clients over ${SIZE.sims} simulated Hermes servers; ${SIZE.deltas} deltas of ${SIZE.outputBytes} bytes over ${SIZE.paceS} s per streamed run; a ${SIZE.seconds} s window; stores ${STORES.join(", ")}`)
+  console.log(`bench-scale (${SIZE_NAME}): ${SIZE.runs} live runs (${parked} parked, ${streaming} streaming) from ${SIZE.clients} clients over ${SIZE.sims} simulated Hermes servers; ${SIZE.deltas} deltas of ${SIZE.outputBytes} bytes over ${SIZE.paceS} s per streamed run; a ${SIZE.seconds} s window; stores ${STORES.join(", ")}; hermes.quiet_check_ms ${SIZE.quietCheckMs > 0 ? SIZE.quietCheckMs : "10000 (default)"}`)
   console.log(`${new Date().toISOString()} — ${machine}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`)
   const { file: bundle } = await buildBundle(BUNDLE_DIR)
   const results: Array<ArmResult> = []

@@ -29,6 +29,8 @@ export interface ScaleSize {
   readonly replicas: number
   /** Parked runs whose events are read back and checked (all streamed runs are). */
   readonly parkedChecked: number
+  /** `hermes.quiet_check_ms` for the bridge; 0 leaves the default (10 s). */
+  readonly quietCheckMs: number
 }
 
 /**
@@ -36,8 +38,8 @@ export interface ScaleSize {
  * fits a few minutes of `.ci/run` (the plumbing and the 0-lost check, not figures to quote).
  */
 export const SIZES: Readonly<Record<"full" | "small", ScaleSize>> = {
-  full: { runs: 10_000, clients: 100, sims: 5, streamShare: 0.1, seconds: 60, deltas: 50, paceS: 20, outputBytes: 4096, statusInFlight: 4, replicas: 3, parkedChecked: 1000 },
-  small: { runs: 300, clients: 10, sims: 2, streamShare: 0.1, seconds: 15, deltas: 50, paceS: 10, outputBytes: 4096, statusInFlight: 2, replicas: 3, parkedChecked: 100 }
+  full: { runs: 10_000, clients: 100, sims: 5, streamShare: 0.1, seconds: 60, deltas: 50, paceS: 20, outputBytes: 4096, statusInFlight: 4, replicas: 3, parkedChecked: 1000, quietCheckMs: 0 },
+  small: { runs: 300, clients: 10, sims: 2, streamShare: 0.1, seconds: 15, deltas: 50, paceS: 10, outputBytes: 4096, statusInFlight: 2, replicas: 3, parkedChecked: 100, quietCheckMs: 0 }
 }
 
 /** `--size small|full` (or BENCH_SCALE_SIZE), then any field overridden by `--<field> N`. */
@@ -50,10 +52,11 @@ export const parseScaleArgs = (argv: ReadonlyArray<string>, env: NodeJS.ProcessE
   if (name !== "full" && name !== "small") throw new Error(`--size takes small or full, not ${name}`)
   const size: Record<string, number> = { ...SIZES[name] }
   for (const key of Object.keys(size)) {
-    const v = flag(key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))
+    const name = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+    const v = flag(name)
     if (v === undefined) continue
     const n = Number(v)
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${key} takes a positive number, not ${v}`)
+    if (!Number.isFinite(n) || n < 0 || (n === 0 && key !== "quietCheckMs")) throw new Error(`--${name} takes a positive number, not ${v}`)
     size[key] = n
   }
   const stores = (flag("stores") ?? "sqlite,pg").split(",").map((s) => s.trim())

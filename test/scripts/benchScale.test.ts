@@ -108,5 +108,7 @@ describe("sizes and flags", () => {
     expect(() => parseScaleArgs(["--runs", "many"])).toThrow(/positive number/)
     expect(() => parseScaleArgs(["--stream-share", "1"])).toThrow(/below 1/)
     expect(() => parseScaleArgs(["--stores", "mysql"])).toThrow(/sqlite and\/or pg/)
+    expect(() => parseScaleArgs(["--pace-s", "0"])).toThrow(/--pace-s takes a positive number/)
+    expect(parseScaleArgs(["--quiet-check-ms", "0"]).size.quietCheckMs).toBe(0)
   })
 })
