@@ -272,7 +272,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     if (pgServer === undefined) {
       const db = new Database(path.join(dir, "data-0", DB_FILE), { readonly: true, fileMustExist: true })
       const count = db.prepare("SELECT COUNT(*) AS n FROM run_events")
-      reader = { events: async () => (count.get() as { n: number }).n, close: async () => db.close() }
+      reader = { events: async () => (count.get() as { n: number }).n, close: async () => { db.close() } }
     } else {
       const q = new pg.Client({ connectionString: storageUrl })
       await q.connect()
