@@ -25,7 +25,8 @@
  * - p99 of `agent_run_status` meanwhile vs the same call before any run;
  * - lost events: every streamed run read back (events contiguous from 1, one terminal event, the
  *   text exactly the simulator's) and a sample of parked runs (contiguous, not ended); goal 0;
- * - on PostgreSQL with 3 replicas also commits per second (pg_stat_database.xact_commit) and NOTIFY
+ * - on PostgreSQL with 3 replicas also commits per second (pg_stat_database.xact_commit, reads
+ *   included; and the transactions that wrote, by the transaction ids assigned) and NOTIFY
  *   deliveries per second (a LISTEN client's count × the replicas listening), the first two limits
  *   docs/DEPLOY.md names, against the streamed frames per second.
  *
@@ -174,8 +175,10 @@ const pool = async (n: number, limit: number, task: (i: number) => Promise<void>
 interface StoreReader {
   /** Event rows stored in the ledger now. */
   readonly events: () => Promise<number>
-  /** Committed transactions on the database now (PostgreSQL only). */
+  /** Committed transactions on the database now, reads included (PostgreSQL only). */
   readonly commits?: () => Promise<number>
+  /** Transaction ids assigned so far: one per transaction that wrote (PostgreSQL only). */
+  readonly writes?: () => Promise<number>
   /** Notifications received by a LISTEN client on every topic so far (PostgreSQL only). */
   readonly notifications?: () => number
   readonly close: () => Promise<void>
@@ -216,6 +219,9 @@ interface ArmResult {
   /** While the runs are parked and nothing streams: the replicas' own background. */
   readonly idleCommitsPerS?: number
   readonly idleNotifiesPerS?: number
+  /** Transactions that wrote (transaction ids assigned) per second, while streaming and while only parked. */
+  readonly writesPerS?: number
+  readonly idleWritesPerS?: number
   readonly notifiesPerS?: number
   readonly deliveriesPerS?: number
   readonly problems: ReadonlyArray<string>
@@ -288,6 +294,8 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
           await q.query("SELECT pg_stat_clear_snapshot()")
           return Number((await q.query("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")).rows[0].xact_commit)
         },
+        // The next transaction id: it moves only when a transaction writes (reads take none).
+        writes: async () => Number((await q.query("SELECT txid_snapshot_xmax(txid_current_snapshot()) AS x")).rows[0].x),
         notifications: () => notified,
         close: async () => { await q.end(); await listener.end() }
       }
@@ -363,11 +371,13 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     const rss1 = rss(bridgePids)
     const simRss1 = rss(simPids)
     const idleC0 = await reader.commits?.()
+    const idleW0 = await reader.writes?.()
     const idleN0 = reader.notifications?.()
     const idleT0 = performance.now()
     const idleParked = await idleWindow()
     const idleS = (performance.now() - idleT0) / 1000
     const idleCommitsPerS = idleC0 === undefined ? undefined : ((await reader.commits!()) - idleC0) / idleS
+    const idleWritesPerS = idleW0 === undefined ? undefined : ((await reader.writes!()) - idleW0) / idleS
     const idleNotifiesPerS = idleN0 === undefined ? undefined : (reader.notifications!() - idleN0) / idleS
     const rssPerRun = perRunKiB(rss0, rss1, parkedIds.length)
     const simRssPerRun = perRunKiB(simRss0, simRss1, parkedIds.length)
@@ -403,7 +413,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     await sleep(size.paceS * 1000)
     const w0 = {
       t: performance.now(), cpu: cpuOf(bridgePids), simCpu: cpuOf(simPids), pgCpu: pgServer === undefined ? 0 : cpuOf(pgPids(pgServer)),
-      frames: sum(sims.map((s) => s.figures().emitted)), rows: await reader.events(), commits: await reader.commits?.(), notes: reader.notifications?.()
+      frames: sum(sims.map((s) => s.figures().emitted)), rows: await reader.events(), commits: await reader.commits?.(), writes: await reader.writes?.(), notes: reader.notifications?.()
     }
     const during: Array<number> = []
     let windowOpen = true
@@ -417,7 +427,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     await sleep(600)
     const w1 = {
       t: performance.now() - 600, cpu: cpuOf(bridgePids), simCpu: cpuOf(simPids), pgCpu: pgServer === undefined ? 0 : cpuOf(pgPids(pgServer)),
-      frames: sum(sims.map((s) => s.figures().emitted)), rows: await reader.events(), commits: await reader.commits?.(), notes: reader.notifications?.()
+      frames: sum(sims.map((s) => s.figures().emitted)), rows: await reader.events(), commits: await reader.commits?.(), writes: await reader.writes?.(), notes: reader.notifications?.()
     }
     await statusDuring
     stopStarting = true
@@ -462,6 +472,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     })
 
     const commitsPerS = w0.commits === undefined || w1.commits === undefined ? undefined : (w1.commits - w0.commits) / seconds
+    const writesPerS = w0.writes === undefined || w1.writes === undefined ? undefined : (w1.writes - w0.writes) / seconds
     const notifiesPerS = w0.notes === undefined || w1.notes === undefined ? undefined : (w1.notes - w0.notes) / seconds
     return {
       store, replicas, parked: parkedIds.length, streaming, startsPerS, cpuPerStartMs,
@@ -484,6 +495,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       lost, checked, failures,
       ...(commitsPerS === undefined ? {} : { commitsPerS, idleCommitsPerS: idleCommitsPerS! }),
       ...(idleNotifiesPerS === undefined ? {} : { idleNotifiesPerS }),
+      ...(writesPerS === undefined ? {} : { writesPerS, idleWritesPerS: idleWritesPerS! }),
       ...(notifiesPerS === undefined ? {} : { notifiesPerS, deliveriesPerS: notifiesPerS * replicas }),
       problems
     }
@@ -507,8 +519,9 @@ const report = (r: ArmResult) => {
   console.log(`                            net of the parked runs' ${f(r.idleCpuMsPerS.parked)} ms/s and ${r.statusCalls} status calls at ${f(r.cpuPerStatusMs, 2)} ms; all of the window's CPU: ${f(r.rawCpuPerEventMs, 3)} ms per frame`)
   console.log(`  streaming                 ${f(r.streamingMean, 0)} runs at a moment on average (${r.streaming} loops); ${f(r.framesPerS, 0)} Hermes frames/s published, ${f(r.offeredFramesPerS, 0)}/s if every loop kept pace (${f(r.framesPerS / r.offeredFramesPerS, 2)}×)`)
   console.log(`  ledger write rate         ${f(r.rowsPerS, 0)} event rows/s for ${f(r.framesPerS, 0)} Hermes frames/s (${f(r.rowsPerS / r.framesPerS, 2)} rows per frame: the text of a flush tick is one row)`)
-  if (r.commitsPerS !== undefined) console.log(`  commits                   ${f(r.commitsPerS, 0)}/s (${f(r.commitsPerS / r.framesPerS, 2)} per frame); ${f(r.idleCommitsPerS, 1)}/s while only parked`)
-  if (r.notifiesPerS !== undefined) console.log(`  NOTIFY                    ${f(r.notifiesPerS, 0)} notifications/s, ${f(r.deliveriesPerS, 0)} deliveries/s to ${r.replicas} listening replicas (${f(r.notifiesPerS / r.commitsPerS!, 2)} per commit); ${f(r.idleNotifiesPerS, 1)} notifications/s while only parked`)
+  if (r.commitsPerS !== undefined) console.log(`  commits                   ${f(r.commitsPerS, 0)}/s, reads included (${f(r.commitsPerS / r.framesPerS, 2)} per frame); ${f(r.idleCommitsPerS, 1)}/s while only parked`)
+  if (r.writesPerS !== undefined) console.log(`  writing transactions      ${f(r.writesPerS, 0)}/s (${f(r.writesPerS / r.framesPerS, 2)} per frame); ${f(r.idleWritesPerS, 1)}/s while only parked`)
+  if (r.notifiesPerS !== undefined) console.log(`  NOTIFY                    ${f(r.notifiesPerS, 0)} notifications/s, ${f(r.deliveriesPerS, 0)} deliveries/s to ${r.replicas} listening replicas (${f(r.notifiesPerS / (r.writesPerS ?? Number.NaN), 2)} per writing transaction); ${f(r.idleNotifiesPerS, 1)} notifications/s while only parked`)
   console.log(`  agent_run_status          p50 ${f(r.statusP50.during)} ms, p99 ${f(r.statusP99.during)} ms over ${r.statusCalls} calls meanwhile, vs p99 ${f(r.statusP99.before)} ms with no live run (${f(r.statusP99.during / r.statusP99.before, 2)}×)`)
   console.log(`  starts                    ${f(r.startsPerS, 0)} agent_run/s while parking, ${f(r.cpuPerStartMs, 2)} ms of bridge CPU each (net of idle)`)
   console.log(`  runs with lost events     ${r.lost} of ${r.checked} read back (goal 0); failed calls ${r.failures}`)
@@ -524,7 +537,8 @@ const rowsOf = (r: ArmResult) => {
     { metric: `CPU ms per streamed event${on}`, value: r.cpuPerEventMs, baseline: r.simCpuPerEventMs, baselineName: "the simulators' CPU per frame" },
     { metric: `ledger event rows/s${on}`, value: r.rowsPerS, baseline: r.framesPerS, baselineName: "Hermes frames/s streamed", noRatio: false },
     { metric: `agent_run_status p99 (ms) under load${on}`, value: r.statusP99.during, baseline: r.statusP99.before, baselineName: "the same call with no live run" },
-    ...(r.commitsPerS === undefined ? [] : [{ metric: `commits/s${on}`, value: r.commitsPerS, baseline: r.framesPerS, baselineName: "Hermes frames/s streamed" }]),
+    ...(r.commitsPerS === undefined ? [] : [{ metric: `commits/s, reads included${on}`, value: r.commitsPerS, baseline: r.framesPerS, baselineName: "Hermes frames/s streamed" }]),
+    ...(r.writesPerS === undefined ? [] : [{ metric: `writing transactions/s${on}`, value: r.writesPerS, baseline: r.framesPerS, baselineName: "Hermes frames/s streamed" }]),
     ...(r.deliveriesPerS === undefined ? [] : [{ metric: `NOTIFY deliveries/s${on}`, value: r.deliveriesPerS, baseline: r.framesPerS, baselineName: "Hermes frames/s streamed" }]),
     { metric: `runs with lost events${on}`, value: r.lost, baseline: r.checked, baselineName: "runs read back", goal: "0", noRatio: true }
   ]
