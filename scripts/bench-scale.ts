@@ -51,7 +51,7 @@ import { loadConfig } from "../src/config/load.ts"
 import { Auth } from "../src/services/auth/Auth.ts"
 import { DB_FILE } from "../src/storage/Db.ts"
 import { TOPICS } from "../src/storage/ChangeFeed.ts"
-import { type McpSession, openSession, type ToolOutcome } from "../test/reliability/support/mcpClient.ts"
+import { CallLost, type McpSession, openSession, type ToolOutcome } from "../test/reliability/support/mcpClient.ts"
 import type { EventView } from "../test/reliability/support/runChecks.ts"
 import { freeLoopbackPort } from "../test/support/freePort.ts"
 import { type PgServer, startPostgres } from "../test/support/pgServer.ts"
@@ -162,7 +162,15 @@ const cpuOf = (pids: ReadonlyArray<number>) => pids.reduce((a, p) => {
 // ---------------------------------------------------------------------------------------------
 // The workload
 
-const call = async (s: McpSession, tool: string, args: Record<string, unknown>, timeoutMs = 60_000): Promise<ToolOutcome> => s.call(tool, args, timeoutMs)
+/** A tool call; a call that got no answer (CallLost: cut, timed out, a response without it) is a failed outcome, counted as such. */
+const call = async (s: McpSession, tool: string, args: Record<string, unknown>, timeoutMs = 60_000): Promise<ToolOutcome> => {
+  try {
+    return await s.call(tool, args, timeoutMs)
+  } catch (e) {
+    if (e instanceof CallLost) return { ok: false, code: "lost", text: `${tool}: ${e.message}` }
+    throw e
+  }
+}
 
 /** Runs `n` tasks with at most `limit` at once. */
 const pool = async (n: number, limit: number, task: (i: number) => Promise<void>) => {
