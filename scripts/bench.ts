@@ -15,6 +15,9 @@
  * - bench-queue:     200 runs by 20 clients through Hermes's cap of 10 vs the ideal; a queued start's answer vs an admitted one's (issue 38)
  * - bench-idle:      the daemon's CPU per second with nothing to do: no client, an idle 2025 session,
  *                    an idle console page; as a PostgreSQL replica (issue 41)
+ * - bench-scale:     10,000 live runs from 100 clients on SQLite, then on PostgreSQL with 3 replicas
+ *                    (issue 41); about 15 minutes, so only when named (BENCH_ONLY=scale; `npm run
+ *                    bench:scale` alone, `.ci/run` runs it with `--size small`)
  *
  * Each script prints its own figures and ends with a `BENCH_JSON {bench, rows[]}` line; a row is
  * `{metric, value, baseline, baselineName, goal?, noRatio?, client?}`, and its ratio is value / baseline
@@ -38,6 +41,8 @@ interface Bench {
   readonly quickArgs: ReadonlyArray<string>
   /** Extra node options (before the script). */
   readonly nodeArgs?: ReadonlyArray<string>
+  /** Long: runs only when BENCH_ONLY names it. */
+  readonly optIn?: boolean
 }
 
 const BENCHES: ReadonlyArray<Bench> = [
@@ -52,7 +57,8 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "sim-memory", script: "bench-sim-memory.ts", args: [], quickArgs: ["40", "4k"], nodeArgs: ["--expose-gc"] },
   { name: "storage", script: "bench-storage.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1", "--notes", "200", "--searches", "100"] },
   { name: "replicas", script: "bench-replicas.ts", args: [], quickArgs: ["--sizes", "1,2", "--seconds", "1", "--kills", "1", "--failover-sizes", "2"] },
-  { name: "idle", script: "bench-idle.ts", args: ["60"], quickArgs: ["5"] }
+  { name: "idle", script: "bench-idle.ts", args: ["60"], quickArgs: ["5"] },
+  { name: "scale", script: "bench-scale.ts", args: [], quickArgs: ["--size", "small", "--runs", "60", "--clients", "4", "--seconds", "5", "--pace-s", "5"], optIn: true }
 ]
 
 interface Row {
@@ -127,7 +133,7 @@ export const summaryTable = (outcomes: ReadonlyArray<Outcome>): string => {
 }
 
 const main = async () => {
-  const selected = BENCHES.filter((b) => ONLY === undefined || ONLY.includes(b.name))
+  const selected = BENCHES.filter((b) => (ONLY === undefined ? b.optIn !== true : ONLY.includes(b.name)))
   const started = new Date()
   const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? "?"}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, node ${process.version}, ${os.platform()} ${os.release()}`
   console.log(`agent-bridge benchmarks${QUICK ? " (BENCH_QUICK: smoke sizes, figures meaningless)" : ""}\n${started.toISOString()} — ${machine}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`)
