@@ -5,7 +5,8 @@
  *
  * - **another process committed** (the CLI's `client revoke`, `inbox deny`, `runs stop`, or another
  *   daemon on the same database): the driver notices it at the database and tells every subscriber.
- *   SQLite (`sqlite/ChangeFeedSqlite.ts`): one look at its `data_version` every 500 ms; it moves
+ *   SQLite (`sqlite/ChangeFeedSqlite.ts`): a look at its `data_version` when the database's files
+ *   change (a file watch, a safety look every 30 s; a 500 ms poll where the folder cannot be watched); it moves
  *   only for other connections' commits and cannot tell tables apart, so such a change is reported
  *   on every topic (`topic: "*"`). PostgreSQL (a later driver, `pg/`): one `LISTEN` per topic
  *   (`PgClient.listen`) on the channel `agent_bridge_<topic>`, fed by a statement-level trigger on
