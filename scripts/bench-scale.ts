@@ -11,7 +11,9 @@
  * as it ends, for 60 s). Meanwhile `agent_run_status` is called on parked runs, 4 in flight.
  * Hermes caps in-flight runs at 10 per API server by default, which the simulator imitates: each
  * simulator's `maxConcurrentRuns` is raised to its share of the runs. The per-client cap
- * (`bridge.max_concurrent_runs_per_client`, default 4) is raised to fit 100 live runs per client.
+ * (`bridge.max_concurrent_runs_per_client`, default 4) is raised to fit 100 live runs per client, and
+ * the bridge's capacity per profile (`hermes.max_concurrent_runs`) to its simulator's raised cap, so
+ * that no run waits in the bridge's queue.
  *
  * Figures (each a ratio against a baseline of the same run, or against its goal):
  * - the bridge's own RSS per live run (its process's VmRSS, parked runs vs before any run; goal
@@ -256,10 +258,10 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     for (let r = 0; r < replicas; r++) {
       const port = await freeLoopbackPort()
       const file = path.join(dir, `replica-${r}.yaml`)
-      const profiles = Object.fromEntries(sims.slice(1).map((s, i) => [`s${i + 1}`, { url: s.url, key: s.key }]))
+      const profiles = Object.fromEntries(sims.slice(1).map((s, i) => [`s${i + 1}`, { url: s.url, key: s.key, max_concurrent_runs: perSim }]))
       fs.writeFileSync(file, YAML.stringify({
         bridge: { port, data_dir: path.join(dir, `data-${r}`), admin_key: ADMIN_KEY, max_concurrent_runs_per_client: perClient, ...(store === "pg" ? { replica_id: `r${r}`, trusted_proxies: ["127.0.0.1"] } : {}) },
-        hermes: { url: sims[0]!.url, key: sims[0]!.key, ...(sims.length > 1 ? { profiles } : {}), ...(size.quietCheckMs > 0 ? { quiet_check_ms: size.quietCheckMs } : {}) },
+        hermes: { url: sims[0]!.url, key: sims[0]!.key, max_concurrent_runs: perSim, ...(sims.length > 1 ? { profiles } : {}), ...(size.quietCheckMs > 0 ? { quiet_check_ms: size.quietCheckMs } : {}) },
         memory: { enabled: false },
         ...(storageUrl === undefined ? {} : { storage: { url: storageUrl }, cluster: { port: await freeLoopbackPort(), secret: CLUSTER_SECRET } })
       }))

@@ -57,7 +57,7 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "sim-memory", script: "bench-sim-memory.ts", args: [], quickArgs: ["40", "4k"], nodeArgs: ["--expose-gc"] },
   { name: "storage", script: "bench-storage.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1", "--notes", "200", "--searches", "100"] },
   { name: "replicas", script: "bench-replicas.ts", args: [], quickArgs: ["--sizes", "1,2", "--seconds", "1", "--kills", "1", "--failover-sizes", "2"] },
-  { name: "idle", script: "bench-idle.ts", args: ["60"], quickArgs: ["5"] },
+  { name: "idle", script: "bench-idle.ts", args: ["30"], quickArgs: ["5"] },
   { name: "scale", script: "bench-scale.ts", args: [], quickArgs: ["--size", "small", "--runs", "60", "--clients", "4", "--seconds", "5", "--pace-s", "5"], optIn: true }
 ]
 
