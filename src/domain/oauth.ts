@@ -18,6 +18,15 @@ export const OAUTH_SCOPES = ["agents", "memory"] as const
  */
 export const MAX_PENDING_CONSENTS = 32
 
+/**
+ * Client registrations (RFC 7591, open to anyone who reaches the bridge) that no connection the
+ * operator approved uses yet, at most: past it a new registration is answered 429 until some
+ * expire. A registration nobody's approval uses within `REGISTRATION_UNUSED_S` is dropped; the first
+ * grant approved for it keeps it. So a client that registers in a loop fills a bounded table.
+ */
+export const MAX_PENDING_REGISTRATIONS = 256
+export const REGISTRATION_UNUSED_S = 86_400
+
 /** Where the authorization server's own endpoints live, under the issuer. */
 export const OAUTH_PREFIX = "/oauth"
 

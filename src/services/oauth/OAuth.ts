@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { generateKeyPairSync } from "node:crypto"
 import type { OAuthSection } from "../../config/schema.ts"
 import { parseAllowRule, type AllowRule } from "../../domain/a2a/webhookAllow.ts"
-import { issuerOf, OAUTH_PREFIX, OAUTH_RESOURCES, redirectProblem, resourceUrl } from "../../domain/oauth.ts"
+import { issuerOf, MAX_PENDING_REGISTRATIONS, OAUTH_PREFIX, OAUTH_RESOURCES, redirectProblem, resourceUrl } from "../../domain/oauth.ts"
 import type { Scope } from "../../request/Caller.ts"
 import { makeClients } from "../auth/Clients.ts"
 import { BearerTokens } from "../auth/BearerTokens.ts"
@@ -173,6 +173,22 @@ const makeOAuth = (section: OAuthSection, options: OAuthOptions) =>
         res.once("finish", () => resolve())
         // RFC 8414's address serves the provider's own metadata document.
         if (req.url?.split("?")[0] === "/.well-known/oauth-authorization-server") req.url = "/.well-known/openid-configuration"
+        // Registration is open to anyone who reaches the bridge: bounded by the registrations no
+        // approved connection uses yet (they expire unused), before the provider reads the body.
+        if (req.method === "POST" && req.url?.split("?")[0] === `${OAUTH_PREFIX}/register`) {
+          void run(store.pendingRegistrations).then((n) => {
+            if (n < MAX_PENDING_REGISTRATIONS) return void callback(asIssuer(req), res)
+            res.writeHead(429, { "content-type": "application/json", "retry-after": "3600", "cache-control": "no-store" })
+            res.end(JSON.stringify({
+              error: "temporarily_unavailable",
+              error_description: `${MAX_PENDING_REGISTRATIONS} client registrations already wait for a connection the operator approves; try again later`
+            }))
+          }, () => {
+            res.writeHead(503, { "content-type": "application/json" })
+            res.end(JSON.stringify({ error: "temporarily_unavailable", error_description: "the bridge cannot read its registrations now" }))
+          })
+          return
+        }
         void callback(asIssuer(req), res)
       })
 

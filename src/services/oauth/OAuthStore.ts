@@ -10,6 +10,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
+import { REGISTRATION_UNUSED_S } from "../../domain/oauth.ts"
 
 export type StoredPayload = Record<string, unknown>
 
@@ -24,6 +25,8 @@ export interface OAuthStoreShape {
   readonly revokeByGrantId: (grantId: string) => Effect.Effect<void>
   /** Grant ids of every grant of an account (the bridge client), to end them all. */
   readonly grantsOf: (accountId: string) => Effect.Effect<ReadonlyArray<string>>
+  /** Client registrations no approved grant uses yet and not expired: what the registration bound counts. */
+  readonly pendingRegistrations: Effect.Effect<number>
   /** The named secret, made once (random) by the first replica that asks. */
   readonly secret: (name: string) => Effect.Effect<string>
   /** The named secret, `candidate` if no replica made it before. */
@@ -37,6 +40,8 @@ export const digestOf = (id: string) => createHash("sha256").update(id, "utf8").
 const Row = Schema.Struct({ payload: Schema.String, expires_at: Schema.NullOr(Schema.Number), consumed_at: Schema.NullOr(Schema.Number) })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 const decodeValues = Schema.decodeUnknown(Schema.Array(Schema.Struct({ value: Schema.String })))
+// count(*) is a number on SQLite and a bigint, as text, on PostgreSQL.
+const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Union(Schema.Number, Schema.NumberFromString) })))
 const decodeGrants = Schema.decodeUnknown(Schema.Array(Schema.Struct({ grant_id: Schema.String, payload: Schema.String })))
 const PayloadJson = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 const decodePayload = Schema.decodeUnknown(PayloadJson)
@@ -94,7 +99,9 @@ export const makeOAuthStore: Effect.Effect<OAuthStoreShape, never, SqlClient.Sql
     upsert: (model, id, payload, expiresInS) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const expiresAt = expiresInS === undefined ? null : now + expiresInS * 1000
+        // A client's registration has no expiry of the provider's: it gets one here, until a grant
+        // the operator approved uses it (below), so that registrations nobody approves go.
+        const expiresAt = expiresInS !== undefined ? now + expiresInS * 1000 : model === "Client" ? now + REGISTRATION_UNUSED_S * 1000 : null
         // A grant is filed under its own id, so that ending a grant ends the grant with its tokens.
         const grantId = model === "Grant" ? id : typeof payload["grantId"] === "string" ? payload["grantId"] : null
         const uid = typeof payload["uid"] === "string" ? digestOf(payload["uid"]) : null
@@ -104,6 +111,9 @@ export const makeOAuthStore: Effect.Effect<OAuthStoreShape, never, SqlClient.Sql
           VALUES (${model}, ${digestOf(id)}, ${grantId}, ${uid}, ${userCode}, ${text}, ${expiresAt}, NULL)
           ON CONFLICT (model, id) DO UPDATE SET grant_id = excluded.grant_id, uid = excluded.uid, user_code = excluded.user_code,
             payload = excluded.payload, expires_at = excluded.expires_at`)
+        if (model === "Grant" && typeof payload["clientId"] === "string") {
+          yield* run(sql`UPDATE oauth_store SET expires_at = NULL WHERE model = 'Client' AND id = ${digestOf(payload["clientId"])}`)
+        }
         yield* sweep(now)
       }),
     find: (model, id) =>
@@ -130,6 +140,9 @@ export const makeOAuthStore: Effect.Effect<OAuthStoreShape, never, SqlClient.Sql
         }
         return out
       }),
+    pendingRegistrations: Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      run(Effect.flatMap(sql`SELECT count(*) AS n FROM oauth_store WHERE model = 'Client' AND expires_at IS NOT NULL AND expires_at > ${now}`, decodeCount))
+        .pipe(Effect.map((rows) => rows[0]?.n ?? 0))),
     secret: (name) => secretOr(name, randomBytes(32).toString("base64url")),
     secretOr
   }
