@@ -193,7 +193,9 @@ describe("agent_run start path", () => {
 
   it.live("Hermes's 429 queues the start (nothing started) until a slot frees; Hermes down is agent_unavailable", () =>
     Effect.gen(function* () {
-      const h = yield* harness({ maxConcurrent: 1 })
+      // Hermes takes 1, the bridge believes 10 until told otherwise: the second start reaches Hermes and
+      // is refused there (with the bridge's capacity at Hermes's, it would wait without asking).
+      const h = yield* harness({ maxConcurrent: 1, env: { AGENT_BRIDGE_HERMES_MAX_CONCURRENT_RUNS: "10" } })
       const first = yield* alice(run(h, { input: "first" }))
       const queued = yield* bob(run(h, { input: "second" }))
       expect(queued.status).toBe("queued")
