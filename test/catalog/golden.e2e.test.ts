@@ -12,8 +12,9 @@ import { type CatalogFixture, startCatalogDaemon } from "./support/fixture.ts"
 import { GOLDEN, type Listing, renderGolden, wireBytes, wireListing } from "./support/golden.ts"
 
 /** Wire bytes each listing may take; measured 30,650 (full) and 5,738 (compact) when last moved. */
-// full grew by ~2 KB when `pending` gained the approval form (one more variant in each run view).
-const BUDGET: Record<Listing, number> = { full: 33_000, compact: 6_000 }
+// full grew by ~2 KB when `pending` gained the approval form (one more variant in each run view),
+// and by ~250 B when each run view gained `queue_position` (the queue for Hermes's capacity).
+const BUDGET: Record<Listing, number> = { full: 34_000, compact: 6_000 }
 /** The issue's bar: the compact listing is at least 60% smaller than the full one. */
 const MIN_REDUCTION = 0.6
 
