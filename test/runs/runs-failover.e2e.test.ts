@@ -240,7 +240,7 @@ describe("replicas on one PostgreSQL: one follower per run, failover on SIGKILL,
     // Through the replica about to die: CAP runs that hold Hermes's slots a while, then QUEUED more.
     const started: Array<Json> = []
     for (let i = 0; i < CAP + QUEUED; i++) {
-      const input = i < CAP ? `[sim:deltas=20,slow=8s] holds slot ${i}` : `[sim:deltas=5,slow=1s] queued ${i}`
+      const input = i < CAP ? `[sim:deltas=20,slow=15s] holds slot ${i}` : `[sim:deltas=5,slow=1s] queued ${i}`
       started.push(structured(await victim.client.callTool({ name: "agent_run", arguments: { agent: "hermes", input } })))
     }
     expect(started.map((v) => v["status"])).toEqual([...Array(CAP).fill("running"), ...Array(QUEUED).fill("queued")])
@@ -248,7 +248,7 @@ describe("replicas on one PostgreSQL: one follower per run, failover on SIGKILL,
     const ids = started.map((v) => v["run_id"] as string)
     const queuedIds = ids.slice(CAP)
     await victim.process.kill("SIGKILL")
-    // Nothing queued was admitted before the kill (the slots were held): the survivor admits them all.
+    // Nothing queued was admitted before the kill (the slots are held 15 s): the survivor admits them all.
     expect(followedIn(victim.process.output(), queuedIds)).toEqual(new Set())
 
     for (const id of ids) {
