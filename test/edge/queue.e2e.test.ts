@@ -1,12 +1,18 @@
 /**
  * A queued run through the whole daemon (issue 38 item 3): the run tools, A2A GetTask/CancelTask
  * (TASK_STATE_SUBMITTED while queued), the console (queue depth per profile, each run's place) and
- * /metrics (queue depth, time queued). The bridge's capacity for the embedded simulator is 1.
+ * /metrics (queue depth, time queued), MCP Tasks (`working`, its status message saying it waits for
+ * capacity and its place; `tasks/cancel` ends it `cancelled`). The bridge's capacity for the
+ * simulator (in this process, so that the test sees what reached Hermes) is 1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { makeClient } from "../inbox/fetchClient.ts"
 import { connectMcp, startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
+import { modernRequest, rpcAnswer } from "../support/mcpWire.ts"
+import { until } from "../support/poll.ts"
 
+let sim: SimulatorAsync
 let daemon: TestDaemon
 let key = ""
 let mcp: Awaited<ReturnType<typeof connectMcp>>
@@ -30,7 +36,8 @@ const metricValue = (text: string, name: string, labels: Record<string, string>)
     .reduce((sum, l) => sum + Number(l.split(" ").at(-1)), 0)
 
 beforeAll(async () => {
-  daemon = await startDaemon(testConfig({ hermes: { url: "sim", max_concurrent_runs: 1 } }, tempDir()))
+  sim = await startSimulatorAsync({})
+  daemon = await startDaemon(testConfig({ hermes: { url: sim.url, key: sim.profile("default").key, max_concurrent_runs: 1 } }, tempDir()))
   key = await daemon.addClient("queuer", ["agents", "a2a"])
   mcp = await connectMcp(daemon.url, key)
   hold = (await tool("agent_run", { agent: "hermes", input: "[sim:slow=60s] holds the only slot" }))["run_id"]
@@ -38,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await mcp?.close()
   await daemon?.close()
+  await sim?.close()
 })
 
 describe("a queued run through the daemon", () => {
@@ -55,6 +63,34 @@ describe("a queued run through the daemon", () => {
     expect(task.status.state).toBe("TASK_STATE_SUBMITTED")
     expect((await a2a("GetTask", { id: task.id }))["result"].status.state).toBe("TASK_STATE_SUBMITTED")
     expect((await a2a("CancelTask", { id: task.id }))["result"].status.state).toBe("TASK_STATE_CANCELED")
+  })
+
+  it("MCP Tasks: a queued run is a working task that says it waits for capacity and its place; tasks/cancel ends it before Hermes sees it", async () => {
+    const tasks = { "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } }
+    let id = 0
+    const rpc = async (method: string, params: Json) => {
+      const request = modernRequest(key, ++id, method, { ...params, _meta: tasks })
+      // The tasks/* methods name their task in the Mcp-Name header.
+      const headers = typeof params["taskId"] === "string" ? { ...request.headers, "mcp-name": params["taskId"] } : request.headers
+      return rpcAnswer(await fetch(`${daemon.url}/mcp/agents/mcp`, { ...request, headers }))
+    }
+    const input = "a task that never reaches Hermes"
+    const created = (await rpc("tools/call", { name: "agent_run", arguments: { agent: "hermes", input } }))["result"]
+    expect([created.resultType, created.status]).toEqual(["task", "working"])
+    // Second in the queue: the run of the first case is first.
+    expect(created.statusMessage).toMatch(/^The run is queued: it waits for capacity at .+ \(place 2 in the queue\)\.$/)
+    const gotAnswer = await rpc("tasks/get", { taskId: created.taskId })
+    expect(gotAnswer["error"]).toBeUndefined()
+    const got = gotAnswer["result"]
+    expect([got.taskId, got.status]).toEqual([created.taskId, "working"])
+    expect(got.statusMessage).toBe(created.statusMessage)
+    expect((await rpc("tasks/cancel", { taskId: created.taskId }))["result"].resultType).toBe("complete")
+    const ended = (await until(() => rpc("tasks/get", { taskId: created.taskId }), (m) => m["result"]?.status !== "working"))["result"]
+    expect(ended.status).toBe("cancelled")
+    expect((await tool("agent_run_events", { run_id: created.taskId }))["events"].map((e: Json) => e["type"])).toEqual(["run.queued", "run.stopping", "run.cancelled"])
+    // Hermes never saw it; the run ahead keeps its place.
+    expect([...sim.handle.state.runs.values()].map((r) => r.input).filter((i) => i.includes(input))).toEqual([])
+    expect((await tool("agent_run_status", { run_id: queued }))["queue_position"]).toBe(1)
   })
 
   it("the console shows the queue per profile and each queued run's place", async () => {

@@ -13,6 +13,10 @@
  * the follower of a new batch's first run gets SIGTERM: it exits 0 within a few seconds, having
  * released its shards, and the other replica goes on with its runs at once (no lock expiry waited),
  * each completed, none losing an event.
+ *
+ * Runs queued for Hermes's capacity (issue 38) survive a SIGKILL of the replica they were queued on:
+ * the surviving replica admits each of them, Hermes gets one start per run and never more than its
+ * cap at once, and every run completes.
  */
 import type { Client } from "@modelcontextprotocol/client"
 import * as fs from "node:fs"
@@ -206,6 +210,67 @@ describe("replicas on one PostgreSQL: one follower per run, failover on SIGKILL,
     for (const ms of handover) expect(ms).toBeLessThan(CLUSTER_TIMING.lockExpirationMs + 1_000)
     expect(followedIn(staying.process.output(), second)).toEqual(new Set(second))
     await allCompleted(staying, second)
+  }, 400_000)
+
+  it("queued runs survive a SIGKILL of the replica they were queued on: each starts once at Hermes, never past its cap (issue 38)", async (ctx) => {
+    const url = await pgServer.database(ctx)
+    // Hermes capped at 2, and the bridge's capacity set to match (a simulator's cap alone is learned from 429s).
+    const CAP = 2
+    const QUEUED = 4
+    const sim: SimulatorAsync = await startSimulatorAsync({ generation: "new", maxConcurrentRuns: CAP })
+    cleanups.push(() => sim.close())
+    const spawnReplica = async (name: string): Promise<Replica> => {
+      const dir = tempDir()
+      const port = await freeLoopbackPort()
+      const configFile = path.join(dir, "agent-bridge.yaml")
+      fs.writeFileSync(configFile, YAML.stringify({
+        bridge: { port, data_dir: path.join(dir, "data"), admin_key: ADMIN_KEY },
+        hermes: { url: sim.url, key: sim.profiles[0]!.key, max_concurrent_runs: CAP },
+        storage: { url },
+        cluster: { port: await freeLoopbackPort(), secret: CLUSTER_SECRET }
+      }))
+      const daemon = await spawnDaemon({ configFile, port, readyTimeoutMs: 120_000 })
+      cleanups.push(() => daemon.kill("SIGKILL"))
+      const client = await connectMcp(daemon.url, ADMIN_KEY)
+      cleanups.push(() => client.close())
+      return { name, process: daemon, client }
+    }
+    const [victim, survivor] = await Promise.all([spawnReplica("A"), spawnReplica("B")])
+
+    // Through the replica about to die: CAP runs that hold Hermes's slots a while, then QUEUED more.
+    const started: Array<Json> = []
+    for (let i = 0; i < CAP + QUEUED; i++) {
+      const input = i < CAP ? `[sim:deltas=20,slow=15s] holds slot ${i}` : `[sim:deltas=5,slow=1s] queued ${i}`
+      started.push(structured(await victim.client.callTool({ name: "agent_run", arguments: { agent: "hermes", input } })))
+    }
+    expect(started.map((v) => v["status"])).toEqual([...Array(CAP).fill("running"), ...Array(QUEUED).fill("queued")])
+    expect(started.slice(CAP).map((v) => v["queue_position"])).toEqual(Array.from({ length: QUEUED }, (_, i) => i + 1))
+    const ids = started.map((v) => v["run_id"] as string)
+    const queuedIds = ids.slice(CAP)
+    await victim.process.kill("SIGKILL")
+    // Nothing queued was admitted before the kill (the slots are held 15 s): the survivor admits them all.
+    expect(followedIn(victim.process.output(), queuedIds)).toEqual(new Set())
+
+    for (const id of ids) {
+      const waited = structured(await survivor.client.callTool({ name: "agent_run_wait", arguments: { run_id: id, timeout_s: 120 } }))
+      expect(waited["status"]).toBe("completed")
+      const events = await allEvents(survivor.client, id)
+      expect(events.map((e) => e["seq"])).toEqual(events.map((_, i) => i + 1))
+      expect(events.filter((e) => e["type"] === "run.started")).toHaveLength(1)
+      expect(events.filter((e) => e["type"] === "run.completed")).toHaveLength(1)
+      if (queuedIds.includes(id)) expect(events[0]!["type"]).toBe("run.queued")
+    }
+    expect(followedIn(survivor.process.output(), queuedIds)).toEqual(new Set(queuedIds))
+    // Hermes saw each run exactly once, and never more than its cap at a time.
+    const inputs = [...sim.handle.state.runs.values()].map((r) => r.input)
+    expect(inputs).toHaveLength(CAP + QUEUED)
+    for (let i = 0; i < CAP + QUEUED; i++) expect(inputs.filter((x) => x.endsWith(` ${i}`))).toHaveLength(1)
+    expect(sim.handle.state.peakLiveRuns).toBeLessThanOrEqual(CAP)
+    // The simulator refuses past its cap (429), so its peak alone cannot show the bridge held back:
+    // one start request per run shows no start was refused and retried, nor sent twice.
+    const startRequests = sim.handle.state.requests.filter((r) => r.method === "POST" && /^\/v1\/runs\/?$/.test(r.path))
+    expect(startRequests).toHaveLength(CAP + QUEUED)
+    process.stderr.write(`[failover] queued SIGKILL: ${QUEUED} queued run(s) admitted by ${survivor.name}; Hermes's peak ${sim.handle.state.peakLiveRuns}\n`)
   }, 400_000)
 
   it("a cluster port in use: the daemon does not start, and names the cluster's address and key", async (ctx) => {
