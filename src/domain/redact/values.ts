@@ -125,6 +125,28 @@ export const isTemplateReference = (v: string): boolean =>
   /^\$?\{\{[^{}]*\}\}$/.test(v) || /^\{[a-z_][a-z0-9_.]*\}$/.test(v) ||
   /^\$\{[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+\}$/.test(v)
 
+/** One interpolation of a template literal: `${` an identifier or a call, up to its `}`. */
+const INTERPOLATION = /\$\{[A-Za-z_$][^{}\n]{0,200}\}/g
+/**
+ * What may stand around the interpolations of a template built at run time: a path, a word or two,
+ * each run of token characters short (a literal secret beside an interpolation is a long run).
+ */
+const TEMPLATE_REST = /^[\w\s/().,:-]{0,32}$/
+const LONG_RUN = /[A-Za-z0-9+=_-]{17,}/
+
+/**
+ * The text of a JavaScript template literal (between backticks) built at run time
+ * (`${OAUTH_PREFIX}/token`, `slot_${randomBytes(12)…}`, `${place} (signs in to /inbox)`): its value
+ * is made by the code, and what stands around the interpolations is too short and too plain to be a
+ * secret (a literal secret is a long random run). Only for a backtick-quoted value: in a shell or
+ * an env file, `${NAME}x` is a value.
+ */
+export const isInterpolatedTemplate = (v: string): boolean => {
+  if (!v.includes("${")) return false
+  const rest = v.replace(INTERPOLATION, "")
+  return rest !== v && !rest.includes("${") && TEMPLATE_REST.test(rest) && !LONG_RUN.test(rest)
+}
+
 /** Empty, already masked (or stars), or a reference to a variable: nothing to hide. */
 export const isMaskOrReference = (v: string): boolean =>
   v.length === 0 || v === MASK || /^\*+$/.test(v) || isEnvReference(v) || isTemplateReference(v)

@@ -8,7 +8,7 @@ import { indexWithin } from "../bounded.ts"
 import type { ScanContext } from "../findings.ts"
 import { escapeBefore } from "../escapes.ts"
 import { secretNameStrengthCached as secretNameStrength } from "../names.ts"
-import { isInertValue, valueAt } from "../values.ts"
+import { isInertValue, isInterpolatedTemplate, valueAt } from "../values.ts"
 import { isCodeValue, isDeclared, looksLikeShortNameSecret, looksRandom } from "./codeValues.ts"
 
 /** A name longer than this is not a name (a base64 blob, a minified line). */
@@ -137,6 +137,7 @@ export const assignmentRule = (ctx: ScanContext, at: number, triggerEnd: number)
   const token = tokenAfterWord(text, value, v)
   if (token !== undefined) ctx.findings.push({ start: token.start, end: token.end, kind: "assignment", quoted: false, detail: name })
   if (isInertValue(v, value.quoted)) return
+  if (value.quoted && text[value.start - 1] === "`" && isInterpolatedTemplate(v)) return
   if (sep.kind === ":" && sep.spaced && isProse(text, left, value, v)) return
   // `pwd`, `auth`, `credentials`: only a value that looks random (`auth=basic` is a setting).
   if (strength === "random" && !looksLikeShortNameSecret(v)) return

@@ -44,6 +44,8 @@ const report = (ctx: ScanContext, start: number, end: number, quoted: boolean, d
   if (end <= start) return
   const v = ctx.text.slice(start, end)
   const toTheEnd = ctx.liveEdge && end === ctx.text.length
+  // An ellipsis stands for the credential in prose and examples (`Authorization: Bearer …`).
+  if (v.startsWith("…")) return
   if (isInertValue(v, quoted) || TEMPLATE.test(v) || !(toTheEnd || isOpaque(v))) return
   ctx.findings.push({ start, end, kind: "authorization", quoted, detail })
 }
@@ -84,6 +86,9 @@ export const schemeCredentialRule = (ctx: ScanContext, at: number, triggerEnd: n
   const start = skipBlanks(text, triggerEnd, text.length)
   if (start === triggerEnd) return
   const end = ctx.runs.end(text, start, TOKEN68)
+  // A token68 starts with a character that is not `=` (`bearer = …` is code), and `name="` after the
+  // scheme is an auth-param of a challenge (`Bearer resource_metadata="…"`, `Bearer realm="…"`).
+  if (text[start] === "=" || (text[end] === '"' && text[end - 1] === "=")) return
   const basic = text[at] === "b" || text[at] === "B" ? /^basic/i.test(text.slice(at, triggerEnd)) : false
   // A Basic credential is base64 of `user:password`: at least 8 characters, no `-._~`.
   if (basic && !(ctx.liveEdge && end === text.length) && (end - start < 8 || /[-._~]/.test(text.slice(start, end)))) return
