@@ -135,6 +135,20 @@ export const makeStart = (deps: StartDeps) => {
     readonly fp: string
   }
 
+  /** What a run's ledger row takes from the start request, queued or started alike. */
+  const runFields = ({ caller, profile, input, sessionKey, idempotencyKey, fp }: Fields) => ({
+    client: caller.client,
+    agent: profile.agent,
+    profile: profile.name,
+    input: input.input,
+    instructions: input.instructions ?? null,
+    sessionKey: sessionKey ?? null,
+    reasoningEffort: input.reasoning_effort ?? null,
+    idempotencyKey: idempotencyKey ?? null,
+    fingerprint: fp,
+    face: input.face ?? "mcp"
+  })
+
   /**
    * A start that waits for Hermes's capacity: recorded `queued` (no Hermes run id yet) with a
    * `run.queued` event, under the client's queue cap. `reason`: the profile was at capacity, or
@@ -143,19 +157,10 @@ export const makeStart = (deps: StartDeps) => {
   const recordQueued = ({ caller, profile, input, sessionKey, idempotencyKey, fp }: Fields, reason: "capacity" | "refused") =>
     Effect.gen(function* () {
       const outcome = yield* ledger.insert({
+        ...runFields({ caller, profile, input, sessionKey, idempotencyKey, fp }),
         runId: mintRunId(),
-        client: caller.client,
-        agent: profile.agent,
-        profile: profile.name,
         hermesRunId: "",
         status: "queued",
-        input: input.input,
-        instructions: input.instructions ?? null,
-        sessionKey: sessionKey ?? null,
-        reasoningEffort: input.reasoning_effort ?? null,
-        idempotencyKey: idempotencyKey ?? null,
-        fingerprint: fp,
-        face: input.face ?? "mcp",
         started: { type: "run.queued", data: { agent: profile.agent, reason } },
         maxQueued: maxQueuedPerClient
       }).pipe(Effect.either)
@@ -181,20 +186,11 @@ export const makeStart = (deps: StartDeps) => {
         Effect.gen(function* () {
           const runId = mintRunId()
           const outcome = yield* ledger.insert({
+            ...runFields({ caller, profile, input, sessionKey, idempotencyKey, fp }),
             runId,
-            client: caller.client,
-            agent: profile.agent,
-            profile: profile.name,
             hermesRunId: started.hermesRunId,
             // Hermes answered "started".
             status: "running",
-            input: input.input,
-            instructions: input.instructions ?? null,
-            sessionKey: sessionKey ?? null,
-            reasoningEffort: input.reasoning_effort ?? null,
-            idempotencyKey: idempotencyKey ?? null,
-            fingerprint: fp,
-            face: input.face ?? "mcp",
             started: { type: "run.started", data: { agent: profile.agent, replayed: started.replayed } },
             maxActive: maxRunsPerClient
           }).pipe(Effect.either)
