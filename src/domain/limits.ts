@@ -87,6 +87,30 @@ export const A2A_PUSH_IDLE_MS = 30_000
 /** Due notifications the worker looks at per pass, at least (more wait for the next pass). */
 export const A2A_PUSH_PER_PASS = 50
 
+// The faces: what each protocol face keeps alive, advises and holds, in one place
+
+/** A day in milliseconds (retention windows, the console's usage window). */
+export const DAY_MS = 24 * 60 * 60 * 1000
+/** An SSE comment frame on every open stream of every face (MCP, A2A, the console): proxies and clients drop a silent connection. */
+export const SSE_KEEP_ALIVE_MS = 15_000
+/** The `pollIntervalMs` an MCP task advises its client (how often to call `tasks/get` if it polls). */
+export const TASK_POLL_INTERVAL_MS = 1000
+/** Task ids one MCP Tasks `subscriptions/listen` stream may name (more are dropped, not refused). */
+export const TASK_LISTEN_IDS_MAX = 32
+/** A 2025-era MCP session unused this long is closed (and its stored row with it). */
+export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000
+/** How often a session's stored last use is moved forward (a write per request would be a write per call). */
+export const MCP_SESSION_TOUCH_EVERY_MS = 60_000
+/**
+ * Sessions one client may hold recorded in the store, over every replica, per session one client
+ * may hold in one process (`limits.mcp_sessions_per_client`): that cap is each process's (its least
+ * recently used copy goes, and its row with it), this one bounds the rows that replicas which died
+ * left behind until their idle expiry (oldest stored use first).
+ */
+export const MCP_STORED_SESSIONS_FACTOR = 4
+/** The operator's signed-in inbox sessions kept at once: the oldest ends first. */
+export const INBOX_SESSIONS_MAX = 32
+
 // Several replicas (PostgreSQL): the run followers' failover through @effect/cluster
 
 /**

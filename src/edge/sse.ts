@@ -13,9 +13,10 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, Option, type Runtime, Stream } from "effect"
+import { SSE_KEEP_ALIVE_MS } from "../domain/limits.ts"
 import { Auth } from "../services/auth/Auth.ts"
 
-export const KEEP_ALIVE = Duration.seconds(15)
+export const KEEP_ALIVE = Duration.millis(SSE_KEEP_ALIVE_MS)
 export const KEEP_ALIVE_FRAME = ": keep-alive\n\n"
 
 /** One event: its name when it has one (else the client's default, `message`), then its data line. */

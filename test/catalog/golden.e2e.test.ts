@@ -11,10 +11,15 @@ import { agentTools } from "../../src/edge/mcp/agent-tools/index.ts"
 import { type CatalogFixture, startCatalogDaemon } from "./support/fixture.ts"
 import { GOLDEN, type Listing, renderGolden, wireBytes, wireListing } from "./support/golden.ts"
 
-/** Wire bytes each listing may take; measured 30,650 (full) and 5,738 (compact) when last moved. */
-// full grew by ~2 KB when `pending` gained the approval form (one more variant in each run view),
-// and by ~250 B when each run view gained `queue_position` (the queue for Hermes's capacity).
-const BUDGET: Record<Listing, number> = { full: 34_000, compact: 6_000 }
+/**
+ * Wire bytes each listing may take. Measured when last moved (2026-12-03): 33,253 (full) and 5,957
+ * (compact). The budgets leave about 10% of headroom, so a new run-view field (a few hundred bytes
+ * in the full listing, where every run tool's output schema repeats the view; under 100 in the
+ * compact one) or a new tool outside the core (full only) fits without moving them; a change that
+ * needs more is a deliberate growth of what every client puts in its model's context, and moves
+ * them here by hand with the new measurement.
+ */
+const BUDGET: Record<Listing, number> = { full: 36_500, compact: 6_600 }
 /** The issue's bar: the compact listing is at least 60% smaller than the full one. */
 const MIN_REDUCTION = 0.6
 

@@ -2,6 +2,7 @@
  * The A2A face (issue 27, items 1 and 2): the card, the scope, and the JSON-RPC methods over the
  * runs service, against a daemon and the simulator. Every call is plain HTTP to 127.0.0.1.
  */
+import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
 import { startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
@@ -219,4 +220,38 @@ describe("a2a.enabled: false", () => {
       await off.close()
     }
   }, 60_000)
+})
+
+describe("docs/REFERENCE.md's A2A method table", () => {
+  // Nothing else ties the table to what the endpoint serves: each method it names must be one the
+  // daemon dispatches (any answer but "method not found", -32601), so a method renamed or dropped
+  // in the SDK, or a typo in the table, fails here.
+  const reference = fs.readFileSync(new URL("../../docs/REFERENCE.md", import.meta.url), "utf8")
+  const section = reference.slice(reference.indexOf("## The A2A face"))
+  const table = section.slice(section.indexOf("| method | over | notes |"))
+  const rows = table.split("\n").slice(2).filter((line) => line.startsWith("| "))
+  const methods = [...new Set(rows.flatMap((row) => [...(row.split(" | ")[0] ?? "").matchAll(/`([A-Z][A-Za-z]+)`/g)].map((m) => m[1]!)))]
+  const answerOf = async (method: string): Promise<string> => {
+    const res = await fetch(`${daemon.url}/a2a`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice}`, "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: next++, method, params: {} })
+    })
+    return res.text()
+  }
+
+  it("names every method of the A2A 1.0 JSON-RPC binding the bridge serves", () => {
+    expect(methods).toEqual(expect.arrayContaining([
+      "SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask", "SubscribeToTask",
+      "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs",
+      "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard"
+    ]))
+  })
+
+  it("every method it names is dispatched by the endpoint; a made-up one is -32601", async () => {
+    expect(await answerOf("TeleportTask")).toContain("-32601")
+    const unknown: Array<string> = []
+    for (const method of methods) if ((await answerOf(method)).includes("-32601")) unknown.push(method)
+    expect(unknown).toEqual([])
+  })
 })

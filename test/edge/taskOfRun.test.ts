@@ -1,7 +1,8 @@
 /** The run → task status mapping (docs/REFERENCE.md "Runs as MCP tasks"), status by status. */
 import { describe, expect, it } from "vitest"
 import type { RunStatus, RunView } from "../../src/domain/runs/view.ts"
-import { createTaskResult, POLL_INTERVAL_MS, taskOfRun } from "../../src/edge/mcp/tasks/taskOfRun.ts"
+import { TASK_POLL_INTERVAL_MS } from "../../src/domain/limits.ts"
+import { createTaskResult, taskOfRun } from "../../src/edge/mcp/tasks/taskOfRun.ts"
 
 const RETENTION = 7 * 86_400_000
 const view = (status: RunStatus, extra: Partial<RunView> = {}): RunView => ({
@@ -18,7 +19,7 @@ describe("a run as a task", () => {
       const task = taskOfRun(view(status), RETENTION)
       expect(task).toEqual({
         taskId: "run_" + "a".repeat(32), status: "working", statusMessage: expect.stringMatching(message),
-        createdAt: "2026-12-01T10:00:00.000Z", lastUpdatedAt: "2026-12-01T10:00:05.000Z", ttlMs: RETENTION, pollIntervalMs: POLL_INTERVAL_MS
+        createdAt: "2026-12-01T10:00:00.000Z", lastUpdatedAt: "2026-12-01T10:00:05.000Z", ttlMs: RETENTION, pollIntervalMs: TASK_POLL_INTERVAL_MS
       })
     }
   })
@@ -97,7 +98,8 @@ describe("the task methods' protocol errors", () => {
   })
 
   it("a listen asks for task notifications only with a taskIds list; ids are deduplicated and capped", async () => {
-    const { MAX_TASK_IDS, taskListenRequest } = await import("../../src/edge/mcp/tasks/taskListen.ts")
+    const { taskListenRequest } = await import("../../src/edge/mcp/tasks/taskListen.ts")
+    const { TASK_LISTEN_IDS_MAX: MAX_TASK_IDS } = await import("../../src/domain/limits.ts")
     const caps = { "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } }
     const body = (notifications: unknown, meta: unknown = caps) => ({ jsonrpc: "2.0", id: 3, method: "subscriptions/listen", params: { notifications, _meta: meta } })
     expect(taskListenRequest(body({ toolsListChanged: true }))).toBeUndefined()

@@ -59,7 +59,7 @@ describe("fuzz: every tool, in-process through McpSessions", () => {
     await session.close()
   }
 
-  it("agents server, full catalog: the 16 tools", async () => {
+  it("agents server, full catalog: every tool", async () => {
     const meta = [...META_TOOL_NAMES] // not callable without the compact catalog
     await fuzzServer("agents", daemon.clients.fuzz, agentTools, [...meta, ...memoryTools.map((t) => t.name)])
   }, BUDGET_MS)

@@ -19,6 +19,7 @@ import { OperatorSessions } from "../../services/inbox/OperatorSessions.ts"
 import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 import type { SignInFailures } from "../../services/inbox/SignInFailures.ts"
 import { DEFAULT_SIGN_IN_LIMIT, makeSignInLimit, type SignInLimitPolicy, type SignInLimitShape } from "./signInLimit.ts"
+import { INBOX_SESSIONS_MAX } from "../../domain/limits.ts"
 
 export interface InboxSession {
   readonly csrf: string
@@ -39,8 +40,6 @@ export interface InboxSessionsShape {
   readonly signInLimit: SignInLimitShape
 }
 
-/** Sessions kept at most (for every replica together); past it the oldest session ends. */
-export const MAX_SESSIONS = 32
 const TOKEN_MAX_CHARS = 128
 
 /** 32 random bytes, URL- and cookie-safe. */
@@ -70,7 +69,7 @@ export const makeInboxSessions = (
       const now = yield* Clock.currentTimeMillis
       const token = newToken()
       const session: InboxSession = { csrf: newToken(), createdAt: now, expiresAt: now + Duration.toMillis(lifetime) }
-      yield* store.open({ digest: digestOf(token), ...session }, MAX_SESSIONS)
+      yield* store.open({ digest: digestOf(token), ...session }, INBOX_SESSIONS_MAX)
       yield* ended
       return { token, session }
     })

@@ -25,7 +25,8 @@ import { createMcpHandler, isLegacyRequest, type McpHttpHandler, WebStandardStre
 import { Context, Duration, Effect, Layer, Option, Runtime, Schedule, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../config/AppConfig.ts"
-import { CLIENT_QUOTA_DEFAULTS } from "../../domain/limits.ts"
+import { DEFAULT_RUN_RETENTION_DAYS } from "../../config/schema.ts"
+import { CLIENT_QUOTA_DEFAULTS, DAY_MS, MCP_SESSION_IDLE_MS, MCP_SESSION_TOUCH_EVERY_MS, MCP_STORED_SESSIONS_FACTOR, SSE_KEEP_ALIVE_MS } from "../../domain/limits.ts"
 import { AuthForbidden } from "../../domain/errors.ts"
 import { Auth } from "../../services/auth/Auth.ts"
 import { digestKey } from "../../services/auth/apiKeys.ts"
@@ -47,9 +48,7 @@ import { sseWebResponse } from "../sse.ts"
 export { SERVER_NAMES, SERVER_VERSION } from "./mcpServer.ts"
 export { STREAM_PRELUDE }
 
-const IDLE_LIMIT = Duration.minutes(30)
-/** How often a session's stored last use is moved forward (a write per request would be a write per call). */
-const TOUCH_EVERY_MS = 60_000
+const IDLE_LIMIT = Duration.millis(MCP_SESSION_IDLE_MS)
 /**
  * Sessions one client may hold (`limits.mcp_sessions_per_client`; this is its default). Each is an
  * SDK server and transport kept until DELETE or 30 idle minutes, so a client that never sends
@@ -57,21 +56,11 @@ const TOUCH_EVERY_MS = 60_000
  * recently used session is closed.
  */
 export const MAX_SESSIONS_PER_CLIENT = CLIENT_QUOTA_DEFAULTS.mcp_sessions_per_client
-/**
- * Sessions one client may hold recorded in the store, over every replica, per session one client
- * may hold here: the cap above is each process's (its least recently used copy goes, and its row
- * with it), this one bounds the rows that replicas which died left behind until their idle expiry
- * (oldest stored use first).
- */
-export const STORED_SESSIONS_FACTOR = 4
-export const MAX_STORED_SESSIONS_PER_CLIENT = STORED_SESSIONS_FACTOR * MAX_SESSIONS_PER_CLIENT
+export const MAX_STORED_SESSIONS_PER_CLIENT = MCP_STORED_SESSIONS_FACTOR * MAX_SESSIONS_PER_CLIENT
 /** The handshake-free protocol revision. */
 const MODERN_PROTOCOL = "2026-07-28"
 /** SSE comment frames on open streams: proxies and clients drop a silent connection. */
-export const KEEP_ALIVE_MS = 15_000
-/** `bridge.run_retention_days` when no config is provided (its default): a task's ttlMs. */
-const DEFAULT_RETENTION_DAYS = 7
-const DAY_MS = 86_400_000
+export const KEEP_ALIVE_MS = SSE_KEEP_ALIVE_MS
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport
@@ -123,10 +112,10 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
       const config = yield* Effect.serviceOption(AppConfig)
       const limits = yield* quotaLimits
       const maxSessions = limits.mcp_sessions_per_client
-      const maxStoredSessions = STORED_SESSIONS_FACTOR * maxSessions
+      const maxStoredSessions = MCP_STORED_SESSIONS_FACTOR * maxSessions
       // A stream held open (a session's GET, a Tasks listen) takes one of the client's open streams.
       const withinStreamQuota = streamQuotaGate(yield* Effect.serviceOption(ClientQuotas), runtime)
-      const retentionDays = Option.match(config, { onNone: () => DEFAULT_RETENTION_DAYS, onSome: (c) => c.bridge.run_retention_days })
+      const retentionDays = Option.match(config, { onNone: () => DEFAULT_RUN_RETENTION_DAYS, onSome: (c) => c.bridge.run_retention_days })
       const deps: ServerDeps = {
         catalog,
         runCall: (program, toolName, identity, progress, signal) =>
@@ -285,7 +274,7 @@ export const McpSessionsLive = <R>(catalog: Catalog) =>
             s.lastSeen = now()
             sessions.delete(sid)
             sessions.set(sid, s)
-            if (s.lastStored > 0 && s.lastSeen - s.lastStored >= TOUCH_EVERY_MS) {
+            if (s.lastStored > 0 && s.lastSeen - s.lastStored >= MCP_SESSION_TOUCH_EVERY_MS) {
               s.lastStored = s.lastSeen
               yield* Effect.forkDaemon(storeStep("touching a session", (st) => st.touch(sid, s.lastSeen)))
             }

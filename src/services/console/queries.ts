@@ -14,6 +14,7 @@ import { Clients } from "../auth/Clients.ts"
 import { type BriefFilter, Ledger, type LedgerError, type RunBrief } from "../runs/Ledger.ts"
 import { type StopRequest, StopRequests } from "./stopRequests.ts"
 import { queuePlace } from "../../domain/runs/queuePlace.ts"
+import { DAY_MS } from "../../domain/limits.ts"
 
 /** A run as the console shows it: the ledger's brief, with its tokens, usage and the operator's stop. */
 export interface RunSummary extends Omit<RunBrief, "usageText"> {
@@ -48,7 +49,6 @@ export interface ClientSummary {
 
 /** At most this many runs in one listing. */
 export const MAX_RUNS_LISTED = 500
-export const DAY_MS = 24 * 60 * 60 * 1000
 
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 /** Usage as the console shows it: an object, or null when the run has none or it does not parse (the page still lists the run). */

@@ -1,4 +1,4 @@
-/** The 16 tools of the `hal0-agents` server (9 run, 7 teach), in the documented order (docs/REFERENCE.md). */
+/** The tools of the `hal0-agents` server (the run tools, then the teach tools), in the documented order (docs/REFERENCE.md). */
 import agentCapabilities from "./agent_capabilities.ts"
 import agentMemoryAdd from "./agent_memory_add.ts"
 import agentMemorySearch from "./agent_memory_search.ts"

@@ -15,11 +15,10 @@ import { Effect, Either, Option, Stream } from "effect"
 import type { BridgeError } from "../../../domain/errors.ts"
 import { type DetailedTask, TASKS_EXTENSION_ID } from "./protocol.ts"
 import { sseFrame } from "../../sse.ts"
+import { TASK_LISTEN_IDS_MAX } from "../../../domain/limits.ts"
 
 const SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 const CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
-/** Task ids one stream may follow; more are left out of the acknowledgement. */
-export const MAX_TASK_IDS = 32
 
 type Json = Record<string, unknown>
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -42,7 +41,7 @@ export const taskListenRequest = (body: unknown): TaskListenRequest | undefined 
   const extensions = isObject(caps) ? caps["extensions"] : undefined
   return {
     id,
-    taskIds: [...new Set(taskIds.filter((t): t is string => typeof t === "string"))].slice(0, MAX_TASK_IDS),
+    taskIds: [...new Set(taskIds.filter((t): t is string => typeof t === "string"))].slice(0, TASK_LISTEN_IDS_MAX),
     declared: isObject(extensions) && isObject(extensions[TASKS_EXTENSION_ID])
   }
 }

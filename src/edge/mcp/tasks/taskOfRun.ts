@@ -20,9 +20,7 @@ import { isEnded, needsClient, type PhaseKey, phaseKey, phaseOf, phaseSentence }
 import type { PendingClarification, RunView } from "../../../domain/runs/view.ts"
 import type { CallToolResult } from "../wireTypes.ts"
 import type { DetailedTask, TaskStatus } from "./protocol.ts"
-
-/** How often a client is asked to poll: a run's events arrive in seconds, not milliseconds. */
-export const POLL_INTERVAL_MS = 1000
+import { TASK_POLL_INTERVAL_MS } from "../../../domain/limits.ts"
 
 /** The key of a clarification's answer in the elicitation form. */
 export const ANSWER_FIELD = "answer"
@@ -73,7 +71,7 @@ const base = (view: RunView, status: TaskStatus, statusMessage: string, finished
   createdAt: view.created_at,
   lastUpdatedAt: view.updated_at,
   ttlMs: ttlOf(view, finished, retentionMs),
-  pollIntervalMs: POLL_INTERVAL_MS
+  pollIntervalMs: TASK_POLL_INTERVAL_MS
 })
 
 /** The task status of each phase (docs/REFERENCE.md "Runs as MCP tasks"). */
