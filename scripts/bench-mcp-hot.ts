@@ -13,13 +13,18 @@
  * same script built from another commit) adds that daemon's arms to the same rounds ("base …"), for a
  * before/after in one run.
  *
+ * In `npm run bench` as `percall`: its BENCH_JSON rows are the bridge's CPU per call against the
+ * same-SDK echo's (issue 41, item 2: `agent_run_status` and `agents_list` at ≤ 1.0× in both eras).
+ * Without the peers cache (`npm run bench:peers` fills it) the client is the undici of the project's
+ * own node_modules, named in each row.
+ *
  * Usage: npx tsx scripts/bench-mcp-hot.ts [SEQ=50] [CONC=200] [ROUNDS=6]   (cache: $PEERS_CACHE_DIR)
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type Call, CONNECTIONS, type Era, inFlight, LEGACY, loadUndici, MODERN, toolCall } from "./peers/client.ts"
+import { type Call, CONNECTIONS, type Era, inFlight, LEGACY, loadUndici, loadUndiciFrom, MODERN, toolCall } from "./peers/client.ts"
 import { freeLoopbackPort } from "../test/support/freePort.ts"
 
 const SEQ = Number(process.argv[2] ?? 50)
@@ -67,7 +72,8 @@ interface Arm {
 }
 
 const main = async () => {
-  const { undici, version } = await loadUndici(CACHE)
+  const cached = fs.existsSync(path.join(CACHE, "npm", "node_modules", "undici", "package.json"))
+  const { undici, version } = cached ? await loadUndici(CACHE) : await loadUndiciFrom(path.join(HERE, "..", "node_modules", "undici"))
   const load0 = os.loadavg()
   const tsx = [...process.execArgv]
   const port = await freeLoopbackPort()
@@ -119,6 +125,19 @@ const main = async () => {
     const r = (x: number, y: number) => (a.name === "sdk echo" ? "" : ` (${(x / y).toFixed(2)}×)`)
     console.log(`| ${a.name} | ${a.era} | ${v.p50.toFixed(3)}${r(v.p50, b.p50)} | ${v.rate.toFixed(0)}${r(v.rate, b.rate)} | ${v.cpu.toFixed(3)}${r(v.cpu, b.cpu)} |`)
   }
+  // The bench table's rows: CPU per call of each bridge arm against the echo of its era (issue 41's goal).
+  const client = `undici ${version} Pool.request, ${CONNECTIONS} connections${cached ? "" : " (the project's own undici: no peers cache)"}`
+  const rows = arms
+    .filter((a) => a.name !== "sdk echo" && !a.name.startsWith("base "))
+    .map((a) => ({
+      metric: `${a.name === "agents_list" ? "agents_list" : `agent_run_status ${a.name.slice("status ".length)}`} CPU/call, ${a.era} (ms)`,
+      value: Number(fig(a).cpu.toFixed(3)),
+      baseline: Number(fig(arms.find((x) => x.name === "sdk echo" && x.era === a.era)!).cpu.toFixed(3)),
+      baselineName: "same-SDK low-level Server echo, same era",
+      goal: a.name === "status 16 KiB" ? undefined : "≤ 1.0×",
+      client
+    }))
+  console.log(`BENCH_JSON ${JSON.stringify({ bench: "percall", rows })}`)
 }
 
 const stop = async () => {

@@ -32,8 +32,11 @@ interface Undici {
   Pool: new (origin: string, options: { connections: number; pipelining: number }) => UndiciPool
 }
 
-export const loadUndici = async (cache: string): Promise<{ undici: Undici; version: string }> => {
-  const dir = path.join(cache, "npm", "node_modules", "undici")
+export const loadUndici = (cache: string): Promise<{ undici: Undici; version: string }> =>
+  loadUndiciFrom(path.join(cache, "npm", "node_modules", "undici"))
+
+/** undici from a package folder (the peers cache's pinned one, or the project's own). */
+export const loadUndiciFrom = async (dir: string): Promise<{ undici: Undici; version: string }> => {
   const version = (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string }).version
   const undici = (await import(pathToFileURL(path.join(dir, "index.js")).href)) as { default?: Undici } & Undici
   return { undici: undici.default ?? undici, version }
