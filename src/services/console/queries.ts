@@ -171,7 +171,8 @@ export const makeConsoleQueries = Effect.gen(function* () {
   const changes: Effect.Effect<Stream.Stream<void>, never, Scope.Scope> = Effect.gen(function* () {
     const here = yield* ledger.written
     const topics = Option.isSome(feed) ? yield* Effect.forEach(WATCHED, (t) => feed.value.subscribe(t)) : []
-    return Stream.mergeAll([here, ...topics], { concurrency: "unbounded" }).pipe(Stream.as(undefined))
+    const all: ReadonlyArray<Stream.Stream<void>> = [here, ...topics].map((s: Stream.Stream<unknown>) => Stream.as(s, undefined))
+    return Stream.mergeAll(all, { concurrency: "unbounded" })
   })
 
   return { runs, run, clients, filterChoices, version, changes, queue }
