@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, type Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import type { StopActor } from "../runs/Runs.ts"
 import { ChangeFeed } from "../../storage/ChangeFeed.ts"
@@ -123,3 +123,25 @@ export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient
 
 /** The stop requests over the `SqlClient` in context. */
 export const StopRequestsLive = Layer.effect(StopRequests, makeStopRequests)
+
+/**
+ * The outcome of `runId`'s stop request once a daemon carried it out (`agent-bridge runs stop`
+ * reports it): `None` when it was not carried out within `within` (no daemon running, or a slow
+ * one). Reads the request now, then again at each change of the change feed's `stops` topic (the
+ * daemon's commit; subscribed before the first read, so none is missed), never on a poll.
+ */
+export const awaitOutcome = (store: StopRequestsShape, runId: string, within: Duration.DurationInput): Effect.Effect<Option.Option<string | null>, SqlError | ParseError> =>
+  Effect.gen(function* () {
+    const feed = yield* Effect.serviceOption(ChangeFeed)
+    const changes = Option.isSome(feed) ? yield* feed.value.subscribe("stops") : Stream.never
+    const outcome = Effect.map(store.get(runId), Option.flatMap((r) => (r.doneAt === null ? Option.none() : Option.some(r.outcome))))
+    const now = yield* outcome
+    if (Option.isSome(now)) return now
+    const later = yield* changes.pipe(
+      Stream.buffer({ capacity: 1, strategy: "sliding" }),
+      Stream.mapEffect(() => outcome),
+      Stream.filterMap((o) => o),
+      Stream.runHead
+    )
+    return later
+  }).pipe(Effect.scoped, Effect.timeoutOption(within), Effect.map(Option.flatten))
