@@ -23,7 +23,7 @@ describe("the CLI's wait for a stop's outcome", () => {
       const cli = yield* makeStopRequests
       const counted = { ...cli, get: (runId: string) => Effect.zipRight(Ref.update(reads, (n) => n + 1), cli.get(runId)) }
       // The daemon: another process, whose commits this one hears only through its feed.
-      const daemon = yield* makeStopRequests.pipe(Effect.mapInputContext(() => Context.make(SqlClient.SqlClient, sql)))
+      const daemon = yield* makeStopRequests.pipe(Effect.mapInputContext((_: Context.Context<never>) => Context.make(SqlClient.SqlClient, sql)))
       const readsNow = () => Effect.runSync(Ref.get(reads))
 
       yield* cli.request("run_a", "cli")
