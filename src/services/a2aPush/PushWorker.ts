@@ -275,7 +275,8 @@ export const deliverPass = (rules: ReadonlyArray<AllowRule>, bounds: PushBounds 
  * A2A_PUSH_POLL_MS. Between passes it waits, with no poll, for the first of:
  *
  * - a config put in this process (`PushConfigs.putSince`);
- * - an attempt ending (`endedSince`: its slot is free for another due notification);
+ * - an attempt ending (`endedSince`: its slot is free for another due notification), which brings
+ *   delivery alone, as the backoff's end below does (no state moved);
  * - the earliest backoff's end among the notifications not yet sent (`PushConfigs.nextDue`): the
  *   one wake-up the clock brings, since time is what makes a retry due;
  * - a run with an active config written in this process (the ledger's `written`, when the process
@@ -298,15 +299,15 @@ export const PushWorkerLive = <R>(render: PushRender<R>) =>
       let watched: ReadonlySet<string> = new Set()
       // Dispatch and delivery fail apart: a failed dispatch does not hold back the due notifications.
       // Answers whether either failed.
-      const pass = Effect.zipWith(
-        dispatch(render).pipe(
-          Effect.tap((d) => Effect.sync(() => { watched = d.runs })),
-          Effect.as(false),
-          Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: a dispatch pass failed", cause), true))
-        ),
-        deliverer.start.pipe(Effect.as(false), Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: a delivery pass failed", cause), true))),
-        (a, b) => a || b
-      ).pipe(Effect.provide(context))
+      const dispatched = dispatch(render).pipe(
+        Effect.tap((d) => Effect.sync(() => { watched = d.runs })),
+        Effect.as(false),
+        Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: a dispatch pass failed", cause), true)),
+        Effect.provide(context)
+      )
+      const delivered = deliverer.start.pipe(Effect.as(false), Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: a delivery pass failed", cause), true)))
+      // A whole pass (dispatch, then delivery) or delivery alone; answers whether any part failed.
+      const pass = (whole: boolean) => (whole ? Effect.zipWith(dispatched, delivered, (a, b) => a || b) : delivered)
       const store = yield* PushConfigs
       const feed = yield* Effect.serviceOption(ChangeFeed)
       const ledger = yield* Effect.serviceOption(Ledger)
@@ -327,31 +328,37 @@ export const PushWorkerLive = <R>(render: PushRender<R>) =>
         )
       }
       const poll = Duration.millis(A2A_PUSH_POLL_MS)
-      // The marks are read before the pass: a put or an attempt's end during it is a reason to look again at once.
-      const turn = Effect.gen(function* () {
+      // When the last dispatch began (run changes bring one at most every A2A_PUSH_POLL_MS).
+      let dispatchedAt = Number.NEGATIVE_INFINITY
+      // One turn: a pass, then the wait for the next wake-up, which says what the next pass is: a
+      // put, a run's change or a failure bring a whole one; an attempt's end or a due backoff only
+      // delivery (the states have not moved). The marks are read before the pass: a put or an
+      // attempt's end during it is a reason to look again at once.
+      const turn = (whole: boolean) => Effect.gen(function* () {
         const putMark = yield* store.puts
         const endMark = yield* deliverer.ended
-        // The pass reads every run it watches: changes before it are covered.
-        yield* Queue.takeAll(runChanged)
-        const passedAt = yield* Clock.currentTimeMillis
-        const failed = yield* pass
+        if (whole) {
+          // The dispatch reads every run it watches: changes before it are covered.
+          yield* Queue.takeAll(runChanged)
+          dispatchedAt = yield* Clock.currentTimeMillis
+        }
+        const failed = yield* pass(whole)
         const now = yield* Clock.currentTimeMillis
         const due = yield* store.nextDue(now).pipe(
           Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: reading when a notification is due failed", cause), Option.none<number>()))
         )
-        const wakes: Array<Effect.Effect<void>> = [
-          store.putSince(putMark),
-          deliverer.endedSince(endMark),
-          // A run's change, a pass at most once per A2A_PUSH_POLL_MS.
+        const wakes: Array<Effect.Effect<boolean>> = [
+          Effect.as(store.putSince(putMark), true),
+          Effect.as(deliverer.endedSince(endMark), false),
           Effect.zipRight(
             Queue.take(runChanged),
-            Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.sleep(Duration.millis(Math.max(0, passedAt + A2A_PUSH_POLL_MS - t))))
+            Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.as(Effect.sleep(Duration.millis(Math.max(0, dispatchedAt + A2A_PUSH_POLL_MS - t))), true))
           )
         ]
-        if (Option.isSome(due)) wakes.push(Effect.sleep(Duration.millis(Math.max(0, due.value - now))))
-        if (failed) wakes.push(Effect.sleep(poll))
-        yield* Effect.raceAll(wakes)
+        if (Option.isSome(due)) wakes.push(Effect.as(Effect.sleep(Duration.millis(Math.max(0, due.value - now))), false))
+        if (failed) wakes.push(Effect.as(Effect.sleep(poll), true))
+        return yield* Effect.raceAll(wakes)
       })
-      yield* ready.pipe(Effect.zipRight(Effect.forever(turn)), Effect.forkScoped)
+      yield* ready.pipe(Effect.zipRight(Effect.iterate(true, { while: () => true, body: turn })), Effect.forkScoped)
     })
   )
