@@ -10,14 +10,11 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema, type Scope, Stream } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { createHash } from "node:crypto"
+import { ChangeFeed, type Topic } from "../../storage/ChangeFeed.ts"
 import { Clients } from "../auth/Clients.ts"
 import { type BriefFilter, Ledger, type LedgerError, type RunBrief } from "../runs/Ledger.ts"
 import { type StopRequest, StopRequests } from "./stopRequests.ts"
 import { queuePlace } from "../../domain/runs/queuePlace.ts"
-import { ChangeFeed, type Topic } from "../../storage/ChangeFeed.ts"
-
-/** The change feed's topics that may move the console's version. */
-const WATCHED: ReadonlyArray<Topic> = ["runs", "stops", "keys"]
 
 /** A run as the console shows it: the ledger's brief, with its tokens, usage and the operator's stop. */
 export interface RunSummary extends Omit<RunBrief, "usageText"> {
@@ -83,6 +80,9 @@ const toSummary = ({ usageText, ...brief }: RunBrief, stop: StopRequest | undefi
 
 /** What a console read fails with: the ledger's error, or the stop requests' and clients' own. */
 export type ConsoleReadError = LedgerError | SqlError | ParseError
+
+/** The change feed's topics that may move the console's version. */
+const WATCHED: ReadonlyArray<Topic> = ["runs", "stops", "keys"]
 
 /** The console's reads, each through its table's owner: the ledger, the stop requests, Auth's clients. */
 export const makeConsoleQueries = Effect.gen(function* () {
