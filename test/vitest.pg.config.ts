@@ -23,6 +23,7 @@ export const PG_FILES = [
   "test/console/console.routes.e2e.test.ts",
   "test/console/metrics.e2e.test.ts",
   "test/console/operatorStops.test.ts",
+  "test/console/stopOutcome.test.ts",
   "test/console/ownerReads.test.ts",
   "test/console/usage-isolation.e2e.test.ts",
   "test/edge/a2a.face.e2e.test.ts",

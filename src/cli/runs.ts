@@ -10,13 +10,13 @@
  * (it notices the commit within about a second; this waits a few seconds to report what happened),
  * else when it next starts.
  */
-import { Clock, Duration, Effect, Option, Schedule } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 import { type BridgeError, RunNotFound } from "../domain/errors.ts"
 import { RunStatus } from "../domain/runs/view.ts"
 import { Schema } from "effect"
 import { OperatorStops } from "../services/console/OperatorStops.ts"
 import { makeConsoleQueries } from "../services/console/queries.ts"
-import { StopRequests } from "../services/console/stopRequests.ts"
+import { awaitOutcome, StopRequests } from "../services/console/stopRequests.ts"
 import { Inbox } from "../services/inbox/Inbox.ts"
 import { Redactor } from "../common/Redactor.ts"
 import { Ledger } from "../services/runs/Ledger.ts"
@@ -96,14 +96,7 @@ export const runsCommand = (args: ParsedArgs): Effect.Effect<string, BridgeError
         }
         const store = yield* StopRequests
         // A running daemon carries it out within about a second; a stopped one when it starts.
-        const outcome = yield* db(store.get(id)).pipe(
-          Effect.flatMap((r) => (Option.isSome(r) && r.value.doneAt !== null ? Effect.succeed(r.value.outcome) : Effect.fail("not yet" as const))),
-          Effect.retry(Schedule.spaced("200 millis")),
-          Effect.timeoutOption(STOP_REPORT_WAIT),
-          // (The retry never gives up by itself; the timeout ends it.)
-          Effect.orElseSucceed(() => Option.none<string | null>()),
-          Effect.map(Option.getOrNull)
-        )
+        const outcome = yield* db(awaitOutcome(store, id, STOP_REPORT_WAIT)).pipe(Effect.map(Option.getOrNull))
         if (asJson) return json({ run_id: id, stop: outcome ?? "requested" })
         return outcome === null
           ? `${id}: stop recorded; the daemon carries it out when it is running (now, or when it next starts).`

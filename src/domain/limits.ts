@@ -72,8 +72,8 @@ export const A2A_LIST_MAX = 100
 /**
  * A2A push notifications: configs per task; how long a notification is tried before it is given up
  * (24 hours) and how many times at most; the retry backoff (1 s doubling, at most 10 minutes); one
- * POST's deadline by default (`a2a.push_timeout_ms` sets it); how often the worker looks for state
- * changes and due notifications.
+ * POST's deadline by default (`a2a.push_timeout_ms` sets it); how often at most run changes bring
+ * the worker a pass.
  */
 export const A2A_PUSH_CONFIGS_PER_TASK = 10
 export const A2A_PUSH_DELIVERY_MAX_MS = 24 * 60 * 60 * 1000
@@ -81,9 +81,8 @@ export const A2A_PUSH_ATTEMPTS_MAX = 200
 export const A2A_PUSH_BACKOFF_FIRST_MS = 1000
 export const A2A_PUSH_BACKOFF_MAX_MS = 10 * 60 * 1000
 export const A2A_PUSH_POST_TIMEOUT_MS = 10_000
+/** The push worker's passes that run changes bring, at most one per this long (a burst is one pass); a failed pass is tried again after it. */
 export const A2A_PUSH_POLL_MS = 250
-/** The push worker with nothing to do looks again after this long even when nothing woke it. */
-export const A2A_PUSH_IDLE_MS = 30_000
 /** Due notifications the worker looks at per pass, at least (more wait for the next pass). */
 export const A2A_PUSH_PER_PASS = 50
 

@@ -6,10 +6,13 @@
  */
 import { Role, type Message } from "@a2a-js/sdk"
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync, type SimulatorAsync } from "../../src/hermes/sim/layer.ts"
+import { isTerminalStatus } from "../../src/hermes/sim/run.ts"
 import { PushConfigs } from "../../src/services/a2aPush/PushConfigs.ts"
+import { Ledger } from "../../src/services/runs/Ledger.ts"
+import { until } from "../support/poll.ts"
 import { WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
 import { startDaemon, type TestDaemon, tempDir, testConfig } from "../support/daemon.ts"
 import { createHmac, randomBytes } from "node:crypto"
@@ -377,10 +380,11 @@ describe("push notifications", () => {
     await eventually(() => forTask(task.id).length >= 1, "a failed attempt before the restart")
     const failedId = forTask(task.id)[0]!.headers["x-a2a-delivery-id"]
     expect((await outboxOf(task.id)).filter((d) => d.doneAt === null).map((d) => d.deliveryId)).toContain(failedId)
+    const hermesRunId = (await daemon.use(Effect.flatMap(Ledger, (l) => l.get(task.id))).then((r) => Option.getOrThrow(r))).hermesRunId
     await daemon.close()
     receiver.script.length = 0
-    // The run ends at Hermes while the bridge is down.
-    await new Promise((r) => setTimeout(r, 2500))
+    // The run ends at Hermes while the bridge is down (the simulator says when).
+    await until(() => sim.findRun(hermesRunId), (run) => run !== undefined && isTerminalStatus(run.status), { what: "the run ended at Hermes", withinMs: 30_000 })
     daemon = await boot()
     await eventually(() => forTask(task.id).some((r) => r.status === 200 && stateOf(r) === "TASK_STATE_COMPLETED"), "the completed notification after the restart")
     await eventually(() => forTask(task.id).some((r) => r.status === 200 && r.headers["x-a2a-delivery-id"] === failedId), "the pending notification, same id")

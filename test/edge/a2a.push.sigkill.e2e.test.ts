@@ -8,6 +8,8 @@ import * as path from "node:path"
 import * as YAML from "yaml"
 import { afterAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync } from "../../src/hermes/sim/layer.ts"
+import { isTerminalStatus } from "../../src/hermes/sim/run.ts"
+import { until } from "../support/poll.ts"
 import { tempDir } from "../support/daemon.ts"
 import { spawnDaemon } from "../support/daemonProcess.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
@@ -52,8 +54,12 @@ describe("push notifications across a SIGKILL", () => {
     const pendingId = receiver.received[0]!.headers["x-a2a-delivery-id"]
     await first.kill("SIGKILL")
     receiver.script.length = 0
-    // The run completes at Hermes while the bridge is down.
-    await new Promise((r) => setTimeout(r, 4_500))
+    // The run completes at Hermes while the bridge is down (the simulator says when).
+    await until(
+      () => [...sim.handle.state.runs.values()].find((r) => r.input.includes("survive")),
+      (run) => run !== undefined && isTerminalStatus(run.status),
+      { what: "the run completed at Hermes", withinMs: 30_000 }
+    )
 
     const second = await spawnDaemon({ configFile, port, readyTimeoutMs: 90_000 })
     cleanups.push(() => second.kill("SIGTERM"))

@@ -1,22 +1,35 @@
 /**
- * The push worker does not poll while it has nothing to do (issue 41: an idle daemon wakes only
- * for what a clock must bring). Its passes are counted (each reads the active configs once) on the
- * test clock: with no config and no notification it passes once at start and then every
- * A2A_PUSH_IDLE_MS only; a config put in this process wakes it with the clock standing still;
- * another process's commit to the runs wakes it at the busy pace; while a config is active it
- * passes every A2A_PUSH_POLL_MS, as it did. On both dialects (`TestDb`).
+ * The push worker wakes on events, never on a poll (issues 41 and 39). Its passes are counted (each
+ * reads the active configs once) on the test clock, and notifications go to a loopback receiver:
+ *
+ * - with nothing to do it passes once at start and never again (ten minutes of clock: no pass);
+ * - a config put here is dispatched and delivered with the clock standing still;
+ * - while its config is active and nothing happens, it does not pass (it used to every
+ *   A2A_PUSH_POLL_MS); a write to its run in this process (the ledger's `written`) wakes it at once,
+ *   and so does another process's commit to its run (the change feed's `runs`, keyed), but not one
+ *   to another run;
+ * - a failed delivery is tried again at its backoff (`backoffMs(1)`), not a millisecond before, with
+ *   nothing else moving the clock;
+ * - once the task ended and its notifications are out, it is idle again: no pass.
+ *
+ * On both dialects (`TestDb`).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Option, Redacted, Ref, TestClock } from "effect"
+import { Effect, Layer, Option, Redacted, Ref, TestClock } from "effect"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { LifecycleReady } from "../../src/common/Lifecycle.ts"
-import { A2A_PUSH_IDLE_MS, A2A_PUSH_POLL_MS } from "../../src/domain/limits.ts"
+import { A2A_PUSH_POLL_MS } from "../../src/domain/limits.ts"
 import { makePushConfigs, PushConfigs } from "../../src/services/a2aPush/PushConfigs.ts"
-import { PushWorkerLive } from "../../src/services/a2aPush/PushWorker.ts"
+import { backoffMs, PushWorkerLive, type TaskSnapshot } from "../../src/services/a2aPush/PushWorker.ts"
 import { WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
+import { Ledger } from "../../src/services/runs/Ledger.ts"
+import { LedgerTest } from "../../src/services/runs/LedgerTest.ts"
 import { ChangeFeedBump, ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { testConfig } from "../support/daemon.ts"
+import { sleep, until } from "../support/poll.ts"
 import { TestDb } from "../support/testDb.ts"
+import { newRun } from "../runs/support/newRun.ts"
+import { startReceiver } from "./support/pushReceiver.ts"
 
 /** The real store over `TestDb`, counting the worker's passes (its reads of the active configs). */
 const counted = (passes: Ref.Ref<number>) =>
@@ -25,51 +38,94 @@ const counted = (passes: Ref.Ref<number>) =>
     Effect.map(makePushConfigs, (s) => ({ ...s, active: (limit: number) => Effect.zipRight(Ref.update(passes, (n) => n + 1), s.active(limit)) }))
   ).pipe(Layer.provide(TestDb))
 
-/**
- * Yields until the passes reach `n` and the worker waits on the clock again, its wake-up `inMs`
- * from now (the worker runs on its own fiber; the clock stands still; on PostgreSQL a pass answers
- * on the event loop, and the pool has sleeps of its own).
- */
-const passesReach = (passes: Ref.Ref<number>, n: number, inMs: number) =>
-  Effect.all([Ref.get(passes), TestClock.sleeps(), TestClock.currentTimeMillis]).pipe(
-    Effect.zipLeft(Effect.yieldNow()),
-    Effect.repeat({ until: ([k, sleeps, now]) => k >= n && Chunk.some(sleeps, (at) => at === now + inMs) })
-  )
+/** Waits (in wall time: a pass and a POST answer on the event loop) until `read` holds. */
+const reach = <A>(read: () => A, done: (a: A) => boolean, what: string) => Effect.promise(() => until(read, done, { what, withinMs: 60_000 }))
 
-const put = (runId: string) =>
-  Effect.flatMap(PushConfigs, (s) =>
-    s.put({ runId, id: "c", client: "alice", url: "http://127.0.0.1:9/hook", token: "t", tokenGiven: true, authScheme: "", authCredentials: "", signingSecret: Redacted.make("") })
-  )
+/** A negative check: a fixed wait in wall time for what must not come, then one look. */
+const still = (passes: Ref.Ref<number>, n: number) =>
+  Effect.gen(function* () {
+    yield* Effect.promise(() => sleep(400))
+    expect(yield* Ref.get(passes)).toBe(n)
+  })
 
-describe("the push worker, idle", () => {
-  it.scoped("passes once at start and then only at the idle interval; a put here, another process's commit and a busy outbox wake it", () =>
+const snapshot = (state: string, seq: number, terminal = false): TaskSnapshot => ({ state, seq, terminal, body: () => JSON.stringify({ state, seq }) })
+
+describe("the push worker wakes on events", () => {
+  it.scoped("idle: no pass after the start's; a put, a write to its run here, another process's commit to it and a due retry wake it", () =>
     Effect.gen(function* () {
+      const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.promise(r.close))
       const passes = yield* Ref.make(0)
-      const base = Layer.mergeAll(counted(passes), WebhookResolverTest(new Map()), AppConfigLive(testConfig({})), LifecycleReady, ChangeFeedTest)
-      // The run is never found: its config stays active, so the worker is busy once it exists.
-      const context = yield* Layer.build(Layer.provideMerge(PushWorkerLive(() => Effect.succeed(Option.none())), base))
+      const states = new Map<string, TaskSnapshot>()
+      const render = (runId: string) => Effect.sync(() => Option.fromNullable(states.get(runId)))
+      const base = Layer.mergeAll(
+        counted(passes), WebhookResolverTest(new Map()), AppConfigLive(testConfig({ a2a: { webhook_allow: ["127.0.0.1"] } })), LifecycleReady, ChangeFeedTest, LedgerTest
+      )
+      const context = yield* Layer.build(Layer.provideMerge(PushWorkerLive(render), base))
       yield* Effect.gen(function* () {
-        yield* passesReach(passes, 1, A2A_PUSH_IDLE_MS)
-        // Ten minutes with nothing to do: the start's pass and one per idle interval, no poll. (One
-        // interval at a time: on PostgreSQL a pass answers on the event loop, not at once.)
-        const idle = Math.floor(600_000 / A2A_PUSH_IDLE_MS)
-        for (let i = 1; i <= idle; i++) {
-          yield* TestClock.adjust(`${A2A_PUSH_IDLE_MS} millis`)
-          yield* passesReach(passes, 1 + i, A2A_PUSH_IDLE_MS)
-        }
-        expect(yield* Ref.get(passes)).toBe(1 + idle)
-        // Another process committed to the runs: one more pass, at the busy pace.
-        yield* (yield* ChangeFeedBump).otherCommitted("runs", "run_x")
+        const ledger = yield* Ledger
+        const bump = yield* ChangeFeedBump
+        const passed = (n: number) => reach(() => Effect.runSync(Ref.get(passes)), (k) => k >= n, `pass ${n}`)
+        const delivered = (n: number) => reach(() => receiver.received.length, (k) => k >= n, `notification ${n}`)
+        const store = yield* PushConfigs
+        // Every notification recorded as sent, and the pass its attempt's end brings done.
+        const settled = Effect.zipRight(
+          Effect.promise(() => until(() => Effect.runPromise(store.outbox("run_a")), (rows) => rows.every((r) => r.doneAt !== null), { what: "every notification recorded as sent" })),
+          Effect.promise(() => sleep(400))
+        )
+        yield* passed(1)
+        // Ten minutes with nothing to do: no pass (a poll, or an idle look every 30 s, would show).
+        for (let i = 0; i < 10; i++) yield* TestClock.adjust("1 minute")
+        yield* still(passes, 1)
+
+        // A config put here: dispatched and delivered, the clock standing still.
+        yield* ledger.insert(newRun("run_a"))
+        states.set("run_a", snapshot("TASK_STATE_WORKING", 1))
+        yield* store.put({ runId: "run_a", id: "c", client: "alice", url: receiver.url, token: "t", tokenGiven: true, authScheme: "", authCredentials: "", signingSecret: Redacted.make("") })
+        yield* delivered(1)
+        expect(receiver.received[0]!.json).toEqual({ state: "TASK_STATE_WORKING", seq: 1 })
+        // Busy (the config is active), nothing happening: no pass, however long.
+        yield* settled
+        const busy = Effect.runSync(Ref.get(passes))
+        for (let i = 0; i < 20; i++) yield* TestClock.adjust(`${A2A_PUSH_POLL_MS} millis`)
+        yield* still(passes, busy)
+
+        // The run written here: a pass at once, the new state delivered.
+        states.set("run_a", snapshot("TASK_STATE_INPUT_REQUIRED", 2))
+        yield* ledger.modify("run_a", () => ({ change: { events: [{ type: "clarify.requested", data: {} }] }, result: undefined }))
+        yield* delivered(2)
+        expect(receiver.received[1]!.json).toEqual({ state: "TASK_STATE_INPUT_REQUIRED", seq: 2 })
+
+        // Another process's commit to another run: nothing. To this run: a pass (at most one per
+        // A2A_PUSH_POLL_MS: the clock moves that much first); its delivery fails (HTTP 500).
+        yield* settled
         yield* TestClock.adjust(`${A2A_PUSH_POLL_MS} millis`)
-        yield* passesReach(passes, 2 + idle, A2A_PUSH_IDLE_MS)
-        // A config put here wakes it at once (the clock stands still).
-        yield* put("run_a")
-        yield* passesReach(passes, 3 + idle, A2A_PUSH_POLL_MS)
-        // Now busy: a pass every A2A_PUSH_POLL_MS, as before.
-        for (let i = 1; i <= 4; i++) {
-          yield* TestClock.adjust(`${A2A_PUSH_POLL_MS} millis`)
-          yield* passesReach(passes, 3 + idle + i, A2A_PUSH_POLL_MS)
-        }
+        const before = Effect.runSync(Ref.get(passes))
+        yield* bump.otherCommitted("runs", "run_other")
+        yield* still(passes, before)
+        receiver.script.push({ status: 500 })
+        states.set("run_a", snapshot("TASK_STATE_WORKING", 3))
+        yield* bump.otherCommitted("runs", "run_a")
+        yield* delivered(3)
+        expect(receiver.received[2]!.status).toBe(500)
+        // Tried again at its backoff, not before; nothing else moves the clock.
+        yield* Effect.promise(() => until(() => Effect.runPromise(store.outbox("run_a")), (rows) => rows.some((r) => r.attempts === 1 && r.doneAt === null), { what: "the failed attempt recorded" }))
+        yield* TestClock.adjust(`${backoffMs(1) - 1} millis`)
+        yield* Effect.promise(() => sleep(400))
+        expect(receiver.received).toHaveLength(3)
+        yield* TestClock.adjust("1 millis")
+        yield* delivered(4)
+        expect(receiver.received[3]!).toMatchObject({ status: 200, json: { state: "TASK_STATE_WORKING", seq: 3 } })
+
+        // The task ends: its last notification, then idle again.
+        yield* TestClock.adjust(`${A2A_PUSH_POLL_MS} millis`)
+        states.set("run_a", snapshot("TASK_STATE_COMPLETED", 4, true))
+        yield* ledger.modify("run_a", () => ({ change: { status: "completed" }, result: undefined }))
+        yield* delivered(5)
+        yield* settled
+        const done = Effect.runSync(Ref.get(passes))
+        for (let i = 0; i < 10; i++) yield* TestClock.adjust("1 minute")
+        yield* still(passes, done)
+        expect(receiver.received).toHaveLength(5)
       }).pipe(Effect.provide(context))
     }))
 })

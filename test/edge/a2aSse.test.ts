@@ -19,11 +19,20 @@ const collect = (events: AsyncGenerator<unknown>, abort = new AbortController(),
 
 describe("the A2A event stream", () => {
   it("sends keep-alive comments while the task is quiet, and one data frame per response", async () => {
+    // The task stays quiet until the stream has sent two keep-alives (the reader tells it).
+    let twoSent = (): void => undefined
+    const quiet = new Promise<void>((resolve) => { twoSent = resolve })
     async function* events() {
-      await sleep(200)
+      await quiet
       yield { n: 1 }
     }
-    const frames = await collect(events())
+    let beats = 0
+    const frames = [...await Effect.runPromise(
+      Stream.runCollect(sseFrames({ events: events(), first: { n: 0 }, id: 7, abort: new AbortController(), token: "k", client: "c", keepAlive: 40 }).pipe(
+        Stream.tap((f) => Effect.sync(() => { if (f === ": keep-alive\n\n" && ++beats === 2) twoSent() })),
+        Stream.provideService(Auth, quietAuth)
+      ))
+    )]
     expect(frames[0]).toBe(`data: ${JSON.stringify({ n: 0 })}\n\n`)
     expect(frames.filter((f) => f === ": keep-alive\n\n").length).toBeGreaterThanOrEqual(2)
     expect(frames.at(-1)).toBe(`data: ${JSON.stringify({ n: 1 })}\n\n`)

@@ -3,13 +3,13 @@
  * dropped connections, outages and restarts, in both generations, without losing the final output.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Fiber, Stream } from "effect"
+import { Effect, Fiber, Schedule, Stream } from "effect"
 import { GONE_ERROR } from "../../src/hermes/client/follow.ts"
 import { RESTART_ERROR } from "../../src/hermes/sim/run.ts"
 import { fillerText } from "../../src/hermes/sim/script.ts"
 import { SimulatedHermes } from "../../src/hermes/sim/layer.ts"
 import { servicesView } from "./support/servicesView.ts"
-import { clientAndSim, collect, defaultProfile, deltasOf, followInBackground, simStatus, withKey } from "./support/sim.ts"
+import { clientAndSim, collect, defaultProfile, deltasOf, followInBackground, polledAgain, simStatus, withKey } from "./support/sim.ts"
 
 const opts = { timeout: "2 seconds", pollInterval: "30 millis" } as const
 const eventsRequests = (reqs: ReadonlyArray<{ readonly path: string; readonly headers: Readonly<Record<string, string>> }>, id: string) =>
@@ -67,12 +67,18 @@ for (const generation of ["old", "new"] as const) {
           const { hermes, sim } = yield* clientAndSim
           const p = yield* defaultProfile
           const { hermesRunId } = yield* hermes.start(p, { input: "[sim:slow=800,deltas=20]" })
-          const fiber = yield* Effect.fork(collect(hermes.follow(p, hermesRunId)))
-          yield* Effect.sleep("150 millis")
+          const follower = yield* followInBackground(hermes.follow(p, hermesRunId))
+          // Mid-stream: a delta came; then Hermes goes away while the run goes on, until it has
+          // published frames the follower never saw.
+          yield* follower.waitFor((e) => e.event === "message.delta")
           yield* sim.stop
-          yield* Effect.sleep("300 millis")
+          const seen = (yield* follower.seen).length
+          yield* Effect.sync(() => sim.state.runs.get(hermesRunId)?.nextSeq ?? 0).pipe(
+            Effect.repeat({ until: (n) => n >= seen + 3, schedule: Schedule.spaced("5 millis") }),
+            Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the run published nothing during the outage") })
+          )
           yield* sim.start
-          const events = yield* Fiber.join(fiber)
+          const events = yield* follower.done
           expect(events.at(-1)?.event).toBe("run.completed")
           expect(deltasOf(events)).toBe(events.at(-1)?.data.output)
           if (generation === "new") expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i))
@@ -116,7 +122,10 @@ for (const generation of ["old", "new"] as const) {
           const { hermesRunId } = yield* hermes.start(p, { input: "[sim:approval,drop=1]" })
           const follower = yield* followInBackground(hermes.follow(p, hermesRunId))
           const announced = yield* follower.waitFor((e) => e.event === "approval.request")
-          yield* Effect.sleep("100 millis")
+          // While it is pending the follower goes on: an older build's follower polls (three polls
+          // that each see it, none announcing it again); a newer one streams after its resume, where
+          // a repeat would come at once (a fixed window for what must not come, then the answer).
+          yield* (generation === "old" ? polledAgain(hermesRunId, 3) : Effect.sleep("100 millis"))
           yield* hermes.approval(p, hermesRunId, { choice: "once", requestId: String(announced.data.request_id) })
           const events = yield* follower.done
           const requests = events.filter((e) => e.event === "approval.request")
@@ -133,7 +142,10 @@ for (const generation of ["old", "new"] as const) {
           const { hermesRunId } = yield* hermes.start(p, { input: "[sim:clarify,drop=2]" })
           const follower = yield* followInBackground(hermes.follow(p, hermesRunId))
           const announced = yield* follower.waitFor((e) => e.event === "clarify.request")
-          yield* Effect.sleep("100 millis")
+          // While it is pending the follower goes on: an older build's follower polls (three polls
+          // that each see it, none announcing it again); a newer one streams after its resume, where
+          // a repeat would come at once (a fixed window for what must not come, then the answer).
+          yield* (generation === "old" ? polledAgain(hermesRunId, 3) : Effect.sleep("100 millis"))
           yield* hermes.clarify(p, hermesRunId, { clarifyId: String(announced.data.clarify_id), response: "staging" })
           const events = yield* follower.done
           const asked = events.filter((e) => e.event === "clarify.request")

@@ -5,10 +5,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Option, Stream } from "effect"
+import { Chunk, Effect, Fiber, Option, Stream } from "effect"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive, OUTPUT_CHUNK_BYTES } from "../../src/services/runs/LedgerSql.ts"
-import { ChangeFeed, ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { TestDb } from "../support/testDb.ts"
 import { utf8 } from "../../src/domain/runs/window.ts"
 import { newRun } from "./support/newRun.ts"
@@ -18,15 +17,20 @@ const withLedger = <A, E>(body: Effect.Effect<A, E, Ledger | SqlClient.SqlClient
   body.pipe(Effect.provide(LedgerLive), Effect.provide(TestDb))
 
 describe("ledger", () => {
-  it.effect("a run recorded here is announced on this process's change feed at once (topic runs, its id)", () =>
-    Effect.gen(function* () {
-      const feed = yield* ChangeFeed
+  it.effect("a run recorded or written here is announced to this process's `written` subscribers once committed (its id); an empty change is not", () =>
+    withLedger(Effect.gen(function* () {
       const ledger = yield* Ledger
-      const changes = yield* feed.subscribe("runs")
-      const first = yield* Effect.fork(Stream.runHead(changes))
+      const written = yield* ledger.written
+      const ids = yield* Effect.fork(Stream.runCollect(Stream.take(written, 2)))
       yield* ledger.insert(newRun("r-announced"))
-      expect(yield* Fiber.join(first)).toEqual(Option.some({ topic: "runs", origin: "local", key: "r-announced" }))
-    }).pipe(Effect.scoped, Effect.provide(LedgerLive.pipe(Layer.provideMerge(ChangeFeedTest))), Effect.provide(TestDb)))
+      yield* ledger.modify("r-announced", () => ({ change: {}, result: undefined }))
+      yield* ledger.modify("r-announced", () => ({ change: { status: "completed" }, result: undefined }))
+      expect(Chunk.toReadonlyArray(yield* Fiber.join(ids))).toEqual(["r-announced", "r-announced"])
+      // The empty change came between the two: a third id would be a spurious one.
+      const more = yield* Effect.fork(Stream.runHead(written))
+      yield* ledger.insert(newRun("r-next"))
+      expect(yield* Fiber.join(more)).toEqual(Option.some("r-next"))
+    }).pipe(Effect.scoped)))
 
   it.effect("inserts a run with run.started as seq 1 and refuses a taken idempotency key", () =>
     withLedger(Effect.gen(function* () {

@@ -173,7 +173,8 @@ describe("restart and supervision", () => {
       const view = yield* alice(h.runs.start({ agent: "hermes", input: "x" }))
       const hid = [...h.hermes.runs.keys()][0]!
       const waiter = yield* Effect.fork(alice(h.runs.wait(view.run_id, 600)))
-      yield* Effect.sleep("20 millis")
+      // The wait is waiting (its signal subscribed) before it is cancelled.
+      yield* eventually(h.signals.size, (n) => n >= 1, "the wait subscribed")
       yield* Fiber.interrupt(waiter)
       yield* h.hermes.deltas(hid, ["still going"])
       yield* h.hermes.complete(hid)

@@ -10,6 +10,7 @@ import * as path from "node:path"
 import * as YAML from "yaml"
 import { afterAll, describe, expect, it } from "vitest"
 import { startSimulatorAsync } from "../../src/hermes/sim/layer.ts"
+import { until } from "../support/poll.ts"
 import { connectMcp, tempDir } from "../support/daemon.ts"
 import { spawnDaemon } from "../support/daemonProcess.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
@@ -39,8 +40,12 @@ describe("SIGKILL mid-run", () => {
       name: "agent_run",
       arguments: { agent: "hermes", input: "[sim:deltas=60,slow=8s] count slowly", idempotency_key: "sigkill-1" }
     })).structuredContent as { run_id: string }
-    // Let some events reach the ledger, then kill the daemon the hard way.
-    await new Promise((r) => setTimeout(r, 3_000))
+    // Some events in the ledger (and the run far from its end), then the daemon killed the hard way.
+    await until(
+      async () => ((await client.callTool({ name: "agent_run_status", arguments: { run_id: started.run_id } })).structuredContent as { last_seq: number; status: string }),
+      (v) => v.last_seq >= 5,
+      { what: "some events in the ledger", withinMs: 60_000, everyMs: 100 }
+    )
     await first.kill("SIGKILL")
     await client.close().catch(() => undefined)
 

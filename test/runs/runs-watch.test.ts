@@ -20,6 +20,10 @@ const alice = as("alice")
 /** Event-loop turns only (the clock stays where it is): what a change set off gets to run. */
 const turns = (n = 20) => Effect.promise(() => new Promise<void>((r) => setTimeout(r, 5 * n)))
 
+/** Until the watch has taken the run's signal (a change from now on reaches it), the clock standing still. */
+const subscribed = (h: { readonly signals: { readonly size: Effect.Effect<number> } }) =>
+  eventuallyUnderTestClock(h.signals.size, (n) => n >= 1, "the watch subscribed")
+
 /** `fiber`'s result within `ms` of wall time, without moving the clock; fails the test otherwise. */
 const joinWithin = <A, E>(fiber: Fiber.Fiber<A, E>, what: string, ms = 5_000) =>
   Effect.gen(function* () {
@@ -65,7 +69,7 @@ describe("watching a run, with the clock standing still", () => {
     Effect.gen(function* () {
       const { h, asking } = yield* askingRun
       const watching = yield* alice(Stream.runDrain(h.runs.watch(asking.run_id))).pipe(Effect.flip, Effect.fork)
-      yield* turns()
+      yield* subscribed(h)
       yield* h.lifecycle.set("draining")
       const ended = yield* joinWithin(watching, "the shutdown")
       expect(ended._tag).toBe("Unavailable")
@@ -87,7 +91,7 @@ describe("watching a run, with the clock standing still", () => {
       const first: StreamStep = yield* env(stream.first(asking))
       expect(first.done).toBe(false)
       const next = yield* Effect.fork(env(stream.next))
-      yield* turns()
+      yield* subscribed(h)
       yield* alice(h.runs.answer(asking.run_id, "c1", "staging"))
       const step = yield* joinWithin(next, "the A2A step")
       const states = step.events.flatMap((e) => (e.payload?.$case === "statusUpdate" ? [e.payload.value.status?.state] : []))
@@ -110,7 +114,7 @@ describe("watching a run, with the clock standing still", () => {
       const frame = () => Effect.promise(() => reader.read()).pipe(Effect.map((r) => r.value ?? ""))
       expect(yield* frame()).toContain("notifications/subscriptions/acknowledged")
       const next = yield* Effect.fork(frame())
-      yield* turns()
+      yield* subscribed(h)
       yield* alice(h.runs.answer(asking.run_id, "c1", "staging"))
       const changed = yield* joinWithin(next, "the task notification")
       expect(changed).toContain("notifications/tasks")

@@ -17,7 +17,7 @@ import type { SignInLimitPolicy } from "./signInLimit.ts"
 export interface InboxWebOptions {
   /** How long a sign-in lasts (default 12 hours). */
   readonly sessionTtl?: Duration.DurationInput
-  /** How often an open page's event stream checks, in the database, that its session is still live, and retries a failed read of the rows (default 1 second). */
+  /** The least time between two reads of the console's version that changes bring (a burst within it is one read at its end), and the pause before a failed read of the inbox's rows is tried again (default 1 second). Never a poll. */
   readonly pollInterval?: Duration.DurationInput
   /** How often an idle event stream sends a keep-alive comment (default 15 seconds). */
   readonly heartbeat?: Duration.DurationInput

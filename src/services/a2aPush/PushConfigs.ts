@@ -182,8 +182,8 @@ export interface PushConfigsShape {
   readonly runIds: Op<ReadonlyArray<string>>
   /** Deletes the configs and notifications of these runs (the run is gone); answers how many configs went. */
   readonly forget: (runIds: ReadonlyArray<string>) => Effect.Effect<number, SqlError>
-  /** True while the worker has something to do: a config whose task has not ended, or a notification not yet sent. */
-  readonly busy: Op<boolean>
+  /** The earliest time (ms) after `after` at which a notification not yet sent is due again (its backoff's end); none when no such one. */
+  readonly nextDue: (after: number) => Op<Option.Option<number>>
   /** How many configs this process has put so far (a moving mark for `putSince`). */
   readonly puts: Effect.Effect<number>
   /** Waits (without polling) until this process puts a config after the mark `seen` of `puts`. */
@@ -307,11 +307,11 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
           const gone = yield* sql`DELETE FROM a2a_push_configs WHERE ${sql.in("run_id", runIds)} RETURNING config_id`
           return gone.length
         })),
-    busy: sql<{ busy: number }>`SELECT CASE WHEN EXISTS (SELECT 1 FROM a2a_push_configs WHERE finished = 0)
-        OR EXISTS (SELECT 1 FROM a2a_push_outbox WHERE done_at IS NULL) THEN 1 ELSE 0 END AS busy`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ busy: Schema.Number })))),
-      Effect.map((rows) => (rows[0]?.busy ?? 0) !== 0)
-    ),
+    nextDue: (after) =>
+      sql<{ at: number | null }>`SELECT min(next_at) AS at FROM a2a_push_outbox WHERE done_at IS NULL AND next_at > ${after}`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ at: Schema.NullOr(Schema.Number) })))),
+        Effect.map((rows) => Option.fromNullable(rows[0]?.at ?? null).pipe(Option.map(Number)))
+      ),
     puts: SubscriptionRef.get(putMark),
     putSince: (seen) => putMark.changes.pipe(Stream.filter((n) => n !== seen), Stream.runHead, Effect.asVoid)
   }

@@ -1,6 +1,5 @@
 /**
- * The push worker: one fiber in the daemon's scope that, every A2A_PUSH_POLL_MS while it has
- * something to do (a config whose task has not ended, a notification not yet sent: `busy`),
+ * The push worker: one fiber in the daemon's scope that, at each wake-up (below),
  *
  * 1. dispatches: for every config whose task has not ended, reads its run's current state (through
  *    `render`, which the daemon wires to the A2A face's task view, redacted as every read is) and,
@@ -15,18 +14,18 @@
  *    (`backoffMs`) until A2A_PUSH_ATTEMPTS_MAX attempts or A2A_PUSH_DELIVERY_MAX_MS after it was
  *    enqueued, then given up (the outcome says why). One row's failure is that row's attempt only.
  *
- * With nothing to do it sleeps (issue 41: an idle daemon does not poll): it wakes when this process
- * puts a config (`PushConfigs.putSince`), when another process commits to the runs (the change
- * feed's `runs` topic: another replica's task), and otherwise every A2A_PUSH_IDLE_MS, for a config
- * another process put that nothing announced.
+ * It never polls (issues 41 and 39): it wakes on a config put here, an attempt's end, a change to a
+ * run it pushes (written here, or another process's commit), and at the earliest end of a backoff,
+ * the one wake-up the clock brings (`PushWorkerLive`). With nothing to do it sleeps until a put.
  *
  * The backoff lives in the row (`next_at`), not in a fiber's Schedule, so a restart resumes it.
  * Delivery is at-least-once: a POST that reached the receiver but whose answer was lost is sent
  * again, with the same delivery id.
  */
 import { randomUUID } from "node:crypto"
-import { Cause, Clock, Duration, Effect, FiberSet, Layer, Option, Queue, Schema, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, FiberSet, Layer, Option, Queue, Schema, Stream, SubscriptionRef } from "effect"
 import { ChangeFeed } from "../../storage/ChangeFeed.ts"
+import { Ledger } from "../runs/Ledger.ts"
 import { AppConfig } from "../../config/AppConfig.ts"
 import type { ResolvedConfig } from "../../config/load.ts"
 import { A2aSection } from "../../config/schema.ts"
@@ -37,7 +36,6 @@ import {
   A2A_PUSH_BACKOFF_FIRST_MS,
   A2A_PUSH_BACKOFF_MAX_MS,
   A2A_PUSH_DELIVERY_MAX_MS,
-  A2A_PUSH_IDLE_MS,
   A2A_PUSH_PER_PASS,
   A2A_PUSH_POLL_MS
 } from "../../domain/limits.ts"
@@ -74,7 +72,8 @@ export const allowRulesOf = (entries: ReadonlyArray<string>): ReadonlyArray<Allo
     return typeof rule === "string" ? [] : [rule]
   })
 
-export const dispatchPass = <R>(render: PushRender<R>) =>
+/** One dispatch: how many notifications it enqueued, and the runs whose configs are active (the worker's wake-ups). */
+const dispatch = <R>(render: PushRender<R>) =>
   Effect.gen(function* () {
     const store = yield* PushConfigs
     const configs = yield* store.active(CONFIGS_PER_PASS)
@@ -97,8 +96,11 @@ export const dispatchPass = <R>(render: PushRender<R>) =>
         if (advanced) enqueued++
       }
     }
-    return enqueued
+    return { enqueued, runs: new Set(byRun.keys()) }
   })
+
+/** One dispatch pass (the tests'): answers how many notifications it enqueued. */
+export const dispatchPass = <R>(render: PushRender<R>) => Effect.map(dispatch(render), (d) => d.enqueued)
 
 /** What one attempt came to: an answer that delivers it, a failure (why), or its config is gone. */
 type Attempt =
@@ -230,6 +232,8 @@ export const makeDeliverer = (rules: ReadonlyArray<AllowRule>, bounds: PushBound
     const context = yield* Effect.context<PushConfigs | WebhookResolver>()
     const fibers = yield* FiberSet.make<void, never>()
     const running = new Map<string, Slot>()
+    // Moves as each attempt ends (a slot freed, a row delivered, given up or due later).
+    const ends = yield* SubscriptionRef.make(0)
     const start = Effect.gen(function* () {
       const due = yield* store.dueFair(yield* Clock.currentTimeMillis, {
         perClient: bounds.perClient,
@@ -240,13 +244,21 @@ export const makeDeliverer = (rules: ReadonlyArray<AllowRule>, bounds: PushBound
       for (const slot of picked) {
         running.set(slot.deliveryId, slot)
         yield* FiberSet.run(fibers, attemptOne(slot.deliveryId, rules, bounds.deadlineMs).pipe(
-          Effect.ensuring(Effect.sync(() => running.delete(slot.deliveryId))),
+          Effect.ensuring(Effect.zipRight(Effect.sync(() => running.delete(slot.deliveryId)), SubscriptionRef.update(ends, (n) => n + 1))),
           Effect.provide(context)
         ))
       }
       return picked.length
     })
-    return { start, idle: FiberSet.awaitEmpty(fibers), inFlight: Effect.sync(() => running.size) }
+    return {
+      start,
+      idle: FiberSet.awaitEmpty(fibers),
+      inFlight: Effect.sync(() => running.size),
+      /** How many attempts have ended so far (a moving mark for `endedSince`). */
+      ended: SubscriptionRef.get(ends),
+      /** Waits (without polling) until an attempt ends after the mark `seen` of `ended`. */
+      endedSince: (seen: number) => ends.changes.pipe(Stream.filter((n) => n !== seen), Stream.runHead, Effect.asVoid)
+    }
   })
 
 /** One pass that waits for its attempts (the tests'): answers how many it started. */
@@ -258,7 +270,20 @@ export const deliverPass = (rules: ReadonlyArray<AllowRule>, bounds: PushBounds 
     return started
   }))
 
-/** The worker fiber, for the daemon's scope; a failed pass is logged and the next one tries again. */
+/**
+ * The worker fiber, for the daemon's scope; a failed pass is logged and tried again after
+ * A2A_PUSH_POLL_MS. Between passes it waits, with no poll, for the first of:
+ *
+ * - a config put in this process (`PushConfigs.putSince`);
+ * - an attempt ending (`endedSince`: its slot is free for another due notification), which brings
+ *   delivery alone, as the backoff's end below does (no state moved);
+ * - the earliest backoff's end among the notifications not yet sent (`PushConfigs.nextDue`): the
+ *   one wake-up the clock brings, since time is what makes a retry due;
+ * - a run with an active config written in this process (the ledger's `written`, when the process
+ *   has a ledger), or another process's commit to it (the change feed's `runs`; a change that names
+ *   no run, as SQLite's, counts for every run). A pass follows such a change at most once per
+ *   A2A_PUSH_POLL_MS (a live run writes many times a second): one pass for a burst.
+ */
 export const PushWorkerLive = <R>(render: PushRender<R>) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
@@ -270,30 +295,70 @@ export const PushWorkerLive = <R>(render: PushRender<R>) =>
       const deliverer = yield* makeDeliverer(rules, pushBoundsOf(config.a2a))
       // Runs answer once the daemon is ready (its runs re-attached): the first pass waits for that.
       const ready = lifecycle.started
+      // The runs whose configs the last pass found active: a change to another run wakes nothing.
+      let watched: ReadonlySet<string> = new Set()
       // Dispatch and delivery fail apart: a failed dispatch does not hold back the due notifications.
-      const pass = Effect.zipRight(
-        dispatchPass(render).pipe(Effect.catchAllCause((cause) => Effect.logWarning("push: a dispatch pass failed", cause))),
-        deliverer.start.pipe(Effect.catchAllCause((cause) => Effect.logWarning("push: a delivery pass failed", cause)))
-      ).pipe(Effect.provide(context))
+      // Answers whether either failed.
+      const dispatched = dispatch(render).pipe(
+        Effect.tap((d) => Effect.sync(() => { watched = d.runs })),
+        Effect.as(false),
+        Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: a dispatch pass failed", cause), true)),
+        Effect.provide(context)
+      )
+      const delivered = deliverer.start.pipe(Effect.as(false), Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: a delivery pass failed", cause), true)))
+      // A whole pass (dispatch, then delivery) or delivery alone; answers whether any part failed.
+      const pass = (whole: boolean) => (whole ? Effect.zipWith(dispatched, delivered, (a, b) => a || b) : delivered)
       const store = yield* PushConfigs
       const feed = yield* Effect.serviceOption(ChangeFeed)
-      // Another process committed to the runs: subscribed now, so none is missed while a pass runs
-      // (one kept: any number of them is one more pass).
-      const otherCommit = yield* Queue.sliding<void>(1)
+      const ledger = yield* Effect.serviceOption(Ledger)
+      // A change to a watched run: subscribed now, so none is missed while a pass runs (one kept:
+      // any number of them is one more pass).
+      const runChanged = yield* Queue.sliding<void>(1)
+      const offer = Effect.asVoid(Queue.offer(runChanged, undefined))
+      if (Option.isSome(ledger)) {
+        const here = yield* ledger.value.written
+        yield* here.pipe(Stream.runForEach((runId) => (watched.has(runId) ? offer : Effect.void)), Effect.forkScoped)
+      }
       if (Option.isSome(feed)) {
         const runs = yield* feed.value.subscribe("runs")
-        yield* runs.pipe(Stream.filter((c) => c.origin === "other"), Stream.runForEach(() => Queue.offer(otherCommit, undefined)), Effect.forkScoped)
+        yield* runs.pipe(
+          Stream.filter((c) => c.origin === "other" && (c.key === undefined || watched.has(c.key))),
+          Stream.runForEach(() => offer),
+          Effect.forkScoped
+        )
       }
       const poll = Duration.millis(A2A_PUSH_POLL_MS)
-      // The put mark is read before the pass: a put during it is a reason to look again at once.
-      // Other processes' commits wake it at the busy pace at most (a busy fleet does not spin it).
-      const turn = Effect.gen(function* () {
-        const mark = yield* store.puts
-        yield* pass
-        const busy = yield* store.busy.pipe(Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: reading whether work is left failed", cause), true)))
-        if (busy) return yield* Effect.sleep(poll)
-        yield* Effect.raceFirst(store.putSince(mark), Effect.zipRight(Queue.take(otherCommit), Effect.sleep(poll))).pipe(Effect.timeout(Duration.millis(A2A_PUSH_IDLE_MS)), Effect.ignore)
+      // When the last dispatch began (run changes bring one at most every A2A_PUSH_POLL_MS).
+      let dispatchedAt = Number.NEGATIVE_INFINITY
+      // One turn: a pass, then the wait for the next wake-up, which says what the next pass is: a
+      // put, a run's change or a failure bring a whole one; an attempt's end or a due backoff only
+      // delivery (the states have not moved). The marks are read before the pass: a put or an
+      // attempt's end during it is a reason to look again at once.
+      const turn = (whole: boolean) => Effect.gen(function* () {
+        const putMark = yield* store.puts
+        const endMark = yield* deliverer.ended
+        if (whole) {
+          // The dispatch reads every run it watches: changes before it are covered.
+          yield* Queue.takeAll(runChanged)
+          dispatchedAt = yield* Clock.currentTimeMillis
+        }
+        const failed = yield* pass(whole)
+        const now = yield* Clock.currentTimeMillis
+        const due = yield* store.nextDue(now).pipe(
+          Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: reading when a notification is due failed", cause), Option.none<number>()))
+        )
+        const wakes: Array<Effect.Effect<boolean>> = [
+          Effect.as(store.putSince(putMark), true),
+          Effect.as(deliverer.endedSince(endMark), false),
+          Effect.zipRight(
+            Queue.take(runChanged),
+            Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.as(Effect.sleep(Duration.millis(Math.max(0, dispatchedAt + A2A_PUSH_POLL_MS - t))), true))
+          )
+        ]
+        if (Option.isSome(due)) wakes.push(Effect.as(Effect.sleep(Duration.millis(Math.max(0, due.value - now))), false))
+        if (failed) wakes.push(Effect.as(Effect.sleep(poll), true))
+        return yield* Effect.raceAll(wakes)
       })
-      yield* ready.pipe(Effect.zipRight(Effect.forever(turn)), Effect.forkScoped)
+      yield* ready.pipe(Effect.zipRight(Effect.iterate(true, { while: () => true, body: turn })), Effect.forkScoped)
     })
   )

@@ -7,9 +7,10 @@
  * Tokens come from Hermes's `usage` as the ledger keeps it (`total_tokens`, else input + output).
  */
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, type Scope, Stream } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { createHash } from "node:crypto"
+import { ChangeFeed, type Topic } from "../../storage/ChangeFeed.ts"
 import { Clients } from "../auth/Clients.ts"
 import { type BriefFilter, Ledger, type LedgerError, type RunBrief } from "../runs/Ledger.ts"
 import { type StopRequest, StopRequests } from "./stopRequests.ts"
@@ -80,11 +81,15 @@ const toSummary = ({ usageText, ...brief }: RunBrief, stop: StopRequest | undefi
 /** What a console read fails with: the ledger's error, or the stop requests' and clients' own. */
 export type ConsoleReadError = LedgerError | SqlError | ParseError
 
+/** The change feed's topics that may move the console's version. */
+const WATCHED: ReadonlyArray<Topic> = ["runs", "stops", "keys"]
+
 /** The console's reads, each through its table's owner: the ledger, the stop requests, Auth's clients. */
 export const makeConsoleQueries = Effect.gen(function* () {
   const ledger = yield* Ledger
   const stops = yield* StopRequests
   const clientsTable = yield* Clients
+  const feed = yield* Effect.serviceOption(ChangeFeed)
 
   const withStops = (briefs: ReadonlyArray<RunBrief>) =>
     Effect.map(stops.forRuns(briefs.map((b) => b.runId)), (byRun) => briefs.map((b) => toSummary(b, byRun.get(b.runId))))
@@ -137,16 +142,10 @@ export const makeConsoleQueries = Effect.gen(function* () {
    * their last write, ended ones by count and newest end), a stop request, a client added, used,
    * revoked or rotated. Cheap: the live-runs and ended indexes, and two small tables.
    */
-  const watched = Effect.all([ledger.version, stops.version, clientsTable.version]).pipe(
-    Effect.map((parts) => ({
-      // Hashed: the raw text holds key digests, and the page carries the version in its markup.
-      version: createHash("sha256").update(parts.join(":")).digest("hex").slice(0, 16),
-      // The ledger's part ends with the count of live runs (`….<n>`): while any is live, the
-      // console's feed reads again every second; otherwise it waits for a change (issue 41).
-      live: Number(parts[0].split(".").at(-1) ?? "0") > 0
-    }))
+  const version = Effect.all([ledger.version, stops.version, clientsTable.version]).pipe(
+    // Hashed: the raw text holds key digests, and the page carries the version in its markup.
+    Effect.map((parts) => createHash("sha256").update(parts.join(":")).digest("hex").slice(0, 16))
   )
-  const version = Effect.map(watched, (w) => w.version)
 
   /**
    * The queue for Hermes's capacity: runs waiting per profile, and each waiting run's place
@@ -162,7 +161,21 @@ export const makeConsoleQueries = Effect.gen(function* () {
     return { depths, places }
   })
 
-  return { runs, run, clients, filterChoices, version, watched, queue }
+  /**
+   * Subscribes now to what may move `version`: each run inserted or written in this process (the
+   * ledger's `written`), and the change feed's `runs`, `stops` and `keys` topics (another process's
+   * commit; a stop request or a key changed here). What none of them announces (a client's last
+   * use, written at most once a minute per client; the retention sweep) waits for the caller's own
+   * safety read.
+   */
+  const changes: Effect.Effect<Stream.Stream<void>, never, Scope.Scope> = Effect.gen(function* () {
+    const here = yield* ledger.written
+    const topics = Option.isSome(feed) ? yield* Effect.forEach(WATCHED, (t) => feed.value.subscribe(t)) : []
+    const all: ReadonlyArray<Stream.Stream<void>> = [here, ...topics].map((s: Stream.Stream<unknown>) => Stream.as(s, undefined))
+    return Stream.mergeAll(all, { concurrency: "unbounded" })
+  })
+
+  return { runs, run, clients, filterChoices, version, changes, queue }
 })
 
 export type ConsoleQueries = Effect.Effect.Success<typeof makeConsoleQueries>

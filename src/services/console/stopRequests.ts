@@ -5,9 +5,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, type Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import type { StopActor } from "../runs/Runs.ts"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 
 export interface StopRequest {
   readonly runId: string
@@ -67,6 +68,10 @@ const decodeValues = Schema.decodeUnknown(Schema.Array(Schema.Struct({ v: Schema
 
 export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  // A request made or carried out here is told to this process's subscribers of `stops` (the
+  // console's page); other processes hear the commit through their change feed.
+  const feed = yield* Effect.serviceOption(ChangeFeed)
+  const announce = (runId: string) => (Option.isSome(feed) ? feed.value.notify("stops", runId) : Effect.void)
   const get = (runId: string) =>
     sql`SELECT * FROM run_stop_requests WHERE run_id = ${runId}`.pipe(
       Effect.flatMap(decodeRows),
@@ -82,6 +87,7 @@ export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient
           WHERE run_stop_requests.done_at IS NOT NULL`
         const stored = yield* get(runId)
         if (Option.isNone(stored)) return yield* Effect.dieMessage(`the stop request of ${runId} was written but cannot be read back`)
+        yield* announce(runId)
         return stored.value
       }),
     get,
@@ -92,7 +98,7 @@ export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient
     finish: (runId, outcome) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         sql`UPDATE run_stop_requests SET done_at = ${now}, outcome = ${outcome} WHERE run_id = ${runId} AND done_at IS NULL`
-      ).pipe(Effect.asVoid),
+      ).pipe(Effect.zipRight(announce(runId))),
     forRuns: (runIds) =>
       runIds.length === 0
         ? Effect.succeed(new Map())
@@ -117,3 +123,25 @@ export const makeStopRequests: Effect.Effect<StopRequestsShape, never, SqlClient
 
 /** The stop requests over the `SqlClient` in context. */
 export const StopRequestsLive = Layer.effect(StopRequests, makeStopRequests)
+
+/**
+ * The outcome of `runId`'s stop request once a daemon carried it out (`agent-bridge runs stop`
+ * reports it): `None` when it was not carried out within `within` (no daemon running, or a slow
+ * one). Reads the request now, then again at each change of the change feed's `stops` topic (the
+ * daemon's commit; subscribed before the first read, so none is missed), never on a poll.
+ */
+export const awaitOutcome = (store: StopRequestsShape, runId: string, within: Duration.DurationInput): Effect.Effect<Option.Option<string | null>, SqlError | ParseError> =>
+  Effect.gen(function* () {
+    const feed = yield* Effect.serviceOption(ChangeFeed)
+    const changes = Option.isSome(feed) ? yield* feed.value.subscribe("stops") : Stream.never
+    const outcome = Effect.map(store.get(runId), Option.flatMap((r) => (r.doneAt === null ? Option.none() : Option.some(r.outcome))))
+    const now = yield* outcome
+    if (Option.isSome(now)) return now
+    const later = yield* changes.pipe(
+      Stream.buffer({ capacity: 1, strategy: "sliding" }),
+      Stream.mapEffect(() => outcome),
+      Stream.filterMap((o) => o),
+      Stream.runHead
+    )
+    return later
+  }).pipe(Effect.scoped, Effect.timeoutOption(within), Effect.map(Option.flatten))

@@ -6,7 +6,7 @@
  *
  * This file is the interface; `LedgerSql.ts` implements it. Tests swap in failing doubles.
  */
-import type { Effect, Option } from "effect"
+import type { Effect, Option, Scope, Stream } from "effect"
 import { Context, Data } from "effect"
 import type { NewEvent } from "../../domain/runs/events.ts"
 import type { OutputSlice } from "../../domain/runs/window.ts"
@@ -166,6 +166,12 @@ export interface LedgerShape {
   /** Inserts a run and its first event (`run.started`, or `run.queued` for a queued run). */
   readonly insert: (run: NewRun) => Effect.Effect<RunRecord, LedgerError | IdempotencyTaken | ClientAtCap | ClientQueueFull>
   readonly get: (runId: string) => Effect.Effect<Option.Option<RunRecord>, LedgerError>
+  /**
+   * Subscribes now to this process's committed writes: the id of each run inserted or written
+   * here from the moment this returns, until the scope closes (a sliding hub: a slow reader loses
+   * old ids, never the newest). Other processes' writes are the change feed's (`runs` topic).
+   */
+  readonly written: Effect.Effect<Stream.Stream<string>, never, Scope.Scope>
   /**
    * The run when `client` owns it (`null`: whoever does, the admin's read), by id and owner in one
    * statement: another client's run id and an id nobody minted take the same path and the same

@@ -4,12 +4,12 @@
  * `sqlite/LedgerSqlite.ts`), and what a write means from `ledgerWrite.ts`.
  */
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Clock, Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, Clock, Effect, Layer, Option, PubSub, Schema, Stream } from "effect"
 import type { ParseError } from "effect/ParseResult"
 import { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { Metrics } from "../../common/Metrics.ts"
-import { ChangeFeed } from "../../storage/ChangeFeed.ts"
+import { HUB_CAPACITY } from "../../storage/ChangeFeed.ts"
 import { ClientAtCap, ClientQueueFull, IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type ListFilter, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
 import { ledgerDialect } from "./ledgerDialect.ts"
 import { isEmptyChange, OUTPUT_CHUNK_BYTES, planWrite, replaceNeedsStoredOutput } from "./ledgerWrite.ts"
@@ -99,10 +99,13 @@ const count = (rows: ReadonlyArray<unknown>) => Effect.map(decodeCounts(rows), (
 export const makeLedgerSql = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const metrics = yield* Metrics
-  // A run recorded here is announced to this process at once (the console's idle page reads again
-  // on it instead of at its next keep-alive); other processes hear the commit through their feed.
-  const feed = yield* Effect.serviceOption(ChangeFeed)
-  const announce = (runId: string) => (Option.isSome(feed) ? feed.value.notify("runs", runId) : Effect.void)
+  // A run recorded or written here is announced to this process's `written` subscribers once
+  // committed (the console's page and the push worker wake on it, never on a timer); other
+  // processes hear the commit through their change feed. A hub of its own, not the feed's `runs`
+  // topic: every wait subscribes to that one (for other processes' commits), and a live run writes
+  // many times a second.
+  const writes = yield* PubSub.sliding<string>(HUB_CAPACITY)
+  const announce = (runId: string) => PubSub.publish(writes, runId)
   const dialect = yield* ledgerDialect(sql)
   const inTransaction = transactionKeepingCause(sql)
   const fail = (operation: string) => (cause: unknown) => new LedgerError({ operation, cause })
@@ -207,6 +210,8 @@ export const makeLedgerSql = Effect.gen(function* () {
 
     get: (runId) => getRow(runId).pipe(Effect.mapError(fail("get"))),
 
+    written: Effect.map(PubSub.subscribe(writes), (queue) => Stream.fromQueue(queue)),
+
     getOwned: (runId, client) =>
       (client === null ? getRow(runId) : sql`SELECT * FROM runs WHERE run_id = ${runId} AND client = ${client}`.pipe(Effect.flatMap(firstRecord))).pipe(
         Effect.mapError(fail("getOwned"))
@@ -254,13 +259,17 @@ export const makeLedgerSql = Effect.gen(function* () {
       let ended: RunRecord | null = null
       // A queued run given its Hermes run id: started now (counted once committed).
       let started: RunRecord | null = null
+      // Whether the transaction wrote anything (an empty change announces nothing).
+      let wrote = false
       return Effect.gen(function* () {
         ended = null
         started = null
+        wrote = false
         const found = yield* getRowForWrite(runId)
         if (Option.isNone(found)) return yield* new LedgerRunMissing({ runId })
         const { change, result } = f(found.value)
         if (isEmptyChange(change)) return { record: found.value, appended: [], result } satisfies Modified<A>
+        wrote = true
         const now = yield* Clock.currentTimeMillis
         const { record, appended } = yield* write(found.value, change, now)
         if (found.value.endedAt === null && record.endedAt !== null) ended = record
@@ -274,6 +283,7 @@ export const makeLedgerSql = Effect.gen(function* () {
           const s: RunRecord | null = started
           if (s !== null) metrics.runStarted(s.client, s.face)
         })),
+        Effect.tap(() => (wrote ? announce(runId) : Effect.void)),
         Effect.catchTags({ SqlError: (e) => Effect.fail(fail("modify")(e)), ParseError: (e) => Effect.fail(fail("modify")(e)) })
       )
     },

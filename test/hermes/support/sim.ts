@@ -30,6 +30,18 @@ export const simStatus = (runId: string, status: string) =>
     }
   }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`run ${runId} never reached ${status}`) }))
 
+/** Waits until the client has asked for the run's status `times` more times from now (it is polling). */
+export const polledAgain = (runId: string, times: number) =>
+  Effect.gen(function* () {
+    const sim = yield* Simulator
+    const polls = Effect.map(sim.requests, (reqs) => reqs.filter((r) => r.path === `/v1/runs/${runId}`).length)
+    const from = yield* polls
+    for (;;) {
+      if ((yield* polls) >= from + times) return
+      yield* Effect.sleep("5 millis")
+    }
+  }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`the client did not ask for run ${runId}'s status ${times} more times`) }))
+
 /**
  * Follows in the background, keeping what arrived, so a test can act once a given event came
  * (e.g. answer a request only after the follower announced it).
@@ -47,5 +59,5 @@ export const followInBackground = <E, R>(s: Stream.Stream<HermesEvent, E, R>) =>
         }
       }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the follower never sent the awaited event") }))
     const done = Effect.zipRight(Fiber.join(fiber), Ref.get(seen))
-    return { waitFor, done }
+    return { waitFor, done, seen: Ref.get(seen) }
   })
