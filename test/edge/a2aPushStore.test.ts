@@ -15,7 +15,7 @@ import { sweepPushConfigs } from "../../src/services/a2aPush/pushRetention.ts"
 import { ClientQuotasFor } from "../../src/services/quotas/ClientQuotas.ts"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
-import { newRun } from "../runs/support/newRun.ts"
+import { newRun } from "../support/records.ts"
 import { TestDb } from "../support/testDb.ts"
 import { documentedVerifier, startReceiver } from "./support/pushReceiver.ts"
 
