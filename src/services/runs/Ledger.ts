@@ -137,22 +137,18 @@ export interface ListFilter {
   readonly after?: string | undefined
 }
 
-/** A run as the operator's console lists it: the row's facts and its newest event. */
-export interface RunBrief {
-  readonly runId: string
-  readonly client: string
-  readonly agent: string
-  readonly profile: string
-  readonly status: RunStatus
-  readonly createdAt: number
-  readonly updatedAt: number
-  readonly endedAt: number | null
-  /** Hermes's usage as stored (JSON text); the console shows what parses. */
-  readonly usageText: string | null
-  readonly lastEventType: string | null
-  readonly lastEventAt: number | null
-  readonly face: RunFace
-}
+/**
+ * A run as the operator's console lists it: the row's facts (the record's own fields, declared
+ * there) and its newest event. `usageText` is Hermes's usage as stored (JSON text; the console
+ * shows what parses).
+ */
+export const RunBrief = Schema.Struct({
+  ...RunRecord.pick("runId", "client", "agent", "profile", "status", "createdAt", "updatedAt", "endedAt", "face").fields,
+  usageText: Schema.NullOr(Schema.String),
+  lastEventType: Schema.NullOr(Schema.String),
+  lastEventAt: Schema.NullOr(Schema.Int)
+})
+export interface RunBrief extends Schema.Schema.Type<typeof RunBrief> {}
 
 export interface BriefFilter {
   readonly client?: string | undefined
