@@ -7,7 +7,7 @@
  * passes every A2A_PUSH_POLL_MS, as it did. On both dialects (`TestDb`).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Option, Redacted, Ref, TestClock } from "effect"
+import { Chunk, Effect, Layer, Option, Ref, TestClock } from "effect"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { LifecycleReady } from "../../src/common/Lifecycle.ts"
 import { A2A_PUSH_IDLE_MS, A2A_PUSH_POLL_MS } from "../../src/domain/limits.ts"
@@ -16,6 +16,7 @@ import { PushWorkerLive } from "../../src/services/a2aPush/PushWorker.ts"
 import { WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
 import { ChangeFeedBump, ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { testConfig } from "../support/daemon.ts"
+import { newConfig } from "../support/records.ts"
 import { TestDb } from "../support/testDb.ts"
 
 /** The real store over `TestDb`, counting the worker's passes (its reads of the active configs). */
@@ -38,7 +39,7 @@ const passesReach = (passes: Ref.Ref<number>, n: number, inMs: number) =>
 
 const put = (runId: string) =>
   Effect.flatMap(PushConfigs, (s) =>
-    s.put({ runId, id: "c", client: "alice", url: "http://127.0.0.1:9/hook", token: "t", tokenGiven: true, authScheme: "", authCredentials: "", signingSecret: Redacted.make("") })
+    s.put(newConfig(runId, "c", { url: "http://127.0.0.1:9/hook" }))
   )
 
 describe("the push worker, idle", () => {
