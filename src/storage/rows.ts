@@ -53,14 +53,38 @@ export const storedRow = <Fields extends RecordFields>(
   type A = Schema.Struct.Type<Fields>
   const keys = Object.keys(record.fields) as Array<keyof Fields & string>
   const column = (key: keyof Fields & string): string => columns[key] ?? columnOf(key)
+  const names = keys.map(column)
+  // The row Schema proper (each field from its column): what a failed decode is reported through,
+  // so that the error names the column. Its renaming costs about twice the plain record's decode,
+  // so a read renames the columns by hand and decodes the record Schema, and only a row that fails
+  // is decoded again here for the message.
   const row = Schema.Struct(
     Object.fromEntries(keys.map((key) => [key, Schema.propertySignature(record.fields[key]!).pipe(Schema.fromKey(column(key)))]))
   ) as unknown as Schema.Schema<A, Record<string, unknown>>
+  const decodeRows = Schema.decodeUnknownEither(Schema.Array(row))
   // Either, not Effect: owners decode on hot reads, and the synchronous decoder skips a fiber step per batch.
-  const decode = Schema.decodeUnknownEither(Schema.Array(row))
-  const encode = Schema.encodeEither(row)
+  const plain = record as unknown as Schema.Schema<A, Record<string, unknown>>
+  const decodeRecords = Schema.decodeUnknownEither(Schema.Array(plain))
+  const encodeRecord = Schema.encodeEither(plain)
+  const fields = (rows: ReadonlyArray<unknown>): Array<Record<string, unknown>> =>
+    rows.map((r) => {
+      const values = (typeof r === "object" && r !== null ? r : {}) as Record<string, unknown>
+      const out: Record<string, unknown> = {}
+      for (let i = 0; i < keys.length; i++) if (names[i]! in values) out[keys[i]!] = values[names[i]!]
+      return out
+    })
+  const decode = (rows: ReadonlyArray<unknown>): Either.Either<ReadonlyArray<A>, ParseError> => {
+    const decoded = decodeRecords(fields(rows))
+    return Either.isRight(decoded) ? decoded : Either.flatMap(decodeRows(rows), () => decoded)
+  }
+  const encode = (value: A): Either.Either<Record<string, unknown>, ParseError> =>
+    Either.map(encodeRecord(value), (encoded) => {
+      const out: Record<string, unknown> = {}
+      for (let i = 0; i < keys.length; i++) out[names[i]!] = encoded[keys[i]!]
+      return out
+    })
   return {
-    columns: keys.map(column),
+    columns: names,
     decode,
     encode,
     changed: (before, after, always = []) =>

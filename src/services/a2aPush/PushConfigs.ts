@@ -180,11 +180,10 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
         const existing = yield* get(c.runId, c.id)
         if (Option.isSome(existing)) {
           const token = c.tokenGiven ? c.token : existing.value.token
-          const kept = Redacted.value(existing.value.signingSecret)
-          const secret = kept === "" ? Redacted.value(c.signingSecret) : kept
+          const signingSecret = Redacted.value(existing.value.signingSecret) === "" ? c.signingSecret : existing.value.signingSecret
           const set = yield* configRows.changed(existing.value, {
-            ...existing.value, url: c.url, token, authScheme: c.authScheme, authCredentials: c.authCredentials, signingSecret: Redacted.make(secret)
-          }, ["url"])
+            ...existing.value, url: c.url, token, authScheme: c.authScheme, authCredentials: c.authCredentials, signingSecret
+          }, ["url"]) // (at least one column: a put that changes nothing is still an UPDATE)
           yield* sql`UPDATE a2a_push_configs SET ${sql.update(set)} WHERE run_id = ${c.runId} AND config_id = ${c.id}`
         } else {
           const count = yield* sql<{ n: number }>`SELECT count(*) AS n FROM a2a_push_configs WHERE run_id = ${c.runId}`
