@@ -1,7 +1,9 @@
 /**
  * The run ledger's SQL (migration 0002_ledger): portable statements through `@effect/sql`'s `sql`
  * template, the few that differ by dialect from `ledgerDialect.ts` (SQLite's in
- * `sqlite/LedgerSqlite.ts`), and what a write means from `ledgerWrite.ts`.
+ * `sqlite/LedgerSqlite.ts`), and what a write means from `ledgerWrite.ts`. The `runs` row is the
+ * record Schema's (`RunRecord` in `Ledger.ts`, through `storage/rows.ts`): no column is spelled
+ * here but in WHERE and ORDER BY clauses, and the queue's `admitted_at`.
  */
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Clock, Effect, Layer, Option, Schema } from "effect"
