@@ -83,18 +83,14 @@ export class TooManyConfigs extends Data.TaggedError("TooManyConfigs")<{ readonl
 const configRows = storedRow(PushConfig, { id: "config_id" })
 const deliveryRows = storedRow(Delivery)
 
-export interface NewConfig {
-  readonly runId: string
-  readonly id: string
-  readonly client: string
-  readonly url: string
-  readonly token: string
+/**
+ * What a put gives: the config's fields but those the store fills (its time, and the state the
+ * worker moves on), so a new column a put writes is here without a word. `signingSecret` is a new
+ * secret; a config replaced keeps the one it has.
+ */
+export interface NewConfig extends Omit<PushConfig, "createdAt" | "lastState" | "finished"> {
   /** False when the bridge made the token; a retried request that replaces the config keeps the one made before. */
   readonly tokenGiven: boolean
-  readonly authScheme: string
-  readonly authCredentials: string
-  /** A new signing secret; a config replaced keeps the one it has. */
-  readonly signingSecret: Redacted.Redacted<string>
 }
 
 type Op<A> = Effect.Effect<A, SqlError | ParseError>
