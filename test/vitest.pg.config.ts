@@ -98,6 +98,7 @@ export const PG_FILES = [
   "test/runs/window.test.ts",
   "test/storage/changeFeedPg.test.ts",
   "test/storage/clockTimes.test.ts",
+  "test/storage/portableMigration.test.ts",
   "test/storage/rowOrder.test.ts",
   "test/storage/testDb.test.ts",
   "test/teach/cli-inbox.test.ts",

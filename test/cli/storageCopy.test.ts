@@ -32,7 +32,7 @@ import { connectMcp, testConfig } from "../support/daemon.ts"
 import { spawnDaemon } from "../support/daemonProcess.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
 import { usePostgres } from "../support/postgres.ts"
-import { newRun } from "../runs/support/newRun.ts"
+import { newRun } from "../support/records.ts"
 
 const pg = usePostgres()
 const STORAGE = { pool_max: 2, statement_timeout_ms: 30_000 } as const

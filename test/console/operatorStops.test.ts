@@ -17,13 +17,10 @@ import type { StopActor } from "../../src/services/runs/Runs.ts"
 import { RunsTest } from "../../src/services/runs/RunsTest.ts"
 import { Ledger, type NewRun } from "../../src/services/runs/Ledger.ts"
 import { LedgerTest } from "../../src/services/runs/LedgerTest.ts"
+import { newRun as baseRun } from "../support/records.ts"
 import { TestDb } from "../support/testDb.ts"
 
-const newRun = (runId: string, status: NewRun["status"] = "running"): NewRun => ({
-  runId, client: "alice", agent: "hermes", profile: "default", hermesRunId: `h_${runId}`, status, input: "in",
-  instructions: null, sessionKey: null, reasoningEffort: null, idempotencyKey: null, fingerprint: "fp", face: "mcp",
-  started: { type: "run.started", data: {} }
-})
+const newRun = (runId: string, status: NewRun["status"] = "running"): NewRun => baseRun(runId, { status })
 
 type Answer = "ok" | "not_found" | "hermes_down" | "unavailable"
 

@@ -18,7 +18,7 @@ import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
 import { TestDb } from "../support/testDb.ts"
 import { ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { testConfig } from "../support/daemon.ts"
-import { newRun } from "../runs/support/newRun.ts"
+import { newRun } from "../support/records.ts"
 
 const owners = Layer.mergeAll(LedgerLive, StopRequestsLive, ClientsLive).pipe(Layer.provideMerge(TestDb))
 

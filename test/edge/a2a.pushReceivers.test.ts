@@ -7,7 +7,7 @@
  * resolver answers (each name is a receiving host of its own).
  */
 import net from "node:net"
-import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { LifecycleReady } from "../../src/common/Lifecycle.ts"
@@ -15,6 +15,7 @@ import { makePushConfigs, PushConfigs } from "../../src/services/a2aPush/PushCon
 import { pickStarts, PushWorkerLive, type Slot, type TaskSnapshot } from "../../src/services/a2aPush/PushWorker.ts"
 import { WebhookResolverTest } from "../../src/services/a2aPush/WebhookResolver.ts"
 import { testConfig } from "../support/daemon.ts"
+import { newConfig } from "../support/records.ts"
 import { TestDb } from "../support/testDb.ts"
 import { eventually, type Receiver, startReceiver } from "./support/pushReceiver.ts"
 
@@ -133,7 +134,7 @@ describe("receivers that are slow, failing or malicious delay nobody else", () =
     const runtime = ManagedRuntime.make(Layer.provideMerge(PushWorkerLive(render), base))
     try {
       const put = (runId: string, client: string, url: string) =>
-        runtime.runPromise(Effect.flatMap(PushConfigs, (s) => s.put({ runId, id: "c", client, url, token: "t", tokenGiven: true, authScheme: "", authCredentials: "", signingSecret: Redacted.make("") })))
+        runtime.runPromise(Effect.flatMap(PushConfigs, (s) => s.put(newConfig(runId, "c", { client, url }))))
       for (let i = 0; i < 3; i++) await put(`run_slow${i}`, "mallory", `http://slow.test:${slow.port}/h${i}`)
       for (let i = 0; i < 3; i++) await put(`run_hang${i}`, "mallory", `http://hang.test:${hang.port}/h${i}`)
       failing.script.push(...Array.from({ length: 20 }, () => ({ status: 500 })))

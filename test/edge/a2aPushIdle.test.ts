@@ -15,7 +15,7 @@
  * On both dialects (`TestDb`).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted, Ref, TestClock } from "effect"
+import { Effect, Layer, Option, Ref, TestClock } from "effect"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { LifecycleReady } from "../../src/common/Lifecycle.ts"
 import { A2A_PUSH_POLL_MS } from "../../src/domain/limits.ts"
@@ -27,8 +27,8 @@ import { LedgerTest } from "../../src/services/runs/LedgerTest.ts"
 import { ChangeFeedBump, ChangeFeedTest } from "../../src/storage/ChangeFeed.ts"
 import { testConfig } from "../support/daemon.ts"
 import { sleep, until } from "../support/poll.ts"
+import { newConfig, newRun } from "../support/records.ts"
 import { TestDb } from "../support/testDb.ts"
-import { newRun } from "../runs/support/newRun.ts"
 import { startReceiver } from "./support/pushReceiver.ts"
 
 /** The real store over `TestDb`, counting the worker's passes (its reads of the active configs). */
@@ -80,7 +80,7 @@ describe("the push worker wakes on events", () => {
         // A config put here: dispatched and delivered, the clock standing still.
         yield* ledger.insert(newRun("run_a"))
         states.set("run_a", snapshot("TASK_STATE_WORKING", 1))
-        yield* store.put({ runId: "run_a", id: "c", client: "alice", url: receiver.url, token: "t", tokenGiven: true, authScheme: "", authCredentials: "", signingSecret: Redacted.make("") })
+        yield* store.put(newConfig("run_a", "c", { url: receiver.url, token: "t" }))
         yield* delivered(1)
         expect(receiver.received[0]!.json).toEqual({ state: "TASK_STATE_WORKING", seq: 1 })
         // Busy (the config is active), nothing happening: no pass, however long.

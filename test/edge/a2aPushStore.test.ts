@@ -15,16 +15,14 @@ import { sweepPushConfigs } from "../../src/services/a2aPush/pushRetention.ts"
 import { ClientQuotasFor } from "../../src/services/quotas/ClientQuotas.ts"
 import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
-import { newRun } from "../runs/support/newRun.ts"
+import { newConfig, newRun } from "../support/records.ts"
 import { TestDb } from "../support/testDb.ts"
 import { documentedVerifier, startReceiver } from "./support/pushReceiver.ts"
 
 const Store = Layer.effect(PushConfigs, makePushConfigs).pipe(Layer.provide(TestDb))
 const layer = Layer.merge(Store, WebhookResolverTest(new Map()))
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-const config = (runId: string, id: string, url = "http://127.0.0.1:9/h"): NewConfig => ({
-  runId, id, client: "alice", url, token: "tok", tokenGiven: true, authScheme: "", authCredentials: "", signingSecret: Redacted.make(SECRET)
-})
+const config = (runId: string, id: string, url = "http://127.0.0.1:9/h"): NewConfig => newConfig(runId, id, { url, signingSecret: Redacted.make(SECRET) })
 const rules: ReadonlyArray<AllowRule> = [parseAllowRule("127.0.0.1") as AllowRule, parseAllowRule("bad.test") as AllowRule]
 /** A resolver that dies (throws) for bad.test: a failure no code path expected. */
 const dyingResolver = Layer.succeed(WebhookResolver, {

@@ -23,6 +23,7 @@ import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { servicesLayer } from "../../src/daemon/Daemon.ts"
 import { HermesClientTest } from "../../src/hermes/client/HermesClientTest.ts"
 import { testConfig } from "../support/daemon.ts"
+import { newRun } from "../support/records.ts"
 import { pgDatabaseFor, TEST_DIALECT } from "../support/testDb.ts"
 
 const PG_PASSWORD = "pg-S3cr3t-w0rd!x"
@@ -122,11 +123,7 @@ describe("agent-bridge runs show", () => {
     const shown = await Effect.runPromise(
       Effect.gen(function* () {
         const ledger = yield* Ledger
-        yield* ledger.insert({
-          runId: id, client: "alice", agent: "hermes", profile: "default", hermesRunId: "h_1", status: "running",
-          input: `use ${ADMIN_KEY}`, instructions: null, sessionKey: null, reasoningEffort: null, idempotencyKey: null,
-          fingerprint: "fp", face: "mcp", started: { type: "run.started", data: {} }
-        })
+        yield* ledger.insert(newRun(id, { input: `use ${ADMIN_KEY}` }))
         yield* ledger.modify(id, () => ({
           change: {
             status: "completed",

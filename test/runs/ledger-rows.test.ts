@@ -6,10 +6,11 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { Ledger, ledgerFailureText } from "../../src/services/runs/Ledger.ts"
+import { Ledger, ledgerFailureText, RunRecord } from "../../src/services/runs/Ledger.ts"
+import { columnOf } from "../../src/storage/rows.ts"
 import { LedgerLive } from "../../src/services/runs/LedgerSql.ts"
-import { TestDb } from "../support/testDb.ts"
-import { newRun } from "./support/newRun.ts"
+import { TEST_DIALECT, TestDb } from "../support/testDb.ts"
+import { newRun } from "../support/records.ts"
 
 
 const withLedger = <A, E>(body: Effect.Effect<A, E, Ledger | SqlClient.SqlClient>) =>
@@ -98,5 +99,35 @@ describe("ledger rows that do not decode", () => {
       expect(r.usage).toEqual({ total_tokens: 3 })
       expect(r.pending).toEqual({ request_id: "q1", kind: "clarification", question: "which?", choices: ["a", "b"], multi_select: false })
       expect(r.status).toBe("running")
+    })))
+})
+
+describe("the runs row is the record Schema's", () => {
+  it.effect("every field of RunRecord is a column of runs, written at insert, and every other column is the table's own", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const sql = yield* SqlClient.SqlClient
+      const inserted = yield* ledger.insert(newRun("r1", { instructions: "be brief", sessionKey: "alice:s", face: "a2a" }))
+      const row = (yield* sql`SELECT * FROM runs WHERE run_id = 'r1'`)[0]!
+      const columns = Object.keys(RunRecord.fields).map(columnOf)
+      expect(columns.filter((c) => !(c in row))).toEqual([])
+      // The queue's claim time, and PostgreSQL's insertion order: the table's, not the record's.
+      expect(Object.keys(row).filter((c) => !columns.includes(c)).sort()).toEqual(TEST_DIALECT === "pg" ? ["admitted_at", "insert_seq"] : ["admitted_at"])
+      expect(row.instructions).toBe("be brief")
+      expect(row.session_key).toBe("alice:s")
+      expect(row.face).toBe("a2a")
+      expect(Option.getOrThrow(yield* ledger.get("r1"))).toEqual(inserted)
+    })))
+
+  it.effect("a write changes the columns it changed and leaves the others as stored", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const sql = yield* SqlClient.SqlClient
+      yield* ledger.insert(newRun("r1"))
+      // A column the record's writes never touch, changed behind the ledger: a write of other fields keeps it.
+      yield* sql`UPDATE runs SET input = 'changed elsewhere' WHERE run_id = 'r1'`
+      const { record } = yield* ledger.modify("r1", () => ({ change: { status: "completed", usage: { total_tokens: 1 } }, result: 0 }))
+      const row = (yield* sql<{ input: string; status: string; usage: string; ended_at: number }>`SELECT input, status, usage, ended_at FROM runs WHERE run_id = 'r1'`)[0]!
+      expect(row).toEqual({ input: "changed elsewhere", status: "completed", usage: '{"total_tokens":1}', ended_at: record.endedAt })
     })))
 })

@@ -10,7 +10,7 @@ import { Ledger } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive, OUTPUT_CHUNK_BYTES } from "../../src/services/runs/LedgerSql.ts"
 import { TestDb } from "../support/testDb.ts"
 import { utf8 } from "../../src/domain/runs/window.ts"
-import { newRun } from "./support/newRun.ts"
+import { newRun } from "../support/records.ts"
 
 
 const withLedger = <A, E>(body: Effect.Effect<A, E, Ledger | SqlClient.SqlClient>) =>

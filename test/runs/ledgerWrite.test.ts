@@ -6,15 +6,10 @@
 import { describe, expect, it } from "vitest"
 import { EVENTS_KEPT } from "../../src/domain/limits.ts"
 import { utf8Length } from "../../src/domain/runs/window.ts"
-import type { RunRecord } from "../../src/services/runs/Ledger.ts"
 import { chunkOutput, isEmptyChange, OUTPUT_CHUNK_BYTES, OUTPUT_HEAD_CHARS, planWrite, replaceNeedsStoredOutput } from "../../src/services/runs/ledgerWrite.ts"
+import { runRecord } from "../support/records.ts"
 
-const record = (over: Partial<RunRecord> = {}): RunRecord => ({
-  runId: "r1", client: "alice", agent: "hermes", profile: "default", hermesRunId: "h1", status: "running",
-  input: "in", instructions: null, sessionKey: null, reasoningEffort: null, idempotencyKey: null, fingerprint: "fp",
-  error: null, usage: null, pending: null, lastSeq: 1, outputBytes: 0, outputHead: "", hermesEventId: null,
-  createdAt: 1, updatedAt: 1, endedAt: null, face: "mcp", ...over
-})
+const record = runRecord
 
 describe("ledger write plan", () => {
   it("numbers events after the last seq and caps what is kept", () => {

@@ -9,13 +9,9 @@ import { Effect, Stream } from "effect"
 import type { RunStatus } from "../../src/domain/runs/view.ts"
 import type { RunRecord } from "../../src/services/runs/Ledger.ts"
 import { makeRunSignals } from "../../src/services/runs/RunSignals.ts"
+import { runRecord } from "../support/records.ts"
 
-const record = (status: RunStatus, lastSeq: number, updatedAt: number): RunRecord => ({
-  runId: "run_1", client: "alice", agent: "hermes", profile: "default", hermesRunId: "h1", status, input: "x",
-  instructions: null, sessionKey: null, reasoningEffort: null, idempotencyKey: null, fingerprint: "f", face: "mcp", error: null,
-  usage: null, pending: null, lastSeq, outputBytes: 0, outputHead: "", hermesEventId: null, createdAt: 0, updatedAt,
-  endedAt: null
-})
+const record = (status: RunStatus, lastSeq: number, updatedAt: number): RunRecord => runRecord({ runId: "run_1", status, lastSeq, updatedAt })
 
 describe("RunSignals", () => {
   it.effect("a publish that arrives after the run ended leaves no entry behind", () =>

@@ -19,42 +19,51 @@ import { A2A_PUSH_CONFIGS_PER_TASK } from "../../domain/limits.ts"
 import { quotaExceeded, quotaLimits } from "../quotas/ClientQuotas.ts"
 import { pushDialect } from "./pushDialect.ts"
 import { DbMemory } from "../../storage/Db.ts"
+import { Flag, storedRow } from "../../storage/rows.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 
-export interface PushConfig {
-  readonly runId: string
-  readonly id: string
-  readonly client: string
-  readonly url: string
+/**
+ * A webhook of a task as stored, declared once: the Type is the config, the Encoded side its
+ * `a2a_push_configs` columns (`storage/rows.ts` derives them, the decode and the INSERT and
+ * UPDATE values; `id` is the `config_id` column).
+ */
+export const PushConfig = Schema.Struct({
+  runId: Schema.String,
+  id: Schema.String,
+  client: Schema.String,
+  url: Schema.String,
   /** Sent as `X-A2A-Notification-Token` and the HMAC key of the signature (the bridge makes one when the client gives none). */
-  readonly token: string
-  readonly authScheme: string
-  readonly authCredentials: string
+  token: Schema.String,
+  authScheme: Schema.String,
+  authCredentials: Schema.String,
   /**
    * The Standard Webhooks signing secret (`whsec_<base64>`), "" for a config made before there
    * were any; Redacted so that no log line or printout of a config shows it.
    */
-  readonly signingSecret: Redacted.Redacted<string>
-  readonly createdAt: number
+  signingSecret: Schema.Redacted(Schema.String),
+  createdAt: Schema.Int,
   /** The task state last enqueued (`<state>@<seq>`), "" before the first. */
-  readonly lastState: string
-  readonly finished: boolean
-}
+  lastState: Schema.String,
+  finished: Flag
+})
+export interface PushConfig extends Schema.Schema.Type<typeof PushConfig> {}
 
-export interface Delivery {
-  readonly deliveryId: string
-  readonly runId: string
-  readonly configId: string
-  readonly state: string
+/** A notification in the outbox as stored, declared once (its `a2a_push_outbox` columns derived likewise). */
+export const Delivery = Schema.Struct({
+  deliveryId: Schema.String,
+  runId: Schema.String,
+  configId: Schema.String,
+  state: Schema.String,
   /** The run's event seq at the state: orders one task's notifications (created in one ms, say). */
-  readonly runSeq: number
-  readonly body: string
-  readonly createdAt: number
-  readonly attempts: number
-  readonly nextAt: number
-  readonly doneAt: number | null
-  readonly outcome: string | null
-}
+  runSeq: Schema.Int,
+  body: Schema.String,
+  createdAt: Schema.Int,
+  attempts: Schema.Int,
+  nextAt: Schema.Int,
+  doneAt: Schema.NullOr(Schema.Int),
+  outcome: Schema.NullOr(Schema.String)
+})
+export interface Delivery extends Schema.Schema.Type<typeof Delivery> {}
 
 /** A notification due, as the worker schedules it: whose it is and where it goes. */
 export interface DueNotification {
@@ -71,74 +80,17 @@ const decodeDue = Schema.decodeUnknown(Schema.Array(DueRow))
 
 export class TooManyConfigs extends Data.TaggedError("TooManyConfigs")<{ readonly max: number }> {}
 
-const ConfigRow = Schema.Struct({
-  run_id: Schema.String,
-  config_id: Schema.String,
-  client: Schema.String,
-  url: Schema.String,
-  token: Schema.String,
-  auth_scheme: Schema.String,
-  auth_credentials: Schema.String,
-  signing_secret: Schema.String,
-  created_at: Schema.Number,
-  last_state: Schema.String,
-  finished: Schema.Number
-})
-const decodeConfigs = Schema.decodeUnknown(Schema.Array(ConfigRow))
-const toConfig = (r: typeof ConfigRow.Type): PushConfig => ({
-  runId: r.run_id,
-  id: r.config_id,
-  client: r.client,
-  url: r.url,
-  token: r.token,
-  authScheme: r.auth_scheme,
-  authCredentials: r.auth_credentials,
-  signingSecret: Redacted.make(r.signing_secret),
-  createdAt: Number(r.created_at),
-  lastState: r.last_state,
-  finished: Number(r.finished) !== 0
-})
+const configRows = storedRow(PushConfig, { id: "config_id" })
+const deliveryRows = storedRow(Delivery)
 
-const OutboxRow = Schema.Struct({
-  delivery_id: Schema.String,
-  run_id: Schema.String,
-  config_id: Schema.String,
-  state: Schema.String,
-  run_seq: Schema.Number,
-  body: Schema.String,
-  created_at: Schema.Number,
-  attempts: Schema.Number,
-  next_at: Schema.Number,
-  done_at: Schema.NullOr(Schema.Number),
-  outcome: Schema.NullOr(Schema.String)
-})
-const decodeOutbox = Schema.decodeUnknown(Schema.Array(OutboxRow))
-const toDelivery = (r: typeof OutboxRow.Type): Delivery => ({
-  deliveryId: r.delivery_id,
-  runId: r.run_id,
-  configId: r.config_id,
-  state: r.state,
-  runSeq: Number(r.run_seq),
-  body: r.body,
-  createdAt: Number(r.created_at),
-  attempts: Number(r.attempts),
-  nextAt: Number(r.next_at),
-  doneAt: r.done_at === null ? null : Number(r.done_at),
-  outcome: r.outcome
-})
-
-export interface NewConfig {
-  readonly runId: string
-  readonly id: string
-  readonly client: string
-  readonly url: string
-  readonly token: string
+/**
+ * What a put gives: the config's fields but those the store fills (its time, and the state the
+ * worker moves on), so a new column a put writes is here without a word. `signingSecret` is a new
+ * secret; a config replaced keeps the one it has.
+ */
+export interface NewConfig extends Omit<PushConfig, "createdAt" | "lastState" | "finished"> {
   /** False when the bridge made the token; a retried request that replaces the config keeps the one made before. */
   readonly tokenGiven: boolean
-  readonly authScheme: string
-  readonly authCredentials: string
-  /** A new signing secret; a config replaced keeps the one it has. */
-  readonly signingSecret: Redacted.Redacted<string>
 }
 
 type Op<A> = Effect.Effect<A, SqlError | ParseError>
@@ -201,8 +153,8 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
   const putMark = yield* SubscriptionRef.make(0)
   const get = (runId: string, id: string) =>
     sql`SELECT * FROM a2a_push_configs WHERE run_id = ${runId} AND config_id = ${id}`.pipe(
-      Effect.flatMap(decodeConfigs),
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toConfig))
+      Effect.flatMap(configRows.decode),
+      Effect.map((rows) => Option.fromNullable(rows[0]))
     )
   const roomFor = (client: string) =>
     Effect.gen(function* () {
@@ -213,8 +165,7 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
     })
   const list = (runId: string) =>
     sql`SELECT * FROM a2a_push_configs WHERE run_id = ${runId} ORDER BY created_at, config_id`.pipe(
-      Effect.flatMap(decodeConfigs),
-      Effect.map((rows) => rows.map(toConfig))
+      Effect.flatMap(configRows.decode)
     )
   const shape: PushConfigsShape = {
     put: (c) =>
@@ -225,16 +176,17 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
         const existing = yield* get(c.runId, c.id)
         if (Option.isSome(existing)) {
           const token = c.tokenGiven ? c.token : existing.value.token
-          const kept = Redacted.value(existing.value.signingSecret)
-          const secret = kept === "" ? Redacted.value(c.signingSecret) : kept
-          yield* sql`UPDATE a2a_push_configs SET url = ${c.url}, token = ${token}, auth_scheme = ${c.authScheme}, auth_credentials = ${c.authCredentials}, signing_secret = ${secret}
-            WHERE run_id = ${c.runId} AND config_id = ${c.id}`
+          const signingSecret = Redacted.value(existing.value.signingSecret) === "" ? c.signingSecret : existing.value.signingSecret
+          const set = yield* configRows.changed(existing.value, {
+            ...existing.value, url: c.url, token, authScheme: c.authScheme, authCredentials: c.authCredentials, signingSecret
+          }, ["url"]) // (at least one column: a put that changes nothing is still an UPDATE)
+          yield* sql`UPDATE a2a_push_configs SET ${sql.update(set)} WHERE run_id = ${c.runId} AND config_id = ${c.id}`
         } else {
           const count = yield* sql<{ n: number }>`SELECT count(*) AS n FROM a2a_push_configs WHERE run_id = ${c.runId}`
           if (Number(count[0]?.n ?? 0) >= A2A_PUSH_CONFIGS_PER_TASK) return yield* new TooManyConfigs({ max: A2A_PUSH_CONFIGS_PER_TASK })
           yield* roomFor(c.client)
-          yield* sql`INSERT INTO a2a_push_configs (run_id, config_id, client, url, token, auth_scheme, auth_credentials, signing_secret, created_at, last_state, finished)
-            VALUES (${c.runId}, ${c.id}, ${c.client}, ${c.url}, ${c.token}, ${c.authScheme}, ${c.authCredentials}, ${Redacted.value(c.signingSecret)}, ${now}, '', 0)`
+          const row = yield* configRows.encode({ ...c, createdAt: now, lastState: "", finished: false })
+          yield* sql`INSERT INTO a2a_push_configs ${sql.insert(row)}`
         }
         const stored = yield* get(c.runId, c.id)
         if (Option.isNone(stored)) return yield* Effect.dieMessage(`push config ${c.id} was written but cannot be read back`)
@@ -251,8 +203,7 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
       })),
     active: (limit) =>
       sql`SELECT * FROM a2a_push_configs WHERE finished = 0 ORDER BY created_at LIMIT ${limit}`.pipe(
-        Effect.flatMap(decodeConfigs),
-        Effect.map((rows) => rows.map(toConfig))
+        Effect.flatMap(configRows.decode)
       ),
     advance: (config, from, to, finished, delivery) =>
       inTransaction(Effect.gen(function* () {
@@ -260,9 +211,10 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
           WHERE run_id = ${config.runId} AND config_id = ${config.id} AND last_state = ${from} RETURNING config_id`
         if (moved.length === 0) return false
         const now = yield* Clock.currentTimeMillis
-        yield* sql`INSERT INTO a2a_push_outbox (delivery_id, config_id, run_id, state, run_seq, body, created_at, attempts, next_at)
-          VALUES (${delivery.deliveryId}, ${config.id}, ${config.runId}, ${to}, ${delivery.runSeq}, ${delivery.body}, ${now}, 0, ${now})
-          ON CONFLICT (run_id, config_id, state) DO NOTHING`
+        const row = yield* deliveryRows.encode({
+          ...delivery, runId: config.runId, configId: config.id, state: to, createdAt: now, attempts: 0, nextAt: now, doneAt: null, outcome: null
+        })
+        yield* sql`INSERT INTO a2a_push_outbox ${sql.insert(row)} ON CONFLICT (run_id, config_id, state) DO NOTHING`
         return true
       })),
     dueFair: (now, { perClient, limit, except }) =>
@@ -277,13 +229,12 @@ export const makePushConfigs: Effect.Effect<PushConfigsShape, never, SqlClient.S
       ),
     delivery: (deliveryId) =>
       sql`SELECT * FROM a2a_push_outbox WHERE delivery_id = ${deliveryId} AND done_at IS NULL`.pipe(
-        Effect.flatMap(decodeOutbox),
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toDelivery))
+        Effect.flatMap(deliveryRows.decode),
+        Effect.map((rows) => Option.fromNullable(rows[0]))
       ),
     outbox: (runId) =>
       sql`SELECT * FROM a2a_push_outbox WHERE run_id = ${runId} ORDER BY created_at, run_seq`.pipe(
-        Effect.flatMap(decodeOutbox),
-        Effect.map((rows) => rows.map(toDelivery))
+        Effect.flatMap(deliveryRows.decode)
       ),
     delivered: (deliveryId, outcome) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>

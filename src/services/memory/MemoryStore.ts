@@ -6,22 +6,30 @@
  * anything the store itself got wrong (the cause is logged, never sent).
  */
 import type { Effect, Option } from "effect"
-import { Context } from "effect"
+import { Context, Schema } from "effect"
+import { IsoFromEpochMs } from "../../common/time.ts"
 import type { MemoryFailed, MemoryInvalid, QuotaExceeded } from "../../domain/errors.ts"
 
-export interface NoteInput {
-  readonly namespace: string
-  readonly text: string
-  readonly tags: ReadonlyArray<string>
+/**
+ * A note as stored, declared once: the Type is the note, the Encoded side its `memory_notes`
+ * columns (`storage/rows.ts` derives them, the decode and the INSERT values): the tags as JSON
+ * text, the time as epoch milliseconds (migration 0007). The table's own `seq`, `bytes` and the
+ * index's `search` are not the note's.
+ */
+export const Note = Schema.Struct({
+  id: Schema.String,
+  namespace: Schema.String,
+  text: Schema.String,
+  tags: Schema.parseJson(Schema.Array(Schema.String)),
   /** The bridge client that wrote the note (the owner for `memory_delete`). */
-  readonly client: string
-}
-
-export interface Note extends NoteInput {
-  readonly id: string
+  client: Schema.String,
   /** ISO 8601 UTC. */
-  readonly created_at: string
-}
+  created_at: IsoFromEpochMs
+})
+export interface Note extends Schema.Schema.Type<typeof Note> {}
+
+/** What a note is added with: the note but its id and time, which the store gives. */
+export interface NoteInput extends Omit<Note, "id" | "created_at"> {}
 
 export interface ScoredNote extends Note {
   /** Relevance, higher is better (the negated bm25 rank). */

@@ -7,44 +7,24 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import type { ParseError } from "effect/ParseResult"
-import { IsoFromEpochMs, nowIso } from "../../common/time.ts"
+import { nowIso } from "../../common/time.ts"
 import { randomBytes } from "node:crypto"
 import { MemoryFailed, MemoryInvalid } from "../../domain/errors.ts"
 import { quotaExceeded, quotaLimits } from "../quotas/ClientQuotas.ts"
+import { storedRow } from "../../storage/rows.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { parseTerms } from "./ftsQuery.ts"
 import { memoryIndex } from "./memoryIndex.ts"
-import { MemoryStore, type Note, type NoteInput, type ScoredNote } from "./MemoryStore.ts"
+import { MemoryStore, Note, type NoteInput, type ScoredNote } from "./MemoryStore.ts"
 import { indexedTags } from "./policy.ts"
 
-/**
- * A `memory_notes` row, decoded: tags from their JSON text, the time from epoch milliseconds
- * (migration 0007) to the ISO text notes show. A row that does not decode is `MemoryFailed`.
- */
-const NoteRow = Schema.Struct({
-  id: Schema.String,
-  namespace: Schema.String,
-  text: Schema.String,
-  tags: Schema.parseJson(Schema.Array(Schema.String)),
-  client: Schema.String,
-  created_at: IsoFromEpochMs
-})
-const decodeNotes = Schema.decodeUnknown(Schema.Array(NoteRow))
-const decodeScored = Schema.decodeUnknown(Schema.Array(Schema.extend(NoteRow, Schema.Struct({ rank: Schema.Number }))))
+/** The `memory_notes` row, from the one note Schema (`MemoryStore.ts`); a row that does not decode is `MemoryFailed`. */
+const noteRows = storedRow(Note)
+const scoredRows = storedRow(Schema.Struct({ ...Note.fields, rank: Schema.Number }))
 const decodeSeqs = Schema.decodeUnknown(Schema.Array(Schema.Struct({ seq: Schema.Int })))
 /** A client's notes and their bytes (PostgreSQL's count and sum are bigints, sent as text). */
 const Count = Schema.Union(Schema.Number, Schema.NumberFromString)
 const decodeHeld = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Count, b: Count })))
-const storedTime = Schema.encode(IsoFromEpochMs)
-
-const toNote = (r: typeof NoteRow.Type): Note => ({
-  id: r.id,
-  namespace: r.namespace,
-  text: r.text,
-  tags: r.tags,
-  client: r.client,
-  created_at: r.created_at
-})
 
 const failed = (operation: string) => (cause: SqlError.SqlError | ParseError) =>
   Effect.logError(`memory store: ${operation} failed`, cause).pipe(
@@ -59,7 +39,7 @@ export const MemoryStoreLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const inTransaction = transactionKeepingCause(sql)
     const index = yield* memoryIndex(sql)
-    const cols = sql`n.id, n.namespace, n.text, n.tags, n.client, n.created_at`
+    const cols = sql.literal(noteRows.columns.map((c) => `n.${c}`).join(", "))
     const limits = yield* quotaLimits
 
     /**
@@ -89,21 +69,13 @@ export const MemoryStoreLive = Layer.effect(
         const refused = index.refuses(input.text)
         if (refused !== null) return yield* new MemoryInvalid({ message: refused })
         const note: Note = { ...input, id: newNoteId(), created_at: yield* nowIso }
-        const createdAt = yield* storedTime(note.created_at)
-        const tags = JSON.stringify(note.tags)
-        const bytes = Buffer.byteLength(note.text, "utf8") + Buffer.byteLength(tags, "utf8")
+        const row = yield* noteRows.encode(note)
+        // The note's stored size: the UTF-8 bytes of its text and of its tags' JSON (migration 0014).
+        const bytes = Buffer.byteLength(note.text, "utf8") + Buffer.byteLength(String(row["tags"]), "utf8")
         yield* inTransaction(
           Effect.gen(function* () {
             yield* withinQuota(note.client, bytes)
-            const inserted = yield* sql`INSERT INTO memory_notes ${sql.insert({
-              id: note.id,
-              namespace: note.namespace,
-              text: note.text,
-              tags,
-              client: note.client,
-              created_at: createdAt,
-              bytes
-            })} RETURNING seq`.pipe(Effect.flatMap(decodeSeqs))
+            const inserted = yield* sql`INSERT INTO memory_notes ${sql.insert({ ...row, bytes })} RETURNING seq`.pipe(Effect.flatMap(decodeSeqs))
             const seq = inserted[0]?.seq
             yield* index.add(seq ?? null, note.text, indexedTags(note.tags))
           })
@@ -119,11 +91,11 @@ export const MemoryStoreLive = Layer.effect(
         }
         if (request.namespaces.length === 0) return []
         const rows = yield* index.search(cols, terms, request.namespaces, request.limit).pipe(
-          Effect.flatMap(decodeScored),
+          Effect.flatMap(scoredRows.decode),
           Effect.catchTags({ SqlError: failed("search"), ParseError: failed("search") })
         )
         // The rank is lower-is-better (bm25's, or ts_rank's negated); a tiny positive score for a perfect tie is still "found".
-        return rows.map((r): ScoredNote => ({ ...toNote(r), score: Number.isFinite(r.rank) ? -r.rank : 0 }))
+        return rows.map(({ rank, ...note }): ScoredNote => ({ ...note, score: Number.isFinite(rank) ? -rank : 0 }))
       })
 
     const list = (request: { readonly namespaces: ReadonlyArray<string>; readonly limit: number; readonly offset: number }) =>
@@ -131,15 +103,14 @@ export const MemoryStoreLive = Layer.effect(
         ? Effect.succeed([])
         : sql`SELECT ${cols} FROM memory_notes n WHERE ${sql.in("n.namespace", request.namespaces)}
             ORDER BY n.seq DESC LIMIT ${request.limit} OFFSET ${request.offset}`.pipe(
-            Effect.flatMap(decodeNotes),
-            Effect.map((rows) => rows.map(toNote)),
+            Effect.flatMap(noteRows.decode),
             Effect.catchTags({ SqlError: failed("list notes"), ParseError: failed("list notes") })
           )
 
     const get = (id: string) =>
       sql`SELECT ${cols} FROM memory_notes n WHERE n.id = ${id}`.pipe(
-        Effect.flatMap(decodeNotes),
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toNote)),
+        Effect.flatMap(noteRows.decode),
+        Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.catchTags({ SqlError: failed("read the note"), ParseError: failed("read the note") })
       )
 

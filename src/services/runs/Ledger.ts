@@ -7,51 +7,63 @@
  * This file is the interface; `LedgerSql.ts` implements it. Tests swap in failing doubles.
  */
 import type { Effect, Option, Scope, Stream } from "effect"
-import { Context, Data } from "effect"
+import { Context, Data, Schema } from "effect"
 import type { NewEvent } from "../../domain/runs/events.ts"
 import type { OutputSlice } from "../../domain/runs/window.ts"
-import type { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
+import { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
 import type { RunFace } from "../../domain/runs/face.ts"
 
 export type { RunFace }
 
-/** A run as stored. Times are epoch milliseconds; keys are stored prefixed (`<client>:<key>`). */
-export interface RunRecord {
-  readonly runId: string
-  readonly client: string
-  readonly agent: string
-  readonly profile: string
-  readonly hermesRunId: string
-  readonly status: RunStatus
-  readonly input: string
-  readonly instructions: string | null
-  readonly sessionKey: string | null
-  readonly reasoningEffort: string | null
-  readonly idempotencyKey: string | null
-  readonly fingerprint: string
-  readonly error: string | null
-  readonly usage: Record<string, unknown> | null
-  readonly pending: PendingClarification | null
-  readonly lastSeq: number
+/**
+ * A run as stored, declared once: this Schema's Type is the record the ledger hands out, and its
+ * Encoded side what each `runs` column holds (`storage/rows.ts` derives the columns, by the fields'
+ * names in snake_case, the decode and the INSERT and UPDATE values from it, on both dialects).
+ * Times are epoch milliseconds; keys are stored prefixed (`<client>:<key>`); `usage` and `pending`
+ * are JSON text. The queue's `admitted_at` (`ledgerQueue.ts`) and PostgreSQL's `insert_seq` are
+ * columns of the table, not of the record.
+ */
+export const RunRecord = Schema.Struct({
+  runId: Schema.String,
+  client: Schema.String,
+  agent: Schema.String,
+  profile: Schema.String,
+  hermesRunId: Schema.String,
+  status: RunStatus,
+  input: Schema.String,
+  instructions: Schema.NullOr(Schema.String),
+  sessionKey: Schema.NullOr(Schema.String),
+  reasoningEffort: Schema.NullOr(Schema.String),
+  idempotencyKey: Schema.NullOr(Schema.String),
+  fingerprint: Schema.String,
+  error: Schema.NullOr(Schema.String),
+  usage: Schema.NullOr(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
+  pending: Schema.NullOr(Schema.parseJson(PendingClarification)),
+  lastSeq: Schema.Int,
   /** The output's length in UTF-8 bytes. */
-  readonly outputBytes: number
+  outputBytes: Schema.Int,
   /** The output's first OUTPUT_HEAD_CHARS characters (list previews with redaction context). */
-  readonly outputHead: string
+  outputHead: Schema.String,
   /** The last Hermes SSE frame id recorded, to resume the stream after a restart. */
-  readonly hermesEventId: number | null
-  readonly createdAt: number
-  readonly updatedAt: number
-  readonly endedAt: number | null
-  readonly face: RunFace
-}
+  hermesEventId: Schema.NullOr(Schema.Int),
+  createdAt: Schema.Int,
+  updatedAt: Schema.Int,
+  endedAt: Schema.NullOr(Schema.Int),
+  face: Schema.Literal("mcp", "a2a") satisfies Schema.Schema<RunFace>
+})
+export interface RunRecord extends Schema.Schema.Type<typeof RunRecord> {}
 
-/** What a start records: the identifying fields of `RunRecord`; the rest starts empty. */
-export interface NewRun
-  extends Pick<
-    RunRecord,
-    | "runId" | "client" | "agent" | "profile" | "hermesRunId" | "status" | "input" | "instructions"
-    | "sessionKey" | "reasoningEffort" | "idempotencyKey" | "fingerprint" | "face"
-  > {
+/**
+ * The fields a start does not give: the ledger's writes fill them (`newRecord` in `ledgerWrite.ts`
+ * starts them empty). Every other field of `RunRecord` is the start's to give, so a new column
+ * written at start is in `NewRun` without a word here.
+ */
+export type RunWritten =
+  | "error" | "usage" | "pending" | "lastSeq" | "outputBytes" | "outputHead" | "hermesEventId"
+  | "createdAt" | "updatedAt" | "endedAt"
+
+/** What a start records: the fields of `RunRecord` but those the writes fill. */
+export interface NewRun extends Omit<RunRecord, RunWritten> {
   /** The first event (`run.started`), stored as seq 1. */
   readonly started: NewEvent
   /**
@@ -125,22 +137,18 @@ export interface ListFilter {
   readonly after?: string | undefined
 }
 
-/** A run as the operator's console lists it: the row's facts and its newest event. */
-export interface RunBrief {
-  readonly runId: string
-  readonly client: string
-  readonly agent: string
-  readonly profile: string
-  readonly status: RunStatus
-  readonly createdAt: number
-  readonly updatedAt: number
-  readonly endedAt: number | null
-  /** Hermes's usage as stored (JSON text); the console shows what parses. */
-  readonly usageText: string | null
-  readonly lastEventType: string | null
-  readonly lastEventAt: number | null
-  readonly face: RunFace
-}
+/**
+ * A run as the operator's console lists it: the row's facts (the record's own fields, declared
+ * there) and its newest event. `usageText` is Hermes's usage as stored (JSON text; the console
+ * shows what parses).
+ */
+export const RunBrief = Schema.Struct({
+  ...RunRecord.pick("runId", "client", "agent", "profile", "status", "createdAt", "updatedAt", "endedAt", "face").fields,
+  usageText: Schema.NullOr(Schema.String),
+  lastEventType: Schema.NullOr(Schema.String),
+  lastEventAt: Schema.NullOr(Schema.Int)
+})
+export interface RunBrief extends Schema.Schema.Type<typeof RunBrief> {}
 
 export interface BriefFilter {
   readonly client?: string | undefined

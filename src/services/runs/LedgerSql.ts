@@ -1,18 +1,20 @@
 /**
  * The run ledger's SQL (migration 0002_ledger): portable statements through `@effect/sql`'s `sql`
  * template, the few that differ by dialect from `ledgerDialect.ts` (SQLite's in
- * `sqlite/LedgerSqlite.ts`), and what a write means from `ledgerWrite.ts`.
+ * `sqlite/LedgerSqlite.ts`), and what a write means from `ledgerWrite.ts`. The `runs` row is the
+ * record Schema's (`RunRecord` in `Ledger.ts`, through `storage/rows.ts`): no column is spelled
+ * here but in WHERE and ORDER BY clauses, and the queue's `admitted_at`.
  */
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Clock, Effect, Layer, Option, PubSub, Schema, Stream } from "effect"
 import type { ParseError } from "effect/ParseResult"
-import { PendingClarification, RunStatus } from "../../domain/runs/view.ts"
+import { storedRow } from "../../storage/rows.ts"
 import { transactionKeepingCause } from "../../storage/transaction.ts"
 import { Metrics } from "../../common/Metrics.ts"
 import { HUB_CAPACITY } from "../../storage/ChangeFeed.ts"
-import { ClientAtCap, ClientQueueFull, IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type ListFilter, type Modified, type RunChange, type RunRecord, type StoredEvent } from "./Ledger.ts"
+import { ClientAtCap, ClientQueueFull, IdempotencyTaken, Ledger, LedgerError, LedgerRunMissing, type LedgerShape, type ListFilter, type Modified, type RunChange, RunRecord, type StoredEvent } from "./Ledger.ts"
 import { ledgerDialect } from "./ledgerDialect.ts"
-import { isEmptyChange, OUTPUT_CHUNK_BYTES, planWrite, replaceNeedsStoredOutput } from "./ledgerWrite.ts"
+import { isEmptyChange, newRecord, OUTPUT_CHUNK_BYTES, planWrite, replaceNeedsStoredOutput } from "./ledgerWrite.ts"
 import { makeLedgerBriefs } from "./ledgerBriefs.ts"
 import { LIVE, makeLedgerQueue, WAITING } from "./ledgerQueue.ts"
 
@@ -22,36 +24,12 @@ export { OUTPUT_CHUNK_BYTES, OUTPUT_HEAD_CHARS } from "./ledgerWrite.ts"
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /**
- * A `runs` row as SQLite returns it, decoded: the status through the one status Schema, `usage` and
- * `pending` parsed from their JSON text. A row that does not decode fails the read (a `LedgerError`
- * whose cause names the field), never a wrong value.
+ * The `runs` row, from the one record Schema (`Ledger.ts`): its decode (the status through the one
+ * status Schema, `usage` and `pending` parsed from their JSON text; a row that does not decode fails
+ * the read, a `LedgerError` whose cause names the column, never a wrong value) and the values of its
+ * INSERT and UPDATE.
  */
-const RunRow = Schema.Struct({
-  run_id: Schema.String,
-  client: Schema.String,
-  agent: Schema.String,
-  profile: Schema.String,
-  hermes_run_id: Schema.String,
-  status: RunStatus,
-  input: Schema.String,
-  instructions: Schema.NullOr(Schema.String),
-  session_key: Schema.NullOr(Schema.String),
-  reasoning_effort: Schema.NullOr(Schema.String),
-  idempotency_key: Schema.NullOr(Schema.String),
-  fingerprint: Schema.String,
-  error: Schema.NullOr(Schema.String),
-  usage: Schema.NullOr(Schema.parseJson(JsonObject)),
-  pending: Schema.NullOr(Schema.parseJson(PendingClarification)),
-  last_seq: Schema.Int,
-  output_bytes: Schema.Int,
-  output_head: Schema.String,
-  hermes_event_id: Schema.NullOr(Schema.Int),
-  created_at: Schema.Int,
-  updated_at: Schema.Int,
-  ended_at: Schema.NullOr(Schema.Int),
-  face: Schema.Literal("mcp", "a2a")
-})
-
+const runRows = storedRow(RunRecord)
 const EventRow = Schema.Struct({ seq: Schema.Int, type: Schema.String, at: Schema.Int, data: Schema.parseJson(JsonObject) })
 const ChunkRow = Schema.Struct({ start_byte: Schema.Int, bytes: Schema.Uint8ArrayFromSelf })
 const TextRow = Schema.Struct({ text: Schema.String })
@@ -59,39 +37,12 @@ const CountRow = Schema.Struct({ n: Schema.Int })
 
 // Either, not Effect: the ledger decodes on every read of the hot tools, and the synchronous decoder
 // skips a fiber step per row batch (an Either is an Effect, so the pipes below stay as they are).
-const decodeRuns = Schema.decodeUnknownEither(Schema.Array(RunRow))
 const decodeEvents = Schema.decodeUnknownEither(Schema.Array(EventRow))
 const decodeChunks = Schema.decodeUnknownEither(Schema.Array(ChunkRow))
 const decodeTexts = Schema.decodeUnknownEither(Schema.Array(TextRow))
 const decodeCounts = Schema.decodeUnknownEither(Schema.Array(CountRow))
 
-const toRecord = (r: typeof RunRow.Type): RunRecord => ({
-  runId: r.run_id,
-  client: r.client,
-  agent: r.agent,
-  profile: r.profile,
-  hermesRunId: r.hermes_run_id,
-  status: r.status,
-  input: r.input,
-  instructions: r.instructions,
-  sessionKey: r.session_key,
-  reasoningEffort: r.reasoning_effort,
-  idempotencyKey: r.idempotency_key,
-  fingerprint: r.fingerprint,
-  error: r.error,
-  usage: r.usage,
-  pending: r.pending,
-  lastSeq: r.last_seq,
-  outputBytes: r.output_bytes,
-  outputHead: r.output_head,
-  hermesEventId: r.hermes_event_id,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  endedAt: r.ended_at,
-  face: r.face
-})
-
-const records = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRuns(rows), Arr.map(toRecord))
+const records = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<RunRecord>, ParseError> => runRows.decode(rows)
 const firstRecord = (rows: ReadonlyArray<unknown>) => Effect.map(records(rows), Arr.head)
 const events = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<StoredEvent>, ParseError> => decodeEvents(rows)
 const count = (rows: ReadonlyArray<unknown>) => Effect.map(decodeCounts(rows), (rs) => rs[0]?.n ?? 0)
@@ -138,19 +89,10 @@ export const makeLedgerSql = Effect.gen(function* () {
         yield* sql`INSERT INTO run_output (run_id, start_byte, end_byte, text) VALUES (${runId}, ${c.startByte}, ${c.endByte}, ${c.text})`
       }
       const next = plan.next
-      yield* sql`UPDATE runs SET
-          status = ${next.status},
-          pending = ${next.pending === null ? null : JSON.stringify(next.pending)},
-          error = ${next.error},
-          usage = ${next.usage === null ? null : JSON.stringify(next.usage)},
-          hermes_event_id = ${next.hermesEventId},
-          hermes_run_id = ${next.hermesRunId},
-          last_seq = ${next.lastSeq},
-          output_bytes = ${next.outputBytes},
-          output_head = ${next.outputHead},
-          updated_at = ${next.updatedAt},
-          ended_at = ${next.endedAt}
-        WHERE run_id = ${runId}`
+      // The columns the plan changed, and always `updated_at`: every write is an UPDATE of the row
+      // (PostgreSQL's change feed is its trigger).
+      const set = yield* runRows.changed(current, next, ["updatedAt"])
+      yield* sql`UPDATE runs SET ${sql.update(set)} WHERE run_id = ${runId}`
       return { record: next, appended: plan.events }
     })
 
@@ -186,14 +128,12 @@ export const makeLedgerSql = Effect.gen(function* () {
             if (waiting >= run.maxQueued) return yield* new ClientQueueFull({ client: run.client, queued: waiting })
           }
         }
-        yield* sql`INSERT INTO runs (run_id, client, agent, profile, hermes_run_id, status, input, instructions,
-            session_key, reasoning_effort, idempotency_key, fingerprint, face, created_at, updated_at, admitted_at)
-          VALUES (${run.runId}, ${run.client}, ${run.agent}, ${run.profile}, ${run.hermesRunId}, ${run.status},
-            ${run.input}, ${run.instructions}, ${run.sessionKey}, ${run.reasoningEffort}, ${run.idempotencyKey},
-            ${run.fingerprint}, ${run.face}, ${now}, ${now}, ${queued ? null : now})`
-        const inserted = yield* getRow(run.runId)
-        if (Option.isNone(inserted)) return yield* new LedgerRunMissing({ runId: run.runId })
-        const current = inserted.value
+        // The whole row, as the record Schema stores it (no column left to its default): the record
+        // written is the one read back, so the first event's write starts from it.
+        const current = newRecord(run, now)
+        const row = yield* runRows.encode(current)
+        // A run started at once was admitted now; a queued one when the queue claims it.
+        yield* sql`INSERT INTO runs ${sql.insert({ ...row, admitted_at: queued ? null : now })}`
         const { record } = yield* write(current, { events: [run.started] }, now)
         return record
       }).pipe(
@@ -205,7 +145,7 @@ export const makeLedgerSql = Effect.gen(function* () {
           run.idempotencyKey !== null && dialect.isUniqueViolation(e)
             ? Effect.fail(new IdempotencyTaken({ key: run.idempotencyKey }))
             : Effect.fail(fail("insert")(e))),
-        Effect.catchTags({ ParseError: (e) => Effect.fail(fail("insert")(e)), LedgerRunMissing: (e) => Effect.fail(fail("insert")(e)) })
+        Effect.catchTags({ ParseError: (e) => Effect.fail(fail("insert")(e)) })
       ),
 
     get: (runId) => getRow(runId).pipe(Effect.mapError(fail("get"))),

@@ -6,45 +6,19 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { RunStatus } from "../../domain/runs/view.ts"
-import type { LedgerError, LedgerShape, RunBrief } from "./Ledger.ts"
+import { storedRow } from "../../storage/rows.ts"
+import { type LedgerError, type LedgerShape, RunBrief } from "./Ledger.ts"
 import type { LedgerDialect } from "./ledgerDialectShape.ts"
 
-/** A run's summary row, decoded: the status through the one status Schema; `usage` as its stored text. */
-const BriefRow = Schema.Struct({
-  run_id: Schema.String,
-  client: Schema.String,
-  agent: Schema.String,
-  profile: Schema.String,
-  status: RunStatus,
-  created_at: Schema.Int,
-  updated_at: Schema.Int,
-  ended_at: Schema.NullOr(Schema.Int),
-  usage: Schema.NullOr(Schema.String),
-  last_type: Schema.NullOr(Schema.String),
-  last_at: Schema.NullOr(Schema.Int),
-  face: Schema.Literal("mcp", "a2a")
-})
-const decodeBriefs = Schema.decodeUnknown(Schema.Array(BriefRow))
+/**
+ * A run's summary row, from the one brief Schema (`Ledger.ts`, whose row facts are the record's):
+ * the status through the one status Schema; `usage` as its stored text; the newest event's type and time.
+ */
+const briefRows = storedRow(RunBrief, { usageText: "usage", lastEventType: "last_type", lastEventAt: "last_at" })
 const decodeCounts = Schema.decodeUnknown(Schema.Array(Schema.Struct({ client: Schema.String, face: Schema.Literal("mcp", "a2a"), n: Schema.Int })))
 const decodeUsages = Schema.decodeUnknown(Schema.Array(Schema.Struct({ client: Schema.String, usage: Schema.NullOr(Schema.String) })))
 const decodeValues = Schema.decodeUnknown(Schema.Array(Schema.Struct({ v: Schema.String })))
 const decodeTotals = Schema.decodeUnknown(Schema.Array(Schema.Struct({ runs: Schema.Int, events: Schema.Int })))
-
-const toBrief = (r: typeof BriefRow.Type): RunBrief => ({
-  runId: r.run_id,
-  client: r.client,
-  agent: r.agent,
-  profile: r.profile,
-  status: r.status,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  endedAt: r.ended_at,
-  usageText: r.usage,
-  lastEventType: r.last_type,
-  lastEventAt: r.last_at,
-  face: r.face
-})
 
 type Briefs = Pick<LedgerShape, "briefs" | "brief" | "liveByClient" | "usageSince" | "runChoices" | "version" | "totals" | "present">
 
@@ -65,15 +39,14 @@ export const makeLedgerBriefs = (sql: SqlClient.SqlClient, dialect: LedgerDialec
       ]
       return sql`${select} WHERE ${sql.and(where)}
           ORDER BY (runs.ended_at IS NULL) DESC, runs.created_at DESC, ${dialect.insertionOrder("runs")} DESC LIMIT ${filter.limit}`.pipe(
-        Effect.flatMap(decodeBriefs),
-        Effect.map((rows) => rows.map(toBrief)),
+        Effect.flatMap(briefRows.decode),
         Effect.mapError(fail("briefs"))
       )
     },
     brief: (runId) =>
       sql`${select} WHERE runs.run_id = ${runId}`.pipe(
-        Effect.flatMap(decodeBriefs),
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toBrief)),
+        Effect.flatMap(briefRows.decode),
+        Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.mapError(fail("brief"))
       ),
     liveByClient: sql`SELECT client, face, count(*) AS n FROM runs WHERE ended_at IS NULL GROUP BY client, face ORDER BY client, face`.pipe(

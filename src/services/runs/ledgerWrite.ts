@@ -1,14 +1,14 @@
 /**
  * What one ledger write means, decided once above every SQL driver: the numbering of appended
  * events, the cap on events kept (EVENTS_KEPT), the output's chunking (OUTPUT_CHUNK_BYTES, on
- * character boundaries), the list-preview head and the run's new record. A driver only stores the
- * plan this returns (`LedgerSql.ts` over SQLite today), so a second dialect cannot number or cap
- * differently.
+ * character boundaries), the list-preview head, the run's new record, and the record a start
+ * inserts (`newRecord`). A driver only stores the plan this returns (`LedgerSql.ts`, on both
+ * dialects), so a dialect cannot number or cap differently.
  */
 import { EVENTS_KEPT, PREVIEW_CHARS, WINDOW_BYTES } from "../../domain/limits.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { boundaryAtOrBefore, CONTEXT_CHARS, firstChars, fromUtf8, utf8, utf8Length } from "../../domain/runs/window.ts"
-import type { RunChange, RunRecord, StoredEvent } from "./Ledger.ts"
+import type { NewRun, RunChange, RunRecord, RunWritten, StoredEvent } from "./Ledger.ts"
 
 /** Characters of output kept on the run row for list previews (preview plus redaction context). */
 export const OUTPUT_HEAD_CHARS = PREVIEW_CHARS + CONTEXT_CHARS
@@ -32,6 +32,17 @@ export const chunkOutput = (text: string, startByte: number): ReadonlyArray<Outp
     at = end
   }
   return chunks
+}
+
+/** What a run's writes fill in, as a start records it: nothing yet. */
+const UNWRITTEN: Omit<Pick<RunRecord, RunWritten>, "createdAt" | "updatedAt"> = {
+  error: null, usage: null, pending: null, lastSeq: 0, outputBytes: 0, outputHead: "", hermesEventId: null, endedAt: null
+}
+
+/** The record a start inserts at `now`: the start's fields, the rest empty (its first event is a write after). */
+export const newRecord = (run: NewRun, now: number): RunRecord => {
+  const { started: _started, maxActive: _maxActive, maxQueued: _maxQueued, ...given } = run
+  return { ...given, ...UNWRITTEN, createdAt: now, updatedAt: now }
 }
 
 /** True when the change would write nothing. */
