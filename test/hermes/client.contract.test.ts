@@ -5,11 +5,11 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
 import { SimulatedHermes, Simulator } from "../../src/hermes/sim/layer.ts"
-import { servicesView } from "./support/servicesView.ts"
+import { bridgeHermes } from "../../src/services/hermes-failures/bridgeHermes.ts"
 import { clientAndSim as clientAndSimRaw, collect, defaultProfile, deltasOf, simStatus } from "./support/sim.ts"
 
 /** The client as the services see it: its failures mapped to the bridge's errors. */
-const clientAndSim = Effect.map(clientAndSimRaw, ({ hermes, sim }) => ({ hermes: servicesView(hermes), sim }))
+const clientAndSim = Effect.map(clientAndSimRaw, ({ hermes, sim }) => ({ hermes: bridgeHermes(hermes), sim }))
 
 const opts = { timeout: "2 seconds", pollInterval: "50 millis", featuresTtl: "1500 millis" } as const
 

@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { type BridgeError, InvalidInput } from "../../domain/errors.ts"
 import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
-import { HERMES_RAISES, hermesError, unknownProfile } from "../hermes-failures/hermesErrors.ts"
+import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import type { Decision, RunApprovalRow } from "./Inbox.ts"
 
 export type RunAnswer = { readonly outcome: "answered"; readonly choice: "once" | "session" | "always" | "deny" } | { readonly outcome: "gone" }
@@ -20,10 +20,10 @@ export const answerRunApproval = (
     if (decision.approve && row.choices.length > 0 && !row.choices.includes(choice)) {
       return yield* new InvalidInput({ message: `this request offers ${row.choices.join(", ")}; '${choice}' is not one of them` })
     }
-    const profile = yield* hermes.profile(row.agent).pipe(Effect.mapError(unknownProfile))
-    return yield* hermes.approval(profile, row.hermes_run_id, { choice, ...(row.request_id === null ? {} : { requestId: row.request_id }) }).pipe(
+    const bridge = bridgeHermes(hermes)
+    const profile = yield* bridge.profile(row.agent)
+    return yield* bridge.approval(profile, row.hermes_run_id, { choice, ...(row.request_id === null ? {} : { requestId: row.request_id }) }).pipe(
       Effect.as<RunAnswer>({ outcome: "answered", choice }),
-      Effect.mapError(hermesError(HERMES_RAISES.approval)),
       Effect.catchTags({
         NoPendingRequest: () => Effect.succeed<RunAnswer>({ outcome: "gone" }),
         RunNotRunning: () => Effect.succeed<RunAnswer>({ outcome: "gone" }),
