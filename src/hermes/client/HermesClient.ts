@@ -9,6 +9,7 @@
  */
 import type { Duration, Option, Redacted, Stream } from "effect"
 import { Context, Effect } from "effect"
+import type { ApprovalChoice } from "../../domain/approvals.ts"
 import type { HermesEvent } from "../../domain/runs/hermesEvents.ts"
 import type { RunStatus } from "../../domain/runs/view.ts"
 import { type HermesFailure, HermesNoProfile } from "./failure.ts"
@@ -175,7 +176,7 @@ export interface HermesClientShape {
   readonly approval: (
     p: HermesProfile,
     hermesRunId: string,
-    body: { readonly choice: "once" | "session" | "always" | "deny"; readonly requestId?: string }
+    body: { readonly choice: ApprovalChoice; readonly requestId?: string }
   ) => Effect.Effect<void, HermesFailure>
   /** A build whose capabilities lack `run_steer` is not asked: `HermesLacks`. */
   readonly steer: (p: HermesProfile, hermesRunId: string, input: string) => Effect.Effect<void, HermesFailure>

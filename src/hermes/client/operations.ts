@@ -4,6 +4,7 @@
  * terms; the services map those to the bridge's (`services/hermes-failures/hermesErrors.ts`).
  */
 import { Duration, Effect, Option, Schema, Stream } from "effect"
+import type { ApprovalChoice } from "../../domain/approvals.ts"
 import { type HermesCode, type HermesFailure, HermesLacks, HermesStatus, HermesTimeout, HermesTransport } from "./failure.ts"
 import { noFeatures, parseFeatures } from "./features.ts"
 import type {
@@ -141,7 +142,7 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
   const approval = (
     p: HermesProfile,
     id: string,
-    body: { readonly choice: "once" | "session" | "always" | "deny"; readonly requestId?: string }
+    body: { readonly choice: ApprovalChoice; readonly requestId?: string }
   ): Effect.Effect<void, HermesFailure> =>
     post(p, runRoute("POST", id, "/approval"), { choice: body.choice, ...(body.requestId !== undefined ? { request_id: body.requestId } : {}) }, AnyBody).pipe(
       Effect.asVoid

@@ -3,12 +3,13 @@
  * timed out, a stop denied it) closes the row as `expired` instead of failing the operator's click.
  */
 import { Effect } from "effect"
+import { type ApprovalChoice, choiceOf } from "../../domain/approvals.ts"
 import { type BridgeError, InvalidInput } from "../../domain/errors.ts"
 import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
 import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import type { Decision, RunApprovalRow } from "./Inbox.ts"
 
-export type RunAnswer = { readonly outcome: "answered"; readonly choice: "once" | "session" | "always" | "deny" } | { readonly outcome: "gone" }
+export type RunAnswer = { readonly outcome: "answered"; readonly choice: ApprovalChoice } | { readonly outcome: "gone" }
 
 export const answerRunApproval = (
   hermes: HermesClientShape,
@@ -16,7 +17,7 @@ export const answerRunApproval = (
   decision: Decision
 ): Effect.Effect<RunAnswer, BridgeError> =>
   Effect.gen(function* () {
-    const choice = decision.approve ? (decision.choice ?? "once") : "deny"
+    const choice = choiceOf(decision)
     if (decision.approve && row.choices.length > 0 && !row.choices.includes(choice)) {
       return yield* new InvalidInput({ message: `this request offers ${row.choices.join(", ")}; '${choice}' is not one of them` })
     }
