@@ -2,7 +2,7 @@
  * The bridge's grip on Hermes: one service over every configured profile's API server
  * (docs/SIMULATOR.md). It fails with the adapter's own errors (`failure.ts`: status, Hermes's code
  * and message, route and agent), never with the bridge's; the services that call it map those to
- * `bridge.*` in one place (`services/hermes-failures/hermesErrors.ts`), with the specific errors their operation
+ * `bridge.*` in one place (`services/hermes-failures/hermesErrors.ts`, through `bridgeHermes.ts`), with the specific errors their operation
  * may raise.
  *
  * This file is the interface; `HermesClientLive.ts` implements it over @effect/platform's HttpClient.

@@ -1,6 +1,6 @@
 /**
  * `agent_run_answer`, `agent_run_steer` and `agent_run_stop`: checked against the ledger, forwarded
- * to Hermes, and recorded. Hermes's refusals are mapped to the bridge's errors (`hermesErrors.ts`); a
+ * to Hermes, and recorded. Hermes's refusals come mapped to the bridge's errors (`bridgeHermes.ts`); a
  * run Hermes no longer has a live task for is answered in the caller's terms (nothing pending, not
  * running).
  */
