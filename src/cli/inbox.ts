@@ -12,7 +12,8 @@
  */
 import { Effect, Option } from "effect"
 import type { BridgeError } from "../domain/errors.ts"
-import { type ApprovalChoice, Inbox, type InboxState } from "../services/inbox/Inbox.ts"
+import { APPROVE_CHOICES, isApproveChoice } from "../domain/approvals.ts"
+import { Inbox, type InboxState } from "../services/inbox/Inbox.ts"
 import { rowDiff } from "../services/inbox/rowDiff.ts"
 import { SkillStore } from "../services/skill-store/SkillStore.ts"
 import { printedExit } from "./printedExit.ts"
@@ -27,7 +28,6 @@ export const INBOX_USAGE = `usage: agent-bridge inbox list [--state pending|appr
        agent-bridge inbox restore NAME VERSION`
 
 const STATES: ReadonlyArray<InboxState> = ["pending", "approved", "denied", "expired", "withdrawn"]
-const CHOICES: ReadonlyArray<ApprovalChoice> = ["once", "session", "always"]
 const DECIDER = "admin"
 
 const json = (value: unknown) => JSON.stringify(value, null, 2)
@@ -63,12 +63,12 @@ export const inboxCommand = (args: ParsedArgs): Effect.Effect<string, BridgeErro
       case "deny": {
         const id = yield* need(a, "ID")
         const choice = flag(args, "choice")
-        if (choice !== undefined && (sub === "deny" || !CHOICES.includes(choice as ApprovalChoice))) {
-          return yield* Effect.fail(new UsageError(sub === "deny" ? "--choice goes with approve" : `--choice takes ${CHOICES.join("|")}`))
+        if (choice !== undefined && (sub === "deny" || !isApproveChoice(choice))) {
+          return yield* Effect.fail(new UsageError(sub === "deny" ? "--choice goes with approve" : `--choice takes ${APPROVE_CHOICES.join("|")}`))
         }
         const row = yield* inbox.decide(id, {
           approve: sub === "approve",
-          choice: choice as ApprovalChoice | undefined,
+          choice: isApproveChoice(choice) ? choice : undefined,
           by: DECIDER,
           via: "cli"
         })

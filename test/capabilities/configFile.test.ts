@@ -13,12 +13,12 @@ import { HermesNoProfile } from "../../src/hermes/client/failure.ts"
 import { HermesClient, type HermesClientShape, type HermesProfile } from "../../src/hermes/client/HermesClient.ts"
 import { Capabilities, CapabilitiesLive } from "../../src/services/capabilities/Capabilities.ts"
 import { testConfig } from "../support/daemon.ts"
-import { partialDouble } from "../support/partialDouble.ts"
+import { unscripted } from "../../src/common/unscripted.ts"
 
 const profile: HermesProfile = { name: "default", agent: "hermes", agentId: "hermes", baseUrl: "http://127.0.0.1:9", key: Option.none() }
 
 /** Only what capabilities asks of Hermes: the profile (unkeyed, so no health call). */
-const hermes = Layer.succeed(HermesClient, partialDouble<HermesClientShape>("HermesClient", {
+const hermes = Layer.succeed(HermesClient, unscripted<HermesClientShape>("HermesClient")({
   profiles: [profile],
   profile: (agent: string) => (agent === "hermes" ? Effect.succeed(profile) : Effect.fail(new HermesNoProfile({ agent })))
 }))

@@ -7,10 +7,10 @@ import { Effect, Option, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import { Auth, type AuthShape } from "../../src/services/auth/Auth.ts"
 import { sseFrames } from "../../src/edge/a2a/sse.ts"
-import { partialDouble } from "../support/partialDouble.ts"
+import { unscripted } from "../../src/common/unscripted.ts"
 import { sleep } from "../support/poll.ts"
 
-const quietAuth = partialDouble<AuthShape>("Auth", { authenticate: () => Effect.succeed(Option.none()), changes: () => Stream.never })
+const quietAuth = unscripted<AuthShape>("Auth")({ authenticate: () => Effect.succeed(Option.none()), changes: () => Stream.never })
 
 const collect = (events: AsyncGenerator<unknown>, abort = new AbortController(), keepAlive = 40) =>
   Effect.runPromise(

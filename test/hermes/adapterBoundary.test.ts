@@ -55,4 +55,13 @@ describe("the Hermes adapter's error boundary", () => {
     )
     expect(offenders).toEqual([])
   })
+
+  it("the services call Hermes through bridgeHermes: only it, and the start that reads a refusal first, use the mapping", () => {
+    const mapping = path.join(ROOT, "src/services/hermes-failures/hermesErrors.ts")
+    const allowed = ["src/services/hermes-failures/bridgeHermes.ts", "src/services/runs/hermesStart.ts"]
+    const users = filesUnder(path.join(ROOT, "src"))
+      .filter((f) => importedModules(f).includes(mapping))
+      .map((f) => path.relative(ROOT, f))
+    expect(users.filter((f) => !allowed.includes(f))).toEqual([])
+  })
 })

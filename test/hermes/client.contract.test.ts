@@ -8,11 +8,11 @@ import { HermesClient } from "../../src/hermes/client/HermesClient.ts"
 import { HermesClientWith } from "../../src/hermes/client/HermesClientLive.ts"
 import { simulatorProfiles } from "../../src/hermes/embedded.ts"
 import { SimulatedHermes, Simulator } from "../../src/hermes/sim/layer.ts"
-import { servicesView } from "./support/servicesView.ts"
+import { bridgeHermes } from "../../src/services/hermes-failures/bridgeHermes.ts"
 import { clientAndSim as clientAndSimRaw, collect, defaultProfile, deltasOf, simStatus } from "./support/sim.ts"
 
 /** The client as the services see it: its failures mapped to the bridge's errors. */
-const clientAndSim = Effect.map(clientAndSimRaw, ({ hermes, sim }) => ({ hermes: servicesView(hermes), sim }))
+const clientAndSim = Effect.map(clientAndSimRaw, ({ hermes, sim }) => ({ hermes: bridgeHermes(hermes), sim }))
 
 const opts = { timeout: "2 seconds", pollInterval: "50 millis", featuresTtl: "1500 millis" } as const
 
@@ -163,7 +163,7 @@ for (const generation of ["old", "new"] as const) {
           // A client of its own, built on the test clock (its cache's clock): staleness is a clock
           // step, and nothing another test cached counts.
           yield* Effect.gen(function* () {
-            const hermes = servicesView(yield* HermesClient)
+            const hermes = bridgeHermes(yield* HermesClient)
             const p = yield* hermes.profile("hermes/coder")
             const before = yield* count
             yield* hermes.start(p, { input: "a" })

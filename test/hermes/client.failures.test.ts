@@ -9,11 +9,11 @@ import { errorCode, errorStatus } from "../../src/domain/errors.ts"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { makeHermesClient } from "../../src/hermes/client/HermesClientLive.ts"
 import { SimulatedHermes } from "../../src/hermes/sim/layer.ts"
-import { servicesView } from "./support/servicesView.ts"
+import { bridgeHermes } from "../../src/services/hermes-failures/bridgeHermes.ts"
 import { clientAndSim as clientAndSimRaw, defaultProfile, simStatus, withKey } from "./support/sim.ts"
 
 /** The client as the services see it: its failures mapped to the bridge's errors. */
-const clientAndSim = Effect.map(clientAndSimRaw, ({ hermes, sim }) => ({ hermes: servicesView(hermes), sim }))
+const clientAndSim = Effect.map(clientAndSimRaw, ({ hermes, sim }) => ({ hermes: bridgeHermes(hermes), sim }))
 
 const seen = (e: Parameters<typeof errorCode>[0]) => ({ code: errorCode(e), status: errorStatus(e) })
 const UNKNOWN = "run_0123456789abcdef0123456789abcdef"
@@ -37,7 +37,7 @@ for (const generation of ["old", "new"] as const) {
           const p = yield* defaultProfile
           // A client of its own with a short timeout: the shared one waits long enough that a loaded
           // machine never turns another test's refusal into "no answer".
-          const hermes = servicesView(yield* makeHermesClient([p], { timeout: "300 millis" }))
+          const hermes = bridgeHermes(yield* makeHermesClient([p], { timeout: "300 millis" }))
           yield* sim.injectFault({ route: "steer", delayMs: 1500 })
           const e = yield* Effect.flip(hermes.steer(p, UNKNOWN, "x"))
           expect(seen(e)).toEqual({ code: "bridge.agent_unavailable", status: 502 })

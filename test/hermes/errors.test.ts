@@ -3,7 +3,7 @@
  * every adapter error → its bridge error, code and status (the seed's table), the per-operation
  * lists of specific errors, and the failure details the adapter reads off Hermes's answers.
  */
-import { Duration, Option } from "effect"
+import { Duration, Effect, Option, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import { errorCode, errorStatus } from "../../src/domain/errors.ts"
 import {
@@ -20,13 +20,22 @@ import {
   saysRunUnknown,
   transportDetail
 } from "../../src/hermes/client/failure.ts"
-import { HERMES_RAISES, hermesError, type SpecificTag, toBridgeError, unknownProfile } from "../../src/services/hermes-failures/hermesErrors.ts"
+import type { HermesCode } from "../../src/hermes/client/failure.ts"
+import { OPERATION_CODES } from "../../src/hermes/client/operations.ts"
+import { hermesError, toBridgeError } from "../../src/services/hermes-failures/hermesErrors.ts"
+import { bridgeHermes } from "../../src/services/hermes-failures/bridgeHermes.ts"
+import { unscripted } from "../../src/common/unscripted.ts"
+import { type HermesClientShape, namedProfile } from "../../src/hermes/client/HermesClient.ts"
 
 const site = { agent: "hermes/coder", route: "POST /v1/runs/{id}/stop" }
+const profileOf = namedProfile("coder", "http://127.0.0.1:9/p/coder", Option.none())
 const status = (s: number, code: string | null = null, detail: string | null = null) =>
   new HermesStatus({ ...site, status: s, code, detail, retryAfter: Option.none() })
-const all = ["RunNotFound", "RunNotRunning", "NoPendingRequest", "IdempotencyConflict", "InvalidIdempotencyKey"] as const
-const seen = (f: HermesFailure, allowed: ReadonlyArray<SpecificTag> = all) => {
+const all: ReadonlyArray<HermesCode> = [
+  "run_not_found", "run_not_accepting_steer", "steer_not_accepted", "run_not_active", "clarify_not_pending",
+  "approval_not_active", "approval_not_pending", "idempotency_key_conflict", "invalid_idempotency_key"
+]
+const seen = (f: HermesFailure, allowed: ReadonlyArray<HermesCode> = all) => {
   const e = toBridgeError(f, allowed)
   return { tag: e._tag, code: errorCode(e), status: errorStatus(e), message: e.message }
 }
@@ -50,7 +59,7 @@ describe("Hermes adapter errors → bridge errors", () => {
   })
 
   it("an agent no profile answers to is unknown_agent 404, and pi is named as not runnable", () => {
-    const unknown = unknownProfile(new HermesNoProfile({ agent: "hermes/nobody" }))
+    const unknown = toBridgeError(new HermesNoProfile({ agent: "hermes/nobody" }))
     expect([unknown._tag, errorCode(unknown), errorStatus(unknown)]).toEqual(["UnknownAgent", "bridge.unknown_agent", 404])
     expect(unknown.message).toContain('unknown agent "hermes/nobody"')
     const pi = toBridgeError(new HermesNoProfile({ agent: "pi" }))
@@ -104,14 +113,15 @@ describe("Hermes adapter errors → bridge errors", () => {
   })
 
   it("a specific code the operation cannot raise falls back to agent_refused with Hermes's status", () => {
-    expect(seen(status(409, "clarify_not_pending"), ["RunNotFound"])).toMatchObject({ code: "bridge.agent_refused", status: 409 })
+    expect(seen(status(409, "clarify_not_pending"), ["run_not_found"])).toMatchObject({ code: "bridge.agent_refused", status: 409 })
     // With no list at all (health, models, features, follow), even run_not_found is a refusal.
     expect(seen(status(404, "run_not_found"), [])).toMatchObject({ code: "bridge.agent_refused", status: 404 })
     expect(errorCode(hermesError()(status(404, "run_not_found")))).toBe("bridge.agent_refused")
   })
 
   it("each operation's list: what its route may answer, and nothing else", () => {
-    const raises = (op: keyof typeof HERMES_RAISES, f: HermesFailure) => errorCode(hermesError(HERMES_RAISES[op])(f))
+    const raises = (op: keyof typeof OPERATION_CODES | "follow", f: HermesFailure) =>
+      errorCode(hermesError(op === "follow" ? [] : OPERATION_CODES[op])(f))
     expect(raises("start", status(409, "idempotency_key_conflict"))).toBe("bridge.idempotency_conflict")
     expect(raises("start", status(400, "invalid_idempotency_key"))).toBe("bridge.invalid_idempotency_key")
     expect(raises("start", status(404, "run_not_found"))).toBe("bridge.agent_refused")
@@ -126,7 +136,8 @@ describe("Hermes adapter errors → bridge errors", () => {
     expect(raises("approval", status(409, "run_not_active"))).toBe("bridge.run_not_running")
     expect(raises("clarify", status(409, "clarify_not_pending"))).toBe("bridge.no_pending_request")
     expect(raises("clarify", status(409, "idempotency_key_conflict"))).toBe("bridge.agent_refused")
-    expect(HERMES_RAISES.generic).toEqual([])
+    // An operation without a list (health, models, features, follow) reports no code as itself.
+    expect(raises("follow", status(404, "run_not_found"))).toBe("bridge.agent_refused")
   })
 
   it("messages name the agent and never a URL or the route", () => {
@@ -161,5 +172,31 @@ describe("failure details", () => {
     expect(isTransient(status(401))).toBe(false)
     expect(isTransient(status(404))).toBe(false)
     expect(isTransient(new HermesNoKey(site))).toBe(false)
+  })
+})
+
+describe("bridgeHermes: the client as the services call it", () => {
+  const hermes = unscripted<HermesClientShape>("HermesClient")({
+    profiles: [profileOf],
+    profile: (agent) => Effect.fail(new HermesNoProfile({ agent })),
+    stop: () => Effect.fail(status(404, "run_not_found")),
+    steer: () => Effect.fail(status(409, "approval_not_pending")),
+    health: () => Effect.fail(status(404, "run_not_found")),
+    events: () => Stream.fail(status(404, "run_not_found"))
+  })
+  const bridge = bridgeHermes(hermes)
+  const failure = <A, E extends { readonly _tag: string }>(e: Effect.Effect<A, E>) => Effect.runPromise(Effect.flip(e))
+
+  it("maps each operation's failures with its raise list, and a profile lookup to unknown_agent", async () => {
+    expect((await failure(bridge.profile("hermes/nobody")))._tag).toBe("UnknownAgent")
+    expect((await failure(bridge.stop(profileOf, "r")))._tag).toBe("RunNotFound")
+    // A code outside the operation's list, and any code of an operation without one, is a refusal.
+    expect(errorCode(await failure(bridge.steer(profileOf, "r", "x")))).toBe("bridge.agent_refused")
+    expect(errorCode(await failure(bridge.health(profileOf)))).toBe("bridge.agent_refused")
+  })
+
+  it("maps a stream's failure the same way, and passes values through", async () => {
+    expect((await failure(Stream.runDrain(bridge.events(profileOf, "r"))))._tag).toBe("RunNotFound")
+    expect(bridge.profiles).toBe(hermes.profiles)
   })
 })

@@ -8,7 +8,7 @@ import { GONE_ERROR } from "../../src/hermes/client/follow.ts"
 import { RESTART_ERROR } from "../../src/hermes/sim/run.ts"
 import { fillerText } from "../../src/hermes/sim/script.ts"
 import { SimulatedHermes } from "../../src/hermes/sim/layer.ts"
-import { servicesView } from "./support/servicesView.ts"
+import { bridgeHermes } from "../../src/services/hermes-failures/bridgeHermes.ts"
 import { clientAndSim, collect, defaultProfile, deltasOf, followInBackground, polledAgain, simStatus, withKey } from "./support/sim.ts"
 
 const opts = { timeout: "2 seconds", pollInterval: "30 millis" } as const
@@ -179,7 +179,7 @@ for (const generation of ["old", "new"] as const) {
       it.effect("fails with the bridge's error (as the follower maps it) when the key is refused, and gives up when told to", () =>
         Effect.gen(function* () {
           const { hermes: client, sim } = yield* clientAndSim
-          const hermes = servicesView(client)
+          const hermes = bridgeHermes(client)
           const p = yield* defaultProfile
           const { hermesRunId } = yield* hermes.start(p, { input: "[sim:slow=300]" })
           const refused = yield* Effect.flip(Stream.runDrain(hermes.follow(withKey(p, "wrong"), hermesRunId)))

@@ -9,12 +9,12 @@ import { errorCode, errorStatus } from "../../src/domain/errors.ts"
 import { makeHermesClient } from "../../src/hermes/client/HermesClientLive.ts"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { hermes020 } from "./support/hermes020.ts"
-import { servicesView } from "./support/servicesView.ts"
+import { bridgeHermes } from "../../src/services/hermes-failures/bridgeHermes.ts"
 
 const RUN = "run_0123456789abcdef0123456789abcdef"
 /** The client as the services see it: its failures mapped to the bridge's errors. */
 const client = (profiles: Parameters<typeof makeHermesClient>[0]) =>
-  Effect.map(makeHermesClient(profiles, { timeout: "2 seconds", pollInterval: "20 millis" }), servicesView)
+  Effect.map(makeHermesClient(profiles, { timeout: "2 seconds", pollInterval: "20 millis" }), bridgeHermes)
 /** The undici client lives as long as the test (provided around the whole body, not the build). */
 const withHttp = <A, E, R>(body: Effect.Effect<A, E, R>) => body.pipe(Effect.provide(NodeHttpClient.layerUndici))
 

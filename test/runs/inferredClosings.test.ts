@@ -4,12 +4,12 @@ import { Effect, Schema } from "effect"
 import { type HermesEvent, HermesEventData, makeEvent } from "../../src/domain/runs/hermesEvents.ts"
 import type { LedgerShape, StoredEvent } from "../../src/services/runs/Ledger.ts"
 import { withInferredClosings } from "../../src/services/runs/inferredClosings.ts"
-import { partialDouble } from "../support/partialDouble.ts"
+import { unscripted } from "../../src/common/unscripted.ts"
 
 const ev = (event: string, data: Record<string, unknown> = {}): HermesEvent =>
   makeEvent(null, Schema.decodeUnknownSync(HermesEventData)({ event, run_id: "run_h", timestamp: 1, ...data }))
 const stored = (type: string, data: Record<string, unknown> = {}, seq = 1): StoredEvent => ({ seq, type, at: 0, data })
-const ledgerOf = (events: ReadonlyArray<StoredEvent>) => partialDouble<LedgerShape>("Ledger", { eventsAfter: () => Effect.succeed(events) })
+const ledgerOf = (events: ReadonlyArray<StoredEvent>) => unscripted<LedgerShape>("Ledger")({ eventsAfter: () => Effect.succeed(events) })
 
 describe("inferred closings", () => {
   it.effect("a synthesised end closes the tools and approvals the ledger holds open, innermost last; what is known is kept", () =>

@@ -6,7 +6,8 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, Option } from "effect"
 import { errorStatus, errorText } from "../../domain/errors.ts"
-import { type ApprovalChoice, type Decision, Inbox } from "../../services/inbox/Inbox.ts"
+import { isApproveChoice } from "../../domain/approvals.ts"
+import { type Decision, Inbox } from "../../services/inbox/Inbox.ts"
 import { InboxWeb } from "./InboxWeb.ts"
 import { rowPageResponse } from "./pages.ts"
 import { currentSession, htmlResponse, readForm, seeOther, type SignedIn, textResponse } from "./respond.ts"
@@ -89,14 +90,12 @@ export const signOut = Effect.gen(function* () {
 
 const staleForm = () => textResponse("refused: the form's CSRF token does not match this session; reload the page and try again", 403)
 
-const CHOICES: ReadonlyArray<ApprovalChoice> = ["once", "session", "always"]
-
 /** The form's `decision`: approve, deny, or (run approvals) the approve choice itself. */
 export const parseDecision = (value: string | undefined, kind: "skill_put" | "skill_delete" | "run_approval"): Decision | null => {
   const who = { by: DECIDER, via: "page" } as const
   if (value === "deny") return { approve: false, ...who }
   if (value === "approve") return { approve: true, ...who }
-  if (kind === "run_approval" && CHOICES.includes(value as ApprovalChoice)) return { approve: true, choice: value as ApprovalChoice, ...who }
+  if (kind === "run_approval" && isApproveChoice(value)) return { approve: true, choice: value, ...who }
   return null
 }
 

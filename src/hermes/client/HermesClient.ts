@@ -2,13 +2,14 @@
  * The bridge's grip on Hermes: one service over every configured profile's API server
  * (docs/SIMULATOR.md). It fails with the adapter's own errors (`failure.ts`: status, Hermes's code
  * and message, route and agent), never with the bridge's; the services that call it map those to
- * `bridge.*` in one place (`services/hermes-failures/hermesErrors.ts`), with the specific errors their operation
+ * `bridge.*` in one place (`services/hermes-failures/hermesErrors.ts`, through `bridgeHermes.ts`), with the specific errors their operation
  * may raise.
  *
  * This file is the interface; `HermesClientLive.ts` implements it over @effect/platform's HttpClient.
  */
 import type { Duration, Option, Redacted, Stream } from "effect"
 import { Context, Effect } from "effect"
+import type { ApprovalChoice } from "../../domain/approvals.ts"
 import type { HermesEvent } from "../../domain/runs/hermesEvents.ts"
 import type { RunStatus } from "../../domain/runs/view.ts"
 import { type HermesFailure, HermesNoProfile } from "./failure.ts"
@@ -175,7 +176,7 @@ export interface HermesClientShape {
   readonly approval: (
     p: HermesProfile,
     hermesRunId: string,
-    body: { readonly choice: "once" | "session" | "always" | "deny"; readonly requestId?: string }
+    body: { readonly choice: ApprovalChoice; readonly requestId?: string }
   ) => Effect.Effect<void, HermesFailure>
   /** A build whose capabilities lack `run_steer` is not asked: `HermesLacks`. */
   readonly steer: (p: HermesProfile, hermesRunId: string, input: string) => Effect.Effect<void, HermesFailure>

@@ -1,9 +1,10 @@
 /**
  * `HermesClientApprovals`: a `HermesClient` for the teach tests, with fixed profiles `default` and
  * `coder`; it fakes the answer to an approval and records every approval call, failing as the real
- * client does (with the adapter's errors). Any other call is a defect.
+ * client does (with the adapter's errors). Any other call is a defect naming it (`common/unscripted.ts`).
  */
-import { Effect, Layer, Option, Redacted, Ref, Stream } from "effect"
+import { Effect, Layer, Option, Redacted, Ref } from "effect"
+import { unscripted } from "../../common/unscripted.ts"
 import type { HermesFailure } from "./failure.ts"
 import { findProfile, HermesClient, type HermesClientShape, type HermesProfile, namedProfile } from "./HermesClient.ts"
 
@@ -26,24 +27,13 @@ export const HermesClientApprovals = (
   approvalAnswer: () => Effect.Effect<void, HermesFailure> = () => Effect.void
 ): Layer.Layer<HermesClient> => {
   const profiles = [makeProfile("default"), makeProfile("coder")]
-  const unused = () => Effect.die("not scripted in the teach double")
-  const shape: HermesClientShape = {
+  const shape = unscripted<HermesClientShape>("HermesClient", "the teach double (HermesClientApprovals)")({
     profiles,
     profile: (agent) => findProfile(profiles, agent),
-    health: unused,
-    models: unused,
-    features: unused,
-    start: unused,
-    status: unused,
-    events: () => Stream.die("not scripted"),
-    follow: () => Stream.die("not scripted"),
     approval: (p, hermesRunId, body) =>
       Ref.update(calls, (xs) => [...xs, { profile: p.name, hermesRunId, choice: body.choice, requestId: body.requestId }]).pipe(
         Effect.zipRight(approvalAnswer())
-      ),
-    steer: unused,
-    stop: unused,
-    clarify: unused
-  }
+      )
+  })
   return Layer.succeed(HermesClient, shape)
 }

@@ -61,14 +61,12 @@ export const makeHermesClient = (
     const reconnect = options.reconnectSchedule ?? followReconnectSchedule
     const defaultPoll = Duration.decode(options.pollInterval ?? "1 second")
 
+    // Every plain operation as it is; only those that take the client's own state are wrapped here.
     return {
+      ...ops,
       profiles,
       profile: (agent) => findProfile(profiles, agent),
-      health: ops.health,
-      models: ops.models,
       features,
-      start: ops.start,
-      status: ops.status,
       events: (p, runId, lastEventId) => ops.events(p, runId, lastEventId ?? null).pipe(Stream.tap(sawFrame(p))),
       follow: (p, runId, o) =>
         followRun(
@@ -85,11 +83,7 @@ export const makeHermesClient = (
             receivedText: o?.receivedText ?? "",
             pollInterval: o?.pollInterval === undefined ? defaultPoll : Duration.decode(o.pollInterval)
           }
-        ),
-      approval: ops.approval,
-      steer: ops.steer,
-      stop: ops.stop,
-      clarify: ops.clarify
+        )
     } satisfies HermesClientShape
   })
 

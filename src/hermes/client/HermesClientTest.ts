@@ -1,10 +1,11 @@
 /**
  * `HermesClientTest`: a scripted `HermesClient` for edge tests that do not need a real Hermes: fixed
  * profiles, health, model and features answers, failing as the real client does (with the adapter's errors);
- * it records nothing, and any other call is a defect. Run tests use `fakeHermes.ts` (scripted runs,
+ * it records nothing, and any other call is a defect naming it (`common/unscripted.ts`). Run tests use `fakeHermes.ts` (scripted runs,
  * records calls) or the simulator instead.
  */
-import { Effect, Layer, Option, Redacted, Stream } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { unscripted } from "../../common/unscripted.ts"
 import { HermesTransport } from "./failure.ts"
 import { parseFeatures } from "./features.ts"
 import { findProfile, HermesClient, type HermesClientShape, type HermesFeatures, type HermesProfile, namedProfile } from "./HermesClient.ts"
@@ -32,21 +33,12 @@ export const HermesClientTest = (options: DoubleOptions = {}) => {
   )
   const spec = (p: HermesProfile) => specs.find((s) => s.name === p.name)!
   const down = (p: HermesProfile, route: string) => new HermesTransport({ agent: p.agent, route, detail: "ECONNREFUSED" })
-  const unused = () => Effect.dieMessage("not scripted in this double")
-  const shape: HermesClientShape = {
+  const shape = unscripted<HermesClientShape>("HermesClient", "this HermesClientTest")({
     profiles,
     profile: (agent) => findProfile(profiles, agent),
     health: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /health")) : Effect.succeed({ status: "ok", version: spec(p).version ?? "0.20.4" })),
     models: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /v1/models")) : Effect.succeed([p.name === "default" ? "hermes-agent" : p.name])),
-    features: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /v1/capabilities")) : Effect.succeed(spec(p).features ?? HERMES_020)),
-    start: unused,
-    status: unused,
-    events: () => Stream.die("not scripted"),
-    follow: () => Stream.die("not scripted"),
-    approval: unused,
-    steer: unused,
-    stop: unused,
-    clarify: unused
-  }
+    features: (p) => (spec(p).up === false ? Effect.fail(down(p, "GET /v1/capabilities")) : Effect.succeed(spec(p).features ?? HERMES_020))
+  })
   return Layer.succeed(HermesClient, shape)
 }

@@ -57,6 +57,16 @@ export class HermesNoProfile extends Data.TaggedError("HermesNoProfile")<{ reado
 export type HermesFailure = HermesTransport | HermesTimeout | HermesStatus | HermesBadAnswer | HermesNoKey | HermesLacks
 
 /**
+ * Hermes's error codes that name a situation a caller may act on: the run is unknown or not running,
+ * nothing is pending, an idempotency key is refused. Any other code is a plain refusal. Each operation
+ * says which of them it reports (`OPERATION_CODES`, `operations.ts`).
+ */
+export type HermesCode =
+  | "run_not_found" | "run_not_accepting_steer" | "steer_not_accepted" | "run_not_active"
+  | "clarify_not_pending" | "approval_not_active" | "approval_not_pending"
+  | "idempotency_key_conflict" | "invalid_idempotency_key"
+
+/**
  * Hermes said, in its JSON error envelope, that it does not know the run. A 404 without the
  * envelope (aiohttp's plain-text `404: Not Found` for a route the build lacks) says nothing about it.
  */

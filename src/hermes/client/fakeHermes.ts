@@ -4,8 +4,10 @@
  * Control calls behave as Hermes does (docs/SIMULATOR.md) (steer only while running, stop → cancelled, clarify
  * only for the pending id), and fail as the real client does: with the adapter's own errors
  * (`HermesStatus` with Hermes's code, `HermesTransport`, `HermesNoProfile`), which the services map.
+ * An operation it does not fake (`features`) is a defect naming it (`common/unscripted.ts`).
  */
 import { Deferred, Effect, Layer, Option, Redacted, Schema, Stream, SubscriptionRef } from "effect"
+import { unscripted } from "../../common/unscripted.ts"
 import { HermesStatus, HermesTransport } from "./failure.ts"
 import { HermesEventData, makeEvent, TERMINAL_EVENTS } from "../../domain/runs/hermesEvents.ts"
 import { TERMINAL_STATUSES } from "../../domain/runs/view.ts"
@@ -97,12 +99,11 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
         emit(id, "run.completed", { output: output ?? runs.get(id)?.output ?? "", usage: { input_tokens: 3, output_tokens: 5, total_tokens: 8 } })
       )
 
-    const shape: HermesClientShape = {
+    const shape: HermesClientShape = unscripted<HermesClientShape>("HermesClient", "the fake Hermes (fakeHermes.ts)")({
       profiles,
       profile: (agent) => findProfile(profiles, agent),
       health: (p) => guard(p, "GET /health", Effect.succeed({ status: "ok", version: "0.20.4" })),
       models: (p) => guard(p, "GET /v1/models", Effect.succeed([p.name])),
-      features: () => Effect.die("features are not used by the run service"),
       start: (p, req) =>
         guard(p, "POST /v1/runs", Effect.gen(function* () {
           calls.start.push(req)
@@ -189,7 +190,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
           yield* emit(id, "clarify.responded", { clarify_id: body.clarifyId, outcome: "answered" })
           if ((options.clarifyAnswerDelayMs ?? 0) > 0) yield* Effect.sleep(options.clarifyAnswerDelayMs ?? 0)
         }))
-    }
+    })
 
     return {
       shape,

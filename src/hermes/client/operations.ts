@@ -4,10 +4,11 @@
  * terms; the services map those to the bridge's (`services/hermes-failures/hermesErrors.ts`).
  */
 import { Duration, Effect, Option, Schema, Stream } from "effect"
-import { type HermesFailure, HermesLacks, HermesStatus, HermesTimeout, HermesTransport } from "./failure.ts"
+import type { ApprovalChoice } from "../../domain/approvals.ts"
+import { type HermesCode, type HermesFailure, HermesLacks, HermesStatus, HermesTimeout, HermesTransport } from "./failure.ts"
 import { noFeatures, parseFeatures } from "./features.ts"
 import type {
-  HermesEvent, HermesFeatures, HermesHealth, HermesProfile, HermesRunStatus, StartRunRequest, StartRunResult
+  HermesClientShape, HermesEvent, HermesFeatures, HermesHealth, HermesProfile, HermesRunStatus, StartRunRequest, StartRunResult
 } from "./HermesClient.ts"
 import type { HermesHttp } from "./http.ts"
 import { CapabilitiesBody, HealthBody, ModelsBody, type RunStatusBody, RunStatusBody as RunStatusSchema, StartBody } from "./schemas.ts"
@@ -45,6 +46,29 @@ export const fetchFeatures = (http: HermesHttp, p: HermesProfile): Effect.Effect
     Effect.map((a) => parseFeatures(a.body)),
     Effect.catchIf((f): f is HermesStatus => f._tag === "HermesStatus" && f.status === 404, () => Effect.succeed(noFeatures))
   )
+
+/** The codes of a run Hermes does not know, of a request it does not hold pending, and of a run not running. */
+const RUN_CONTROL = [
+  "run_not_found", "clarify_not_pending", "approval_not_active", "approval_not_pending",
+  "run_not_accepting_steer", "steer_not_accepted", "run_not_active"
+] as const satisfies ReadonlyArray<HermesCode>
+
+/**
+ * The Hermes codes each operation reports as themselves, its raise list: the services map each to
+ * the bridge's error (`services/hermes-failures/`, through `bridgeHermes`); any other code, and every
+ * code of an operation not listed here (`health`, `models`, `features`, `follow`, which ends a run
+ * Hermes forgot itself), is a plain refusal carrying Hermes's status. A new operation adds its line.
+ */
+export const OPERATION_CODES = {
+  start: ["idempotency_key_conflict", "invalid_idempotency_key"],
+  status: ["run_not_found"],
+  events: ["run_not_found"],
+  approval: RUN_CONTROL,
+  steer: ["run_not_found", "run_not_accepting_steer", "steer_not_accepted", "run_not_active"],
+  // `stop` reads newer builds' 409 `run_not_active` as 404 `run_not_found` itself (below).
+  stop: ["run_not_found"],
+  clarify: RUN_CONTROL
+} as const satisfies { readonly [K in keyof HermesClientShape]?: ReadonlyArray<HermesCode> }
 
 export interface OperationsDeps {
   readonly http: HermesHttp
@@ -118,7 +142,7 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
   const approval = (
     p: HermesProfile,
     id: string,
-    body: { readonly choice: "once" | "session" | "always" | "deny"; readonly requestId?: string }
+    body: { readonly choice: ApprovalChoice; readonly requestId?: string }
   ): Effect.Effect<void, HermesFailure> =>
     post(p, runRoute("POST", id, "/approval"), { choice: body.choice, ...(body.requestId !== undefined ? { request_id: body.requestId } : {}) }, AnyBody).pipe(
       Effect.asVoid

@@ -3,6 +3,7 @@
  * are ignored, optional fields may be absent or null; strict where the bridge depends on a value.
  */
 import { Schema } from "effect"
+import { ApprovalChoice } from "../../domain/approvals.ts"
 import { RunStatus } from "../../domain/runs/view.ts"
 
 const OptionalNullable = <S extends Schema.Schema.Any>(s: S) => Schema.optional(Schema.NullOr(s))
@@ -38,7 +39,7 @@ export const ApprovalBody = Schema.Struct({
   request_id: Schema.String,
   command: Schema.optionalWith(Schema.String, { default: () => "" }),
   description: Schema.optionalWith(Schema.String, { default: () => "" }),
-  choices: Schema.optionalWith(Schema.Array(Schema.String), { default: () => ["once", "session", "always", "deny"] })
+  choices: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [...ApprovalChoice.literals] })
 })
 
 export const ClarificationBody = Schema.Struct({

@@ -3,7 +3,7 @@
  * the request, refuses any `Origin` with a bare 403 as Hermes's CORS check does, answers a route the
  * build lacks with the framework's plain-text 404, applies injected
  * faults, checks the profile's bearer key (every route but health), reads the JSON body (10 MB
- * limit, 413 above) and dispatches to the handler.
+ * limit, 413 above) and dispatches to the route's handler (one table: `ROUTES` in `handlers.ts`).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
@@ -12,7 +12,8 @@ import * as H from "./handlers.ts"
 import { defaultCode, fail, json } from "./respond.ts"
 import type { SimRun } from "./run.ts"
 import type { Plan } from "./script.ts"
-import type { RecordedRequest, SimFault, SimRoute, SimState } from "./state.ts"
+import type { ResolvedSimOptions } from "./options.ts"
+import type { RecordedRequest, SimFault, SimState } from "./state.ts"
 
 export interface ListenerSpec {
   /** Profiles this listener serves. */
@@ -29,35 +30,18 @@ export interface AppEnv {
 }
 
 const BODY_LIMIT = 10 * 1024 * 1024
-const RUN = "([^/]+)"
 
-const ROUTES: ReadonlyArray<{ readonly method: string; readonly path: RegExp; readonly route: SimRoute }> = [
-  { method: "GET", path: /^\/(?:v1\/)?health$/, route: "health" },
-  { method: "GET", path: /^\/v1\/models$/, route: "models" },
-  { method: "GET", path: /^\/v1\/capabilities$/, route: "capabilities" },
-  { method: "POST", path: /^\/v1\/runs$/, route: "start" },
-  { method: "GET", path: new RegExp(`^/v1/runs/${RUN}$`), route: "status" },
-  { method: "GET", path: new RegExp(`^/v1/runs/${RUN}/events$`), route: "events" },
-  { method: "POST", path: new RegExp(`^/v1/runs/${RUN}/approval$`), route: "approval" },
-  { method: "POST", path: new RegExp(`^/v1/runs/${RUN}/steer$`), route: "steer" },
-  { method: "POST", path: new RegExp(`^/v1/runs/${RUN}/stop$`), route: "stop" },
-  { method: "POST", path: new RegExp(`^/v1/runs/${RUN}/clarify$`), route: "clarify" }
-]
-
-/** Routes this build has: builds without steering or clarification lack those routes altogether. */
-const hasRoute = (route: SimRoute, o: { readonly steer: boolean; readonly clarify: boolean }) =>
-  route === "steer" ? o.steer : route === "clarify" ? o.clarify : true
-
-const match = (method: string, path: string, o: { readonly steer: boolean; readonly clarify: boolean }) => {
+/** The route for this method and path among those the build has (`H.ROUTES`), or the methods the path takes. */
+const match = (method: string, path: string, o: ResolvedSimOptions) => {
   const allowed: Array<string> = []
-  for (const r of ROUTES) {
+  for (const r of H.ROUTES) {
     const m = r.path.exec(path)
-    if (m === null || !hasRoute(r.route, o)) continue
+    if (m === null || ("gate" in r && !r.gate(o))) continue
     if (r.method !== method) {
       allowed.push(r.method)
       continue
     }
-    return { _tag: "Route" as const, route: r.route, runId: m[1] === undefined ? null : decodeURIComponent(m[1]) }
+    return { _tag: "Route" as const, route: r, runId: m[1] === undefined ? null : decodeURIComponent(m[1]) }
   }
   return allowed.length > 0 ? { _tag: "WrongMethod" as const, allowed } : null
 }
@@ -129,12 +113,12 @@ export const makeApp = (env: AppEnv, listener: ListenerSpec) =>
       if (socket !== null && !socket.destroyed) socket.resetAndDestroy()
     }
 
-    const fault = state.takeFault(found.route, profile)
+    const fault = state.takeFault(found.route.name, profile)
     if (fault !== undefined) {
       const answer = yield* faultAnswer(fault, cut)
       if (answer !== null) return answer
     }
-    if (found.route !== "health" && request.headers["authorization"] !== `Bearer ${key}`) {
+    if (!("open" in found.route) && request.headers["authorization"] !== `Bearer ${key}`) {
       // The two builds' 401 bodies, each without `param`.
       return state.options.authCode === "gateway_auth_failed"
         ? json(401, { error: { message: "Invalid gateway API key (API_SERVER_KEY)", type: "gateway_auth_error", code: "gateway_auth_failed" } })
@@ -144,17 +128,5 @@ export const makeApp = (env: AppEnv, listener: ListenerSpec) =>
     if (tooLarge) return yield* fail(413, "request_too_large", "Request body exceeds 10 MB")
     recorded.body = body
     const ctx: H.HandlerContext = { state, profile, request, spawn: env.spawn, cut, body }
-    const runId = found.runId ?? ""
-    switch (found.route) {
-      case "health": return yield* H.health(ctx)
-      case "models": return yield* H.models(ctx)
-      case "capabilities": return yield* H.capabilities(ctx)
-      case "start": return yield* H.start(ctx)
-      case "status": return yield* H.status(ctx, runId)
-      case "events": return yield* H.events(ctx, runId)
-      case "approval": return yield* H.approval(ctx, runId)
-      case "steer": return yield* H.steer(ctx, runId)
-      case "stop": return yield* H.stop(ctx, runId)
-      case "clarify": return yield* H.clarify(ctx, runId)
-    }
+    return yield* found.route.handler(ctx, found.runId ?? "")
   })

@@ -1,6 +1,9 @@
 /**
- * The simulator's route handlers, one per Hermes endpoint, after the app (`app.ts`) has resolved
- * the profile, checked the key and applied any injected fault.
+ * The simulator's routes: one handler per Hermes endpoint, and `ROUTES` at the end, the table the app
+ * (`app.ts`) dispatches from (one row per route: its name, method, path, handler and, for an optional
+ * endpoint, the gate that says whether the build has it). A handler runs after the app has resolved
+ * the profile, checked the key and applied any injected fault. A new endpoint is its handler and its
+ * row here; its name is then a `SimRoute`, which faults may name.
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
@@ -9,6 +12,7 @@ import { createHash } from "node:crypto"
 import { parseInput } from "./directives.ts"
 import { isTerminalStatus, makeRun, type SimRun, statusBody } from "./run.ts"
 import { makePlan, type Plan } from "./script.ts"
+import type { ResolvedSimOptions } from "./options.ts"
 import type { SimState } from "./state.ts"
 import { fail, json, runNotFound } from "./respond.ts"
 import { subscriberStream } from "./subscriber.ts"
@@ -266,3 +270,35 @@ export const clarify: RunHandler = ({ state, profile, body }, runId) =>
     yield* Deferred.succeed(pending.answer, answer)
     return yield* json(200, { object: "hermes.run.clarify_response", run_id: run.id, clarify_id: pending.clarify_id, resolved: true })
   })
+
+const RUN = "([^/]+)"
+const runPath = (tail = "") => new RegExp(`^/v1/runs/${RUN}${tail}$`)
+
+interface RouteRow {
+  readonly name: string
+  readonly method: "GET" | "POST"
+  /** The path after the profile prefix; a run's id is the first group. */
+  readonly path: RegExp
+  /** The run's id is "" on a route without one. */
+  readonly handler: (ctx: HandlerContext, runId: string) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+  /** Whether this build has the route at all (absent: every build); one without answers a plain 404. */
+  readonly gate?: (o: ResolvedSimOptions) => boolean
+  /** The route answers without the bearer key. */
+  readonly open?: true
+}
+
+export const ROUTES = [
+  { name: "health", method: "GET", path: /^\/(?:v1\/)?health$/, handler: health, open: true },
+  { name: "models", method: "GET", path: /^\/v1\/models$/, handler: models },
+  { name: "capabilities", method: "GET", path: /^\/v1\/capabilities$/, handler: capabilities },
+  { name: "start", method: "POST", path: /^\/v1\/runs$/, handler: start },
+  { name: "status", method: "GET", path: runPath(), handler: status },
+  { name: "events", method: "GET", path: runPath("/events"), handler: events },
+  { name: "approval", method: "POST", path: runPath("/approval"), handler: approval },
+  { name: "steer", method: "POST", path: runPath("/steer"), handler: steer, gate: (o) => o.steer },
+  { name: "stop", method: "POST", path: runPath("/stop"), handler: stop },
+  { name: "clarify", method: "POST", path: runPath("/clarify"), handler: clarify, gate: (o) => o.clarify }
+] as const satisfies ReadonlyArray<RouteRow>
+
+/** A route's name, as faults name it. */
+export type SimRoute = (typeof ROUTES)[number]["name"]

@@ -11,6 +11,7 @@ import { HermesProfiles, HermesProfilesWith } from "../profiles.ts"
 import type { SimOptions } from "./options.ts"
 import type { SimRun } from "./run.ts"
 import { type SimServeError, type SimulatorHandle, startSimulator } from "./server.ts"
+import type { SimRoute } from "./handlers.ts"
 import type { RecordedRequest, SimFault } from "./state.ts"
 
 /** The running simulator's handle, as a service. */
@@ -46,7 +47,7 @@ export interface SimulatorAsync {
   readonly start: () => Promise<void>
   readonly restart: (options?: { readonly loseRuns?: boolean; readonly downMs?: number }) => Promise<void>
   readonly setDraining: (draining: boolean) => Promise<void>
-  readonly injectFault: (fault: SimFault) => Promise<void>
+  readonly injectFault: (fault: SimFault<SimRoute>) => Promise<void>
   readonly clearFaults: () => Promise<void>
   readonly requests: () => Promise<ReadonlyArray<RecordedRequest>>
   readonly findRun: (runId: string) => Promise<SimRun | undefined>

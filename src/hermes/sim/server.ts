@@ -12,6 +12,7 @@ import { executeRun } from "./executor.ts"
 import { resolveSimOptions, type ResolvedSimOptions, type SimOptions } from "./options.ts"
 import type { SimRun } from "./run.ts"
 import type { Plan } from "./script.ts"
+import type { SimRoute } from "./handlers.ts"
 import { type RecordedRequest, type SimFault, SimState } from "./state.ts"
 
 export class SimServeError extends Data.TaggedError("SimServeError")<{ readonly message: string }> {}
@@ -44,7 +45,7 @@ export interface SimulatorHandle {
   readonly restart: (options?: { readonly loseRuns?: boolean; readonly downMs?: number }) => Effect.Effect<void, SimServeError>
   /** While draining, starts answer 503 `gateway_draining` with `Retry-After: 1`. */
   readonly setDraining: (draining: boolean) => Effect.Effect<void>
-  readonly injectFault: (fault: SimFault) => Effect.Effect<void>
+  readonly injectFault: (fault: SimFault<SimRoute>) => Effect.Effect<void>
   readonly clearFaults: Effect.Effect<void>
   readonly requests: Effect.Effect<ReadonlyArray<RecordedRequest>>
   readonly findRun: (runId: string) => Effect.Effect<Option.Option<SimRun>>

@@ -15,13 +15,13 @@ import type { ResolvedSimOptions } from "./options.ts"
 import { isTerminalStatus, RESTART_ERROR, type SimRun, TERMINAL_EVENTS } from "./run.ts"
 import { asciiJson, unixSeconds } from "./wire.ts"
 
-export type SimRoute =
-  | "health" | "models" | "capabilities" | "start" | "status" | "events" | "approval" | "steer" | "stop" | "clarify"
-
-/** A failure the simulator answers instead of doing its job (for the client's failure-mapping tests). */
-export interface SimFault {
+/**
+ * A failure the simulator answers instead of doing its job (for the client's failure-mapping tests).
+ * `route` is a route's name in the table (`SimRoute`, `handlers.ts`); the state keeps it as a string.
+ */
+export interface SimFault<Route extends string = string> {
   /** Which route; every route when omitted. */
-  readonly route?: SimRoute | undefined
+  readonly route?: Route | undefined
   /** Which profile; every profile when omitted. */
   readonly profile?: string | undefined
   /** The HTTP status to answer; omitted with `delayMs` means "answer normally, but late". */
@@ -112,7 +112,7 @@ export class SimState {
   }
 
   /** The first fault matching this request, consumed once. */
-  takeFault(route: SimRoute, profile: string | null): SimFault | undefined {
+  takeFault(route: string, profile: string | null): SimFault | undefined {
     const hit = this.faults.find((f) =>
       f.remaining > 0 && (f.fault.route === undefined || f.fault.route === route) &&
       (f.fault.profile === undefined || f.fault.profile === profile)

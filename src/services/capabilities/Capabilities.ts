@@ -11,7 +11,7 @@ import type { UnknownAgent } from "../../domain/errors.ts"
 import type { AgentCapabilities } from "../../domain/capabilities.ts"
 import { HermesClient } from "../../hermes/client/HermesClient.ts"
 import { Redactor } from "../../common/Redactor.ts"
-import { unknownProfile } from "../hermes-failures/hermesErrors.ts"
+import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 
 export interface CapabilitiesShape {
   readonly forAgent: (agent: string) => Effect.Effect<AgentCapabilities, UnknownAgent>
@@ -37,7 +37,7 @@ export const CapabilitiesLive = Layer.effect(
     return {
       forAgent: (agent) =>
         Effect.gen(function* () {
-          const p = yield* hermes.profile(agent).pipe(Effect.mapError(unknownProfile))
+          const p = yield* bridgeHermes(hermes).profile(agent)
           // Unreadable is the same as invalid: every file field null, nothing logged (docs/REFERENCE.md).
           const text = yield* fs.readFileString(configFile(p.name), "utf8").pipe(Effect.orElseSucceed(() => null))
           // Null when Hermes does not answer, the bridge holds no key for the profile, or it is no version.

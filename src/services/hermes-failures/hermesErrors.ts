@@ -6,7 +6,8 @@
  * - Hermes 401/403 or any 5xx → `bridge.agent_refused`, shown as 502 (`hermesStatus` keeps Hermes's
  *   status so `agents_list` can tell "unauthorized");
  * - any other 4xx → `bridge.agent_refused` carrying Hermes's status (a Hermes 429 stays 429);
- * - Hermes codes with a bridge equivalent → that error (table below), where the operation allows it;
+ * - Hermes codes with a bridge equivalent → that error (table below), where the operation reports it
+ *   (its raise list: `OPERATION_CODES` beside the operations, `hermes/client/operations.ts`);
  *   a run is "not found" only when Hermes's JSON envelope says `run_not_found`: a bare 404 is the
  *   answer of a build without the route, and stays a refusal carrying 404;
  * - a feature this Hermes build lacks (the bridge did not call) → `bridge.agent_refused` (502)
@@ -25,7 +26,7 @@ import {
   RunNotRunning,
   type UnknownAgent
 } from "../../domain/errors.ts"
-import type { HermesFailure, HermesNoProfile } from "../../hermes/client/failure.ts"
+import type { HermesCode, HermesFailure, HermesNoProfile } from "../../hermes/client/failure.ts"
 
 /** What any call to Hermes may end in. */
 export type HermesCallError = AgentUnavailable | AgentRefused | AgentUnkeyed
@@ -33,8 +34,8 @@ export type HermesCallError = AgentUnavailable | AgentRefused | AgentUnkeyed
 export type SpecificError = RunNotFound | RunNotRunning | NoPendingRequest | IdempotencyConflict | InvalidIdempotencyKey
 export type SpecificTag = SpecificError["_tag"]
 
-/** Hermes's error codes that have a bridge equivalent. */
-const SPECIFIC_CODES: Readonly<Record<string, SpecificTag>> = {
+/** Hermes's error codes that have a bridge equivalent (every `HermesCode` has one). */
+const SPECIFIC_CODES = {
   run_not_found: "RunNotFound",
   run_not_accepting_steer: "RunNotRunning",
   steer_not_accepted: "RunNotRunning",
@@ -44,7 +45,13 @@ const SPECIFIC_CODES: Readonly<Record<string, SpecificTag>> = {
   approval_not_pending: "NoPendingRequest",
   idempotency_key_conflict: "IdempotencyConflict",
   invalid_idempotency_key: "InvalidIdempotencyKey"
-}
+} as const satisfies { readonly [C in HermesCode]: SpecificTag }
+
+/** The bridge errors an operation reporting these Hermes codes may raise beyond the generic ones. */
+export type RaisedBy<C extends HermesCode> = Extract<SpecificError, { _tag: (typeof SPECIFIC_CODES)[C] }>
+
+const specificTag = (code: string | null): SpecificTag | undefined =>
+  code !== null && Object.hasOwn(SPECIFIC_CODES, code) ? SPECIFIC_CODES[code as HermesCode] : undefined
 
 const MESSAGES: { readonly [T in SpecificTag]: (agent: string, detail: string | null) => SpecificError } = {
   RunNotFound: (agent) => new RunNotFound({ message: `${agent} does not know this run` }),
@@ -55,39 +62,23 @@ const MESSAGES: { readonly [T in SpecificTag]: (agent: string, detail: string | 
 }
 
 /**
- * The specific errors each Hermes operation may raise, beyond the generic ones: the lists the
- * services map with. A specific code outside an operation's list is a generic refusal.
- */
-export const HERMES_RAISES = {
-  start: ["IdempotencyConflict", "InvalidIdempotencyKey"],
-  status: ["RunNotFound"],
-  events: ["RunNotFound"],
-  approval: ["RunNotFound", "NoPendingRequest", "RunNotRunning"],
-  steer: ["RunNotFound", "RunNotRunning"],
-  stop: ["RunNotFound"],
-  clarify: ["RunNotFound", "NoPendingRequest", "RunNotRunning"],
-  /** `health`, `models`, `features` and `follow` (which ends a run Hermes forgot itself). */
-  generic: []
-} as const satisfies Readonly<Record<string, ReadonlyArray<SpecificTag>>>
-
-/**
- * The bridge error for an adapter error. `allowed` lists the specific errors this operation may
- * raise (`HERMES_RAISES`); a specific code outside it falls back to the generic `agent_refused`
- * with Hermes's status.
+ * The bridge error for an adapter error. `codes` lists the Hermes codes this operation reports as
+ * themselves (`OPERATION_CODES`); a specific code outside it falls back to the generic
+ * `agent_refused` with Hermes's status.
  */
 export function toBridgeError(failure: HermesNoProfile): UnknownAgent
-export function toBridgeError<T extends SpecificTag = never>(
+export function toBridgeError<C extends HermesCode = never>(
   failure: HermesFailure,
-  allowed?: ReadonlyArray<T>
-): HermesCallError | Extract<SpecificError, { _tag: T }>
-export function toBridgeError<T extends SpecificTag = never>(
+  codes?: ReadonlyArray<C>
+): HermesCallError | RaisedBy<C>
+export function toBridgeError<C extends HermesCode = never>(
   failure: HermesFailure | HermesNoProfile,
-  allowed?: ReadonlyArray<T>
-): HermesCallError | UnknownAgent | Extract<SpecificError, { _tag: T }>
-export function toBridgeError<T extends SpecificTag>(
+  codes?: ReadonlyArray<C>
+): HermesCallError | UnknownAgent | RaisedBy<C>
+export function toBridgeError<C extends HermesCode>(
   failure: HermesFailure | HermesNoProfile,
-  allowed: ReadonlyArray<T> = []
-): HermesCallError | UnknownAgent | Extract<SpecificError, { _tag: T }> {
+  codes: ReadonlyArray<C> = []
+): HermesCallError | UnknownAgent | RaisedBy<C> {
   const { agent } = failure
   switch (failure._tag) {
     case "HermesNoProfile":
@@ -105,9 +96,9 @@ export function toBridgeError<T extends SpecificTag>(
         message: `${agent} cannot ${failure.action}: this Hermes build does not offer ${failure.feature} (its capabilities lack it)`
       })
     case "HermesStatus": {
-      const tag = failure.code === null ? undefined : SPECIFIC_CODES[failure.code]
-      if (tag !== undefined && (allowed as ReadonlyArray<string>).includes(tag)) {
-        return MESSAGES[tag](agent, failure.detail) as Extract<SpecificError, { _tag: T }>
+      const tag = specificTag(failure.code)
+      if (tag !== undefined && (codes as ReadonlyArray<string | null>).includes(failure.code)) {
+        return MESSAGES[tag](agent, failure.detail) as RaisedBy<C>
       }
       const what = failure.code === null ? `${failure.status}` : `${failure.status} ${failure.code}`
       const noRoute = failure.status === 404 && failure.code === null ? ": this Hermes build has no such route" : ""
@@ -119,9 +110,6 @@ export function toBridgeError<T extends SpecificTag>(
   }
 }
 
-/** `toBridgeError` for a pipe: `hermes.stop(p, id).pipe(Effect.mapError(hermesError(HERMES_RAISES.stop)))`. */
-export const hermesError = <T extends SpecificTag = never>(allowed: ReadonlyArray<T> = []) =>
-  (failure: HermesFailure): HermesCallError | Extract<SpecificError, { _tag: T }> => toBridgeError(failure, allowed)
-
-/** `toBridgeError` for a profile lookup: `hermes.profile(agent).pipe(Effect.mapError(unknownProfile))`. */
-export const unknownProfile = (failure: HermesNoProfile): UnknownAgent => toBridgeError(failure)
+/** `toBridgeError` for a pipe, where a call needs the adapter's failure first (`hermesStart.ts`); elsewhere `bridgeHermes`. */
+export const hermesError = <C extends HermesCode = never>(codes: ReadonlyArray<C> = []) =>
+  (failure: HermesFailure): HermesCallError | RaisedBy<C> => toBridgeError(failure, codes)

@@ -6,12 +6,12 @@
 import type { Effect, Option, Stream } from "effect"
 import { Context } from "effect"
 import type { BridgeError } from "../../domain/errors.ts"
+import type { ApproveChoice } from "../../domain/approvals.ts"
 import type { SkillCard } from "../../domain/skills/card.ts"
 
 export type { SkillCard, SkillFileCard } from "../../domain/skills/card.ts"
 
 export type InboxState = "pending" | "approved" | "denied" | "expired" | "withdrawn"
-export type ApprovalChoice = "once" | "session" | "always"
 
 interface RowBase {
   readonly id: string
@@ -55,8 +55,8 @@ export type InboxRow = SkillPutRow | SkillDeleteRow | RunApprovalRow
 
 export interface Decision {
   readonly approve: boolean
-  /** For run approvals: the choice to send (default "once"). */
-  readonly choice?: ApprovalChoice | undefined
+  /** For run approvals: the choice to send (none: the default of `choiceOf`, `domain/approvals.ts`). */
+  readonly choice?: ApproveChoice | undefined
   readonly by: string
   /** Where the operator decided (the log's `via`): the inbox page or `agent-bridge inbox`. */
   readonly via?: "page" | "cli" | undefined

@@ -10,7 +10,7 @@ import { Caller } from "../../request/Caller.ts"
 import { Memory, MemoryOff } from "./Memory.ts"
 import { Redactor } from "../../common/Redactor.ts"
 import { MemoryStore } from "./MemoryStore.ts"
-import { unknownProfile } from "../hermes-failures/hermesErrors.ts"
+import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import { checkLimit, checkQuery, checkText, hitView, storeNote } from "./notes.ts"
 import { clientNamespace, hermesNamespace, SHARED_NAMESPACE } from "./policy.ts"
 
@@ -19,14 +19,14 @@ export const MemoryOn = Layer.effect(
   Memory,
   Effect.gen(function* () {
     const store = yield* MemoryStore
-    const hermes = yield* HermesClient
+    const hermes = bridgeHermes(yield* HermesClient)
     const redactor = yield* Redactor
 
     /** Where `agent` writes and what it searches; anything but shared and a known profile is unknown. */
     const scope = (agent: string, client: string) =>
       agent === "shared"
         ? Effect.succeed({ write: SHARED_NAMESPACE, read: [SHARED_NAMESPACE, clientNamespace(client)] })
-        : Effect.map(hermes.profile(agent).pipe(Effect.mapError(unknownProfile)), (p) => {
+        : Effect.map(hermes.profile(agent), (p) => {
             const own = hermesNamespace(p.name)
             return { write: own, read: [own, SHARED_NAMESPACE] }
           })

@@ -25,7 +25,7 @@ import { Metrics } from "../../common/Metrics.ts"
 import type { LedgerShape, RunRecord } from "./Ledger.ts"
 import type { RunSignals } from "./RunSignals.ts"
 import type { makeHermesStart, NotAdmitted } from "./hermesStart.ts"
-import { HERMES_RAISES, hermesError } from "../hermes-failures/hermesErrors.ts"
+import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import { SLOT_FRESH_MS } from "./ledgerQueue.ts"
 import { randomBytes } from "node:crypto"
 
@@ -182,7 +182,7 @@ export const makeAdmission = (deps: AdmissionDeps) =>
         if (!m.result) {
           // Stopped while Hermes started it: it never runs on.
           if (m.record.hermesRunId !== hermesRunId) {
-            yield* deps.hermes.stop(profile.value, hermesRunId).pipe(Effect.mapError(hermesError(HERMES_RAISES.stop)), Effect.ignoreLogged)
+            yield* bridgeHermes(deps.hermes).stop(profile.value, hermesRunId).pipe(Effect.ignoreLogged)
           }
           return
         }

@@ -1,6 +1,6 @@
 /**
  * `agent_run_answer`, `agent_run_steer` and `agent_run_stop`: checked against the ledger, forwarded
- * to Hermes, and recorded. Hermes's refusals are mapped to the bridge's errors (`hermesErrors.ts`); a
+ * to Hermes, and recorded. Hermes's refusals come mapped to the bridge's errors (`bridgeHermes.ts`); a
  * run Hermes no longer has a live task for is answered in the caller's terms (nothing pending, not
  * running).
  */
@@ -9,7 +9,7 @@ import { NoPendingRequest, RunNotRunning } from "../../domain/errors.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { StopActor } from "./Runs.ts"
 import type { HermesClientShape } from "../../hermes/client/HermesClient.ts"
-import { HERMES_RAISES, hermesError, unknownProfile } from "../hermes-failures/hermesErrors.ts"
+import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import type { RunSignals } from "./RunSignals.ts"
 import type { RunLocks } from "./runLocks.ts"
@@ -23,7 +23,8 @@ export interface ControlDeps<E> {
   readonly reconcile: (runId: string) => Effect.Effect<Option.Option<RunRecord>, E>
 }
 
-export const makeControl = <E>({ ledger, hermes, signals, locks, reconcile }: ControlDeps<E>) => {
+export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconcile }: ControlDeps<E>) => {
+  const hermes = bridgeHermes(client)
   const notPending = (requestId: string) =>
     new NoPendingRequest({ message: `no clarification ${JSON.stringify(requestId.slice(0, 80))} is pending on this run` })
   const notRunning = (status: string) =>
@@ -47,9 +48,8 @@ export const makeControl = <E>({ ledger, hermes, signals, locks, reconcile }: Co
         })
       }
       if (run.pending === null || run.pending.request_id !== requestId) return yield* notPending(requestId)
-      const profile = yield* hermes.profile(run.agent).pipe(Effect.mapError(unknownProfile))
+      const profile = yield* hermes.profile(run.agent)
       yield* hermes.clarify(profile, run.hermesRunId, { clarifyId: requestId, response }).pipe(
-        Effect.mapError(hermesError(HERMES_RAISES.clarify)),
         Effect.catchTag("RunNotFound", () => Effect.fail(notPending(requestId))),
         Effect.catchTag("RunNotRunning", () => Effect.fail(notPending(requestId)))
       )
@@ -67,9 +67,8 @@ export const makeControl = <E>({ ledger, hermes, signals, locks, reconcile }: Co
   const steer = (run: RunRecord, input: string) =>
     Effect.gen(function* () {
       if (run.status !== "running") return yield* notRunning(run.status)
-      const profile = yield* hermes.profile(run.agent).pipe(Effect.mapError(unknownProfile))
+      const profile = yield* hermes.profile(run.agent)
       yield* hermes.steer(profile, run.hermesRunId, input).pipe(
-        Effect.mapError(hermesError(HERMES_RAISES.steer)),
         Effect.catchTag("RunNotFound", () => Effect.fail(notRunning("no longer running")))
       )
       // Hermes confirms with a `run.steered` event, which the follower records.
@@ -103,10 +102,9 @@ export const makeControl = <E>({ ledger, hermes, signals, locks, reconcile }: Co
 
   const askHermes = (run: RunRecord, actor?: StopActor) =>
     Effect.gen(function* () {
-      const profile = yield* hermes.profile(run.agent).pipe(Effect.mapError(unknownProfile))
+      const profile = yield* hermes.profile(run.agent)
       const accepted = yield* hermes.stop(profile, run.hermesRunId).pipe(
         Effect.as(true),
-        Effect.mapError(hermesError(HERMES_RAISES.stop)),
         Effect.catchTag("RunNotFound", () => Effect.succeed(false))
       )
       if (!accepted) return Option.none<RunRecord>()

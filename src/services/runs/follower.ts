@@ -12,7 +12,7 @@ import { approvalOf, reduceBatch } from "../../domain/runs/events.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { FollowTracker } from "../../hermes/client/follow.ts"
 import type { HermesClientShape, HermesProfile, HermesRunStatus } from "../../hermes/client/HermesClient.ts"
-import { HERMES_RAISES, hermesError } from "../hermes-failures/hermesErrors.ts"
+import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import { consumeInBatches } from "./batches.ts"
@@ -53,7 +53,8 @@ export interface FollowerDeps {
 const inboxRetry = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
 
 export const makeFollower = (deps: FollowerDeps) => {
-  const { ledger, hermes, inbox, signals, locks, quietCheck } = deps
+  const { ledger, hermes: client, inbox, signals, locks, quietCheck } = deps
+  const hermes = bridgeHermes(client)
   /** The quiet watch of each run followed now, so a run settled elsewhere (a stop) ends its follow at once. */
   const watching = new Map<string, QuietWatch>()
 
@@ -126,7 +127,6 @@ export const makeFollower = (deps: FollowerDeps) => {
   const statusInHermes = (run: RunRecord, profile: HermesProfile) =>
     hermes.status(profile, run.hermesRunId).pipe(
       Effect.map(Option.some),
-      Effect.mapError(hermesError(HERMES_RAISES.status)),
       Effect.catchTag("RunNotFound", () => Effect.succeed(Option.none<HermesRunStatus>()))
     )
 
@@ -233,7 +233,6 @@ export const makeFollower = (deps: FollowerDeps) => {
       yield* Effect.addFinalizer(() => Effect.sync(() => { if (watching.get(runId) === quiet) watching.delete(runId) }))
       yield* consumeInBatches(
         hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText }).pipe(
-          Stream.mapError(hermesError(HERMES_RAISES.generic)),
           Stream.tap(() => quiet.saw),
           Stream.interruptWhen(quiet.ended)
         ),

@@ -8,7 +8,8 @@ import type { IdempotencyConflict, InvalidIdempotencyKey } from "../../domain/er
 import { hermesIdempotencyKey } from "../../domain/runs/keys.ts"
 import { isNotAdmitted } from "../../hermes/client/failure.ts"
 import type { HermesClientShape, HermesProfile, StartRunRequest, StartRunResult } from "../../hermes/client/HermesClient.ts"
-import { HERMES_RAISES, type HermesCallError, hermesError } from "../hermes-failures/hermesErrors.ts"
+import { OPERATION_CODES } from "../../hermes/client/operations.ts"
+import { type HermesCallError, hermesError } from "../hermes-failures/hermesErrors.ts"
 
 /** How many times one idempotency key may be started afresh after starts the bridge had to stop. */
 const MAX_START_ATTEMPTS = 16
@@ -27,7 +28,7 @@ export const makeHermesStart = (hermes: HermesClientShape) => {
       Effect.mapError((f) =>
         isNotAdmitted(f)
           ? new NotAdmitted({ status: f.status, retryAfterMs: Duration.toMillis(Option.getOrElse(f.retryAfter, () => Duration.seconds(1))) })
-          : hermesError(HERMES_RAISES.start)(f)
+          : hermesError(OPERATION_CODES.start)(f)
       )
     )
 

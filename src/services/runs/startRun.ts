@@ -10,7 +10,7 @@ import { fingerprint } from "../../domain/runs/fingerprint.ts"
 import { validateKey } from "../../domain/runs/keys.ts"
 import type { HermesClientShape, HermesProfile, StartRunResult } from "../../hermes/client/HermesClient.ts"
 import type { CallerShape } from "../../request/Caller.ts"
-import { HERMES_RAISES, hermesError, unknownProfile } from "../hermes-failures/hermesErrors.ts"
+import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import type { Admission } from "./admission.ts"
 import { makeHermesStart } from "./hermesStart.ts"
 import type { StartRunInput } from "./Runs.ts"
@@ -42,6 +42,7 @@ export interface StartDeps {
 export const makeStart = (deps: StartDeps) => {
   const { ledger, hermes, maxRunsPerClient, maxQueuedPerClient, admission, attach, internal, scope } = deps
   const startInHermes = makeHermesStart(hermes)
+  const bridge = bridgeHermes(hermes)
   /** Starts in flight per client (between the cap check and the insert), so racing starts share the cap. */
   const inFlight = new Map<string, number>()
   const reserve = (client: string, delta: number) =>
@@ -68,8 +69,7 @@ export const makeStart = (deps: StartDeps) => {
     existing.client === caller.client && existing.fingerprint === fp ? Effect.succeed(existing) : Effect.fail(conflict())
 
   const stopQuietly = (profile: HermesProfile, hermesRunId: string) =>
-    hermes.stop(profile, hermesRunId).pipe(
-      Effect.mapError(hermesError(HERMES_RAISES.stop)),
+    bridge.stop(profile, hermesRunId).pipe(
       Effect.catchAll((e) => Effect.logError("could not stop a Hermes run the ledger failed to record", e)),
       Effect.annotateLogs({ hermesRunId })
     )
@@ -231,7 +231,7 @@ export const makeStart = (deps: StartDeps) => {
 
   return (caller: CallerShape, input: StartRunInput) =>
     Effect.gen(function* () {
-      const profile = yield* hermes.profile(input.agent).pipe(Effect.mapError(unknownProfile))
+      const profile = yield* bridge.profile(input.agent)
       if (Option.isNone(profile.key)) {
         return yield* new AgentUnkeyed({ message: `the bridge holds no API key for ${profile.agent}` })
       }

@@ -13,7 +13,7 @@ import { HermesClientWith } from "../../../src/hermes/client/HermesClientLive.ts
 import { featureGaps, optionalFeatures } from "../../../src/hermes/client/features.ts"
 import { eventually, rawClient, type RawClient, sleep } from "../support/raw.ts"
 import { type Relay, startRelay } from "./relay.ts"
-import { servicesView } from "../support/servicesView.ts"
+import { bridgeHermes } from "../../../src/services/hermes-failures/bridgeHermes.ts"
 import { type Generation, GENERATIONS } from "./generations.ts"
 
 export type { Generation } from "./generations.ts"
@@ -95,8 +95,8 @@ export const contractSuite = (spec: ContractSpec): void => {
     const run = <A, E>(f: (h: HermesClientShape) => Effect.Effect<A, E>): Promise<A> =>
       runtime.runPromise(Effect.flatMap(HermesClient, f))
     /** A failing call's error as the services see it (mapped to the bridge's errors). */
-    const flip = <A, E>(f: (h: ReturnType<typeof servicesView>) => Effect.Effect<A, E>): Promise<E> =>
-      runtime.runPromise(Effect.flatMap(HermesClient, (h) => Effect.flip(f(servicesView(h)))))
+    const flip = <A, E>(f: (h: ReturnType<typeof bridgeHermes>) => Effect.Effect<A, E>): Promise<E> =>
+      runtime.runPromise(Effect.flatMap(HermesClient, (h) => Effect.flip(f(bridgeHermes(h)))))
     const start = (input: string) => run((h) => h.start(p, { input })).then((r) => r.hermesRunId)
     /** One events connection until the terminal event, collected. */
     const events = (id: string, client: HermesClientShape | null = null) =>
@@ -217,7 +217,7 @@ export const contractSuite = (spec: ContractSpec): void => {
     it("stop a finished run: newer builds keep its status, older ones have no live task (run_not_found)", async () => {
       const id = await start(target.inputs.plain)
       await statusOf(id, ["completed"])
-      const again = await runtime.runPromise(Effect.either(Effect.flatMap(HermesClient, (h) => servicesView(h).stop(p, id))))
+      const again = await runtime.runPromise(Effect.either(Effect.flatMap(HermesClient, (h) => bridgeHermes(h).stop(p, id))))
       expect(Either.isLeft(again) ? again.left._tag : "ok").toBe(g.stopFinishedKeepsStatus ? "ok" : "RunNotFound")
       expect((await run((h) => h.status(p, id))).status).toBe("completed")
     }, 60_000)
@@ -489,7 +489,7 @@ export const contractSuite = (spec: ContractSpec): void => {
         await statusOf(live, ["running"])
         await restart()
         const after = (id: string) =>
-          runtime.runPromise(Effect.flatMap(HermesClient, (h) => Effect.either(servicesView(h).status(p, id)))).then((e) => (Either.isRight(e) ? e.right.status : e.left._tag))
+          runtime.runPromise(Effect.flatMap(HermesClient, (h) => Effect.either(bridgeHermes(h).status(p, id)))).then((e) => (Either.isRight(e) ? e.right.status : e.left._tag))
         expect({ keyed: await after(keyed), unkeyed: await after(unkeyed), live: await after(live) }).toEqual({
           keyed: g.restartKeeps === "none" ? "RunNotFound" : "completed",
           unkeyed: g.restartKeeps === "all" ? "completed" : "RunNotFound",

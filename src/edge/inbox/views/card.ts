@@ -4,6 +4,7 @@
  * against the installed version. A run approval shows the (redacted) command and description, the
  * run, the client and the choices Hermes offered. A pending row ends with the decision buttons.
  */
+import { APPROVE_CHOICES, ApprovalChoice, type ApproveChoice } from "../../../domain/approvals.ts"
 import type { FileDiff } from "../../../domain/skills/diff.ts"
 import { sha256Hex } from "../../../domain/skills/card.ts"
 import { SKILL_MD, utf8Bytes } from "../../../domain/skills/limits.ts"
@@ -13,17 +14,15 @@ import { diffSection } from "./diff.ts"
 import { age, bytesText, kindLabel, plural, rowHref, stateLabel, visible, when } from "./format.ts"
 import { page, type SignedInChrome } from "./layout.ts"
 
-/** Approve choices a run approval may carry, in the order Hermes's own prompt lists them. */
-export const RUN_CHOICES = ["once", "session", "always"] as const
-const CHOICE_LABELS: Record<(typeof RUN_CHOICES)[number], string> = {
+const CHOICE_LABELS: Record<ApproveChoice, string> = {
   once: "Approve once",
   session: "Approve for this session",
   always: "Always approve"
 }
 
 /** The approve choices to offer: those Hermes listed (all three when it listed none). */
-export const offeredChoices = (row: RunApprovalRow): ReadonlyArray<(typeof RUN_CHOICES)[number]> =>
-  row.choices.length === 0 ? RUN_CHOICES : RUN_CHOICES.filter((c) => row.choices.includes(c))
+export const offeredChoices = (row: RunApprovalRow): ReadonlyArray<ApproveChoice> =>
+  row.choices.length === 0 ? APPROVE_CHOICES : APPROVE_CHOICES.filter((c) => row.choices.includes(c))
 
 const facts = (row: InboxRow, now: number): Html => html`<dl class="facts">
 <dt>Row</dt><dd><code>${row.id}</code></dd>
@@ -70,7 +69,7 @@ const skillDeleteBody = (row: SkillDeleteRow): Html =>
 
 /** `row` has already been through the redactor (`displayRunApproval`). */
 const runApprovalBody = (row: RunApprovalRow): Html => {
-  const unknown = row.choices.filter((c) => !(RUN_CHOICES as ReadonlyArray<string>).includes(c) && c !== "deny")
+  const unknown = row.choices.filter((c) => !(ApprovalChoice.literals as ReadonlyArray<string>).includes(c))
   return html`<section aria-labelledby="command-title">
 <h2 id="command-title">Command</h2>
 <pre>${row.command}</pre>
