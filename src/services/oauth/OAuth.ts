@@ -145,6 +145,9 @@ const makeOAuth = (section: OAuthSection, options: OAuthOptions) =>
       interactions: { url: async (_ctx: unknown, interaction: { uid: string }) => `${OAUTH_PREFIX}/interaction/${interaction.uid}` },
       features: {
         devInteractions: { enabled: false },
+        // Bearer tokens only: the MCP servers read `Authorization: Bearer` and check no DPoP proof,
+        // so a token bound to a DPoP key (the library's default offer) would be served unbound.
+        dPoP: { enabled: false },
         userinfo: { enabled: false },
         revocation: { enabled: true },
         registration: { enabled: true },
