@@ -64,6 +64,9 @@ describe("live OAuth credentials", () => {
       // Only the bridge client "b" is revoked: a client secret (no account) stays.
       yield* live.sweep(NOW, new Set(["a"]))
       expect([masked(token(3)), masked(token(4))]).toEqual([false, true])
+      // Found again after (the edge re-checking its open call): not registered again.
+      yield* live.saw(token(3), { expiresAt: later, grantId: "g2", accountId: "b" }, NOW)
+      expect(masked(token(3))).toBe(false)
       yield* live.goneClient("client-x")
       expect(masked(token(4))).toBe(false)
       expect(live.size()).toBe(0)

@@ -14,8 +14,12 @@
  * its use, a replay), then goes. A client secret with no expiry of its own is kept a day past the
  * last time this process saw it (`SEEN_TTL_MS`).
  *
- * Bounded: at most `MAX_LIVE_CREDENTIALS` values; past that, the one that expires first goes
- * (each one costs the Redactor's search a rebuild on every change of the list).
+ * A credential of a client a sweep found revoked is not registered again when it is found (the
+ * edge re-checks a revoked client's open calls with its token).
+ *
+ * Bounded: at most `MAX_LIVE_CREDENTIALS` values (and as many revoked clients' names); past that,
+ * the one that expires first goes (each one costs the Redactor's search a rebuild on every change
+ * of the list).
  */
 import { Effect } from "effect"
 import type { RedactorShape } from "../../common/Redactor.ts"
@@ -54,6 +58,9 @@ export interface LiveCredentials {
 
 export const makeLiveCredentials = (redactor: RedactorShape, capacity = MAX_LIVE_CREDENTIALS): LiveCredentials => {
   const known = new Map<string, CredentialInfo>()
+  // Bridge clients a sweep found revoked (a revoked client never comes back: a new connection is a
+  // new client): a credential of one, found again (a re-check of its open call), is not registered.
+  const dead = new Set<string>()
   const forget = (values: ReadonlyArray<string>) =>
     Effect.forEach(values, (value) =>
       Effect.suspend(() => {
@@ -66,7 +73,7 @@ export const makeLiveCredentials = (redactor: RedactorShape, capacity = MAX_LIVE
   return {
     saw: (value, info, now) =>
       Effect.suspend(() => {
-        if (info.expiresAt <= now) return forget([value])
+        if (info.expiresAt <= now || (info.accountId !== undefined && dead.has(info.accountId))) return forget([value])
         const had = known.get(value)
         known.set(value, had === undefined ? info : { ...had, ...info })
         if (had !== undefined) return Effect.void
@@ -86,9 +93,16 @@ export const makeLiveCredentials = (redactor: RedactorShape, capacity = MAX_LIVE
     goneGrant: (grantId) => Effect.suspend(() => forget(where((i) => i.grantId !== grantId))),
     goneClient: (clientId) => Effect.suspend(() => forget(where((i) => i.secretOf !== clientId))),
     sweep: (now, liveAccounts) =>
-      Effect.suspend(() =>
-        forget(where((i) => i.expiresAt > now && (liveAccounts === undefined || i.accountId === undefined || liveAccounts.has(i.accountId))))
-      ),
+      Effect.suspend(() => {
+        if (liveAccounts !== undefined) {
+          for (const info of known.values()) {
+            if (info.accountId === undefined || liveAccounts.has(info.accountId) || dead.has(info.accountId)) continue
+            if (dead.size >= capacity) dead.delete(dead.values().next().value!)
+            dead.add(info.accountId)
+          }
+        }
+        return forget(where((i) => i.expiresAt > now && (i.accountId === undefined || !dead.has(i.accountId))))
+      }),
     size: () => known.size
   }
 }
