@@ -130,7 +130,7 @@ describe("OAuth through nginx across two replicas", () => {
     await client.close()
 
     // Revoked on the console through nginx: each replica, asked directly, refuses the token within 3 s.
-    const { access_token: access, refresh_token: refresh } = provider.tokens() as Record<string, string>
+    const { access_token: access, refresh_token: refresh } = provider.tokens() as { access_token: string; refresh_token: string }
     for (const replica of fleet.replicas) expect(await statusAt(replica.url, access), replica.name).toBe(200)
     const clients = await operator.send("GET", "/inbox/clients")
     expect(clients.body).toMatch(/team-app/)

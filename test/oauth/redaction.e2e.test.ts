@@ -39,7 +39,7 @@ describe("OAuth credentials on the mask list", () => {
 
   it("masks the access token, the refresh token and the code of a flow in a log line and in a run's answer; revoked, they go", async () => {
     const provider = await connectWithOAuth(daemon, new MemoryProvider("Masked App"))
-    const { access_token: access, refresh_token: refresh } = provider.tokens() as Record<string, string>
+    const { access_token: access, refresh_token: refresh } = provider.tokens() as { access_token: string; refresh_token: string }
     const code = provider.lastCode!
     for (const value of [access, refresh, code]) {
       expect(value.length).toBeGreaterThan(20)
