@@ -13,6 +13,7 @@ export const PROCESS_FILES: ReadonlyArray<string> = [
   "test/edge/replicaTools.e2e.test.ts",
   "test/edge/replicas.e2e.test.ts",
   "test/inbox/replicaSessions.e2e.test.ts",
+  "test/oauth/nginx.e2e.test.ts",
   "test/reliability/pgRestart.e2e.test.ts",
   "test/reliability/rollingRestart.e2e.test.ts",
   "test/reliability/shutdownDeadline.e2e.test.ts",

@@ -49,6 +49,7 @@ export const PG_FILES = [
   "test/oauth/cimd.e2e.test.ts",
   "test/oauth/oauth.e2e.test.ts",
   "test/oauth/oauthErrors.e2e.test.ts",
+  "test/oauth/redaction.e2e.test.ts",
   "test/oauth/replicas.e2e.test.ts",
   "test/oauth/registrations.test.ts",
   "test/inbox/events.test.ts",

@@ -50,11 +50,11 @@ describe("the documented nginx configuration", () => {
     expect(() => documentedConfig("```nginx\na\n```\n```nginx\nb\n```\n")).toThrow(/exactly one/)
   })
 
-  it("reads the tests' access log: the replicas tried and the session id", () => {
-    expect(parseAccessLog("POST 200 127.0.0.1:1 -\nPOST 200 127.0.0.1:1, 127.0.0.1:2 abc\nGET 502 - -\n")).toEqual([
-      { method: "POST", status: 200, upstreams: ["127.0.0.1:1"], sessionId: undefined },
-      { method: "POST", status: 200, upstreams: ["127.0.0.1:1", "127.0.0.1:2"], sessionId: "abc" },
-      { method: "GET", status: 502, upstreams: [], sessionId: undefined }
+  it("reads the tests' access log: the replicas tried, the session id and the path", () => {
+    expect(parseAccessLog("POST 200 127.0.0.1:1 - /mcp/agents/mcp\nPOST 200 127.0.0.1:1, 127.0.0.1:2 abc /oauth/token\nGET 502 - - /\n")).toEqual([
+      { method: "POST", status: 200, upstreams: ["127.0.0.1:1"], sessionId: undefined, path: "/mcp/agents/mcp" },
+      { method: "POST", status: 200, upstreams: ["127.0.0.1:1", "127.0.0.1:2"], sessionId: "abc", path: "/oauth/token" },
+      { method: "GET", status: 502, upstreams: [], sessionId: undefined, path: "/" }
     ])
   })
 })

@@ -46,6 +46,8 @@ describe("OAuth on", () => {
     expect(as.client_id_metadata_document_supported).toBe(true)
     expect(as.token_endpoint_auth_methods_supported).toContain("none")
     expect(as.revocation_endpoint).toBe(`${daemon.url}/oauth/revoke`)
+    // Bearer tokens only: the MCP servers take no DPoP proof, so no token is bound to one.
+    expect(as.dpop_signing_alg_values_supported).toBeUndefined()
     expect((await (await fetch(`${daemon.url}/.well-known/openid-configuration`)).json()).issuer).toBe(daemon.url)
     // Endpoints are the issuer's, whatever a request's forwarding headers claim.
     const forged = await (await fetch(`${daemon.url}/.well-known/oauth-authorization-server`, { headers: { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" } })).json()

@@ -192,3 +192,74 @@ describe("OAuth with short-lived access tokens", () => {
     expect(put.status).toBe(405)
   })
 })
+
+/** A form POST to one of the provider's endpoints: status and JSON body. */
+const form = async (d: TestDaemon, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${d.url}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(fields).toString() })
+  const text = await res.text()
+  return { status: res.status, body: (text.startsWith("{") ? JSON.parse(text) : { text }) as Record<string, string> }
+}
+
+const register = async (d: TestDaemon, metadata: Record<string, unknown>) => {
+  const res = await fetch(`${d.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(metadata) })
+  return { status: res.status, body: await res.json() as Record<string, string> }
+}
+
+describe("OAuth refusals as REFERENCE.md lists them", () => {
+  let daemon: TestDaemon
+  beforeAll(async () => {
+    daemon = await startOAuthDaemon()
+  }, 60_000)
+  afterAll(async () => {
+    await daemon?.close()
+  })
+
+  it("sends an authorization request without PKCE back to the client as invalid_request", async () => {
+    const { body: client } = await register(daemon, { client_name: "No PKCE", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })
+    const url = new URL(`${daemon.url}/oauth/authorize`)
+    for (const [k, v] of Object.entries({ response_type: "code", client_id: client["client_id"]!, redirect_uri: REDIRECT, scope: "agents", state: "s1", resource: agentsUrl(daemon) })) url.searchParams.set(k, v)
+    const { url: landed } = await new Browser().follow(url.href, daemon.url)
+    expect(landed.startsWith(REDIRECT), landed).toBe(true)
+    const back = new URL(landed)
+    expect(back.searchParams.get("error")).toBe("invalid_request")
+    expect(back.searchParams.get("state")).toBe("s1")
+    expect(back.searchParams.get("iss")).toBe(daemon.url)
+  }, 60_000)
+
+  it("refuses a code exchanged for the other MCP server with invalid_target", async () => {
+    const { provider, back } = await codeFor(daemon)
+    const res = await form(daemon, "/oauth/token", {
+      grant_type: "authorization_code", code: back.searchParams.get("code")!, code_verifier: provider.codeVerifier(),
+      redirect_uri: REDIRECT, client_id: provider.clientInformation().client_id, resource: `${daemon.url}/mcp/memory/mcp`
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(400)
+    expect(res.body["error"]).toBe("invalid_target")
+  }, 60_000)
+
+  it("refuses a registered client's wrong secret with 401 invalid_client, and metadata it cannot take with invalid_client_metadata", async () => {
+    const { status, body: client } = await register(daemon, { client_name: "Confidential", redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_basic" })
+    expect(status).toBe(201)
+    const basic = Buffer.from(`${encodeURIComponent(client["client_id"]!)}:${encodeURIComponent("not-the-secret")}`).toString("base64")
+    const res = await form(daemon, "/oauth/token", { grant_type: "refresh_token", refresh_token: "x".repeat(43) }, { authorization: `Basic ${basic}` })
+    expect(res.status, JSON.stringify(res.body)).toBe(401)
+    expect(res.body["error"]).toBe("invalid_client")
+    const bad = await register(daemon, { client_name: "Implicit", redirect_uris: [REDIRECT], response_types: ["token"], grant_types: ["implicit"] })
+    expect(bad.status, JSON.stringify(bad.body)).toBe(400)
+    expect(bad.body["error"]).toBe("invalid_client_metadata")
+  }, 60_000)
+
+  it("answers a revocation of a token it never issued with 200, and a refresh token it does not know with invalid_grant", async () => {
+    const { body: client } = await register(daemon, { client_name: "Public", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })
+    const revoked = await form(daemon, "/oauth/revoke", { token: "y".repeat(43), client_id: client["client_id"]! })
+    expect(revoked.status).toBe(200)
+    const refreshed = await form(daemon, "/oauth/token", { grant_type: "refresh_token", refresh_token: "z".repeat(43), client_id: client["client_id"]! })
+    expect(refreshed.status).toBe(400)
+    expect(refreshed.body["error"]).toBe("invalid_grant")
+  }, 60_000)
+
+  it("serves no endpoint of a flow it does not offer", async () => {
+    for (const path of ["/oauth/userinfo", "/oauth/introspect", "/oauth/device/auth", "/oauth/backchannel"]) {
+      expect((await fetch(`${daemon.url}${path}`, { method: "POST" })).status, path).toBe(404)
+    }
+  })
+})

@@ -57,6 +57,8 @@ export interface FleetOptions {
   readonly config?: Readonly<Record<string, unknown>>
   /** Put nginx in front (default true). */
   readonly nginx?: boolean
+  /** nginx's port (default: a free one), when the replicas' config must name nginx's address (`oauth.issuer`). */
+  readonly nginxPort?: number
   /** How long each replica's start may take (default 300 s: several cold starts at once on the loaded two-core machine). */
   readonly readyTimeoutMs?: number
 }
@@ -136,7 +138,7 @@ export const startFleet = async (o: FleetOptions): Promise<Fleet> => {
   }
   try {
     await Promise.all(replicas.map((r) => r.start()))
-    if (o.nginx ?? true) nginx = await startNginx(replicas.map((r) => r.address))
+    if (o.nginx ?? true) nginx = await startNginx(replicas.map((r) => r.address), o.nginxPort)
   } catch (e) {
     await stop()
     throw e

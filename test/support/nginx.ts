@@ -63,7 +63,7 @@ error_log ${prefix}/error.log warn;
 events { worker_connections 512; }
 http {
     # The tests' own: which replica answered each request (the documented block sets no log).
-    log_format replicas '$request_method $status $upstream_addr $http_mcp_session_id';
+    log_format replicas '$request_method $status $upstream_addr $http_mcp_session_id $uri';
     access_log ${prefix}/access.log replicas;
     client_body_temp_path ${prefix}/client_body;
     proxy_temp_path ${prefix}/proxy;
@@ -100,6 +100,8 @@ export interface PassedRequest {
   /** The replicas nginx tried, in order (a refused one first, then the one that answered). */
   readonly upstreams: ReadonlyArray<string>
   readonly sessionId: string | undefined
+  /** The request's path, without its query (nginx's `$uri`). */
+  readonly path: string
 }
 
 /** The lines of the `replicas` log format (wrapConfig). */
@@ -107,10 +109,10 @@ export const parseAccessLog = (text: string): ReadonlyArray<PassedRequest> =>
   text.split("\n").filter((l) => l.trim() !== "").map((line) => {
     const [method = "", status = "0", upstream = "-", ...rest] = line.split(" ")
     // Several replicas tried: "127.0.0.1:1, 127.0.0.1:2" (the space after the comma splits it too).
-    const more = rest.slice(0, -1)
-    const session = rest.at(-1)
+    const more = rest.slice(0, -2)
+    const session = rest.at(-2)
     const upstreams = [upstream, ...more].join(" ").split(",").map((u) => u.trim()).filter((u) => u !== "" && u !== "-")
-    return { method, status: Number(status), upstreams, sessionId: session === undefined || session === "-" ? undefined : session }
+    return { method, status: Number(status), upstreams, sessionId: session === undefined || session === "-" ? undefined : session, path: rest.at(-1) ?? "" }
   })
 
 export interface Nginx {
@@ -132,11 +134,15 @@ const accepts = (port: number) =>
     socket.once("error", () => resolve(false))
   })
 
-/** Starts nginx in front of `upstreams` (`127.0.0.1:port` each) with the documented configuration. */
-export const startNginx = async (upstreams: ReadonlyArray<string>): Promise<Nginx> => {
+/**
+ * Starts nginx in front of `upstreams` (`127.0.0.1:port` each) with the documented configuration,
+ * listening on `listenPort` (chosen before the replicas start, when their config names nginx's
+ * address: `oauth.issuer`) or on a free port.
+ */
+export const startNginx = async (upstreams: ReadonlyArray<string>, listenPort?: number): Promise<Nginx> => {
   const bin = await ensureNginx()
   const prefix = fs.mkdtempSync(path.join(os.tmpdir(), "agent-bridge-nginx-"))
-  const port = await freeLoopbackPort()
+  const port = listenPort ?? (await freeLoopbackPort())
   const conf = path.join(prefix, "nginx.conf")
   fs.writeFileSync(conf, wrapConfig(fillConfig(documentedConfig(), upstreams, port), prefix))
   const errors = () => {

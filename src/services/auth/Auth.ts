@@ -218,7 +218,7 @@ export const AuthLive = Layer.effect(
         if (Option.isNone(grant)) return Option.none<CallerShape>()
         const rows = yield* keyRows(sql`SELECT * FROM clients WHERE name = ${grant.value.client} AND revoked_at IS NULL AND via = 'oauth'`)
         const row = rows[0]
-        if (row === undefined) return Option.none<CallerShape>()
+        if (row === undefined) return yield* Effect.as(bearer!.refused(token), Option.none<CallerShape>())
         yield* touch(row.name)
         return Option.some<CallerShape>({ client: row.name, isAdmin: false, scopes: toRecord(row).scopes, audience: grant.value.audience })
       })

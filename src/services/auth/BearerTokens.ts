@@ -19,10 +19,12 @@ export interface BearerGrant {
 export interface BearerTokensShape {
   /** The grant an unexpired, unrevoked access token carries, or none. */
   readonly lookup: (token: string) => Effect.Effect<Option.Option<BearerGrant>>
+  /** Auth refused a token `lookup` found (its client is revoked): it is no secret any more. */
+  readonly refused: (token: string) => Effect.Effect<void>
 }
 
 export class BearerTokens extends Context.Tag("agent-bridge/auth/BearerTokens")<BearerTokens, BearerTokensShape>() {}
 
 /** `BearerTokensTest(grants)`: answers each token's grant from the test's map (absent: none); records nothing. */
 export const BearerTokensTest = (grants: ReadonlyMap<string, BearerGrant>) =>
-  Layer.succeed(BearerTokens, { lookup: (token) => Effect.succeed(Option.fromNullable(grants.get(token))) })
+  Layer.succeed(BearerTokens, { lookup: (token) => Effect.succeed(Option.fromNullable(grants.get(token))), refused: () => Effect.void })

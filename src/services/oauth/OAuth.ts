@@ -10,7 +10,7 @@
  * are the bridge's own (`edge/oauth/`): the operator approves in the inbox. This layer also gives
  * Auth its `BearerTokens`, so a request's access token is checked where a key is.
  */
-import { Context, Effect, Layer, Option, Runtime } from "effect"
+import { Cause, Clock, Context, Effect, Layer, Option, Runtime, Schedule, Stream } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { generateKeyPairSync } from "node:crypto"
 import type { OAuthSection } from "../../config/schema.ts"
@@ -21,7 +21,10 @@ import { makeClients } from "../auth/Clients.ts"
 import { BearerTokens } from "../auth/BearerTokens.ts"
 import { type WebhookResolver } from "../a2aPush/WebhookResolver.ts"
 import { guardedFetch } from "./metadataFetch.ts"
-import { OAuthStore, OAuthStoreLive, type OAuthStoreShape } from "./OAuthStore.ts"
+import { CREDENTIALS, OAuthStore, OAuthStoreLive, type OAuthStoreShape, type StoredPayload } from "./OAuthStore.ts"
+import { CONSUMED_GRACE_MS, type CredentialInfo, makeLiveCredentials, SEEN_TTL_MS } from "./liveCredentials.ts"
+import { Redactor } from "../../common/Redactor.ts"
+import { ChangeFeed } from "../../storage/ChangeFeed.ts"
 import { SqlClient } from "@effect/sql"
 
 /** What the consent page needs of an authorization request in progress. */
@@ -71,14 +74,35 @@ const makeOAuth = (section: OAuthSection, options: OAuthOptions) =>
     const liveClient = (name: string) =>
       run(Effect.map(Effect.orDie(clients.list), (rows) => rows.some((r) => r.name === name && r.revokedAt === null)))
 
+    // Every credential this process issues or finds is masked in its logs and answers while it may
+    // work (liveCredentials.ts): the adapter, which every issue and every look-up passes, says so.
+    const live = makeLiveCredentials(yield* Redactor)
+    const seen = (model: string, id: string, payload: StoredPayload, expiresIn: number | undefined) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.forEach(credentialsIn(model, id, payload, expiresIn, now), ([value, info]) => live.saw(value, info, now), { discard: true }))
+    const liveAccounts = Effect.map(clients.list, (rows) => new Set(rows.filter((r) => r.revokedAt === null).map((r) => r.name)))
+    const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.flatMap(liveAccounts, (accounts) => live.sweep(now, accounts))).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning(`oauth: could not read the clients to forget revoked credentials: ${Cause.pretty(cause)}`))
+    )
+    // A client revoked through any replica (the keys topic moves on each) takes its tokens off the
+    // list here; expired ones go at least once a minute.
+    const feed = yield* ChangeFeed
+    yield* Effect.forkScoped(feed.changes("keys").pipe(Stream.runForEach(() => (live.size() > 0 ? sweep : Effect.void))))
+    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 minute")))
+
     const adapter = (model: string) => ({
-      upsert: (id: string, payload: Record<string, unknown>, expiresIn?: number) => run(store.upsert(model, id, payload, expiresIn)),
-      find: (id: string) => run(Effect.map(store.find(model, id), Option.getOrUndefined)),
+      upsert: (id: string, payload: Record<string, unknown>, expiresIn?: number) =>
+        run(Effect.zipRight(store.upsert(model, id, payload, expiresIn), seen(model, id, payload, expiresIn))),
+      find: (id: string) =>
+        run(store.find(model, id).pipe(
+          Effect.tap(Option.match({ onNone: () => (CREDENTIALS.has(model) ? live.gone(id) : Effect.void), onSome: (payload) => seen(model, id, payload, undefined) })),
+          Effect.map(Option.getOrUndefined)
+        )),
       findByUid: (uid: string) => run(Effect.map(store.findByUid(model, uid), Option.getOrUndefined)),
       findByUserCode: (code: string) => run(Effect.map(store.findByUserCode(model, code), Option.getOrUndefined)),
-      consume: (id: string) => run(store.consume(model, id)),
-      destroy: (id: string) => run(store.destroy(model, id)),
-      revokeByGrantId: (grantId: string) => run(store.revokeByGrantId(grantId))
+      consume: (id: string) => run(Effect.zipRight(store.consume(model, id), Effect.flatMap(Clock.currentTimeMillis, (now) => live.consumed(id, now)))),
+      destroy: (id: string) => run(Effect.zipRight(store.destroy(model, id), model === "Client" ? live.goneClient(id) : live.gone(id))),
+      revokeByGrantId: (grantId: string) => run(Effect.zipRight(store.revokeByGrantId(grantId), live.goneGrant(grantId)))
     })
 
     const provider = new Provider(issuer, {
@@ -121,6 +145,9 @@ const makeOAuth = (section: OAuthSection, options: OAuthOptions) =>
       interactions: { url: async (_ctx: unknown, interaction: { uid: string }) => `${OAUTH_PREFIX}/interaction/${interaction.uid}` },
       features: {
         devInteractions: { enabled: false },
+        // Bearer tokens only: the MCP servers read `Authorization: Bearer` and check no DPoP proof,
+        // so a token bound to a DPoP key (the library's default offer) would be served unbound.
+        dPoP: { enabled: false },
         userinfo: { enabled: false },
         revocation: { enabled: true },
         registration: { enabled: true },
@@ -240,8 +267,30 @@ const makeOAuth = (section: OAuthSection, options: OAuthOptions) =>
         return Option.some({ client: String(found.accountId), audience, scopes })
       })
 
-    return { oauth: { issuer, serve, pending, finish } satisfies OAuthShape, bearer: { lookup } }
+    return { oauth: { issuer, serve, pending, finish } satisfies OAuthShape, bearer: { lookup, refused: live.gone } }
   })
+
+/**
+ * The credentials a record of the provider's carries, with how long each may work: a code or token
+ * is its own id (until its expiry; a used-up one a minute more at most); a registered client carries
+ * its secret (until the secret's own expiry, else a day past this sighting).
+ */
+const credentialsIn = (model: string, id: string, payload: StoredPayload, expiresIn: number | undefined, now: number): ReadonlyArray<readonly [string, CredentialInfo]> => {
+  const seconds = (key: string) => (typeof payload[key] === "number" && (payload[key] as number) > 0 ? (payload[key] as number) * 1000 : undefined)
+  const text = (key: string) => (typeof payload[key] === "string" ? (payload[key] as string) : undefined)
+  if (CREDENTIALS.has(model)) {
+    const expiresAt = expiresIn !== undefined ? now + expiresIn * 1000 : seconds("exp") ?? now + SEEN_TTL_MS
+    const consumedAt = seconds("consumed")
+    return [[id, {
+      expiresAt: consumedAt === undefined ? expiresAt : Math.min(expiresAt, consumedAt + CONSUMED_GRACE_MS),
+      grantId: text("grantId"),
+      accountId: text("accountId")
+    }]]
+  }
+  const secret = text("client_secret")
+  if (model === "Client" && secret !== undefined) return [[secret, { expiresAt: seconds("client_secret_expires_at") ?? now + SEEN_TTL_MS, secretOf: id }]]
+  return []
+}
 
 /** An EC P-256 signing key (ID tokens, should a client ask for one), made once and shared. */
 const signingJwk = (store: OAuthStoreShape) =>
@@ -259,6 +308,6 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 export const OAuthFor = (section: OAuthSection | undefined, resolver: Layer.Layer<WebhookResolver>, options: OAuthOptions = {}) =>
   section === undefined
     ? Layer.empty
-    : Layer.effectContext(
+    : Layer.scopedContext(
       Effect.map(makeOAuth(section, options), ({ oauth, bearer }) => Context.make(OAuth, oauth).pipe(Context.add(BearerTokens, bearer)))
     ).pipe(Layer.provideMerge(OAuthStoreLive), Layer.provide(resolver))

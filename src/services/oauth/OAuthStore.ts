@@ -52,7 +52,7 @@ const SWEEP_EVERY_MS = 60_000
  * Models whose id is itself a credential (an opaque token, a code): the provider's payload repeats
  * the id as `jti`, which is therefore not stored; `find` (always by that id) puts it back.
  */
-const CREDENTIALS: ReadonlySet<string> = new Set([
+export const CREDENTIALS: ReadonlySet<string> = new Set([
   "AccessToken", "AuthorizationCode", "RefreshToken", "ClientCredentials", "DeviceCode",
   "BackchannelAuthenticationRequest", "RegistrationAccessToken", "InitialAccessToken", "PushedAuthorizationRequest"
 ])
