@@ -1,7 +1,7 @@
 /**
  * Every schema migration, in order, one list for both dialects: each entry has its SQLite form
  * (./sqlite/) and its PostgreSQL form (./pg/), and runs the one for the database it is applied to.
- * A migration whose SQL both accept (0005) is one file for both. The key prefix is the version.
+ * A migration whose SQL both accept (0005, 0013, 0015) is one file for both. The key prefix is the version.
  * Never edit an applied migration: add a new one, in both forms.
  */
 import { SqlClient } from "@effect/sql"
