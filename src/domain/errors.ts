@@ -4,8 +4,11 @@
  * fail schema decoding where no more specific code exists), plus `bridge.quota_exceeded` (a client at one
  * of its per-client quotas: notes, open streams, push configs; `domain/limits.ts`).
  *
- * `ErrorTable` is the single place that maps each error to its code string and HTTP status. Every
- * other module raises these classes and never spells a code or status itself.
+ * `ErrorTable` is the single place that maps each error to its code string and HTTP status. Other
+ * modules raise these classes; a code is spelled outside it only where an answer leaves without a
+ * typed failure to map: the HTTP app's last-resort 500 `bridge.internal` and OAuth's 401
+ * `auth.unauthorized` (`edge/http/app.ts`), the A2A route's closed-request and incident answers
+ * (`edge/a2a/routes.ts`) and the A2A stream's revocation frame (`edge/a2a/sse.ts`).
  */
 import { Schema } from "effect"
 

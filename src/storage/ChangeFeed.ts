@@ -1,24 +1,25 @@
 /**
  * The change feed: how this process learns that the database changed under it. One service per
- * process (one poll, or one listening connection, not one per caller), topics for the owners that
- * care, and the same shape on every dialect:
+ * process (one file watch, or one listening connection, not one per caller), topics for the owners
+ * that care, and the same shape on every dialect:
  *
  * - **another process committed** (the CLI's `client revoke`, `inbox deny`, `runs stop`, or another
  *   daemon on the same database): the driver notices it at the database and tells every subscriber.
  *   SQLite (`sqlite/ChangeFeedSqlite.ts`): a look at its `data_version` when the database's files
  *   change (a file watch, a safety look every 30 s; a 500 ms poll where the folder cannot be watched); it moves
  *   only for other connections' commits and cannot tell tables apart, so such a change is reported
- *   on every topic (`topic: "*"`). PostgreSQL (a later driver, `pg/`): one `LISTEN` per topic
- *   (`PgClient.listen`) on the channel `agent_bridge_<topic>`, fed by a statement-level trigger on
- *   the owner's table (`clients` → keys, `inbox` → inbox, `run_stop_requests` → stops, `runs` →
- *   runs, `mcp_sessions` deletes → sessions) calling `pg_notify`, which PostgreSQL delivers at commit: every writer is heard (the CLI,
- *   another daemon, psql by hand) without any of them announcing itself. A payload may carry a key.
+ *   on every topic (`topic: "*"`). PostgreSQL (`pg/ChangeFeedPg.ts`): one listening connection of
+ *   its own that `LISTEN`s on the channel `agent_bridge_<topic>` of every topic, fed by triggers
+ *   calling `pg_notify` (statement-level on `clients` → keys, `inbox` → inbox, `run_stop_requests`
+ *   → stops and deletes from `mcp_sessions` → sessions; row-level on `runs` → runs, the run id as
+ *   the key), which PostgreSQL delivers at commit: every writer is heard (the CLI, another daemon,
+ *   psql by hand) without any of them announcing itself. A payload may carry a key.
  * - **this process changed X** (`notify`): wakes this process's subscribers of that topic at once.
  *   Other processes hear the commit itself through their driver, so `notify` never leaves the process.
  *
  * A change only says "something of this topic may have changed": a subscriber reads what it needs
  * again. A spurious one (a commit to another table, a rolled-back write, this process's own echo)
- * costs one read. The hub is bounded and sliding: a subscriber that falls behind loses old changes,
+ * costs one read. Each topic's hub is bounded and sliding: a subscriber that falls behind loses old changes,
  * never the newest, which is all a "read again" signal needs.
  */
 import { Context, Effect, Layer, PubSub, type Scope, Stream } from "effect"

@@ -1,5 +1,5 @@
 /**
- * One edge runner and one SSE writer (docs/ARCHITECTURE.md, "The edge"): a face runs a request's
+ * One edge runner and one SSE writer (docs/ARCHITECTURE.md, "A tool call" and "The A2A face"): a face runs a request's
  * program through `src/edge/runner.ts` (the caller, the request's AbortSignal, the bridge-error
  * mapping), and writes Server-Sent Events through `src/edge/sse.ts` (frames, keep-alives, the
  * revocation merge). A face that forks its own fiber, wires an abort listener to it, or builds an

@@ -123,7 +123,7 @@ export const withoutSubscriptions = (client: HermesClientShape): HermesClientSha
 }
 
 /**
- * The same for the CLI's `inbox` and `doctor`: with no Hermes configured, the running daemon's
+ * The same for the CLI's `inbox`, `runs` and `doctor`: with no Hermes configured, the running daemon's
  * simulator (where its runs are) rather than a new, empty one; and never a subscription.
  */
 export const HermesClientForTools = configuredClient.pipe(

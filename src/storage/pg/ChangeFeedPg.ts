@@ -2,7 +2,7 @@
  * The change feed's PostgreSQL driver: one listening connection for the whole process, `LISTEN`ing
  * on `agent_bridge_<topic>` for every topic, the channels the owners' triggers notify (migration
  * 0008: `clients` → keys, `inbox` → inbox, `run_stop_requests` → stops, `runs` → runs with the run
- * id as the key). PostgreSQL delivers a notification at commit, to every listening session: every
+ * id as the key; migration 0011: deletes from `mcp_sessions` → sessions). PostgreSQL delivers a notification at commit, to every listening session: every
  * writer is heard (the CLI, another daemon, psql by hand). This process's own writes through its
  * pool are dropped by their origin (`origin.ts`: each session of the pool names it, the triggers
  * put it in the payload), as SQLite's `data_version` never shows them; `notify` tells this

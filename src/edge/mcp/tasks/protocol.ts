@@ -2,8 +2,9 @@
  * The wire of the MCP Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663,
  * modelcontextprotocol/ext-tasks `specification/draft/tasks.md`) as far as the bridge speaks it:
  * the identifier, how a 2026-07-28 request declares it, the task shapes and the protocol errors.
- * The SDK 2.4 has no Tasks helper (typescript-sdk #2189); when it ships one, this folder is the
- * only place that changes.
+ * The SDK 2.4 has no Tasks helper (typescript-sdk #2189): when it ships one, it replaces this
+ * folder and the two files that wire it in (`../mcpServer.ts`: a run answered as a task, the
+ * `tasks/*` handlers; `../McpSessions.ts`: the bridge, the listen's held stream).
  */
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, type ServerContext } from "@modelcontextprotocol/server"
 
