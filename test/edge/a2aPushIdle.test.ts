@@ -15,7 +15,7 @@
  * On both dialects (`TestDb`).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, Ref, TestClock } from "effect"
+import { Deferred, Effect, Layer, Option, Ref, TestClock } from "effect"
 import { AppConfigLive } from "../../src/config/AppConfig.ts"
 import { LifecycleReady } from "../../src/common/Lifecycle.ts"
 import { A2A_PUSH_POLL_MS } from "../../src/domain/limits.ts"
@@ -126,6 +126,53 @@ describe("the push worker wakes on events", () => {
         for (let i = 0; i < 10; i++) yield* TestClock.adjust("1 minute")
         yield* still(passes, done)
         expect(receiver.received).toHaveLength(5)
+      }).pipe(Effect.provide(context))
+    }))
+
+  it.scoped("a change to a run while a dispatch reads it wakes the next turn: its new state is not lost", () =>
+    Effect.gen(function* () {
+      const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.promise(r.close))
+      const passes = yield* Ref.make(0)
+      const states = new Map<string, TaskSnapshot>()
+      // The dispatch's read of run_b takes its state, then waits for the gate: the run changes in
+      // between, before the worker knows it watches run_b.
+      const entered = yield* Deferred.make<void>()
+      const gate = yield* Deferred.make<void>()
+      let gated = true
+      const render = (runId: string) => Effect.gen(function* () {
+        const taken = Option.fromNullable(states.get(runId))
+        if (runId === "run_b" && gated) {
+          gated = false
+          yield* Deferred.succeed(entered, undefined)
+          yield* Deferred.await(gate)
+        }
+        return taken
+      })
+      const base = Layer.mergeAll(
+        counted(passes), WebhookResolverTest(new Map()), AppConfigLive(testConfig({ a2a: { webhook_allow: ["127.0.0.1"] } })), LifecycleReady, ChangeFeedTest, LedgerTest
+      )
+      const context = yield* Layer.build(Layer.provideMerge(PushWorkerLive(render), base))
+      yield* Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const store = yield* PushConfigs
+        const delivered = (n: number) => reach(() => receiver.received.length, (k) => k >= n, `notification ${n}`)
+        // The start's pass first (the worker subscribed to the ledger's writes by then).
+        yield* reach(() => Effect.runSync(Ref.get(passes)), (k) => k >= 1, "the start's pass")
+        yield* Effect.promise(() => sleep(200))
+        yield* ledger.insert(newRun("run_b"))
+        states.set("run_b", snapshot("TASK_STATE_WORKING", 1))
+        yield* store.put(newConfig("run_b", "c", { url: receiver.url, token: "t" }))
+        yield* Deferred.await(entered)
+        // The run ends while the dispatch holds its earlier state.
+        states.set("run_b", snapshot("TASK_STATE_COMPLETED", 2, true))
+        yield* ledger.modify("run_b", () => ({ change: { status: "completed" }, result: undefined }))
+        yield* Deferred.succeed(gate, undefined)
+        yield* delivered(1)
+        expect(receiver.received[0]!.json).toEqual({ state: "TASK_STATE_WORKING", seq: 1 })
+        // The pass the change during the dispatch brings (at most one per A2A_PUSH_POLL_MS).
+        yield* TestClock.adjust(`${A2A_PUSH_POLL_MS} millis`)
+        yield* delivered(2)
+        expect(receiver.received[1]!.json).toEqual({ state: "TASK_STATE_COMPLETED", seq: 2 })
       }).pipe(Effect.provide(context))
     }))
 })

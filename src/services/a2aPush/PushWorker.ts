@@ -297,10 +297,16 @@ export const PushWorkerLive = <R>(render: PushRender<R>) =>
       const ready = lifecycle.started
       // The runs whose configs the last pass found active: a change to another run wakes nothing.
       let watched: ReadonlySet<string> = new Set()
+      // While a dispatch runs, the runs it will watch are not known yet: a change then (to a run its
+      // read may have missed, as a run that ends while its new config is dispatched) wakes the next
+      // turn whatever the run, or it would be lost until something else woke the worker.
+      let dispatching = false
+      const relevant = (runId: string | undefined) => dispatching || runId === undefined || watched.has(runId)
       // Dispatch and delivery fail apart: a failed dispatch does not hold back the due notifications.
       // Answers whether either failed.
       const dispatched = dispatch(render).pipe(
         Effect.tap((d) => Effect.sync(() => { watched = d.runs })),
+        Effect.ensuring(Effect.sync(() => { dispatching = false })),
         Effect.as(false),
         Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("push: a dispatch pass failed", cause), true)),
         Effect.provide(context)
@@ -317,12 +323,12 @@ export const PushWorkerLive = <R>(render: PushRender<R>) =>
       const offer = Effect.asVoid(Queue.offer(runChanged, undefined))
       if (Option.isSome(ledger)) {
         const here = yield* ledger.value.written
-        yield* here.pipe(Stream.runForEach((runId) => (watched.has(runId) ? offer : Effect.void)), Effect.forkScoped)
+        yield* here.pipe(Stream.runForEach((runId) => (relevant(runId) ? offer : Effect.void)), Effect.forkScoped)
       }
       if (Option.isSome(feed)) {
         const runs = yield* feed.value.subscribe("runs")
         yield* runs.pipe(
-          Stream.filter((c) => c.origin === "other" && (c.key === undefined || watched.has(c.key))),
+          Stream.filter((c) => c.origin === "other" && relevant(c.key)),
           Stream.runForEach(() => offer),
           Effect.forkScoped
         )
@@ -338,7 +344,9 @@ export const PushWorkerLive = <R>(render: PushRender<R>) =>
         const putMark = yield* store.puts
         const endMark = yield* deliverer.ended
         if (whole) {
-          // The dispatch reads every run it watches: changes before it are covered.
+          // The dispatch reads every run it watches: changes before it are covered; changes during
+          // it wake the next turn (`dispatching`).
+          dispatching = true
           yield* Queue.takeAll(runChanged)
           dispatchedAt = yield* Clock.currentTimeMillis
         }
@@ -352,7 +360,11 @@ export const PushWorkerLive = <R>(render: PushRender<R>) =>
           Effect.as(deliverer.endedSince(endMark), false),
           Effect.zipRight(
             Queue.take(runChanged),
-            Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.as(Effect.sleep(Duration.millis(Math.max(0, dispatchedAt + A2A_PUSH_POLL_MS - t))), true))
+            // Taken, then spaced: should another wake win the race meanwhile (an attempt's end),
+            // the change is put back, or it would be lost with the losing branch.
+            Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.as(Effect.sleep(Duration.millis(Math.max(0, dispatchedAt + A2A_PUSH_POLL_MS - t))), true)).pipe(
+              Effect.onInterrupt(() => offer)
+            )
           )
         ]
         if (Option.isSome(due)) wakes.push(Effect.as(Effect.sleep(Duration.millis(Math.max(0, due.value - now))), false))
