@@ -8,11 +8,11 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Auth } from "../../src/services/auth/Auth.ts"
 import { clientCommand } from "../../src/cli/client.ts"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { TestDaemon } from "../support/daemon.ts"
 import { auth } from "@modelcontextprotocol/client"
 import { makeClient } from "../inbox/fetchClient.ts"
-import { beginAuth, Browser, connectWithOAuth, MemoryProvider, startOAuthDaemon, toRedirect, toWaitingPage } from "./support.ts"
+import { beginAuth, Browser, connectWithOAuth, MemoryProvider, useOAuthDaemon, toRedirect, toWaitingPage } from "./support.ts"
 
 const mcpWith = async (daemon: TestDaemon, token: string, server = "agents") => {
   const client = new Client({ name: "oauth-test", version: "0.0.0" })
@@ -22,12 +22,7 @@ const mcpWith = async (daemon: TestDaemon, token: string, server = "agents") => 
 
 describe("OAuth on", () => {
   let daemon: TestDaemon
-  beforeAll(async () => {
-    daemon = await startOAuthDaemon()
-  }, 60_000)
-  afterAll(async () => {
-    await daemon?.close()
-  })
+  useOAuthDaemon((d) => { daemon = d })
 
   it("answers no credentials with 401 and the resource metadata; a wrong key stays 403", async () => {
     const none = await fetch(`${daemon.url}/mcp/agents/mcp`, { method: "POST", body: "{}" })

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { decideConsent } from "../../src/services/oauth/approve.ts"
 import { Consents } from "../../src/services/oauth/Consents.ts"
 import { errorTextOf, type TestDaemon } from "../support/daemon.ts"
-import { beginAuth, Browser, connectWithOAuth, decideOnPage, MemoryProvider, REDIRECT, startOAuthDaemon, toRedirect, toWaitingPage } from "./support.ts"
+import { beginAuth, Browser, connectWithOAuth, decideOnPage, MemoryProvider, REDIRECT, startOAuthDaemon, useOAuthDaemon, toRedirect, toWaitingPage } from "./support.ts"
 
 const agentsUrl = (d: TestDaemon) => `${d.url}/mcp/agents/mcp`
 const call = (d: TestDaemon, token: string) =>
@@ -34,12 +34,7 @@ const exchange = (d: TestDaemon, provider: MemoryProvider, back: URL) =>
 
 describe("OAuth refusals", () => {
   let daemon: TestDaemon
-  beforeAll(async () => {
-    daemon = await startOAuthDaemon()
-  }, 60_000)
-  afterAll(async () => {
-    await daemon?.close()
-  })
+  useOAuthDaemon((d) => { daemon = d })
 
   it("puts the issuer in the authorization response (RFC 9207)", async () => {
     const { back } = await codeFor(daemon)
@@ -207,12 +202,7 @@ const register = async (d: TestDaemon, metadata: Record<string, unknown>) => {
 
 describe("OAuth refusals as REFERENCE.md lists them", () => {
   let daemon: TestDaemon
-  beforeAll(async () => {
-    daemon = await startOAuthDaemon()
-  }, 60_000)
-  afterAll(async () => {
-    await daemon?.close()
-  })
+  useOAuthDaemon((d) => { daemon = d })
 
   it("sends an authorization request without PKCE back to the client as invalid_request", async () => {
     const { body: client } = await register(daemon, { client_name: "No PKCE", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })

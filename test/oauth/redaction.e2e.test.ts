@@ -7,12 +7,12 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect, Logger } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Redactor } from "../../src/common/Redactor.ts"
 import { redactedLogger } from "../../src/daemon/logging.ts"
 import { MASK } from "../../src/domain/redact/redact.ts"
 import type { TestDaemon } from "../support/daemon.ts"
-import { connectWithOAuth, MemoryProvider, REDIRECT, startOAuthDaemon } from "./support.ts"
+import { connectWithOAuth, MemoryProvider, REDIRECT, useOAuthDaemon } from "./support.ts"
 
 /** True when the daemon's Redactor masks `value` by value alone, in a sentence. */
 const masked = (daemon: TestDaemon, value: string) =>
@@ -30,12 +30,7 @@ const logged = (daemon: TestDaemon, message: string) =>
 
 describe("OAuth credentials on the mask list", () => {
   let daemon: TestDaemon
-  beforeAll(async () => {
-    daemon = await startOAuthDaemon()
-  }, 60_000)
-  afterAll(async () => {
-    await daemon?.close()
-  })
+  useOAuthDaemon((d) => { daemon = d })
 
   it("masks the access token, the refresh token and the code of a flow in a log line and in a run's answer; revoked, they go", async () => {
     const provider = await connectWithOAuth(daemon, new MemoryProvider("Masked App"))

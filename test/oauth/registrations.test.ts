@@ -5,12 +5,12 @@
  * storing anything.
  */
 import { Effect, Layer, Option, TestClock, TestContext } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { MAX_PENDING_REGISTRATIONS, OAUTH_PREFIX, REGISTRATION_UNUSED_S } from "../../src/domain/oauth.ts"
 import { OAuthStore, OAuthStoreLive } from "../../src/services/oauth/OAuthStore.ts"
 import { DbMemory } from "../../src/storage/Db.ts"
 import type { TestDaemon } from "../support/daemon.ts"
-import { REDIRECT, startOAuthDaemon } from "./support.ts"
+import { REDIRECT, useOAuthDaemon } from "./support.ts"
 
 const run = <A>(program: Effect.Effect<A, never, OAuthStore>) =>
   Effect.runPromise(program.pipe(Effect.provide(OAuthStoreLive.pipe(Layer.provide(DbMemory))), Effect.provide(TestContext.TestContext)))
@@ -34,12 +34,7 @@ describe("client registrations in the store", () => {
 
 describe("the registration endpoint past the bound", () => {
   let daemon: TestDaemon
-  beforeAll(async () => {
-    daemon = await startOAuthDaemon()
-  }, 60_000)
-  afterAll(async () => {
-    await daemon?.close()
-  })
+  useOAuthDaemon((d) => { daemon = d })
 
   const register = (i: number) =>
     fetch(`${daemon.url}${OAUTH_PREFIX}/register`, {

@@ -5,7 +5,7 @@
  * small cookie jar to the bridge's waiting page, the operator's decision, then on to the redirect.
  */
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/client"
-import { expect } from "vitest"
+import { afterAll, beforeAll, expect } from "vitest"
 import { freeLoopbackPort } from "../support/freePort.ts"
 import { startDaemon, type TestDaemon, testConfig } from "../support/daemon.ts"
 import type { DaemonOptions } from "../../src/daemon/Daemon.ts"
@@ -16,6 +16,21 @@ export const startOAuthDaemon = async (oauth: Record<string, unknown> = {}, opti
   const port = await freeLoopbackPort()
   const daemon = await startDaemon(testConfig({ bridge: { port }, cluster: { port: 0 }, oauth: { issuer: `http://127.0.0.1:${port}`, ...oauth } }), undefined, options)
   return daemon
+}
+
+/**
+ * A daemon with OAuth on for the describe block this is called in: started before its tests (handed
+ * to `started`), closed after them.
+ */
+export const useOAuthDaemon = (started: (daemon: TestDaemon) => void, oauth: Record<string, unknown> = {}, options: Omit<DaemonOptions, "hermes"> = {}) => {
+  let daemon: TestDaemon | undefined
+  beforeAll(async () => {
+    daemon = await startOAuthDaemon(oauth, options)
+    started(daemon)
+  }, 60_000)
+  afterAll(async () => {
+    await daemon?.close()
+  })
 }
 
 /** An in-memory client of the SDK's OAuth interface; `redirected` is the last authorization URL. */
