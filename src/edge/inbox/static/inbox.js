@@ -1,6 +1,7 @@
 // agent-bridge inbox: live updates without a reload. The page works without this file; it only
 // (1) listens on /inbox/events and, when the pending rows change, fetches the same page again and
-// swaps in its <main> and the pending count, and (2) keeps the "age" texts current.
+// swaps in its <main> and the pending count, keeping what the person had changed in its form fields
+// and not yet sent, and (2) keeps the "age" texts current.
 "use strict";
 (function () {
   var main = document.querySelector("main[data-version]");
@@ -33,12 +34,54 @@
     }
   }
 
+  // A form field the person has changed and not yet sent (a filter chosen, a reason typed): its
+  // value, to be put back on the field of the same id in the swapped-in page, so that a live update
+  // between choosing and sending does not undo the choice.
+  function editedFields(root) {
+    var out = [];
+    var fields = root.querySelectorAll("select[id], input[id], textarea[id]");
+    for (var i = 0; i < fields.length; i++) {
+      var f = fields[i];
+      if (f.tagName === "SELECT") {
+        var picked = [];
+        var changed = false;
+        for (var j = 0; j < f.options.length; j++) {
+          if (f.options[j].selected !== f.options[j].defaultSelected) changed = true;
+          if (f.options[j].selected) picked.push(f.options[j].value);
+        }
+        if (changed) out.push({ id: f.id, select: picked });
+      } else if (f.type === "checkbox" || f.type === "radio") {
+        if (f.checked !== f.defaultChecked) out.push({ id: f.id, checked: f.checked });
+      } else if (f.type !== "hidden" && f.value !== f.defaultValue) {
+        out.push({ id: f.id, value: f.value });
+      }
+    }
+    return out;
+  }
+
+  function restoreFields(edited) {
+    for (var i = 0; i < edited.length; i++) {
+      var e = edited[i];
+      var f = document.getElementById(e.id);
+      if (f === null || !main.contains(f)) continue;
+      if (e.select !== undefined && f.tagName === "SELECT") {
+        for (var j = 0; j < f.options.length; j++) f.options[j].selected = e.select.indexOf(f.options[j].value) >= 0;
+      } else if (e.checked !== undefined) {
+        f.checked = e.checked;
+      } else if (e.value !== undefined) {
+        f.value = e.value;
+      }
+    }
+  }
+
   function swap(doc) {
     var next = doc.querySelector("main[data-version]");
     if (next === null) return;
     var focusedId = document.activeElement && main.contains(document.activeElement) ? document.activeElement.id : "";
+    var edited = editedFields(main);
     main.replaceWith(next);
     main = next;
+    restoreFields(edited);
     current = next.getAttribute("data-version");
     var count = doc.getElementById("pending-count");
     var here = document.getElementById("pending-count");
