@@ -119,10 +119,12 @@ export const HermesSection = Schema.Struct({
   multiplex: withDefault(Schema.Boolean, () => false),
   timeout_ms: withDefault(Schema.Int.pipe(Schema.between(100, 600_000)), () => 30_000),
   /**
-   * A followed run whose stream has carried no event (keepalives do not count) this long is checked
+   * A run whose stream was opened again (a restart, a failover, a reconnect) on a build that does
+   * not number its frames, and that carried no event (keepalives do not count) this long, is checked
    * against Hermes's status (services/runs/quietWatch.ts): an older Hermes can leave a re-attached
    * stream on keepalives only, so only the status tells that the run ended. 10 s: a run Hermes ends
-   * is settled within 20 s at worst, for one status read per quiet interval of each quiet run.
+   * is settled within 20 s at worst, for one status read per quiet interval of each such run; a
+   * run's first stream is never checked.
    */
   quiet_check_ms: withDefault(Schema.Int.pipe(Schema.between(100, 3_600_000)), () => 10_000),
   /**

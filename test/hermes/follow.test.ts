@@ -23,7 +23,9 @@ for (const generation of ["old", "new"] as const) {
           const { hermes } = yield* clientAndSim
           const p = yield* defaultProfile
           const { hermesRunId } = yield* hermes.start(p, { input: "follow me [sim:deltas=40]" })
-          const events = yield* collect(hermes.follow(p, hermesRunId))
+          let reattaches = 0
+          const events = yield* collect(hermes.follow(p, hermesRunId, { onReattach: Effect.sync(() => { reattaches += 1 }) }))
+          expect(reattaches).toBe(0)
           expect(events.at(-1)?.event).toBe("run.completed")
           expect(events.some((e) => e.data.synthetic === true)).toBe(false)
           expect(deltasOf(events)).toBe(events.at(-1)?.data.output)
@@ -37,12 +39,15 @@ for (const generation of ["old", "new"] as const) {
           const { hermes, sim } = yield* clientAndSim
           const p = yield* defaultProfile
           const { hermesRunId } = yield* hermes.start(p, { input: "[sim:drop=5,deltas=30,slow=300]" })
-          const events = yield* collect(hermes.follow(p, hermesRunId))
+          // Every open of the events route after the first is a re-attach (quietWatch.ts suspects it).
+          let reattaches = 0
+          const events = yield* collect(hermes.follow(p, hermesRunId, { onReattach: Effect.sync(() => { reattaches += 1 }) }))
           const done = events.at(-1)
           expect(done?.event).toBe("run.completed")
           expect(deltasOf(events)).toBe(done?.data.output)
           const connects = eventsRequests(yield* sim.requests, hermesRunId)
           expect(connects.length).toBeGreaterThanOrEqual(2)
+          expect(reattaches).toBe(connects.length - 1)
           if (generation === "new") {
             expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i))
             expect(connects[1]?.headers["last-event-id"]).toMatch(/^\d+$/)

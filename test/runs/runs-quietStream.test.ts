@@ -1,10 +1,12 @@
 /**
  * A followed stream that stays open on keepalives after Hermes ended the run (an older Hermes
- * re-attached to a dead subscriber's queue, docs/RELIABILITY.md "restart"), on the TestClock: the
- * follower checks Hermes's status once the stream carried no event for `hermes.quiet_check_ms`
- * (10 s here, the default) and right after a re-attach, and settles the run from it: nothing stays
- * live in the bridge, the client's slot is free, no event twice. A stop Hermes answers "no live
- * task" settles the run the same way, with a log line.
+ * re-attached to a dead subscriber's queue, docs/RELIABILITY.md "restart"), on the TestClock: on a
+ * re-attached stream of a build that does not number its frames, the follower checks Hermes's
+ * status right after the re-attach and once the stream carried no event for
+ * `hermes.quiet_check_ms` (10 s here, the default), and settles the run from it: nothing stays live
+ * in the bridge, the client's slot is free, no event twice. A run's first stream, and a stream
+ * whose frames are numbered, are never checked. A stop Hermes answers "no live task" settles the
+ * run the same way, with a log line.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, HashMap, List, Logger, Scope, TestClock } from "effect"
@@ -50,49 +52,22 @@ const capture = () => {
   return { lines, layer: Logger.add(logger) }
 }
 
-describe("a quiet stream is checked against Hermes's status", () => {
-  it.scoped("Hermes ended the run without a word on the stream: settled within two quiet intervals, slot freed, approval expired", () =>
-    Effect.gen(function* () {
-      const h = yield* harness()
-      const { runId, hid } = yield* quietRun(h, "quiet")
-      // The operator's answer and the rest of the run went to a dead subscriber: Hermes finished.
-      yield* h.hermes.finishQuietly(hid, "all done")
-      yield* advance(5_000)
-      // Not yet: the stream carried an event less than an interval ago.
-      expect((yield* alice(h.runs.status(runId, 0))).status).toBe("waiting_for_approval")
-      yield* advance(16_000)
-      const done = yield* eventually(alice(h.runs.status(runId, 0)), (v) => v.status === "completed", "completion")
-      expect([done.status, done.output]).toEqual(["completed", "all done"])
-      yield* eventually(h.supervisor.isFollowed(runId), (followed) => !followed, "the follower's end")
-      expect([...h.inbox.rows.values()].map((r) => r.state)).toEqual(["expired"])
-      const page = yield* alice(h.runs.events(runId, 0, 100))
-      expect(page.events.filter((e) => e.type === "run.completed")).toHaveLength(1)
-      // The harness's cap is 3: all three slots are alice's again.
-      for (let i = 0; i < 3; i++) yield* alice(h.runs.start({ agent: "hermes", input: `after ${i}` }))
-    }).pipe(Effect.provide(TestDb)))
+/** The bridge restarts over the same database (a daemon restart): the run's follow is a re-attach. */
+const restarted = (h: Harness) =>
+  Effect.gen(function* () {
+    yield* Scope.close(h.scope, Exit.void)
+    const next = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(next, Exit.void))
+    return yield* buildRuns(h.hermes, h.inbox, h.options, next)
+  })
 
-  it.scoped("events keep a stream from being checked; once they stop, the run Hermes ended is settled", () =>
+describe("a run's first stream is trusted: no status read while it stays open", () => {
+  it.scoped("a run parked on its first stream for ten quiet intervals costs no status read; it ends on its own event, once", () =>
     Effect.gen(function* () {
-      const h = yield* harness()
-      const view = yield* alice(h.runs.start({ agent: "hermes", input: "chatty" }))
-      const hid = [...h.hermes.runs.keys()][0]!
-      // Hermes says completed, but the stream still carries events every 5 s: no check is due.
-      yield* h.hermes.finishQuietly(hid, "tick tick tick tick tick tick ")
-      for (let i = 0; i < 6; i++) {
-        yield* h.hermes.emit(hid, "tool.started", { tool: "terminal", preview: null })
-        yield* advance(5_000)
-      }
-      expect((yield* alice(h.runs.status(view.run_id, 0))).status).toBe("running")
-      yield* advance(21_000)
-      const done = yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => v.status === "completed", "completion")
-      expect([done.status, done.output]).toEqual(["completed", "tick tick tick tick tick tick "])
-    }).pipe(Effect.provide(TestDb)))
-
-  it.scoped("a run Hermes still runs is left to its stream: it stays live while quiet and ends on its own event, once", () =>
-    Effect.gen(function* () {
-      const h = yield* harness()
+      const h = yield* harness({ unnumbered: true })
       const { runId, hid } = yield* quietRun(h, "long tool call")
-      yield* advance(60_000, 1000)
+      yield* advance(100_000, 1000)
+      expect(h.hermes.calls.status).toBe(0)
       expect((yield* alice(h.runs.status(runId, 0))).status).toBe("waiting_for_approval")
       expect(yield* h.supervisor.isFollowed(runId)).toBe(true)
       yield* h.hermes.emit(hid, "approval.responded", { choice: "once", resolved: 1, request_id: "a".repeat(32) })
@@ -105,19 +80,79 @@ describe("a quiet stream is checked against Hermes's status", () => {
       expect(page.events.filter((e) => e.type === "run.completed")).toHaveLength(1)
     }).pipe(Effect.provide(TestDb)))
 
-  it.scoped("a run Hermes no longer knows ends interrupted at the next quiet check", () =>
+  it.scoped("a re-attached stream whose frames are numbered (the 0.22 line) is not checked either", () =>
     Effect.gen(function* () {
       const h = yield* harness()
+      const { runId } = yield* quietRun(h, "numbered")
+      const again = yield* restarted(h)
+      yield* advance(1_000, 100)
+      // The restart's one resync read, and nothing after it.
+      const afterResync = h.hermes.calls.status
+      yield* advance(60_000, 1000)
+      expect(h.hermes.calls.status).toBe(afterResync)
+      expect((yield* alice(again.runs.status(runId, 0))).status).toBe("waiting_for_approval")
+    }).pipe(Effect.provide(TestDb)))
+})
+
+describe("a re-attached stream of a build that does not number its frames is checked against Hermes's status", () => {
+  it.scoped("Hermes ended the run without a word on the stream: settled within two quiet intervals, slot freed, approval expired", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ unnumbered: true })
+      const { runId, hid } = yield* quietRun(h, "quiet")
+      const again = yield* restarted(h)
+      yield* advance(1_000, 100)
+      // The operator's answer and the rest of the run went to a dead subscriber: Hermes finished.
+      yield* h.hermes.finishQuietly(hid, "all done")
+      yield* advance(5_000)
+      // Not yet: the stream was checked at the re-attach, less than an interval ago.
+      expect((yield* alice(again.runs.status(runId, 0))).status).toBe("waiting_for_approval")
+      yield* advance(16_000)
+      const done = yield* eventually(alice(again.runs.status(runId, 0)), (v) => v.status === "completed", "completion")
+      expect([done.status, done.output]).toEqual(["completed", "all done"])
+      yield* eventually(again.supervisor.isFollowed(runId), (followed) => !followed, "the follower's end")
+      expect([...h.inbox.rows.values()].map((r) => r.state)).toEqual(["expired"])
+      const page = yield* alice(again.runs.events(runId, 0, 100))
+      expect(page.events.filter((e) => e.type === "run.completed")).toHaveLength(1)
+      // The harness's cap is 3: all three slots are alice's again.
+      for (let i = 0; i < 3; i++) yield* alice(again.runs.start({ agent: "hermes", input: `after ${i}` }))
+    }).pipe(Effect.provide(TestDb)))
+
+  it.scoped("events keep a stream from being checked; once they stop, the run Hermes ended is settled", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ unnumbered: true })
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "chatty" }))
+      const hid = [...h.hermes.runs.keys()][0]!
+      yield* h.hermes.emit(hid, "tool.started", { tool: "terminal", preview: null })
+      yield* advance(500)
+      const again = yield* restarted(h)
+      yield* advance(1_000, 100)
+      // Hermes says completed, but the stream still carries events every 5 s: no check is due.
+      yield* h.hermes.finishQuietly(hid, "tick tick tick tick tick tick ")
+      for (let i = 0; i < 6; i++) {
+        yield* h.hermes.emit(hid, "tool.started", { tool: "terminal", preview: null })
+        yield* advance(5_000)
+      }
+      expect((yield* alice(again.runs.status(view.run_id, 0))).status).toBe("running")
+      yield* advance(21_000)
+      const done = yield* eventually(alice(again.runs.status(view.run_id, 0)), (v) => v.status === "completed", "completion")
+      expect([done.status, done.output]).toEqual(["completed", "tick tick tick tick tick tick "])
+    }).pipe(Effect.provide(TestDb)))
+
+  it.scoped("a run Hermes no longer knows ends interrupted at the next quiet check", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ unnumbered: true })
       const { runId, hid } = yield* quietRun(h, "forgotten")
+      const again = yield* restarted(h)
+      yield* advance(1_000, 100)
       yield* h.hermes.forget(hid)
       yield* advance(21_000)
-      const ended = yield* eventually(alice(h.runs.status(runId, 0)), (v) => v.status === "interrupted", "the interruption")
+      const ended = yield* eventually(alice(again.runs.status(runId, 0)), (v) => v.status === "interrupted", "the interruption")
       expect([ended.status, ended.error]).toEqual(["interrupted", GONE_ERROR])
     }).pipe(Effect.provide(TestDb)))
 
   it.scoped("right after a re-attach: a run Hermes finished while the bridge was down is settled at once, not after an interval", () =>
     Effect.gen(function* () {
-      const h = yield* harness()
+      const h = yield* harness({ unnumbered: true })
       const { runId, hid } = yield* quietRun(h, "finished while down")
       yield* Scope.close(h.scope, Exit.void)
       yield* h.hermes.finishQuietly(hid, "finished meanwhile")

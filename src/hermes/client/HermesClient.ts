@@ -143,6 +143,12 @@ export interface FollowOptions {
    * follow ends with `run.interrupted`.
    */
   readonly giveUpAfter?: Duration.DurationInput
+  /**
+   * Runs each time the follow opens the run's event stream again after a drop (not on the first
+   * open): on a build that does not number its frames, the new stream may share a dead
+   * subscriber's queue and never carry the run's end (services/runs/quietWatch.ts).
+   */
+  readonly onReattach?: Effect.Effect<void>
 }
 
 /**

@@ -81,7 +81,8 @@ export const makeHermesClient = (
           {
             lastEventId: o?.lastEventId ?? null,
             receivedText: o?.receivedText ?? "",
-            pollInterval: o?.pollInterval === undefined ? defaultPoll : Duration.decode(o.pollInterval)
+            pollInterval: o?.pollInterval === undefined ? defaultPoll : Duration.decode(o.pollInterval),
+            onReattach: o?.onReattach
           }
         )
     } satisfies HermesClientShape

@@ -1,6 +1,7 @@
 /**
  * An in-memory HermesClient for run-service tests: runs are scripted by the test (`emit`), the event
- * log is numbered like a newer Hermes build (Last-Event-ID resumes), and failures can be injected.
+ * log is numbered like a newer Hermes build (Last-Event-ID resumes; `unnumbered`: like an older one,
+ * no frame ids, and a stream opened again sees only what comes after it), and failures can be injected.
  * Control calls behave as Hermes does (docs/SIMULATOR.md) (steer only while running, stop → cancelled, clarify
  * only for the pending id), and fail as the real client does: with the adapter's own errors
  * (`HermesStatus` with Hermes's code, `HermesTransport`, `HermesNoProfile`), which the services map.
@@ -32,6 +33,8 @@ export interface FakeRun {
   output: string
   pendingClarify: string | null
   pendingApproval: string | null
+  /** A stream of it was opened before (an `unnumbered` re-attach then starts at the end). */
+  subscribed: boolean
 }
 
 export interface FakeOptions {
@@ -45,6 +48,11 @@ export interface FakeOptions {
   readonly stopAnswerDelayMs?: number
   /** Likewise for a clarification's answer: it comes this long after Hermes's `clarify.responded` echo. */
   readonly clarifyAnswerDelayMs?: number
+  /**
+   * Frames carry no id, as the released 0.19 and 0.20 builds send them: the first stream of a run
+   * gets its whole buffer, a later one only what comes after it opened (Hermes's one shared queue).
+   */
+  readonly unnumbered?: boolean
 }
 
 export const makeFakeHermes = (options: FakeOptions = {}) =>
@@ -56,7 +64,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
     ]
     const runs = new Map<string, FakeRun>()
     const idempotency = new Map<string, string>()
-    const calls = { start: [] as Array<StartRunRequest>, stop: [] as Array<string>, steer: [] as Array<string>, clarify: [] as Array<unknown>, follow: 0 }
+    const calls = { start: [] as Array<StartRunRequest>, stop: [] as Array<string>, steer: [] as Array<string>, clarify: [] as Array<unknown>, follow: 0, status: 0 }
     /** followEnds: the next streams end at once, without a terminal event (a dropped connection). */
     const faults = { down: false, followFailures: 0, followDefects: 0, followEnds: 0 }
     let counter = 0
@@ -81,7 +89,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
         const run = runs.get(id)
         if (run === undefined) return yield* Effect.die(`no fake run ${id}`)
         // Decoded as the SSE edge decodes a real frame, so the follower sees what it would see.
-        const frame = makeEvent(run.events.length, Schema.decodeUnknownSync(HermesEventData)({ event, run_id: id, timestamp: 1, ...fields }))
+        const frame = makeEvent(options.unnumbered === true ? null : run.events.length, Schema.decodeUnknownSync(HermesEventData)({ event, run_id: id, timestamp: 1, ...fields }))
         run.events.push(frame)
         if (event === "message.delta") run.output += String(fields["delta"] ?? "")
         if (event === "approval.request") { run.status = "waiting_for_approval"; run.pendingApproval = String(fields["request_id"]) }
@@ -117,13 +125,13 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
           const id = `run_${counter.toString(16).padStart(32, "0")}`
           runs.set(id, {
             id, profile: p.name, request: req, status: "running", events: [], output: "",
-            version: yield* SubscriptionRef.make(0), pendingClarify: null, pendingApproval: null
+            version: yield* SubscriptionRef.make(0), pendingClarify: null, pendingApproval: null, subscribed: false
           })
           if (key !== undefined) idempotency.set(key, id)
           return { hermesRunId: id, replayed: false }
         })),
       status: (p, id) =>
-        guard(p, "GET /v1/runs/{id}", Effect.map(get(p, "GET /v1/runs/{id}", id), (r) => ({
+        guard(p, "GET /v1/runs/{id}", Effect.map(Effect.suspend(() => { calls.status += 1; return get(p, "GET /v1/runs/{id}", id) }), (r) => ({
           runId: r.id,
           status: r.status,
           output: r.status === "completed" ? r.output : null,
@@ -146,7 +154,10 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
             const gone = makeEvent(null, { event: "run.interrupted", error: "Hermes no longer knows this run" })
             return Effect.succeed(Stream.make(gone))
           }
-          let cursor = opts?.lastEventId === undefined ? 0 : opts.lastEventId + 1
+          let cursor = options.unnumbered === true
+            ? (run.subscribed ? run.events.length : 0)
+            : opts?.lastEventId === undefined ? 0 : opts.lastEventId + 1
+          run.subscribed = true
           return Effect.succeed(run.version.changes.pipe(
             Stream.mapConcat(() => {
               const out = run.events.slice(cursor)

@@ -209,6 +209,8 @@ export interface FollowSettings {
   readonly lastEventId: number | null
   readonly receivedText: string
   readonly pollInterval: Duration.Duration
+  /** Runs each time the events route is opened again after a drop (not on the first open). */
+  readonly onReattach?: Effect.Effect<void> | undefined
 }
 
 const isNotFound = (f: HermesFailure) => f._tag === "HermesStatus" && f.status === 404
@@ -237,9 +239,12 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
     /** Waits as the schedule says; when the schedule gives up, the follow fails with `failure`. */
     const backoff = (failure: HermesFailure) => driver.next(failure).pipe(Effect.mapError(() => failure))
     let polling = false
+    let opened = false
 
     while (!tracker.done) {
       if (!polling) {
+        if (opened && settings.onReattach !== undefined) yield* settings.onReattach
+        opened = true
         const ended = yield* deps.openEvents(tracker.lastId).pipe(
           Stream.runForEachWhile((e) =>
             tracker.accept(e) ? Effect.zipRight(emit(e), driver.reset).pipe(Effect.as(!tracker.done)) : Effect.succeed(true)

@@ -45,7 +45,7 @@ export interface FollowerDeps {
   readonly inbox: InboxShape
   readonly signals: RunSignals
   readonly locks: RunLocks
-  /** A followed stream with no event this long is checked against Hermes's status (`hermes.quiet_check_ms`). */
+  /** A re-attached stream with no event this long is checked against Hermes's status (`hermes.quiet_check_ms`). */
   readonly quietCheck: Duration.Duration
 }
 
@@ -226,14 +226,20 @@ export const makeFollower = (deps: FollowerDeps) => {
       // status (older builds) adds only what is missing.
       const lastEventId = run.hermesEventId ?? undefined
       const receivedText = run.outputBytes > 0 ? yield* ledger.output(runId) : undefined
-      // A stream can stay open on keepalives alone after Hermes ended the run (quietWatch.ts): it
-      // is cut when Hermes's status says so, and the run is settled from that status below.
-      const quiet = yield* watchQuiet({ interval: quietCheck, checkAtOnce: resume, ended: endedElsewhere(runId, profile.value) })
+      // A re-attached stream can stay open on keepalives alone after Hermes ended the run
+      // (quietWatch.ts): it is cut when Hermes's status says so, and the run is settled from that
+      // status below. A run's first stream, or one whose frames are numbered, is never checked.
+      const quiet = yield* watchQuiet({
+        interval: quietCheck,
+        reattach: resume,
+        numbered: run.hermesEventId !== null,
+        ended: endedElsewhere(runId, profile.value)
+      })
       watching.set(runId, quiet)
       yield* Effect.addFinalizer(() => Effect.sync(() => { if (watching.get(runId) === quiet) watching.delete(runId) }))
       yield* consumeInBatches(
-        hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText }).pipe(
-          Stream.tap(() => quiet.saw),
+        hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText, onReattach: quiet.reattached }).pipe(
+          Stream.tap((e) => quiet.saw(e.id !== null)),
           Stream.interruptWhen(quiet.ended)
         ),
         { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, urgent: (e) => !STREAMED.has(e.event) },

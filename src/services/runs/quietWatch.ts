@@ -1,24 +1,38 @@
 /**
- * The follower's check of a quiet stream against Hermes's status. An older Hermes (0.19, 0.20)
- * notices a dead subscriber only at its next write: a bridge restarted while a run is quiet (an
- * approval pending, a long tool call) re-attaches with 200 to the queue the dead connection still
- * holds, the next event goes to the dead one, Hermes drops the queue, and the new stream carries
- * only keepalives until the run is long over (docs/RELIABILITY.md, "restart"). Keepalives are not
- * events, so they never count as news here: a followed stream that carried no event for
- * `interval` is checked with `ended` (Hermes's status, and the ledger), and again every `interval`
- * while it stays quiet; a re-attached follow is checked once at once as well.
+ * The follower's check of a quiet stream against Hermes's status, only where a check can find
+ * something. An older Hermes (0.19, 0.20) notices a dead subscriber only at its next write: a stream
+ * opened again while the dead connection is still registered (the bridge restarted, a replica took
+ * the run over, or the follow reconnected after a drop) gets 200 and shares the dead one's queue;
+ * the next event goes to the dead one, Hermes drops the queue, and the new stream carries only
+ * keepalives until the run is long over (docs/RELIABILITY.md, "restart"). Such a stream is
+ * *suspect*: once it carried no event for `interval` it is checked with `ended` (Hermes's status,
+ * and the ledger), and again every `interval` while it stays quiet; it is checked once at once when
+ * it becomes suspect. Keepalives are not events, so they never count as news here.
  *
- * Ticks come every interval and ask when the last event is a whole interval old, so a run Hermes
- * ends on a dead stream is settled within one interval of its end when the stream was already
- * quiet, within two when an event came just before; one status read per quiet interval of each
- * quiet run. The interval is `hermes.quiet_check_ms` (config/schema.ts). Driven by Effect's Clock
- * and Schedule, so a TestClock moves it.
+ * A stream is not suspect when it is the run's first (the bridge started the run and is its only
+ * subscriber: every event comes to it, the end included), nor when its frames are numbered: the
+ * builds that number their frames (the 0.22 line) give every subscriber every frame and replay what
+ * was missed. A stream that dies silently is not this watch's business: the client ends a stream
+ * that carried nothing, keepalives included, for 90 s (HermesClientLive's `streamIdleTimeout`), and
+ * the follow then reconnects, which makes it suspect. So a run parked for hours on its first stream
+ * costs no status read at all (issue 41: 10,000 parked runs were 1,000 reads a second).
+ *
+ * Ticks come every interval while suspect and ask when the last event is a whole interval old, so a
+ * run Hermes ends on a dead stream is settled within one interval of its end when the stream was
+ * already quiet, within two when an event came just before. The interval is
+ * `hermes.quiet_check_ms` (config/schema.ts). Driven by Effect's Clock and Schedule, so a TestClock
+ * moves it.
  */
 import { Clock, Deferred, Duration, Effect, Schedule, type Scope } from "effect"
 
 export interface QuietWatch {
-  /** Records that the stream carried an event (not a keepalive: those never reach the follower). */
-  readonly saw: Effect.Effect<void>
+  /**
+   * Records that the stream carried an event (not a keepalive: those never reach the follower);
+   * `numbered`: it had a frame id, so the build gives every subscriber every frame.
+   */
+  readonly saw: (numbered: boolean) => Effect.Effect<void>
+  /** The follow opened the run's stream again after a drop: it may share a dead subscriber's queue. */
+  readonly reattached: Effect.Effect<void>
   /** Completes once `ended` answered true (or `halt` was called): the follow should stop reading and settle the run. */
   readonly ended: Effect.Effect<void>
   /** The run ended by another path (a stop settled it): ends the watch and the follow now. */
@@ -27,8 +41,10 @@ export interface QuietWatch {
 
 export interface QuietWatchOptions {
   readonly interval: Duration.Duration
-  /** Check once right away (the follow is a re-attach), not only after a quiet interval. */
-  readonly checkAtOnce: boolean
+  /** The follow is a re-attach (the run was followed before, by this daemon or another): suspect from the start. */
+  readonly reattach: boolean
+  /** The run's frames were numbered before (its ledger holds a frame id): never suspect. */
+  readonly numbered: boolean
   /** True when the run ended (in Hermes, or already in the ledger); failures are the caller's to absorb. */
   readonly ended: Effect.Effect<boolean>
 }
@@ -38,29 +54,49 @@ export const watchQuiet = (options: QuietWatchOptions): Effect.Effect<QuietWatch
   Effect.gen(function* () {
     const intervalMs = Duration.toMillis(options.interval)
     let lastEvent = yield* Clock.currentTimeMillis
+    let numbered = options.numbered
+    let suspect = options.reattach && !numbered
+    /** Open while the stream is suspect: the checking fiber waits on it, so a trusted stream costs no wake-up. */
+    const suspected = yield* Effect.makeLatch(suspect)
     const done = yield* Deferred.make<void>()
     // An event that came while Hermes was asked means the stream is alive after all: it is left to
     // deliver (its terminal event included), so nothing it carried is cut off with it.
+    let events = 0
     const check = Effect.suspend(() => {
-      const asked = lastEvent
+      const asked = events
       return options.ended.pipe(
-        Effect.map((ended) => ended && lastEvent === asked),
+        Effect.map((ended) => ended && events === asked),
         Effect.tap((ended) => (ended ? Deferred.succeed(done, undefined) : Effect.void))
       )
     })
     /** One tick: asks only when no event came for a whole interval. */
     const tick = Effect.gen(function* () {
       const quietFor = (yield* Clock.currentTimeMillis) - lastEvent
-      return quietFor >= intervalMs ? yield* check : false
+      return suspect && quietFor >= intervalMs ? yield* check : false
     })
-    const loop = Effect.gen(function* () {
-      if (options.checkAtOnce && (yield* check)) return
+    /** Waits until the stream is suspect, checks at once, then every interval while it stays so. */
+    const whileSuspect = Effect.gen(function* () {
+      yield* suspected.await
+      if (yield* check) return true
       yield* Effect.sleep(options.interval)
-      yield* Effect.repeat(tick, { schedule: Schedule.spaced(options.interval), until: (ended) => ended })
+      return yield* Effect.repeat(tick, { schedule: Schedule.spaced(options.interval), until: (ended) => ended || !suspect })
     })
-    yield* Effect.forkScoped(loop)
+    yield* Effect.forkScoped(Effect.repeat(whileSuspect, { until: (ended) => ended }))
     return {
-      saw: Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => { lastEvent = now })),
+      saw: (isNumbered) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          lastEvent = now
+          events += 1
+          if (!isNumbered || numbered) return Effect.void
+          numbered = true
+          suspect = false
+          return suspected.close
+        }),
+      reattached: Effect.suspend(() => {
+        if (numbered || suspect) return Effect.void
+        suspect = true
+        return suspected.open
+      }),
       ended: Deferred.await(done),
       halt: Deferred.succeed(done, undefined).pipe(Effect.asVoid)
     }
