@@ -37,6 +37,11 @@
  *     [--quiet-check-ms N] (the bridge's `hermes.quiet_check_ms`: each quiet followed run asks
  *     Hermes for its status once per that interval; the default 10 s) ...
  *
+ * BENCH_SCALE_HEAP_DIR=<dir> also takes a heap snapshot of the (first) daemon before any run and
+ * once the runs are parked, and prints what it holds per parked run, grouped by constructor
+ * (scripts/heapDiff.ts; a snapshot blocks the daemon while it is written, and reading one takes
+ * several times its size: use it at a thousand runs or so, with NODE_OPTIONS=--max-old-space-size=8192).
+ *
  * The last line is `BENCH_JSON {…}` for scripts/bench.ts.
  */
 import { Effect, Either, ManagedRuntime } from "effect"
@@ -58,6 +63,8 @@ import type { EventView } from "../test/reliability/support/runChecks.ts"
 import { freeLoopbackPort } from "../test/support/freePort.ts"
 import { type PgServer, startPostgres } from "../test/support/pgServer.ts"
 import { buildBundle, ROOT } from "./build.ts"
+import { heapNodeArgs, snapshot } from "./benchHeap.ts"
+import { printPerRun } from "./heapDiff.ts"
 import { cpuMs, parkedInput, parkedRunProblems, parseScaleArgs, percentile, perRunKiB, rssKiB, type ScaleSize, split, streamedRunProblems, streamInput, streamText } from "./benchScaleParts.ts"
 
 const { size: SIZE, name: SIZE_NAME, stores: STORES } = parseScaleArgs(process.argv.slice(2), process.env)
@@ -123,7 +130,7 @@ const startSim = (maxConcurrentRuns: number): Promise<Sim> =>
 interface Bridge extends Child { readonly url: string }
 
 const startBridge = async (bundle: string, configFile: string, port: number): Promise<Bridge> => {
-  const { child, handle } = spawnChild([bundle, "serve", "--config", configFile])
+  const { child, handle } = spawnChild([...heapNodeArgs(), bundle, "serve", "--config", configFile])
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 300_000
   while (Date.now() < deadline) {
@@ -356,6 +363,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     const cpuPerStatusMs = Math.max(0, (baselineCpu - idleNone * baselineS) / before.length)
     const rss0 = rss(bridgePids)
     const simRss0 = rss(simPids)
+    const heapBefore = await snapshot(bridgePids[0]!, bridges[0]!.url, `${store}-before`)
     log(`${store}: before any live run: bridge RSS ${(sum(rss0) / 1024).toFixed(1)} MiB, CPU ${idleNone.toFixed(1)} ms/s, agent_run_status p99 ${percentile(before, 0.99).toFixed(1)} ms`)
 
     // Parked runs, started from every client over every profile.
@@ -389,6 +397,9 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     const idleCommitsPerS = idleC0 === undefined ? undefined : ((await reader.commits!()) - idleC0) / idleS
     const idleWritesPerS = idleW0 === undefined ? undefined : ((await reader.writes!()) - idleW0) / idleS
     const idleNotifiesPerS = idleN0 === undefined ? undefined : (reader.notifications!() - idleN0) / idleS
+    const heapParked = await snapshot(bridgePids[0]!, bridges[0]!.url, `${store}-parked`)
+    // What one daemon holds per parked run (its share of them on PostgreSQL is about 1/replicas).
+    if (heapBefore !== undefined && heapParked !== undefined) printPerRun(heapBefore, heapParked, parkedIds.length / replicas)
     const rssPerRun = perRunKiB(rss0, rss1, parkedIds.length)
     const simRssPerRun = perRunKiB(simRss0, simRss1, parkedIds.length)
     log(`${store}: ${parkedIds.length} parked: bridge RSS ${(sum(rss1) / 1024).toFixed(1)} MiB (${rssPerRun.toFixed(1)} KiB per run; simulators ${simRssPerRun.toFixed(1)} KiB per run), CPU ${idleParked.toFixed(1)} ms/s`)

@@ -20,10 +20,9 @@
  * Ticks come every interval while suspect and ask when the last event is a whole interval old, so a
  * run Hermes ends on a dead stream is settled within one interval of its end when the stream was
  * already quiet, within two when an event came just before. The interval is
- * `hermes.quiet_check_ms` (config/schema.ts). Driven by Effect's Clock and Schedule, so a TestClock
- * moves it.
+ * `hermes.quiet_check_ms` (config/schema.ts). Driven by Effect's Clock, so a TestClock moves it.
  */
-import { Clock, Deferred, Duration, Effect, Schedule, type Scope } from "effect"
+import { Clock, Deferred, Duration, Effect, type Scope } from "effect"
 
 export interface QuietWatch {
   /**
@@ -72,14 +71,17 @@ export const watchQuiet = (options: QuietWatchOptions): Effect.Effect<QuietWatch
     /** One tick: asks only when no event came for a whole interval. */
     const tick = Effect.gen(function* () {
       const quietFor = (yield* Clock.currentTimeMillis) - lastEvent
-      return suspect && quietFor >= intervalMs ? yield* check : false
+      return quietFor >= intervalMs ? yield* check : false
     })
     /** Waits until the stream is suspect, checks at once, then every interval while it stays so. */
     const whileSuspect = Effect.gen(function* () {
       yield* suspected.await
       if (yield* check) return true
-      yield* Effect.sleep(options.interval)
-      return yield* Effect.repeat(tick, { schedule: Schedule.spaced(options.interval), until: (ended) => ended || !suspect })
+      for (;;) {
+        yield* Effect.sleep(options.interval)
+        if (!suspect) return false
+        if (yield* tick) return true
+      }
     })
     yield* Effect.forkScoped(Effect.repeat(whileSuspect, { until: (ended) => ended }))
     return {
