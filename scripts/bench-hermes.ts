@@ -74,7 +74,7 @@ const program = Effect.gen(function* () {
   })}`)
 })
 
-Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(NodeHttpClient.layerUndici))).catch((e) => {
+Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(NodeHttpClient.dispatcherLayer))).catch((e) => {
   console.error(e)
   process.exitCode = 1
 })

@@ -42,7 +42,7 @@ for (const generation of ["old", "new"] as const) {
           const e = yield* Effect.flip(hermes.steer(p, UNKNOWN, "x"))
           expect(seen(e)).toEqual({ code: "bridge.agent_unavailable", status: 502 })
           expect(e.message).toContain("300 ms")
-        }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+        }).pipe(Effect.provide(NodeHttpClient.dispatcherLayer)))
 
       it.effect("a refused key (401) → agent_refused 502 carrying Hermes's 401", () =>
         Effect.gen(function* () {

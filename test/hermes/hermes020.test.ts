@@ -16,7 +16,7 @@ const RUN = "run_0123456789abcdef0123456789abcdef"
 const client = (profiles: Parameters<typeof makeHermesClient>[0]) =>
   Effect.map(makeHermesClient(profiles, { timeout: "2 seconds", pollInterval: "20 millis" }), bridgeHermes)
 /** The undici client lives as long as the test (provided around the whole body, not the build). */
-const withHttp = <A, E, R>(body: Effect.Effect<A, E, R>) => body.pipe(Effect.provide(NodeHttpClient.layerUndici))
+const withHttp = <A, E, R>(body: Effect.Effect<A, E, R>) => body.pipe(Effect.provide(NodeHttpClient.dispatcherLayer))
 
 describe("HermesClient against a Hermes 0.20-like peer", () => {
   it.scopedLive("steer on a build without run_steer: agent_refused naming the capability, and /steer is never posted", () =>

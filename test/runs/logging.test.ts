@@ -66,7 +66,7 @@ describe("Hermes trouble at warn", () => {
       ])
       expect(warns[0]?.annotations).toMatchObject({ route: "GET /v1/runs/{id}/events", hermes_run_id: RUN })
       expect(warns[1]?.annotations).toMatchObject({ route: "GET /v1/runs/{id}/events", hermes_status: 404, problem: "status 404 run_not_found" })
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici), Effect.scoped, Effect.provide(log.layer))
+    }).pipe(Effect.provide(NodeHttpClient.dispatcherLayer), Effect.scoped, Effect.provide(log.layer))
   })
 
   it.live("a steer on a build without run_steer is logged with its route and the answer given", () => {
@@ -78,7 +78,7 @@ describe("Hermes trouble at warn", () => {
       const [warn] = log.lines.filter((l) => l.level === "WARN")
       expect(warn?.message).toContain("run_steer")
       expect(warn?.annotations).toMatchObject({ route: "POST /v1/runs/{id}/steer", hermes_run_id: RUN, next: "answering bridge.agent_refused" })
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici), Effect.scoped, Effect.provide(log.layer))
+    }).pipe(Effect.provide(NodeHttpClient.dispatcherLayer), Effect.scoped, Effect.provide(log.layer))
   })
 })
 

@@ -1,10 +1,10 @@
 /**
- * The HermesClient over @effect/platform's HttpClient: `makeHermesClient` builds one for a list of
- * profiles; `HermesClientWith` is that as a Layer with its own undici client (tests, tools); and
+ * The HermesClient over @effect/platform's undici HttpClient: `makeHermesClient` builds one for a
+ * list of profiles over an undici dispatcher (its event streams over the same dispatcher with a body
+ * timeout, streamDispatcher.ts); `HermesClientWith` is that as a Layer with its own dispatcher (tests, tools); and
  * `HermesClientLive` is the daemon's, with profiles from the config or the embedded simulator and
  * every Hermes key registered with the Redactor.
  */
-import { HttpClient } from "@effect/platform"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Context, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
 import { AppConfig } from "../../config/AppConfig.ts"
@@ -19,6 +19,7 @@ import {
 } from "./HermesClient.ts"
 import { makeHermesHttp } from "./http.ts"
 import { fetchFeatures, makeOperations } from "./operations.ts"
+import { withBodyIdleTimeout } from "./streamDispatcher.ts"
 import { followReconnectSchedule } from "./schedules.ts"
 
 export interface HermesClientOptions {
@@ -37,9 +38,14 @@ export interface HermesClientOptions {
 export const makeHermesClient = (
   profiles: ReadonlyArray<HermesProfile>,
   options: HermesClientOptions = {}
-): Effect.Effect<HermesClientShape, never, HttpClient.HttpClient> =>
+): Effect.Effect<HermesClientShape, never, NodeHttpClient.Dispatcher> =>
   Effect.gen(function* () {
-    const http = makeHermesHttp(yield* HttpClient.HttpClient, Duration.decode(options.timeout ?? "30 seconds"))
+    const dispatcher = yield* NodeHttpClient.Dispatcher
+    const timeout = Duration.decode(options.timeout ?? "30 seconds")
+    const streamIdleTimeout = Duration.decode(options.streamIdleTimeout ?? "90 seconds")
+    const http = makeHermesHttp(NodeHttpClient.makeUndici(dispatcher), timeout)
+    // Event streams share the connection pool; only their bodies are watched for silence.
+    const streams = makeHermesHttp(NodeHttpClient.makeUndici(withBodyIdleTimeout(dispatcher, streamIdleTimeout)), timeout)
     const byName = new Map(profiles.map((p) => [p.name, p]))
     const cache = yield* makeFeatureCache(
       (name: string) => {
@@ -57,7 +63,7 @@ export const makeHermesClient = (
       (byName.get(p.name) === p ? cache.get(p.name) : fetchFeatures(http, p)).pipe(
         Effect.map((f) => ({ ...f, eventReplay: numbered.get(p.name) ?? null }))
       )
-    const ops = makeOperations({ http, features, streamIdleTimeout: Duration.decode(options.streamIdleTimeout ?? "90 seconds") })
+    const ops = makeOperations({ http, features, streams, streamIdleTimeout })
     const reconnect = options.reconnectSchedule ?? followReconnectSchedule
     const defaultPoll = Duration.decode(options.pollInterval ?? "1 second")
 
@@ -90,7 +96,7 @@ export const makeHermesClient = (
 
 /** A HermesClient over these profiles with its own undici HTTP client (tests, CLI tools). */
 export const HermesClientWith = (profiles: ReadonlyArray<HermesProfile>, options: HermesClientOptions = {}): Layer.Layer<HermesClient> =>
-  Layer.effect(HermesClient, makeHermesClient(profiles, options)).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  Layer.effect(HermesClient, makeHermesClient(profiles, options)).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
 
 /**
  * The daemon's HermesClient: profiles from `HermesProfiles` (config, or the embedded simulator
@@ -109,7 +115,7 @@ const configuredClient = Layer.effect(
     }
     return yield* makeHermesClient(profiles, { timeout: Duration.millis(config.hermes.timeout_ms) })
   })
-).pipe(Layer.provide(NodeHttpClient.layerUndici))
+).pipe(Layer.provide(NodeHttpClient.dispatcherLayer))
 
 export const HermesClientLive = configuredClient.pipe(Layer.provideMerge(HermesEmbedded))
 

@@ -13,6 +13,7 @@ import type {
 import type { HermesHttp } from "./http.ts"
 import { CapabilitiesBody, HealthBody, ModelsBody, type RunStatusBody, RunStatusBody as RunStatusSchema, StartBody } from "./schemas.ts"
 import { hermesEvents } from "./sse.ts"
+import { isBodyTimeout } from "./streamDispatcher.ts"
 
 /** The control routes' answers carry nothing the bridge needs beyond "2xx". */
 const AnyBody = Schema.Unknown
@@ -74,11 +75,15 @@ export interface OperationsDeps {
   readonly http: HermesHttp
   /** The profile's features, cached (failures unmapped). */
   readonly features: (p: HermesProfile) => Effect.Effect<HermesFeatures, HermesFailure>
-  /** An event stream that stays silent this long is treated as broken. */
+  /**
+   * The HTTP of event streams: its dispatcher ends a body silent for `streamIdleTimeout`
+   * (streamDispatcher.ts), which the stream reports as a `HermesTimeout`.
+   */
+  readonly streams: HermesHttp
   readonly streamIdleTimeout: Duration.Duration
 }
 
-export const makeOperations = ({ http, features, streamIdleTimeout }: OperationsDeps) => {
+export const makeOperations = ({ http, features, streams, streamIdleTimeout }: OperationsDeps) => {
   type Where = string | { readonly path: string; readonly route: string }
   const at = (where: Where) => (typeof where === "string" ? { path: where } : where)
   const get = <A, I>(p: HermesProfile, where: Where, schema: Schema.Schema<A, I>, auth = true) =>
@@ -124,15 +129,16 @@ export const makeOperations = ({ http, features, streamIdleTimeout }: Operations
     const route = runRoute("GET", id, "/events")
     const site = { agent: p.agent, route: route.route }
     return Stream.unwrap(
-      http.open({
+      streams.open({
         profile: p, method: "GET", ...route, auth: true, retry: false,
         headers: { accept: "text/event-stream", ...(lastEventId === null ? {} : { "last-event-id": String(lastEventId) }) }
       }).pipe(Effect.map((response) =>
         hermesEvents(
           response.stream.pipe(
-            Stream.mapError((e): HermesFailure => new HermesTransport({ ...site, detail: `the event stream broke (${e.reason})` })),
             // Hermes sends a keepalive at least every 30 s; silence beyond the limit is a dead link.
-            Stream.timeoutFail(() => new HermesTimeout({ ...site, afterMs: Duration.toMillis(streamIdleTimeout) }), streamIdleTimeout)
+            Stream.mapError((e): HermesFailure => isBodyTimeout(e.cause)
+              ? new HermesTimeout({ ...site, afterMs: Duration.toMillis(streamIdleTimeout) })
+              : new HermesTransport({ ...site, detail: `the event stream broke (${e.reason})` }))
           )
         )
       ))
