@@ -170,12 +170,15 @@ describe("SubscribeToTask", () => {
   })
 
   it("a client that goes away mid-stream leaves no wait open", async () => {
-    const started = await rpc(alice, "SendMessage", { message: msg("[sim:slow=6s] long"), configuration: { returnImmediately: true } })
+    const started = await rpc(alice, "SendMessage", { message: msg("[sim:slow=20s] long"), configuration: { returnImmediately: true } })
     const id = started["result"].task.id as string
     const abort = new AbortController()
     const res = await post(alice, "SubscribeToTask", { id }, abort.signal)
-    const reading = readSse(res, (_f, all) => { if (all.length >= 1) setTimeout(() => abort.abort(), 200) })
-    await until(() => metric("agent_bridge_waits_open"), (n) => n >= 1, { withinMs: 5_000 })
+    const reading = readSse(res)
+    // The client goes away only once its wait was seen open: aborting on a timer instead raced the
+    // metric's reads, which a loaded machine could make slower than the wait's whole life.
+    await until(() => metric("agent_bridge_waits_open"), (n) => n >= 1, { what: "the subscriber's wait" })
+    abort.abort()
     await reading
     // Closed well before the step's own bound (STEP_WAIT_SECONDS = 5) would end it.
     const open = await until(() => metric("agent_bridge_waits_open"), (n) => n === 0, { withinMs: 2_000 })
