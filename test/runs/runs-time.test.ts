@@ -84,7 +84,12 @@ describe("waits on the clock", () => {
       expect((yield* Fiber.join(long)).timed_out).toBe(true)
 
       yield* h.hermes.emit(hid, "clarify.request", { clarify_id: "c", question: "?", choices: null, multi_select: false })
-      yield* advance(200)
+      // The question is stored before the wait is asked (else the wait would sit on a clock that stands still).
+      yield* eventuallyUnderTestClock(
+        alice(h.runs.status(view.run_id, 0)).pipe(Effect.tap((v) => (v.pending ? Effect.void : TestClock.adjust("50 millis")))),
+        (v) => v.pending !== null && v.pending !== undefined,
+        "the pending clarification"
+      )
       const asked = yield* alice(h.runs.wait(view.run_id, 120))
       expect(asked.timed_out).toBe(false)
       expect(asked.pending?.request_id).toBe("c")
@@ -100,8 +105,14 @@ describe("retention", () => {
       const live = yield* alice(h.runs.start({ agent: "hermes", input: "runs on" }))
       const [hEnded] = [...h.hermes.runs.keys()]
       yield* h.hermes.complete(hEnded!, "result")
-      yield* advance(200)
-      expect((yield* alice(h.runs.status(ended.run_id, 0))).status).toBe("completed")
+      // The end reaches the ledger through the follower's flush (on the clock) and the database (on
+      // the event loop, a round trip on PostgreSQL): a fixed few steps were once not enough under load.
+      const done = yield* eventuallyUnderTestClock(
+        alice(h.runs.status(ended.run_id, 0)).pipe(Effect.tap((v) => (v.status === "completed" ? Effect.void : TestClock.adjust("50 millis")))),
+        (v) => v.status === "completed",
+        "the ended run's completion"
+      )
+      expect(done.status).toBe("completed")
 
       // One day later: still kept.
       yield* TestClock.adjust("1 day")
