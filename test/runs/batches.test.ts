@@ -4,8 +4,8 @@
  * strands buffered items.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Fiber, Queue, Stream, TestClock } from "effect"
-import { type BatchPolicy, consumeInBatches } from "../../src/services/runs/batches.ts"
+import { Deferred, Effect, Either, Fiber, Option, Queue, Stream, TestClock } from "effect"
+import { type BatchPolicy, batchesOf, consumeInBatches } from "../../src/services/runs/batches.ts"
 
 const policy: BatchPolicy<string> = { maxItems: 5, interval: "50 millis", urgent: (s) => s.startsWith("!") }
 
@@ -64,5 +64,66 @@ describe("consumeInBatches", () => {
       const { batches, fiber } = yield* collect(Stream.make("a", "!end", "never").pipe(Stream.rechunk(1)), "!end")
       yield* Fiber.join(fiber)
       expect(batches.flat()).toEqual(["a", "!end"])
+    }))
+
+  it.effect("a batch never holds more than maxItems, however many items were read at once; the rest follow in order", () =>
+    Effect.gen(function* () {
+      const items = Array.from({ length: 23 }, (_, i) => String(i))
+      const { batches, fiber } = yield* collect(Stream.fromIterable(items))
+      yield* Fiber.join(fiber)
+      expect(batches.every((b) => b.length <= policy.maxItems)).toBe(true)
+      expect(batches.flat()).toEqual(items)
+    }))
+
+  it.scoped("stop, from another fiber, hands on what was read and ends consume; the stream is no longer read", () =>
+    Effect.gen(function* () {
+      const q = yield* Queue.unbounded<string>()
+      let pulled = 0
+      const batches = yield* batchesOf(Stream.fromQueue(q).pipe(Stream.tap(() => Effect.sync(() => { pulled += 1 }))), policy)
+      const seen: Array<ReadonlyArray<string>> = []
+      const consuming = yield* Effect.fork(batches.consume((b) => Effect.sync(() => { seen.push(b); return false })))
+      yield* Queue.offerAll(q, ["a", "b"])
+      yield* TestClock.adjust("10 millis")
+      expect(seen).toEqual([]) // streamed text, waiting for the timer
+      yield* batches.stop
+      yield* Fiber.join(consuming)
+      expect(seen).toEqual([["a", "b"]])
+      yield* Queue.offer(q, "late")
+      yield* TestClock.adjust("1 second")
+      expect(pulled).toBe(2)
+    }))
+
+  it.scoped("stop never waits on the consumer: called while a batch is being handed on, it returns, and consume ends after that batch", () =>
+    Effect.gen(function* () {
+      const q = yield* Queue.unbounded<string>()
+      const batches = yield* batchesOf(Stream.fromQueue(q), policy)
+      const inBatch = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const seen: Array<ReadonlyArray<string>> = []
+      const consuming = yield* Effect.fork(batches.consume((b) =>
+        Effect.gen(function* () {
+          seen.push(b)
+          yield* Deferred.succeed(inBatch, undefined)
+          yield* Deferred.await(release)
+          return false
+        })))
+      yield* Queue.offer(q, "!first")
+      yield* Deferred.await(inBatch)
+      yield* Queue.offerAll(q, ["x", "y"])
+      yield* Effect.yieldNow()
+      yield* batches.stop // returns while the consumer is held in its batch
+      expect(Option.isNone(yield* Fiber.poll(consuming))).toBe(true)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(consuming)
+      expect(seen.flat().slice(0, 1)).toEqual(["!first"])
+      // What was read before the stop is handed on, nothing after it.
+      expect(["!first", "x", "y"]).toEqual(expect.arrayContaining(seen.flat()))
+    }))
+
+  it.effect("a stream that dies hands on nothing after it and raises the defect", () =>
+    Effect.gen(function* () {
+      const { fiber } = yield* collect(Stream.make("a").pipe(Stream.concat(Stream.die("broken"))))
+      const exit = yield* Fiber.await(fiber)
+      expect(exit._tag).toBe("Failure")
     }))
 })

@@ -122,4 +122,32 @@ describe("quietWatch", () => {
       yield* Fiber.join(ended)
       expect(asks).toEqual([])
     }))
+
+  it.scoped("what whenEnded set runs once when the run ended: on the check that found it, on halt, or at once if it already had", () =>
+    Effect.gen(function* () {
+      let verdict = false
+      const { watch } = yield* make(true, () => Effect.sync(() => verdict))
+      let stops = 0
+      yield* watch.whenEnded(Effect.sync(() => { stops += 1 }))
+      yield* TestClock.adjust("10 seconds")
+      expect(stops).toBe(0)
+      verdict = true
+      yield* TestClock.adjust("10 seconds")
+      expect(stops).toBe(1)
+      yield* watch.halt // already ended: nothing more
+      expect(stops).toBe(1)
+
+      const halted = yield* make(false, () => Effect.succeed(false))
+      let halts = 0
+      yield* halted.watch.whenEnded(Effect.sync(() => { halts += 1 }))
+      yield* halted.watch.halt
+      yield* halted.watch.halt
+      expect(halts).toBe(1)
+
+      const late = yield* make(false, () => Effect.succeed(false))
+      yield* late.watch.halt
+      let lateRuns = 0
+      yield* late.watch.whenEnded(Effect.sync(() => { lateRuns += 1 }))
+      expect(lateRuns).toBe(1)
+    }))
 })

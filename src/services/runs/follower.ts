@@ -15,7 +15,7 @@ import type { HermesClientShape, HermesProfile, HermesRunStatus } from "../../he
 import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
-import { consumeInBatches } from "./batches.ts"
+import { batchesOf } from "./batches.ts"
 import { openApprovalId, withoutRecordedRequests } from "./clarifyReplays.ts"
 import { withInferredClosings } from "./inferredClosings.ts"
 import { logRunEnded, logRunFollowed } from "./runLog.ts"
@@ -237,12 +237,15 @@ export const makeFollower = (deps: FollowerDeps) => {
       })
       watching.set(runId, quiet)
       yield* Effect.addFinalizer(() => Effect.sync(() => { if (watching.get(runId) === quiet) watching.delete(runId) }))
-      yield* consumeInBatches(
+      const batches = yield* batchesOf(
         hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText, onReattach: quiet.reattached }).pipe(
-          Stream.tap((e) => quiet.saw(e.id !== null)),
-          Stream.interruptWhen(quiet.ended)
+          Stream.tap((e) => quiet.saw(e.id !== null))
         ),
-        { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, urgent: (e) => !STREAMED.has(e.event) },
+        { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, urgent: (e) => !STREAMED.has(e.event) }
+      )
+      // The run ended elsewhere: what was read is committed, then the follow stops reading.
+      yield* quiet.whenEnded(batches.stop)
+      yield* batches.consume(
         (batch) =>
           commit(run, batch).pipe(
             // The database server out (a restart): keep the batch and write it when it is back.

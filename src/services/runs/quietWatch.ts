@@ -34,6 +34,13 @@ export interface QuietWatch {
   readonly reattached: Effect.Effect<void>
   /** Completes once `ended` answered true (or `halt` was called): the follow should stop reading and settle the run. */
   readonly ended: Effect.Effect<void>
+  /**
+   * Sets what the watch does once the run ended (`ended` answered true, or `halt`): it runs on the
+   * watch's own fiber (or the halting one), so no fiber of the follow waits for it (`Stream.interruptWhen`
+   * would hold two for as long as the run is parked). Run at once when the run already ended. It
+   * must not block: it ends the follow's batches.
+   */
+  readonly whenEnded: (onEnded: Effect.Effect<void>) => Effect.Effect<void>
   /** The run ended by another path (a stop settled it): ends the watch and the follow now. */
   readonly halt: Effect.Effect<void>
 }
@@ -58,6 +65,9 @@ export const watchQuiet = (options: QuietWatchOptions): Effect.Effect<QuietWatch
     /** Open while the stream is suspect: the checking fiber waits on it, so a trusted stream costs no wake-up. */
     const suspected = yield* Effect.makeLatch(suspect)
     const done = yield* Deferred.make<void>()
+    let onEnded: Effect.Effect<void> = Effect.void
+    /** The run ended: completes `ended` and runs what `whenEnded` set, once. */
+    const end = Effect.flatMap(Deferred.succeed(done, undefined), (first) => (first ? Effect.suspend(() => onEnded) : Effect.void))
     // An event that came while Hermes was asked means the stream is alive after all: it is left to
     // deliver (its terminal event included), so nothing it carried is cut off with it.
     let events = 0
@@ -65,7 +75,7 @@ export const watchQuiet = (options: QuietWatchOptions): Effect.Effect<QuietWatch
       const asked = events
       return options.ended.pipe(
         Effect.map((ended) => ended && events === asked),
-        Effect.tap((ended) => (ended ? Deferred.succeed(done, undefined) : Effect.void))
+        Effect.tap((ended) => (ended ? end : Effect.void))
       )
     })
     /** One tick: asks only when no event came for a whole interval. */
@@ -100,6 +110,11 @@ export const watchQuiet = (options: QuietWatchOptions): Effect.Effect<QuietWatch
         return suspected.open
       }),
       ended: Deferred.await(done),
-      halt: Deferred.succeed(done, undefined).pipe(Effect.asVoid)
+      whenEnded: (effect) =>
+        Effect.flatMap(Deferred.isDone(done), (already) => {
+          onEnded = effect
+          return already ? effect : Effect.void
+        }),
+      halt: end
     }
   })
