@@ -5,7 +5,7 @@
  * it never ends the follow when an event came while Hermes was being asked; `halt` ends it at once.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Option, TestClock } from "effect"
+import { Deferred, Duration, Effect, Fiber, Option, Supervisor, TestClock } from "effect"
 import { type QuietWatch, watchQuiet } from "../../src/services/runs/quietWatch.ts"
 
 const interval = Duration.seconds(10)
@@ -149,5 +149,21 @@ describe("quietWatch", () => {
       let lateRuns = 0
       yield* late.watch.whenEnded(Effect.sync(() => { lateRuns += 1 }))
       expect(lateRuns).toBe(1)
+    }))
+
+  it.scoped("a trusted stream's watch holds no fiber; a suspect one holds one, which ends once a numbered frame trusts it", () =>
+    Effect.gen(function* () {
+      const supervisor = yield* Supervisor.track
+      const live = Effect.map(supervisor.value, (fibers) => fibers.length)
+      const watch = yield* watchQuiet({ interval, reattach: false, numbered: false, ended: Effect.succeed(false) }).pipe(Effect.supervised(supervisor))
+      yield* TestClock.adjust("1 minute")
+      expect(yield* live).toBe(0)
+      yield* watch.reattached.pipe(Effect.supervised(supervisor))
+      expect(yield* live).toBe(1)
+      yield* watch.reattached.pipe(Effect.supervised(supervisor)) // already checking: no second fiber
+      expect(yield* live).toBe(1)
+      yield* watch.saw(true)
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* live).toBe(0)
     }))
 })

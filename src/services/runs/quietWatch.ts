@@ -14,8 +14,8 @@
  * builds that number their frames (the 0.22 line) give every subscriber every frame and replay what
  * was missed. A stream that dies silently is not this watch's business: the client ends a stream
  * that carried nothing, keepalives included, for 90 s (HermesClientLive's `streamIdleTimeout`), and
- * the follow then reconnects, which makes it suspect. So a run parked for hours on its first stream
- * costs no status read at all (issue 41: 10,000 parked runs were 1,000 reads a second).
+ * the follow then reconnects, which makes it suspect. So a run parked for hours on its first stream (or a numbered one)
+ * costs no status read and holds no fiber here (issue 41: 10,000 parked runs were 1,000 reads a second).
  *
  * Ticks come every interval while suspect and ask when the last event is a whole interval old, so a
  * run Hermes ends on a dead stream is settled within one interval of its end when the stream was
@@ -62,8 +62,9 @@ export const watchQuiet = (options: QuietWatchOptions): Effect.Effect<QuietWatch
     let lastEvent = yield* Clock.currentTimeMillis
     let numbered = options.numbered
     let suspect = options.reattach && !numbered
-    /** Open while the stream is suspect: the checking fiber waits on it, so a trusted stream costs no wake-up. */
-    const suspected = yield* Effect.makeLatch(suspect)
+    /** The checking fiber, forked when the stream becomes suspect: a trusted stream has none at all. */
+    const scope = yield* Effect.scope
+    let checking = false
     const done = yield* Deferred.make<void>()
     let onEnded: Effect.Effect<void> = Effect.void
     /** The run ended: completes `ended` and runs what `whenEnded` set, once. */
@@ -83,17 +84,27 @@ export const watchQuiet = (options: QuietWatchOptions): Effect.Effect<QuietWatch
       const quietFor = (yield* Clock.currentTimeMillis) - lastEvent
       return quietFor >= intervalMs ? yield* check : false
     })
-    /** Waits until the stream is suspect, checks at once, then every interval while it stays so. */
+    /**
+     * Checks at once, then every interval while the stream stays suspect; the fiber ends when the
+     * run ended or a numbered frame made the stream trusted (for good: no re-attach makes it suspect again).
+     */
     const whileSuspect = Effect.gen(function* () {
-      yield* suspected.await
-      if (yield* check) return true
+      if (yield* check) return
       for (;;) {
         yield* Effect.sleep(options.interval)
-        if (!suspect) return false
-        if (yield* tick) return true
+        if (!suspect) {
+          checking = false
+          return
+        }
+        if (yield* tick) return
       }
     })
-    yield* Effect.forkScoped(Effect.repeat(whileSuspect, { until: (ended) => ended }))
+    const startChecking = Effect.suspend(() => {
+      if (checking) return Effect.void
+      checking = true
+      return Effect.asVoid(Effect.forkIn(whileSuspect, scope))
+    })
+    if (suspect) yield* startChecking
     return {
       saw: (isNumbered) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -102,12 +113,12 @@ export const watchQuiet = (options: QuietWatchOptions): Effect.Effect<QuietWatch
           if (!isNumbered || numbered) return Effect.void
           numbered = true
           suspect = false
-          return suspected.close
+          return Effect.void
         }),
       reattached: Effect.suspend(() => {
         if (numbered || suspect) return Effect.void
         suspect = true
-        return suspected.open
+        return startChecking
       }),
       ended: Deferred.await(done),
       whenEnded: (effect) =>
