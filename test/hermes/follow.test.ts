@@ -5,6 +5,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber, Schedule, Stream } from "effect"
 import { GONE_ERROR } from "../../src/hermes/client/follow.ts"
+import type { HermesEvent } from "../../src/hermes/client/HermesClient.ts"
 import { RESTART_ERROR } from "../../src/hermes/sim/run.ts"
 import { fillerText } from "../../src/hermes/sim/script.ts"
 import { SimulatedHermes } from "../../src/hermes/sim/layer.ts"
@@ -55,6 +56,29 @@ for (const generation of ["old", "new"] as const) {
             expect(done?.data.synthetic).toBe(true)
             expect((yield* sim.requests).some((r) => r.path === `/v1/runs/${hermesRunId}`)).toBe(true)
           }
+        }))
+
+      it.effect("followInto (the follower's way) hands on every event in order across a drop, waiting for a slow emit", () =>
+        Effect.gen(function* () {
+          const { hermes } = yield* clientAndSim
+          const p = yield* defaultProfile
+          const { hermesRunId } = yield* hermes.start(p, { input: "[sim:drop=5,deltas=30,slow=300]" })
+          const events: Array<HermesEvent> = []
+          let inEmit = 0
+          let overlapped = false
+          yield* hermes.followInto(p, hermesRunId, undefined, (e) =>
+            Effect.gen(function* () {
+              inEmit += 1
+              if (inEmit > 1) overlapped = true
+              events.push(e)
+              yield* Effect.sleep("3 millis")
+              inEmit -= 1
+            }))
+          expect(overlapped).toBe(false)
+          expect(events.at(-1)?.event).toBe("run.completed")
+          expect(deltasOf(events)).toBe(events.at(-1)?.data.output)
+          // The old build's missed tail comes as one synthesised delta (its reconnect is 404).
+          if (generation === "new") expect(events.filter((e) => e.event === "message.delta")).toHaveLength(30)
         }))
 
       it.effect("a large output survives a dropped connection whole", () =>

@@ -179,6 +179,17 @@ export interface HermesClientShape {
    * knows ends with a synthesised `run.interrupted` whose `error` says so. Ends after a terminal event.
    */
   readonly follow: (p: HermesProfile, hermesRunId: string, options?: FollowOptions) => Stream.Stream<HermesEvent, HermesFailure>
+  /**
+   * `follow` as an effect: each event is handed to `emit` in order, and the follow waits for it
+   * (back-pressure); it returns after the terminal event. The daemon's follower reads this way, so
+   * a parked run holds no stream stages, and no fiber or queue of the stream's own, beside its follow.
+   */
+  readonly followInto: (
+    p: HermesProfile,
+    hermesRunId: string,
+    options: FollowOptions | undefined,
+    emit: (e: HermesEvent) => Effect.Effect<unknown>
+  ) => Effect.Effect<void, HermesFailure>
   readonly approval: (
     p: HermesProfile,
     hermesRunId: string,

@@ -13,9 +13,9 @@ import { HermesEmbedded, HermesEmbeddedForTools } from "../embedded.ts"
 import { HermesProfiles } from "../profiles.ts"
 import type { HermesFailure } from "./failure.ts"
 import { makeFeatureCache } from "./features.ts"
-import { followRun } from "./follow.ts"
+import { type FollowDeps, type FollowSettings, followRun, followRunInto } from "./follow.ts"
 import {
-  findProfile, HermesClient, type HermesClientShape, type HermesEvent, type HermesFeatures, type HermesProfile
+  findProfile, type FollowOptions, HermesClient, type HermesClientShape, type HermesEvent, type HermesFeatures, type HermesProfile
 } from "./HermesClient.ts"
 import { makeHermesHttp } from "./http.ts"
 import { fetchFeatures, makeOperations } from "./operations.ts"
@@ -67,6 +67,21 @@ export const makeHermesClient = (
     const reconnect = options.reconnectSchedule ?? followReconnectSchedule
     const defaultPoll = Duration.decode(options.pollInterval ?? "1 second")
 
+    const followDeps = (p: HermesProfile, runId: string, o: FollowOptions | undefined): FollowDeps => ({
+      runId,
+      openEvents: (lastId) => ops.events(p, runId, lastId).pipe(Stream.tap(sawFrame(p))),
+      status: ops.status(p, runId),
+      profile: p.name,
+      agent: p.agent,
+      schedule: o?.giveUpAfter === undefined ? reconnect : reconnect.pipe(Schedule.upTo(o.giveUpAfter))
+    })
+    const followSettings = (o: FollowOptions | undefined): FollowSettings => ({
+      lastEventId: o?.lastEventId ?? null,
+      receivedText: o?.receivedText ?? "",
+      pollInterval: o?.pollInterval === undefined ? defaultPoll : Duration.decode(o.pollInterval),
+      onReattach: o?.onReattach
+    })
+
     // Every plain operation as it is; only those that take the client's own state are wrapped here.
     return {
       ...ops,
@@ -74,23 +89,8 @@ export const makeHermesClient = (
       profile: (agent) => findProfile(profiles, agent),
       features,
       events: (p, runId, lastEventId) => ops.events(p, runId, lastEventId ?? null).pipe(Stream.tap(sawFrame(p))),
-      follow: (p, runId, o) =>
-        followRun(
-          {
-            runId,
-            openEvents: (lastId) => ops.events(p, runId, lastId).pipe(Stream.tap(sawFrame(p))),
-            status: ops.status(p, runId),
-            profile: p.name,
-            agent: p.agent,
-            schedule: o?.giveUpAfter === undefined ? reconnect : reconnect.pipe(Schedule.upTo(o.giveUpAfter))
-          },
-          {
-            lastEventId: o?.lastEventId ?? null,
-            receivedText: o?.receivedText ?? "",
-            pollInterval: o?.pollInterval === undefined ? defaultPoll : Duration.decode(o.pollInterval),
-            onReattach: o?.onReattach
-          }
-        )
+      follow: (p, runId, o) => followRun(followDeps(p, runId, o), followSettings(o)),
+      followInto: (p, runId, o, emit) => followRunInto(followDeps(p, runId, o), followSettings(o), emit)
     } satisfies HermesClientShape
   })
 
@@ -126,7 +126,7 @@ export const HermesClientLive = configuredClient.pipe(Layer.provideMerge(HermesE
  */
 export const withoutSubscriptions = (client: HermesClientShape): HermesClientShape => {
   const refused = () => Stream.die(new Error("this process never subscribes to a run's events: the daemon's follower holds the one subscription"))
-  return { ...client, events: refused, follow: refused }
+  return { ...client, events: refused, follow: refused, followInto: () => Stream.runDrain(refused()) }
 }
 
 /**

@@ -141,6 +141,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
           clarification: null
         }))),
       events: (p, id, lastEventId) => shape.follow(p, id, { lastEventId }),
+      followInto: (p, id, opts, emit) => Stream.runForEach(shape.follow(p, id, opts), emit),
       follow: (p, id, opts) =>
         Stream.unwrap(Effect.suspend(() => {
           calls.follow += 1

@@ -287,16 +287,16 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
     }
   })
 
+/** The follow handing each event to `emit`, in the caller's fiber: it waits while `emit` does. */
+export const followRunInto = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesEvent) => Effect.Effect<unknown>): Effect.Effect<void, HermesFailure> =>
+  runFollow(deps, settings, emit).pipe(Effect.annotateLogs({ hermes_run_id: deps.runId }))
+
 /** The follow as a stream with back-pressure: the follower fiber waits while the consumer is busy. */
 export const followRun = (deps: FollowDeps, settings: FollowSettings): Stream.Stream<HermesEvent, HermesFailure> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
       const mailbox = yield* Mailbox.make<HermesEvent, HermesFailure>({ capacity: 64 })
-      yield* runFollow(deps, settings, (e) => mailbox.offer(e)).pipe(
-        Mailbox.into(mailbox),
-        Effect.annotateLogs({ hermes_run_id: deps.runId }),
-        Effect.forkScoped
-      )
+      yield* followRunInto(deps, settings, (e) => mailbox.offer(e)).pipe(Mailbox.into(mailbox), Effect.forkScoped)
       return Mailbox.toStream(mailbox)
     })
   )

@@ -4,7 +4,8 @@
  * waited `interval` (the "short timer"), and whatever is buffered goes out before the stream's end
  * or failure. No batch holds more than `maxItems`.
  *
- * The stream is read into a Mailbox by one producer fiber. At rest (nothing buffered) the consumer
+ * The stream is read into a Mailbox by one producer fiber (for a run's follow, the follow itself:
+ * `HermesClient.followInto`). At rest (nothing buffered) the consumer
  * waits on the Mailbox alone: no timer and no fiber beyond the producer, which keeps a parked run
  * cheap (`Stream.groupedWithin` costs far more per stream). The batches can be ended from outside
  * (`stop`, from any fiber, never blocking): the Mailbox is ended, so what it holds is still handed
@@ -38,15 +39,19 @@ export interface Batches<A, E> {
   readonly stop: Effect.Effect<void>
 }
 
-/** Starts reading `stream` in the caller's scope; the producer stops when the scope closes. */
-export const batchesOf = <A, E, R>(stream: Stream.Stream<A, E, R>, policy: BatchPolicy<A>): Effect.Effect<Batches<A, E>, never, Scope.Scope | R> =>
+/**
+ * Starts `produce` in a fiber of the caller's scope (it stops when the scope closes): it hands each
+ * item to the `offer` it is given, which waits while the consumer is `READ_AHEAD` items behind,
+ * and its end (or failure) is the batches' end.
+ */
+export const batchesFrom = <A, E, R>(
+  produce: (offer: (a: A) => Effect.Effect<unknown>) => Effect.Effect<void, E, R>,
+  policy: BatchPolicy<A>
+): Effect.Effect<Batches<A, E>, never, Scope.Scope | R> =>
   Effect.gen(function* () {
     const interval = Duration.toMillis(policy.interval)
     const mailbox = yield* Mailbox.make<A, E>(READ_AHEAD)
-    const producer = yield* Stream.runForEachChunk(stream, (chunk) => mailbox.offerAll(chunk)).pipe(
-      Mailbox.into(mailbox),
-      Effect.forkScoped
-    )
+    const producer = yield* produce((a) => mailbox.offer(a)).pipe(Mailbox.into(mailbox), Effect.forkScoped)
 
     const consume = <E2, R2>(onBatch: (batch: ReadonlyArray<A>) => Effect.Effect<boolean, E2, R2>): Effect.Effect<void, E | E2, R2> =>
       Effect.gen(function* () {
@@ -99,6 +104,10 @@ export const batchesOf = <A, E, R>(stream: Stream.Stream<A, E, R>, policy: Batch
       stop: Effect.zipRight(mailbox.end, Fiber.interruptFork(producer))
     }
   })
+
+/** `batchesFrom` reading a stream. */
+export const batchesOf = <A, E, R>(stream: Stream.Stream<A, E, R>, policy: BatchPolicy<A>): Effect.Effect<Batches<A, E>, never, Scope.Scope | R> =>
+  batchesFrom<A, E, R>((offer) => Stream.runForEach(stream, offer), policy)
 
 /**
  * Consumes `stream`, handing each batch to `onBatch` in order, until the stream ends or `onBatch`

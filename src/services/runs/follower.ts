@@ -6,7 +6,7 @@
  *
  * `followOnce` returns when the run is terminal and fails on anything else; the supervisor restarts it.
  */
-import { Data, Duration, Effect, Option, Schedule, Stream } from "effect"
+import { Data, Duration, Effect, Option, Schedule } from "effect"
 import { fieldsOf, type HermesEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 import { approvalOf, reduceBatch } from "../../domain/runs/events.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
@@ -15,7 +15,7 @@ import type { HermesClientShape, HermesProfile, HermesRunStatus } from "../../he
 import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
-import { batchesOf } from "./batches.ts"
+import { batchesFrom } from "./batches.ts"
 import { openApprovalId, withoutRecordedRequests } from "./clarifyReplays.ts"
 import { withInferredClosings } from "./inferredClosings.ts"
 import { logRunEnded, logRunFollowed } from "./runLog.ts"
@@ -237,10 +237,11 @@ export const makeFollower = (deps: FollowerDeps) => {
       })
       watching.set(runId, quiet)
       yield* Effect.addFinalizer(() => Effect.sync(() => { if (watching.get(runId) === quiet) watching.delete(runId) }))
-      const batches = yield* batchesOf(
-        hermes.follow(profile.value, run.hermesRunId, { lastEventId, receivedText, onReattach: quiet.reattached }).pipe(
-          Stream.tap((e) => quiet.saw(e.id !== null))
-        ),
+      // The follow is the batches' producer fiber: a parked run holds it, and no stream stages.
+      const batches = yield* batchesFrom(
+        (offer: (e: HermesEvent) => Effect.Effect<unknown>) =>
+          hermes.followInto(profile.value, run.hermesRunId, { lastEventId, receivedText, onReattach: quiet.reattached }, (e) =>
+            Effect.zipRight(quiet.saw(e.id !== null), offer(e))),
         { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, urgent: (e) => !STREAMED.has(e.event) }
       )
       // The run ended elsewhere: what was read is committed, then the follow stops reading.
