@@ -4,7 +4,7 @@
  * field of the wrong type is dropped with a warning instead of reaching the reducer.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, HashMap, List, Logger, Stream } from "effect"
+import { Cause, Chunk, Effect, HashMap, List, Logger, Stream } from "effect"
 import { fieldsOf, isKnown } from "../../src/domain/runs/hermesEvents.ts"
 import { hermesEvents } from "../../src/hermes/client/sse.ts"
 
@@ -46,5 +46,28 @@ describe("the SSE edge", () => {
       expect(warnings).toHaveLength(1)
       expect(warnings[0]).toContain("cannot read")
       expect(warnings[0]).toContain("GET /v1/runs/{id}/events")
+    }))
+
+  it.effect("a frame past the parser's 10 MiB limit ends the stream with a defect, after the frames before it", () =>
+    Effect.gen(function* () {
+      const encode = (s: string) => new TextEncoder().encode(s)
+      const seen: Array<string> = []
+      const huge = `data: {"event": "message.delta", "delta": "${"x".repeat(256 * 1024)}`
+      const exit = yield* Stream.runForEach(
+        hermesEvents(Stream.make(encode(`data: {"event": "message.delta", "delta": "before"}\n\n`)).pipe(
+          Stream.concat(Stream.fromIterable(Array.from({ length: 41 }, () => encode(huge)))),
+          Stream.concat(Stream.make(encode("\n\n")))
+        )),
+        (e) => Effect.sync(() => { seen.push(String(fieldsOf(e, "message.delta")?.delta)) })
+      ).pipe(Effect.exit)
+      expect(seen).toEqual(["before"])
+      expect(exit._tag).toBe("Failure")
+      expect(exit._tag === "Failure" && Cause.isDie(exit.cause)).toBe(true)
+    }))
+
+  it.effect("a CR at the very end of the bytes is a line end: the frame it completes is read", () =>
+    Effect.gen(function* () {
+      const events = yield* Stream.runCollect(hermesEvents(Stream.make(new TextEncoder().encode(`data: {"event": "message.delta", "delta": "last"}\r\r`))))
+      expect(Chunk.toReadonlyArray(events).map((e) => fieldsOf(e, "message.delta")?.delta)).toEqual(["last"])
     }))
 })

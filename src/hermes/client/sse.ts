@@ -4,37 +4,76 @@
  * `data` is ASCII-escaped by Hermes; `JSON.parse` turns `\uXXXX` back into text.
  */
 import * as Sse from "@effect/experimental/Sse"
-import { Effect, Option, Stream } from "effect"
+import { Chunk, Effect, Either, Option, Stream } from "effect"
 import { decodeEventData, type HermesEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 
 /**
- * Prepares text for the SSE decoder: folds CRLF and lone CR line ends into LF, and hands the text
- * over one line at a time. Two reasons, both about the decoder's handling of a fed piece:
+ * Prepares text for the SSE parser, piece by piece: folds CRLF and lone CR line ends into LF, and
+ * hands the text over one line at a time. Two reasons, both about the parser's handling of a fed piece:
  * - it handles CRLF only when both characters arrive in the same piece: a chunk ending in CR
  *   followed by one starting with LF would read as an extra blank line and end an event early,
  *   so a trailing CR is held back until the next chunk;
  * - it rescans a piece from its start for every line in it, which is quadratic in the chunk size
  *   (a 16 KiB chunk of small frames cost seconds); line-sized pieces keep it linear.
  */
+export const makeLineSplitter = () => {
+  let heldCr = false
+  const lines = (s: string): Array<string> => s.split(/(?<=\n)/).filter((line) => line !== "")
+  return {
+    push: (chunk: string): Array<string> => {
+      let s = heldCr ? `\r${chunk}` : chunk
+      heldCr = s.endsWith("\r")
+      if (heldCr) s = s.slice(0, -1)
+      return lines(s.replace(/\r\n?/g, "\n"))
+    },
+    /** The text's end: a CR held back is a line end after all. */
+    end: (): Array<string> => (heldCr ? ["\n"] : [])
+  }
+}
+
+/** `makeLineSplitter` over a stream of text. */
 export const normalizeLineEnds = <E, R>(text: Stream.Stream<string, E, R>): Stream.Stream<string, E, R> =>
   Stream.suspend(() => {
-    let heldCr = false
+    const splitter = makeLineSplitter()
     return text.pipe(
-      Stream.map((chunk) => {
-        let s = heldCr ? `\r${chunk}` : chunk
-        heldCr = s.endsWith("\r")
-        if (heldCr) s = s.slice(0, -1)
-        return s.replace(/\r\n?/g, "\n")
-      }),
-      Stream.concat(Stream.suspend(() => Stream.succeed(heldCr ? "\n" : ""))),
-      Stream.mapConcat((s) => s.split(/(?<=\n)/)),
-      Stream.filter((s) => s !== "")
+      Stream.mapConcat(splitter.push),
+      Stream.concat(Stream.suspend(() => Stream.fromIterable(splitter.end())))
     )
   })
 
-/** The SSE frames of a byte stream (UTF-8, split anywhere, multi-byte characters included). */
-export const sseFrames = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Sse.Event, E, R> =>
-  bytes.pipe(Stream.decodeText(), normalizeLineEnds, Stream.pipeThroughChannel(Sse.makeChannel()))
+/**
+ * Bytes → SSE frames, incrementally, with @effect/experimental's SSE parser: one plain object per
+ * connection. A followed run holds its stream open for as long as it is parked, so the decoding is
+ * one stream stage, not a stage per step (text decoding, line ends, lines, the parser's channel,
+ * which holds a fiber and a queue of its own per connection). A `retry:` field is ignored (the
+ * follow has its own reconnect schedule); a frame past the parser's size limit (10 MiB) is an error.
+ */
+export const makeFrameDecoder = () => {
+  const text = new TextDecoder()
+  const splitter = makeLineSplitter()
+  let frames: Array<Sse.Event> = []
+  const parser = Sse.makeParser((e) => {
+    if (e._tag === "Event") frames.push(e)
+  })
+  const feed = (lines: ReadonlyArray<string>): Sse.SseError | undefined => {
+    for (const line of lines) {
+      const error = parser.feed(line)
+      if (error !== undefined) return error
+    }
+    return undefined
+  }
+  const take = (error: Sse.SseError | undefined): Either.Either<Array<Sse.Event>, Sse.SseError> => {
+    const out = frames
+    frames = []
+    return error === undefined ? Either.right(out) : Either.left(error)
+  }
+  return {
+    /** The frames these bytes completed (UTF-8 split anywhere, multi-byte characters included). */
+    push: (bytes: Uint8Array) => take(feed(splitter.push(text.decode(bytes, { stream: true })))),
+    /** The frames the end of the bytes completes (a frame without its blank line is not one). */
+    end: () => take(feed([...splitter.push(text.decode()), ...splitter.end()]))
+  }
+}
 
 /**
  * One frame as a Hermes event, decoded once with the event vocabulary's Schema
@@ -53,17 +92,45 @@ export const toHermesEvent = (frame: Sse.Event): Option.Option<HermesEvent> => {
   return Option.map(decodeEventData(json), (data) => makeEvent(id, data))
 }
 
-/** The events of a byte stream; a frame the bridge cannot read is dropped with a warning. */
-export const hermesEvents = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<HermesEvent, E, R> =>
-  sseFrames(bytes).pipe(
-    Stream.mapEffect((frame): Effect.Effect<Option.Option<HermesEvent>> => {
-      const decoded = toHermesEvent(frame)
-      return Option.isSome(decoded)
-        ? Effect.succeed(decoded)
-        : Effect.logWarning("Hermes trouble: an event frame the bridge cannot read; dropping it").pipe(
-          Effect.annotateLogs({ route: "GET /v1/runs/{id}/events", frame: frame.data.slice(0, 200), next: "reading on" }),
-          Effect.as(decoded)
-        )
-    }),
-    Stream.filterMap((e) => e)
+/** The frames as Hermes events; a frame the bridge cannot read is dropped with a warning. */
+const toHermesEvents = (frames: ReadonlyArray<Sse.Event>): Effect.Effect<Chunk.Chunk<HermesEvent>> => {
+  const events: Array<HermesEvent> = []
+  const unread: Array<Sse.Event> = []
+  for (const frame of frames) {
+    const decoded = toHermesEvent(frame)
+    if (Option.isSome(decoded)) events.push(decoded.value)
+    else unread.push(frame)
+  }
+  const out = Chunk.unsafeFromArray(events)
+  if (unread.length === 0) return Effect.succeed(out)
+  return Effect.as(
+    Effect.forEach(unread, (frame) =>
+      Effect.logWarning("Hermes trouble: an event frame the bridge cannot read; dropping it").pipe(
+        Effect.annotateLogs({ route: "GET /v1/runs/{id}/events", frame: frame.data.slice(0, 200), next: "reading on" })
+      ), { discard: true }),
+    out
   )
+}
+
+/**
+ * The events of a byte stream, in one stream stage over the bytes (`makeFrameDecoder`); a frame
+ * the bridge cannot read is dropped with a warning, and one past the parser's size limit is a defect.
+ */
+export const hermesEvents = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<HermesEvent, E, R> =>
+  Stream.suspend(() => {
+    const decoder = makeFrameDecoder()
+    const events = (frames: Either.Either<Array<Sse.Event>, Sse.SseError>) =>
+      Either.isLeft(frames) ? Effect.die(frames.left) : toHermesEvents(frames.right)
+    return bytes.pipe(
+      Stream.mapChunksEffect((chunk) => {
+        const frames: Array<Sse.Event> = []
+        for (const piece of chunk) {
+          const got = decoder.push(piece)
+          if (Either.isLeft(got)) return events(got)
+          for (const f of got.right) frames.push(f)
+        }
+        return events(Either.right(frames))
+      }),
+      Stream.concat(Stream.suspend(() => Stream.fromIterableEffect(events(decoder.end()))))
+    )
+  })
