@@ -4,10 +4,13 @@
  * steer, stop, and waits that end on the right things only.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Option } from "effect"
+import { Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { errorCode } from "../../src/domain/errors.ts"
 import { TestDb } from "../support/testDb.ts"
-import { as, eventually, failure, harness, statusIs } from "./support/harness.ts"
+import { as, buildRuns, eventually, failure, harness, statusIs } from "./support/harness.ts"
+import { makeFakeHermes } from "../../src/hermes/client/fakeHermes.ts"
+import { Inbox } from "../../src/services/inbox/Inbox.ts"
+import { InboxTest } from "../../src/services/inbox/InboxTest.ts"
 
 const alice = as("alice")
 
@@ -129,6 +132,32 @@ describe("run flow", () => {
       yield* eventually(Effect.sync(() => ["1", "2", "3"].map(stateOf)), (s) => s.every((x) => x === "expired"), "expiry")
       expect((yield* alice(h.runs.status(one.run_id, 0))).status).toBe("running")
       expect((yield* alice(h.runs.wait(two.run_id, 30))).status).toBe("cancelled")
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
+
+  it.live("a wait that returns a run's end finds the run's approval closed in the inbox, however slow the inbox is", () =>
+    Effect.gen(function* () {
+      const hermes = yield* makeFakeHermes()
+      const inbox = yield* InboxTest(hermes.shape)
+      // The inbox answers its expiry 200 ms late (a busy database): the waiter must not be woken before it.
+      const slowInbox = {
+        ...inbox,
+        layer: Layer.succeed(Inbox, {
+          ...inbox.shape,
+          expireRunApprovals: (runId: string, requestId?: string) =>
+            Effect.zipRight(Effect.sleep("200 millis"), inbox.shape.expireRunApprovals(runId, requestId))
+        })
+      }
+      const scope = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+      const h = yield* buildRuns(hermes, slowInbox, {}, scope)
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "clean the build" }))
+      const hid = [...hermes.runs.keys()][0]!
+      yield* hermes.emit(hid, "approval.request", { command: "x", description: "y", request_id: "a".repeat(32), choices: ["once", "deny"] })
+      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_approval"), "approval")
+      const waiting = yield* alice(h.runs.wait(view.run_id, 30)).pipe(Effect.fork)
+      yield* hermes.complete(hid, "ended")
+      expect((yield* Fiber.join(waiting)).status).toBe("completed")
+      expect([...inbox.rows.values()].map((r) => r.state)).toEqual(["expired"])
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
   it.live("a clarification ends a wait; agent_run_answer forwards it and the run resumes", () =>

@@ -110,7 +110,6 @@ export const makeFollower = (deps: FollowerDeps) => {
         }
         return { change, result: r }
       })
-      yield* signals.publish(record)
       if (isTerminal(record.status) && !isTerminal(run.status)) yield* logRunEnded(record)
       yield* Effect.forEach(result.approvalsResolved, (a) => resolved(run.runId, a), { discard: true })
       if (isTerminal(record.status)) {
@@ -118,6 +117,9 @@ export const makeFollower = (deps: FollowerDeps) => {
         const watch = watching.get(run.runId)
         if (watch !== undefined) yield* watch.halt
       }
+      // Waiters wake once the inbox is in step with the commit: a wait that returns a run's end
+      // finds its approvals closed (the inbox steps never fail; a retried one delays this ≤ 1.5 s).
+      yield* signals.publish(record)
       return record
     }))
 
