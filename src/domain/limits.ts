@@ -119,10 +119,16 @@ export const INBOX_SESSIONS_MAX = 32
  * dead: no heartbeat for `lockExpirationMs`. The heartbeat (and the lock refresh) runs every
  * `lockRefreshMs`, a third of the expiry, so a live replica that misses one beat keeps its shards.
  * Then a survivor sees the new membership within `assignmentsRefreshMs`, takes the shards (its
- * acquisition loop retries each second) and reads the dead replica's unanswered Follow messages
- * within `messagePollMs`: 4 + 1 + 1 + 0.5 ≈ 6.5 s at worst, measured 3–5.2 s
- * (test/runs/runs-failover.e2e.test.ts). Shorter expiries would
+ * acquisition loop retries each second) and reads the dead replica's unanswered Follow messages at
+ * once (the library reads the message table on every acquisition): 4 + 1 + 1 ≈ 6 s at worst,
+ * measured 3–5.2 s (test/runs/runs-failover.e2e.test.ts). Shorter expiries would
  * make a replica on a loaded machine (or a slow PostgreSQL) lose its shards while alive.
+ *
+ * `messagePollMs` is not on that path: a Follow reaches its runner as a notification (over the
+ * cluster socket, or in-process), which makes the runner read the message table then; the poll only
+ * catches a notification that was lost. At 0.5 s it was half of an idle replica's CPU (10.7 → 6.6
+ * ms/s measured at 10 s, the library's default); `assignmentsRefreshMs` at 3 s would take that to
+ * 4.7 ms/s but add up to 2 s to every failover and hand-over, so it stays at 1 s.
  *
  * On SIGTERM a replica unregisters at once and ends its followers after at most
  * `terminationTimeoutMs` (a follower never ends by itself before its run does, so the wait is
@@ -138,7 +144,7 @@ export const CLUSTER_TIMING = {
   lockRefreshMs: 1_300,
   lockExpirationMs: 4_000,
   assignmentsRefreshMs: 1_000,
-  messagePollMs: 500,
+  messagePollMs: 10_000,
   terminationTimeoutMs: 1_000
 } as const
 /** The cluster port when `cluster.port` is unset: the bridge port plus this. */

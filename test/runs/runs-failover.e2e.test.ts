@@ -42,6 +42,12 @@ const ADMIN_KEY = "failover-admin-key-0123456789abcdef"
 const CLUSTER_SECRET = "failover-cluster-secret-0123456789abcdef"
 /** What the issue asks: another replica follows a dead one's runs within this. */
 const FAILOVER_MS = 10_000
+/**
+ * A run reaches the replica that owns its shard as a notification, at once; the cluster's poll of
+ * its message table (`CLUSTER_TIMING.messagePollMs`, 10 s) only catches a lost one, so a run left
+ * to that poll would miss this bound.
+ */
+const FOLLOWED_MS = 5_000
 
 interface Replica {
   readonly name: string
@@ -112,10 +118,12 @@ describe("replicas on one PostgreSQL: one follower per run, failover on SIGKILL,
       const hermesOf = new Map(rows.map((r) => [r.run_id, r.hermes_run_id]))
       return Promise.all(runIds.map(async (id) => (await sim.findRun(hermesOf.get(id)!))?.subscribers.size ?? 0))
     }
-    /** Each run followed by exactly one of `live`: one stream open at every look for 3 s, one replica's log. */
+    /** Each run followed by exactly one of `live` within `FOLLOWED_MS`: one stream open at every look for 3 s, one replica's log. */
     const exactlyOneFollower = async (runIds: ReadonlyArray<string>, live: ReadonlyArray<Replica>) => {
+      expect(FOLLOWED_MS).toBeLessThan(CLUSTER_TIMING.messagePollMs)
+      const deadline = Date.now() + FOLLOWED_MS
       let open = await streamsOpen(runIds)
-      for (let i = 0; i < 100 && open.some((n) => n === 0); i++) {
+      while (open.some((n) => n === 0) && Date.now() < deadline) {
         await sleep(100)
         open = await streamsOpen(runIds)
       }
