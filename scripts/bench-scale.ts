@@ -64,6 +64,7 @@ import { freeLoopbackPort } from "../test/support/freePort.ts"
 import { type PgServer, startPostgres } from "../test/support/pgServer.ts"
 import { buildBundle, ROOT } from "./build.ts"
 import { heapNodeArgs, snapshot } from "./benchHeap.ts"
+import { daemonLoopDelay, healthTimes, type LoopDelay, ownLoopDelay } from "./benchScaleWaits.ts"
 import { printPerRun } from "./heapDiff.ts"
 import { cpuMs, parkedInput, parkedRunProblems, parseScaleArgs, percentile, perRunKiB, rssKiB, type ScaleSize, split, streamedRunProblems, streamInput, streamText } from "./benchScaleParts.ts"
 
@@ -229,6 +230,12 @@ interface ArmResult {
   readonly statusP50: { readonly before: number; readonly during: number }
   readonly statusP99: { readonly before: number; readonly during: number }
   readonly statusCalls: number
+  /** `/healthz` on the first daemon over the same window (the loop and a query, no MCP path). */
+  readonly healthP99: number
+  readonly healthCalls: number
+  /** This process's event-loop delay over the window, and each daemon's (its `/metrics`). */
+  readonly clientLoop: LoopDelay
+  readonly daemonLoops: ReadonlyArray<LoopDelay>
   readonly lost: number
   readonly checked: number
   readonly failures: number
@@ -439,6 +446,12 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     const during: Array<number> = []
     let windowOpen = true
     sampling = true
+    // Where a status call waits (scripts/benchScaleWaits.ts): each daemon's loop delay (this scrape
+    // starts its window), this process's own, and /healthz on the first daemon meanwhile.
+    await Promise.all(bridges.map((b) => daemonLoopDelay(b.url, ADMIN_KEY)))
+    const ownLoop = ownLoopDelay()
+    const health: Array<number> = []
+    const healthDuring = healthTimes(bridges[0]!.url, 1, 250, () => !windowOpen, health)
     // A monitoring client's pace, not a load of its own: each of the calls in flight at most every STATUS_PACE_MS.
     const statusDuring = statusTimes(parkedIds, () => !windowOpen, during, STATUS_PACE_MS)
     await sleep(size.seconds * 1000)
@@ -451,6 +464,9 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       frames: sum(sims.map((s) => s.figures().emitted)), rows: await reader.events(), commits: await reader.commits?.(), writes: await reader.writes?.(), notes: reader.notifications?.()
     }
     await statusDuring
+    await healthDuring
+    const clientLoop = ownLoop.stop()
+    const daemonLoops = await Promise.all(bridges.map((b) => daemonLoopDelay(b.url, ADMIN_KEY)))
     stopStarting = true
     log(`${store}: window closed; waiting for the streaming runs in flight to end`)
     await loops
@@ -513,6 +529,8 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       statusP50: { before: percentile(before, 0.5), during: percentile(during, 0.5) },
       statusP99: { before: percentile(before, 0.99), during: percentile(during, 0.99) },
       statusCalls: during.length,
+      healthP99: percentile(health, 0.99), healthCalls: health.length,
+      clientLoop, daemonLoops,
       lost, checked, failures,
       ...(commitsPerS === undefined ? {} : { commitsPerS, idleCommitsPerS: idleCommitsPerS! }),
       ...(idleNotifiesPerS === undefined ? {} : { idleNotifiesPerS }),
@@ -544,6 +562,7 @@ const report = (r: ArmResult) => {
   if (r.writesPerS !== undefined) console.log(`  writing transactions      ${f(r.writesPerS, 0)}/s (${f(r.writesPerS / r.framesPerS, 2)} per frame); ${f(r.idleWritesPerS, 1)}/s while only parked`)
   if (r.notifiesPerS !== undefined) console.log(`  NOTIFY                    ${f(r.notifiesPerS, 0)} notifications/s, ${f(r.deliveriesPerS, 0)} deliveries/s to ${r.replicas} listening replicas (${f(r.notifiesPerS / (r.writesPerS ?? Number.NaN), 2)} per writing transaction); ${f(r.idleNotifiesPerS, 1)} notifications/s while only parked`)
   console.log(`  agent_run_status          p50 ${f(r.statusP50.during)} ms, p99 ${f(r.statusP99.during)} ms over ${r.statusCalls} calls meanwhile, vs p99 ${f(r.statusP99.before)} ms with no live run (${f(r.statusP99.during / r.statusP99.before, 2)}×)`)
+  console.log(`  where a call waits         /healthz p99 ${f(r.healthP99)} ms over ${r.healthCalls} (the loop and one query, no MCP); daemon loop delay ${r.daemonLoops.map((d) => `p99 ${f(d.p99Ms, 0)} ms, max ${f(d.maxMs, 0)} ms`).join("; ")}; this client's loop p99 ${f(r.clientLoop.p99Ms, 0)} ms, max ${f(r.clientLoop.maxMs, 0)} ms`)
   console.log(`  starts                    ${f(r.startsPerS, 0)} agent_run/s while parking, ${f(r.cpuPerStartMs, 2)} ms of bridge CPU each (net of idle)`)
   console.log(`  runs with lost events     ${r.lost} of ${r.checked} read back (goal 0); failed calls ${r.failures}`)
   for (const p of r.problems) console.log(`    ! ${p}`)
