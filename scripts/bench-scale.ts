@@ -42,6 +42,11 @@
  * (scripts/heapDiff.ts; a snapshot blocks the daemon while it is written, and reading one takes
  * several times its size: use it at a thousand runs or so, with NODE_OPTIONS=--max-old-space-size=8192).
  *
+ * BENCH_SCALE_CPU_PROF=<dir> runs each daemon under `node --cpu-prof` (a profile of its whole life
+ * in <dir> when it stops; read it with scripts/cpuprofSummary.ts, which maps the bundle's frames to
+ * their sources through its source map). BENCH_SCALE_NODE_ARGS="..." adds node options to each daemon
+ * (a preload with `--import`, say).
+ *
  * The last line is `BENCH_JSON {…}` for scripts/bench.ts.
  */
 import { Effect, Either, ManagedRuntime } from "effect"
@@ -64,7 +69,7 @@ import { freeLoopbackPort } from "../test/support/freePort.ts"
 import { type PgServer, startPostgres } from "../test/support/pgServer.ts"
 import { buildBundle, ROOT } from "./build.ts"
 import { heapNodeArgs, snapshot } from "./benchHeap.ts"
-import { daemonLoopDelay, healthTimes, type LoopDelay, ownLoopDelay } from "./benchScaleWaits.ts"
+import { daemonLoopDelay, LOOP_PROBE_PATH, type LoopDelay, ownLoopDelay, probeTimes } from "./benchScaleWaits.ts"
 import { printPerRun } from "./heapDiff.ts"
 import { cpuMs, parkedInput, parkedRunProblems, parseScaleArgs, percentile, perRunKiB, rssKiB, type ScaleSize, split, streamedRunProblems, streamInput, streamText } from "./benchScaleParts.ts"
 
@@ -131,7 +136,10 @@ const startSim = (maxConcurrentRuns: number): Promise<Sim> =>
 interface Bridge extends Child { readonly url: string }
 
 const startBridge = async (bundle: string, configFile: string, port: number): Promise<Bridge> => {
-  const { child, handle } = spawnChild([...heapNodeArgs(), bundle, "serve", "--config", configFile])
+  const profile = process.env["BENCH_SCALE_CPU_PROF"]
+  const profileArgs = profile === undefined || profile === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`]
+  const extraArgs = (process.env["BENCH_SCALE_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
+  const { child, handle } = spawnChild([...heapNodeArgs(), ...profileArgs, ...extraArgs, bundle, "serve", "--config", configFile])
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 300_000
   while (Date.now() < deadline) {
@@ -231,8 +239,13 @@ interface ArmResult {
   readonly statusP99: { readonly before: number; readonly during: number }
   readonly statusCalls: number
   /** `/healthz` on the first daemon over the same window (the loop and a query, no MCP path). */
+  readonly healthP50: number
   readonly healthP99: number
   readonly healthCalls: number
+  /** A path no route serves (the router's 404) on the same pace: the loop alone. */
+  readonly loopProbeP50: number
+  readonly loopProbeP99: number
+  readonly loopProbeCalls: number
   /** This process's event-loop delay over the window, and each daemon's (its `/metrics`). */
   readonly clientLoop: LoopDelay
   readonly daemonLoops: ReadonlyArray<LoopDelay>
@@ -451,7 +464,9 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     await Promise.all(bridges.map((b) => daemonLoopDelay(b.url, ADMIN_KEY)))
     const ownLoop = ownLoopDelay()
     const health: Array<number> = []
-    const healthDuring = healthTimes(bridges[0]!.url, 1, 250, () => !windowOpen, health)
+    const healthDuring = probeTimes(bridges[0]!.url, "/healthz", 1, 250, () => !windowOpen, health)
+    const loopOnly: Array<number> = []
+    const loopOnlyDuring = probeTimes(bridges[0]!.url, LOOP_PROBE_PATH, 1, 250, () => !windowOpen, loopOnly)
     // A monitoring client's pace, not a load of its own: each of the calls in flight at most every STATUS_PACE_MS.
     const statusDuring = statusTimes(parkedIds, () => !windowOpen, during, STATUS_PACE_MS)
     await sleep(size.seconds * 1000)
@@ -465,6 +480,7 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
     }
     await statusDuring
     await healthDuring
+    await loopOnlyDuring
     const clientLoop = ownLoop.stop()
     const daemonLoops = await Promise.all(bridges.map((b) => daemonLoopDelay(b.url, ADMIN_KEY)))
     stopStarting = true
@@ -529,7 +545,8 @@ const arm = async (bundle: string, store: "sqlite" | "pg", size: ScaleSize): Pro
       statusP50: { before: percentile(before, 0.5), during: percentile(during, 0.5) },
       statusP99: { before: percentile(before, 0.99), during: percentile(during, 0.99) },
       statusCalls: during.length,
-      healthP99: percentile(health, 0.99), healthCalls: health.length,
+      healthP50: percentile(health, 0.5), healthP99: percentile(health, 0.99), healthCalls: health.length,
+      loopProbeP50: percentile(loopOnly, 0.5), loopProbeP99: percentile(loopOnly, 0.99), loopProbeCalls: loopOnly.length,
       clientLoop, daemonLoops,
       lost, checked, failures,
       ...(commitsPerS === undefined ? {} : { commitsPerS, idleCommitsPerS: idleCommitsPerS! }),
@@ -562,7 +579,8 @@ const report = (r: ArmResult) => {
   if (r.writesPerS !== undefined) console.log(`  writing transactions      ${f(r.writesPerS, 0)}/s (${f(r.writesPerS / r.framesPerS, 2)} per frame); ${f(r.idleWritesPerS, 1)}/s while only parked`)
   if (r.notifiesPerS !== undefined) console.log(`  NOTIFY                    ${f(r.notifiesPerS, 0)} notifications/s, ${f(r.deliveriesPerS, 0)} deliveries/s to ${r.replicas} listening replicas (${f(r.notifiesPerS / (r.writesPerS ?? Number.NaN), 2)} per writing transaction); ${f(r.idleNotifiesPerS, 1)} notifications/s while only parked`)
   console.log(`  agent_run_status          p50 ${f(r.statusP50.during)} ms, p99 ${f(r.statusP99.during)} ms over ${r.statusCalls} calls meanwhile, vs p99 ${f(r.statusP99.before)} ms with no live run (${f(r.statusP99.during / r.statusP99.before, 2)}×)`)
-  console.log(`  where a call waits         /healthz p99 ${f(r.healthP99)} ms over ${r.healthCalls} (the loop and one query, no MCP); daemon loop delay ${r.daemonLoops.map((d) => `p99 ${f(d.p99Ms, 0)} ms, max ${f(d.maxMs, 0)} ms`).join("; ")}; this client's loop p99 ${f(r.clientLoop.p99Ms, 0)} ms, max ${f(r.clientLoop.maxMs, 0)} ms`)
+  console.log(`  where a call waits         a 404 (the loop alone) p50 ${f(r.loopProbeP50)} ms, p99 ${f(r.loopProbeP99)} ms over ${r.loopProbeCalls}; /healthz (the loop and a query) p50 ${f(r.healthP50)} ms, p99 ${f(r.healthP99)} ms over ${r.healthCalls}`)
+  console.log(`                            daemon loop delay ${r.daemonLoops.map((d) => `p50 ${f(d.p50Ms, 0)}, p99 ${f(d.p99Ms, 0)}, max ${f(d.maxMs, 0)} ms`).join("; ")}; this client's loop p50 ${f(r.clientLoop.p50Ms, 0)}, p99 ${f(r.clientLoop.p99Ms, 0)}, max ${f(r.clientLoop.maxMs, 0)} ms`)
   console.log(`  starts                    ${f(r.startsPerS, 0)} agent_run/s while parking, ${f(r.cpuPerStartMs, 2)} ms of bridge CPU each (net of idle)`)
   console.log(`  runs with lost events     ${r.lost} of ${r.checked} read back (goal 0); failed calls ${r.failures}`)
   for (const p of r.problems) console.log(`    ! ${p}`)

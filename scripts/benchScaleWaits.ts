@@ -5,13 +5,16 @@
  * - each daemon's event-loop delay, from its `/metrics` (`nodejs_eventloop_lag_*`: prom-client
  *   resets the histogram at each scrape, so a scrape at the window's start and one at its end give
  *   the window's own figures);
- * - `/healthz` asked on the same pace as the status calls: a request that needs the loop and one
- *   query on the database but none of the MCP path. Fast health with slow status puts the wait in
- *   the MCP path or the run's read; both slow puts it in the loop (or the database connection).
+ * - `/healthz` on a pace of its own: a request that needs the loop and a query on the database but
+ *   none of the MCP path;
+ * - a path no route serves (a 404 from the router): the loop alone, no database, no MCP.
+ * A slow 404 puts the wait in the loop; a fast 404 with a slow `/healthz` puts it in the database
+ * connection (one on SQLite, taken by every statement); both fast with a slow status call, in the
+ * MCP path or the run's read.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
 
-export interface LoopDelay { readonly p99Ms: number; readonly maxMs: number }
+export interface LoopDelay { readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number }
 
 /** The bench process's own loop delay from now until `stop()`. */
 export const ownLoopDelay = (): { readonly stop: () => LoopDelay } => {
@@ -20,7 +23,7 @@ export const ownLoopDelay = (): { readonly stop: () => LoopDelay } => {
   return {
     stop: () => {
       h.disable()
-      return { p99Ms: h.percentile(99) / 1e6, maxMs: h.max / 1e6 }
+      return { p50Ms: h.percentile(50) / 1e6, p99Ms: h.percentile(99) / 1e6, maxMs: h.max / 1e6 }
     }
   }
 }
@@ -36,17 +39,20 @@ export const daemonLoopDelay = async (baseUrl: string, adminKey: string): Promis
   const res = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${adminKey}` }, signal: AbortSignal.timeout(120_000) })
   const text = await res.text()
   if (res.status !== 200) throw new Error(`/metrics: HTTP ${res.status} ${text.slice(0, 200)}`)
-  return { p99Ms: gaugeMs(text, "nodejs_eventloop_lag_p99_seconds"), maxMs: gaugeMs(text, "nodejs_eventloop_lag_max_seconds") }
+  return { p50Ms: gaugeMs(text, "nodejs_eventloop_lag_p50_seconds"), p99Ms: gaugeMs(text, "nodejs_eventloop_lag_p99_seconds"), maxMs: gaugeMs(text, "nodejs_eventloop_lag_max_seconds") }
 }
 
-/** `/healthz` on `baseUrl` in `inFlight` loops, each at most once per `paceMs`, until `until()`. */
-export const healthTimes = async (baseUrl: string, inFlight: number, paceMs: number, until: () => boolean, times: Array<number>): Promise<void> => {
+/** The path of the loop-only probe: no route serves it, so the router answers 404 at once. */
+export const LOOP_PROBE_PATH = "/bench-scale-loop-probe"
+
+/** GET `path` on `baseUrl` in `inFlight` loops, each at most once per `paceMs`, until `until()`. */
+export const probeTimes = async (baseUrl: string, path: string, inFlight: number, paceMs: number, until: () => boolean, times: Array<number>): Promise<void> => {
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
   await Promise.all(Array.from({ length: inFlight }, async () => {
     while (!until()) {
       const t0 = performance.now()
       try {
-        const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(120_000) })
+        const res = await fetch(`${baseUrl}${path}`, { signal: AbortSignal.timeout(120_000) })
         await res.text()
       } catch {
         // A timed-out probe still counts, at its whole time.

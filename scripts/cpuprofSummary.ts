@@ -6,10 +6,11 @@
  * Usage: npx tsx scripts/cpuprofSummary.ts FILE.cpuprofile [TOP=30]
  */
 import * as fs from "node:fs"
+import { SourceMap } from "node:module"
 
 interface Node {
   readonly id: number
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number; readonly columnNumber?: number }
   readonly children?: ReadonlyArray<number>
 }
 interface Profile {
@@ -33,7 +34,31 @@ const shortUrl = (url: string) => {
   const src = url.indexOf("/src/")
   return src >= 0 ? url.slice(src + 1) : url.replace(/^file:\/\//, "")
 }
-const label = (n: Node) => `${n.callFrame.functionName || "(anonymous)"} ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`
+/**
+ * A minified bundle (scripts/build.ts) has few lines: a frame of one with its source map beside it
+ * (`<bundle>.map`) is named by the original file and line instead.
+ */
+const sourceMaps = new Map<string, SourceMap | null>()
+const original = (n: Node): { readonly url: string; readonly line: number } | undefined => {
+  const { url, lineNumber, columnNumber } = n.callFrame
+  if (!url.startsWith("file://") || !url.endsWith(".mjs") || columnNumber === undefined) return undefined
+  let map = sourceMaps.get(url)
+  if (map === undefined) {
+    try {
+      map = new SourceMap(JSON.parse(fs.readFileSync(new URL(`${url}.map`), "utf8")))
+    } catch {
+      map = null
+    }
+    sourceMaps.set(url, map)
+  }
+  if (map === null) return undefined
+  const entry = map.findEntry(lineNumber, columnNumber) as { originalSource?: string; originalLine?: number }
+  return entry.originalSource === undefined ? undefined : { url: entry.originalSource, line: entry.originalLine ?? 0 }
+}
+const label = (n: Node) => {
+  const at = original(n) ?? { url: n.callFrame.url, line: n.callFrame.lineNumber }
+  return `${n.callFrame.functionName || "(anonymous)"} ${shortUrl(at.url)}:${at.line + 1}`
+}
 /**
  * An esbuild bundle marks each module's start with a `// path` comment line: a frame of a bundle
  * belongs to the module whose mark precedes its line (so a profile of the bundled daemon still
@@ -69,7 +94,7 @@ const moduleOf = (url: string, line: number): string => {
 const pkg = (n: Node) => {
   let url = n.callFrame.url
   if (url === "") return n.callFrame.functionName.startsWith("(") ? n.callFrame.functionName : "(native)"
-  if (url.startsWith("file://") && url.endsWith(".mjs")) url = moduleOf(url, n.callFrame.lineNumber)
+  if (url.startsWith("file://") && url.endsWith(".mjs")) url = original(n)?.url ?? moduleOf(url, n.callFrame.lineNumber)
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)
   if (m !== null) return m[1]!
   if (url.startsWith("node:")) return "node:*"
