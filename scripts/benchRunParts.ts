@@ -188,7 +188,9 @@ export const runPhaseChild = (self: string, name: string, env: NodeJS.ProcessEnv
 export const runAskedPhase = async (phases: Record<string, Effect.Effect<unknown, unknown>>): Promise<void> => {
   const phase = process.argv[2]
   if (phase === undefined || !(phase in phases)) return
-  const exit = await Effect.runPromiseExit(phases[phase]!)
+  // Every phase runs as the daemon does, without tracing spans (src/daemon/tracing.ts): the bridge's
+  // arms measure the product, and the baselines (the simulator, a direct follow) lose the same.
+  const exit = await Effect.runPromiseExit(Effect.withTracerEnabled(phases[phase]!, false))
   if (Exit.isFailure(exit)) {
     process.stderr.write(String(exit.cause))
     process.exit(1)

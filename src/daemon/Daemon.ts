@@ -3,6 +3,7 @@
  * HTTP listener. Layer order is shutdown order in reverse: the listener and sessions go first, then
  * run followers, then storage.
  */
+import { TracingOff } from "./tracing.ts"
 import { NodeFileSystem, NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
@@ -154,5 +155,6 @@ export const daemonLayer = (config: ResolvedConfig, options: DaemonOptions = {})
     ),
     Layer.provideMerge(servicesLayer(config, options))
   )
-  return markReady.pipe(Layer.provideMerge(serving))
+  // Set before any service is built, so every fiber of the daemon inherits it (tracing.ts).
+  return markReady.pipe(Layer.provideMerge(serving), Layer.provide(TracingOff))
 }
