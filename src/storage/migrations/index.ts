@@ -73,5 +73,14 @@ export const migrations: Record<string, Migration> = {
   "0013_push_signing_secret": pushSigningSecret,
   "0014_client_quotas": forDialects({ sqlite: clientQuotas, pg: pgClientQuotas }),
   "0015_oauth": oauth,
-  "0016_run_queue": forDialects({ sqlite: runQueue, pg: pgRunQueue })
+  "0016_run_queue": forDialects({ sqlite: runQueue, pg: pgRunQueue }),
+  // The counts every start makes read only their own rows: a profile's live runs (its load, its
+  // slots), a client's live runs (its cap), a client's waiting runs (its queue). Without these,
+  // SQLite counted through `runs_admitted` and `runs_by_client`, every run ever kept for the
+  // profile or the client (test/storage/ledgerPlans.test.ts).
+  "0017_live_counts": portable(
+    "CREATE INDEX runs_live_load ON runs (profile, status, admitted_at) WHERE ended_at IS NULL",
+    "CREATE INDEX runs_live_client ON runs (client, status, admitted_at) WHERE ended_at IS NULL",
+    "CREATE INDEX runs_waiting_client ON runs (client) WHERE status = 'queued' AND admitted_at IS NULL"
+  )
 }
