@@ -15,6 +15,8 @@
  * - bench-queue:     200 runs by 20 clients through Hermes's cap of 10 vs the ideal; a queued start's answer vs an admitted one's (issue 38)
  * - bench-idle:      the daemon's CPU per second with nothing to do: no client, an idle 2025 session,
  *                    an idle console page; as a PostgreSQL replica (issue 41)
+ * - bench-start-counts: the SQLite time of a start's counts with a history of ended runs, with and
+ *                    without migration 0017's partial indexes (issue 41)
  * - bench-mcp-hot:   (as `percall`) the server's CPU per MCP call, `agent_run_status` and `agents_list`,
  *                    against the same SDK's bare echo in both eras, each a process of its own (issue 41)
  * - bench-scale:     10,000 live runs from 100 clients on SQLite, then on PostgreSQL with 3 replicas
@@ -60,6 +62,7 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "storage", script: "bench-storage.ts", args: [], quickArgs: ["--runs", "20", "--deltas", "50", "--calls", "100", "--pace", "1", "--notes", "200", "--searches", "100"] },
   { name: "replicas", script: "bench-replicas.ts", args: [], quickArgs: ["--sizes", "1,2", "--seconds", "1", "--kills", "1", "--failover-sizes", "2"] },
   { name: "idle", script: "bench-idle.ts", args: ["30"], quickArgs: ["5"] },
+  { name: "start-counts", script: "bench-start-counts.ts", args: [], quickArgs: ["300", "3000"] },
   { name: "percall", script: "bench-mcp-hot.ts", args: ["50", "200", "6"], quickArgs: ["10", "32", "1"] },
   { name: "scale", script: "bench-scale.ts", args: [], quickArgs: ["--size", "small", "--runs", "60", "--clients", "4", "--seconds", "5", "--pace-s", "5"], optIn: true }
 ]
