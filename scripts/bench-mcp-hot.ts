@@ -9,7 +9,8 @@
  * With PROFILE_DIR set, the daemon runs under `node --cpu-prof` and writes its profile there when it
  * is stopped (SIGINT, so that V8 writes it); summarise it with `npx tsx scripts/cpuprofSummary.ts`.
  * BRIDGE_BUNDLE=file.mjs runs that bundle of scripts/peers/bridgeDaemon.ts instead of the sources
- * through tsx (a profile of the bundle keeps line numbers). BRIDGE_BASELINE=other.mjs (a bundle of the
+ * through tsx (`npx tsx scripts/build.ts DIR --entry scripts/peers/bridgeDaemon.ts` makes one, with
+ * its source map: scripts/cpuprofSummary.ts names its frames by source file and line). BRIDGE_BASELINE=other.mjs (a bundle of the
  * same script built from another commit) adds that daemon's arms to the same rounds ("base …"), for a
  * before/after in one run.
  *

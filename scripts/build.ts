@@ -54,11 +54,12 @@ const asciiOnly = (file: string): void => {
   if (/[^\x00-\x7f]/.test(text)) fs.writeFileSync(file, text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`))
 }
 
-export const buildBundle = async (outdir = path.join(ROOT, "dist")): Promise<{ file: string; bytes: number; ms: number }> => {
+/** `entry`: another program of the repo bundled the same way (a bench's daemon, say). */
+export const buildBundle = async (outdir = path.join(ROOT, "dist"), entry = path.join(ROOT, "src", "main.ts")): Promise<{ file: string; bytes: number; ms: number }> => {
   const t0 = performance.now()
   const file = path.join(outdir, BUNDLE_NAME)
   await esbuild.build({
-    entryPoints: [path.join(ROOT, "src", "main.ts")],
+    entryPoints: [entry],
     outfile: file,
     bundle: true,
     platform: "node",
@@ -80,7 +81,11 @@ export const buildBundle = async (outdir = path.join(ROOT, "dist")): Promise<{ f
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const outdir = path.resolve(process.argv[2] ?? path.join(ROOT, "dist"))
-  const { file, bytes, ms } = await buildBundle(outdir)
+  // `build.ts [OUTDIR] [--entry FILE]`: FILE instead of src/main.ts (scripts/bench-mcp-hot.ts's BRIDGE_BUNDLE).
+  const entryAt = process.argv.indexOf("--entry")
+  const entry = entryAt > 0 && process.argv[entryAt + 1] !== undefined ? path.resolve(process.argv[entryAt + 1]!) : undefined
+  const positional = process.argv[2] !== undefined && process.argv[2] !== "--entry" ? process.argv[2] : undefined
+  const outdir = path.resolve(positional ?? path.join(ROOT, "dist"))
+  const { file, bytes, ms } = await buildBundle(outdir, entry)
   console.error(`built ${path.relative(process.cwd(), file)} (${(bytes / 2 ** 20).toFixed(1)} MiB) in ${(ms / 1000).toFixed(1)} s`)
 }
