@@ -17,6 +17,9 @@
  *                    an idle console page; as a PostgreSQL replica (issue 41)
  * - bench-start-counts: the SQLite time of a start's counts with a history of ended runs, with and
  *                    without migration 0017's partial indexes (issue 41)
+ * - bench-stream-floor: what holding one Hermes event stream open costs a process (undici alone, with a
+ *                    fiber, through Effect's HTTP client with and without its response stream), the
+ *                    floor under the bridge's memory per live run (issue 41)
  * - bench-mcp-hot:   (as `percall`) the server's CPU per MCP call, `agent_run_status` and `agents_list`,
  *                    against the same SDK's bare echo in both eras, each a process of its own (issue 41)
  * - bench-scale:     10,000 live runs from 100 clients on SQLite, then on PostgreSQL with 3 replicas
@@ -63,6 +66,7 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "replicas", script: "bench-replicas.ts", args: [], quickArgs: ["--sizes", "1,2", "--seconds", "1", "--kills", "1", "--failover-sizes", "2"] },
   { name: "idle", script: "bench-idle.ts", args: ["30"], quickArgs: ["5"] },
   { name: "start-counts", script: "bench-start-counts.ts", args: [], quickArgs: ["300", "3000"] },
+  { name: "stream-floor", script: "bench-stream-floor.ts", args: [], quickArgs: ["200"] },
   { name: "percall", script: "bench-mcp-hot.ts", args: ["50", "200", "6"], quickArgs: ["10", "32", "1"] },
   { name: "scale", script: "bench-scale.ts", args: [], quickArgs: ["--size", "small", "--runs", "60", "--clients", "4", "--seconds", "5", "--pace-s", "5"], optIn: true }
 ]
