@@ -14,6 +14,7 @@
  * vitest's own messages); what happens is printed on stderr, since a first install takes a minute
  * or two.
  */
+import { aptInstall } from "./aptInstall.ts"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
@@ -90,10 +91,9 @@ const fromApt = async (): Promise<ChromiumBinary | undefined> => {
   const installed = await installedChromiumPackages()
   const reinstall = installed.length > 0
   log(`installing Debian's chromium with apt-get${reinstall ? ` (--reinstall ${installed.join(" ")}: its binary does not run)` : ""}; about 80 MB download, 300 MB on disk, once`)
-  const env = { DEBIAN_FRONTEND: "noninteractive" }
-  const lock = ["-o", "DPkg::Lock::Timeout=600"]
-  await run("apt-get", ["update", "-qq"], env)
-  await run("apt-get", ["install", "-y", "-qq", ...lock, ...(reinstall ? ["--reinstall", ...installed] : ["chromium"])], env)
+  await aptInstall(reinstall
+    ? { packages: installed, reinstall: true, timeoutMs: INSTALL_TIMEOUT_MS }
+    : { packages: ["chromium"], unless: DEBIAN_CHROMIUM, timeoutMs: INSTALL_TIMEOUT_MS })
   const version = await chromiumVersion(DEBIAN_CHROMIUM)
   return version === undefined ? undefined : { executablePath: DEBIAN_CHROMIUM, env: {}, source: "apt" }
 }

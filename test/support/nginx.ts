@@ -15,8 +15,8 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { aptInstall } from "./aptInstall.ts"
 import { freeLoopbackPort } from "./freePort.ts"
-import { runProcess } from "./runProcess.ts"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 export const DEPLOY_DOC = path.join(REPO, "docs", "DEPLOY.md")
@@ -85,11 +85,7 @@ export const ensureNginx = async (): Promise<string> => {
     throw new Error(`no nginx at ${DEBIAN_NGINX}: install Debian's nginx package (apt-get install nginx), or set AGENT_BRIDGE_NGINX`)
   }
   log("installing Debian's nginx with apt-get (once)")
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
-  for (const args of [["update", "-qq"], ["install", "-y", "-qq", "-o", "DPkg::Lock::Timeout=600", "nginx"]]) {
-    const r = await runProcess("apt-get", args, { env, timeoutMs: INSTALL_TIMEOUT_MS })
-    if (r.status !== 0) throw new Error(`apt-get ${args.join(" ")} exited ${r.status ?? r.signal}: ${r.stderr.trim().split("\n").slice(-3).join(" / ")}`)
-  }
+  await aptInstall({ packages: ["nginx"], unless: DEBIAN_NGINX, timeoutMs: INSTALL_TIMEOUT_MS })
   if (!fs.existsSync(DEBIAN_NGINX)) throw new Error(`apt-get installed nginx but there is no ${DEBIAN_NGINX}`)
   return DEBIAN_NGINX
 }

@@ -21,6 +21,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { aptInstall } from "./aptInstall.ts"
 import { freeLoopbackPort } from "./freePort.ts"
 import { runProcess } from "./runProcess.ts"
 
@@ -85,9 +86,8 @@ export const ensurePgBin = async (): Promise<string> => {
     throw new Error("no initdb/pg_ctl on PATH or in /usr/lib/postgresql/*/bin; install Debian's postgresql package")
   }
   log("installing Debian's postgresql with apt-get (about 50 MB, once)")
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
-  await run("apt-get", ["update", "-qq"], INSTALL_TIMEOUT_MS, env)
-  await run("apt-get", ["install", "-y", "-qq", "-o", "DPkg::Lock::Timeout=600", "postgresql"], INSTALL_TIMEOUT_MS, env)
+  // Another process may have installed it while this one waited for the install lock.
+  await aptInstall({ packages: ["postgresql"], unless: "/usr/lib/postgresql", timeoutMs: INSTALL_TIMEOUT_MS })
   const after = findPgBin()
   if (after === undefined) throw new Error("apt-get installed postgresql but no initdb/pg_ctl was found")
   return after
