@@ -23,11 +23,24 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Effect, Stream } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as os from "node:os"
 import { fileURLToPath } from "node:url"
 import { Agent } from "undici"
 
-const STREAMS = Number(process.argv[3] ?? process.argv[2] ?? 2000)
+/** The soft limit of open files (each held stream is a socket in this process and in the server's). */
+const openFilesLimit = (): number => {
+  try {
+    const line = fs.readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"))
+    const soft = Number(line?.split(/\s{2,}/)[1])
+    return Number.isFinite(soft) ? soft : Number.POSITIVE_INFINITY
+  } catch {
+    return Number.POSITIVE_INFINITY
+  }
+}
+const ASKED = Number(process.argv[3] ?? process.argv[2] ?? 2000)
+/** As many as asked, within the open-files limit (a machine at 1024 still measures, with fewer). */
+const STREAMS = Math.max(50, Math.min(ASKED, openFilesLimit() - 200))
 const SELF = fileURLToPath(import.meta.url)
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
@@ -174,6 +187,7 @@ const main = async () => {
   } finally {
     server.proc.kill("SIGKILL")
   }
+  if (STREAMS < ASKED) console.log(`bench-stream-floor: ${ASKED} streams asked, ${STREAMS} held (the open-files limit, ulimit -n, is ${openFilesLimit()})`)
   console.log(`bench-stream-floor: ${STREAMS} event streams held open from one process (node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)})`)
   for (const [name, f] of Object.entries(results)) {
     console.log(`  ${name.padEnd(11)} ${f.rssKiB.toFixed(1)} KiB of RSS and ${f.heapKiB.toFixed(1)} KiB of heap per stream (${f.opened} open)`)
