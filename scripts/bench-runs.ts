@@ -12,7 +12,8 @@
  *            directly; the difference is what the bridge itself holds per live run.
  * - idle-external: the same parked runs followed by the bridge with the simulator in another
  *            process (scripts/benchIdleExternal.ts): the bridge's own RSS per live run, measured
- *            alone (goal ≤ 64 KiB), with the simulator's beside it.
+ *            alone (goal ≤ 64 KiB), with the simulator's beside it; and (idle-external-follow) by
+ *            its Hermes client's follow alone, no ledger: the follow's share of that.
  *
  * Except in idle-external, the simulator runs in the same process as what it feeds in both arms.
  */
@@ -118,7 +119,8 @@ const phases: Record<string, Effect.Effect<unknown, unknown>> = {
   "stream-bridge": streamBridge,
   "idle-direct": idle("direct"),
   "idle-bridge": idle("bridge"),
-  "idle-external": Effect.suspend(() => idleExternal(fileURLToPath(import.meta.url), RUNS))
+  "idle-external": Effect.suspend(() => idleExternal(fileURLToPath(import.meta.url), RUNS)),
+  "idle-external-follow": Effect.suspend(() => idleExternal(fileURLToPath(import.meta.url), RUNS, "follow"))
 }
 
 const runPhase = (name: string): any => runPhaseChild(fileURLToPath(import.meta.url), name)
@@ -141,6 +143,8 @@ await runAskedPhase(phases)
   console.log(`         bridge's own cost per live run: ${f(ib.rssPerRunKb - id.rssPerRunKb)} KiB RSS, ${f(ib.heapPerRunKb - id.heapPerRunKb)} KiB heap (goal ≤ 64 KiB)`)
   const ie = runPhase("idle-external")
   console.log(`         simulator in another process: bridge ${f(ie.rssPerRunKb)} KiB RSS/run (heap ${f(ie.heapPerRunKb)}), followed ${ie.followed}; the simulator's process ${f(ie.simRssPerRunKb)} KiB RSS/run (goal: the bridge's ≤ 64 KiB)`)
+  const ief = runPhase("idle-external-follow")
+  console.log(`         of which the Hermes client's follow alone: ${f(ief.rssPerRunKb)} KiB RSS/run (heap ${f(ief.heapPerRunKb)}), followed ${ief.followed}`)
   // For scripts/bench.ts: one machine-readable line, last.
   console.log(`BENCH_JSON ${JSON.stringify({
     bench: "runs",

@@ -27,8 +27,12 @@ export const serveSimulator = async (): Promise<void> => {
 
 const rssKiBOf = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN)
 
-/** `runs` runs parked on an approval, followed by this process's run service from the simulator child of `self`. */
-export const idleExternal = (self: string, runs: number) =>
+/**
+ * `runs` runs parked on an approval, followed from the simulator child of `self` by this process's
+ * run service (`bridge`), or by its Hermes client's follow alone (`follow`: `HermesClient.followInto`
+ * into a counter, no ledger, no batches: the part of a parked run's cost that is the follow's).
+ */
+export const idleExternal = (self: string, runs: number, through: "bridge" | "follow" = "bridge") =>
   Effect.gen(function* () {
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => spawn(process.execPath, [...process.execArgv, self, SIM_SERVER_PHASE], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, EFFECT_LOG_LEVEL: "None" } })),
@@ -47,6 +51,7 @@ export const idleExternal = (self: string, runs: number) =>
     // Built in this phase's scope: the HTTP client must outlive this line.
     const hermesContext = yield* Layer.buildWithScope(HermesClientWith([namedProfile("default", url, Option.some(Redacted.make(key)))]), yield* Effect.scope)
     const hermes = Context.get(hermesContext, HermesClient)
+    if (through === "follow") return yield* followOnly(hermes, child.pid!, runs)
     const b = yield* bridgeOver(tempConfig(), hermes)
     yield* settle()
     const before = process.memoryUsage()
@@ -69,3 +74,33 @@ export const idleExternal = (self: string, runs: number) =>
       followed: yield* b.supervisor.size
     }
   }).pipe(Effect.scoped)
+
+/** The parked runs followed by `HermesClient.followInto` alone, each in a fiber of its own. */
+const followOnly = (hermes: Context.Tag.Service<typeof HermesClient>, simPid: number, runs: number) =>
+  Effect.gen(function* () {
+    const profile = yield* hermes.profile("hermes")
+    yield* settle()
+    const before = process.memoryUsage()
+    const simBefore = rssKiBOf(simPid)
+    let waiting = 0
+    yield* Effect.forEach(Array.from({ length: runs }, (_, i) => i), (i) =>
+      Effect.gen(function* () {
+        const started = yield* hermes.start(profile, { input: `[sim:approval] parked ${i}` })
+        yield* hermes.followInto(profile, started.hermesRunId, undefined, (e) => Effect.sync(() => { if (e.event === "approval.request") waiting += 1 })).pipe(
+          Effect.ignore,
+          Effect.forkScoped
+        )
+      }), { concurrency: 50 })
+    yield* Effect.sync(() => waiting).pipe(
+      Effect.repeat({ schedule: Schedule.spaced("100 millis").pipe(Schedule.upTo("120 seconds")), until: (n) => n === runs }),
+      Effect.zipRight(Effect.sleep("500 millis"))
+    )
+    yield* settle()
+    const after = process.memoryUsage()
+    return {
+      rssPerRunKb: (after.rss - before.rss) / runs / 1024,
+      heapPerRunKb: (after.heapUsed - before.heapUsed) / runs / 1024,
+      simRssPerRunKb: (rssKiBOf(simPid) - simBefore) / runs,
+      followed: waiting
+    }
+  })
