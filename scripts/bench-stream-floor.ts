@@ -19,7 +19,7 @@
  *
  * The last line is `BENCH_JSON {…}` for scripts/bench.ts.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Effect, Stream } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -83,67 +83,51 @@ const inBatches = async (n: number, open: () => Promise<void>) => {
   return opened
 }
 
+/** Holds `body` open: `opened` once its first bytes came, `ended` when it ends or breaks. */
+const hold = (body: NodeJS.ReadableStream, opened: () => void, ended: () => void = () => undefined) => {
+  let first = true
+  body.on("data", () => {
+    if (first) {
+      first = false
+      opened()
+    }
+  })
+  body.on("end", ended)
+  body.on("error", ended)
+}
+
+/** An arm over undici's `Agent.request`; `follow` holds each response's body. */
+const viaUndici = (url: string, follow: (open: () => Promise<NodeJS.ReadableStream>, opened: () => void) => void) => {
+  const agent = new Agent({ connections: null })
+  const open = () => agent.request({ origin: url, path: "/events", method: "GET", bodyTimeout: 0 }).then((res) => res.body)
+  return measure((n) => inBatches(n, () => new Promise<void>((resolve) => follow(open, resolve))))
+}
+
+/** An arm over `@effect/platform-node`'s undici client; `read` holds each response in its fiber. */
+const viaEffectClient = (url: string, read: (res: HttpClientResponse.HttpClientResponse, opened: () => void) => Effect.Effect<void, unknown>) =>
+  Effect.runPromise(Effect.gen(function* () {
+    const client = yield* HttpClient.HttpClient
+    const open = () => new Promise<void>((resolve) => {
+      Effect.runFork(client.execute(HttpClientRequest.get(`${url}/events`)).pipe(Effect.flatMap((res) => read(res, resolve)), Effect.ignore))
+    })
+    return yield* Effect.promise(() => measure((n) => inBatches(n, open)))
+  }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+
+/** The client hands back its response wrapped (`original`: undici's, with the body). */
+const undiciBodyOf = (res: HttpClientResponse.HttpClientResponse): NodeJS.ReadableStream => {
+  type Undici = { readonly source: { readonly body: NodeJS.ReadableStream } }
+  return ((res as unknown as { readonly original?: Undici }).original ?? (res as unknown as Undici)).source.body
+}
+
 const arms: Record<string, (url: string) => Promise<Figures>> = {
-  undici: (url) => {
-    const agent = new Agent({ connections: null })
-    return measure((n) => inBatches(n, () => new Promise<void>((resolve, reject) => {
-      agent.request({ origin: url, path: "/events", method: "GET", bodyTimeout: 0 }).then((res) => {
-        let first = true
-        res.body.on("data", () => { if (first) { first = false; resolve() } })
-        res.body.on("error", () => undefined)
-      }, reject)
-    })))
-  },
-  fiber: (url) => {
-    const agent = new Agent({ connections: null })
-    return measure((n) => inBatches(n, () => new Promise<void>((resolve, reject) => {
-      // One fiber per stream, parked in `Effect.async` on the body's end: what a fiber costs alone.
-      const follow = Effect.async<void>((done) => {
-        agent.request({ origin: url, path: "/events", method: "GET", bodyTimeout: 0 }).then((res) => {
-          let first = true
-          res.body.on("data", () => { if (first) { first = false; resolve() } })
-          res.body.on("error", () => done(Effect.void))
-          res.body.on("end", () => done(Effect.void))
-        }, reject)
-      })
-      Effect.runFork(follow)
-    })))
-  },
-  "effect-body": (url) =>
-    Effect.runPromise(Effect.gen(function* () {
-      const client = yield* HttpClient.HttpClient
-      const runtime = yield* Effect.runtime<never>()
-      const open = () => new Promise<void>((resolve) => {
-        // The same client, its undici body read by listeners: no response stream.
-        const follow = client.execute(HttpClientRequest.get(`${url}/events`)).pipe(
-          Effect.flatMap((res) => Effect.async<void>((done) => {
-            // The client hands back its response wrapped (`original`: undici's, with the body).
-            type Undici = { readonly source: { readonly body: NodeJS.ReadableStream } }
-            const body = ((res as unknown as { readonly original?: Undici }).original ?? (res as unknown as Undici)).source.body
-            let first = true
-            body.on("data", () => { if (first) { first = false; resolve() } })
-            body.on("end", () => done(Effect.void))
-            body.on("error", () => done(Effect.void))
-          })),
-          Effect.ignore
-        )
-        Effect.runFork(follow.pipe(Effect.provide(runtime.context)))
-      })
-      return yield* Effect.promise(() => measure((n) => inBatches(n, open)))
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici))),
-  effect: (url) =>
-    Effect.runPromise(Effect.gen(function* () {
-      const client = yield* HttpClient.HttpClient
-      const runtime = yield* Effect.runtime<never>()
-      const open = () => new Promise<void>((resolve) => {
-        const follow = client.execute(HttpClientRequest.get(`${url}/events`)).pipe(
-          Effect.flatMap((res) => res.stream.pipe(Stream.tap(() => Effect.sync(resolve)), Stream.runDrain)),
-          Effect.ignore
-        )
-        Effect.runFork(follow.pipe(Effect.provide(runtime.context)))
-      })
-      return yield* Effect.promise(() => measure((n) => inBatches(n, open)))
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+  undici: (url) => viaUndici(url, (open, opened) => void open().then((body) => hold(body, opened))),
+  // One fiber per stream, parked in `Effect.async` on the body's end: what a fiber costs alone.
+  fiber: (url) => viaUndici(url, (open, opened) => {
+    Effect.runFork(Effect.async<void>((done) => void open().then((body) => hold(body, opened, () => done(Effect.void)))))
+  }),
+  // The client's undici body read by listeners: no response stream.
+  "effect-body": (url) => viaEffectClient(url, (res, opened) => Effect.async<void>((done) => hold(undiciBodyOf(res), opened, () => done(Effect.void)))),
+  effect: (url) => viaEffectClient(url, (res, opened) => res.stream.pipe(Stream.tap(() => Effect.sync(opened)), Stream.runDrain))
 }
 
 const ARM_NAMES: Record<string, string> = {
