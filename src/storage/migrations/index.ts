@@ -77,10 +77,12 @@ export const migrations: Record<string, Migration> = {
   // The counts every start makes read only their own rows: a profile's live runs (its load, its
   // slots), a client's live runs (its cap), a client's waiting runs (its queue). Without these,
   // SQLite counted through `runs_admitted` and `runs_by_client`, every run ever kept for the
-  // profile or the client (test/storage/ledgerPlans.test.ts).
+  // profile or the client (test/storage/ledgerPlans.test.ts). `runs_live_client` begins with
+  // 0002's `runs_live` (client, the live rows), which it replaces: one index to keep, not two.
   "0017_live_counts": portable(
     "CREATE INDEX runs_live_load ON runs (profile, status, admitted_at) WHERE ended_at IS NULL",
     "CREATE INDEX runs_live_client ON runs (client, status, admitted_at) WHERE ended_at IS NULL",
+    "DROP INDEX runs_live",
     "CREATE INDEX runs_waiting_client ON runs (client) WHERE status = 'queued' AND admitted_at IS NULL"
   )
 }
