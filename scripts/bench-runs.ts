@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url"
 import { HermesClient } from "../src/hermes/client/HermesClient.ts"
 import { SimulatedHermes, Simulator } from "../src/hermes/sim/layer.ts"
 import { idleExternal, SIM_SERVER_PHASE, serveSimulator } from "./benchIdleExternal.ts"
-import { runAskedPhase, runPhaseChild, asBench, bridgeServices, measured, settle, simOptions, START_CONCURRENCY, statusLatency as statusLatencyOn, streamBridge as streamBridgeOn, streamInput, tempConfig } from "./benchRunParts.ts"
+import { runAskedPhase, runPhaseChild, asBench, parkedFollowed, bridgeServices, measured, settle, simOptions, START_CONCURRENCY, statusLatency as statusLatencyOn, streamBridge as streamBridgeOn, streamInput, tempConfig } from "./benchRunParts.ts"
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -86,28 +86,11 @@ const idle = (through: "bridge" | "direct") =>
       const after = process.memoryUsage()
       return { rssPerRunKb: (after.rss - before.rss) / RUNS / 1024, heapPerRunKb: (after.heapUsed - before.heapUsed) / RUNS / 1024, followed: yield* b.supervisor.size }
     }
-    const scope = yield* Effect.scope
-    const ctx = yield* Layer.buildWithScope(SimulatedHermes(simOptions), scope)
+    const ctx = yield* Layer.buildWithScope(SimulatedHermes(simOptions), yield* Effect.scope)
     const hermes = Context.get(ctx, HermesClient)
-    const profile = yield* hermes.profile("hermes")
-    yield* settle()
-    const before = process.memoryUsage()
-    let waiting = 0
-    yield* Effect.forEach(Array.from({ length: RUNS }, (_, i) => i), (i) =>
-      Effect.gen(function* () {
-        const started = yield* hermes.start(profile, { input: parked(i) })
-        yield* hermes.follow(profile, started.hermesRunId).pipe(
-          Stream.runForEach((e) => Effect.sync(() => { if (e.event === "approval.request") waiting += 1 })),
-          Effect.forkScoped
-        )
-      }), { concurrency: 50 })
-    yield* Effect.sync(() => waiting).pipe(
-      Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (n) => n === RUNS }),
-      Effect.zipRight(Effect.sleep("500 millis"))
+    return yield* parkedFollowed(hermes, RUNS, (profile, id, onEvent) =>
+      hermes.follow(profile, id).pipe(Stream.runForEach((e) => Effect.sync(() => onEvent(e))))
     )
-    yield* settle()
-    const after = process.memoryUsage()
-    return { rssPerRunKb: (after.rss - before.rss) / RUNS / 1024, heapPerRunKb: (after.heapUsed - before.heapUsed) / RUNS / 1024, followed: waiting }
   }).pipe(Effect.scoped)
 
 

@@ -13,7 +13,7 @@ import * as v8 from "node:v8"
 import { HermesClient, namedProfile } from "../src/hermes/client/HermesClient.ts"
 import { HermesClientWith } from "../src/hermes/client/HermesClientLive.ts"
 import { startSimulatorAsync } from "../src/hermes/sim/layer.ts"
-import { asBench, bridgeOver, settle, simOptions, tempConfig } from "./benchRunParts.ts"
+import { asBench, bridgeOver, parkedFollowed, settle, simOptions, tempConfig } from "./benchRunParts.ts"
 
 export const SIM_SERVER_PHASE = "sim-server"
 
@@ -78,29 +78,9 @@ export const idleExternal = (self: string, runs: number, through: "bridge" | "fo
 /** The parked runs followed by `HermesClient.followInto` alone, each in a fiber of its own. */
 const followOnly = (hermes: Context.Tag.Service<typeof HermesClient>, simPid: number, runs: number) =>
   Effect.gen(function* () {
-    const profile = yield* hermes.profile("hermes")
-    yield* settle()
-    const before = process.memoryUsage()
     const simBefore = rssKiBOf(simPid)
-    let waiting = 0
-    yield* Effect.forEach(Array.from({ length: runs }, (_, i) => i), (i) =>
-      Effect.gen(function* () {
-        const started = yield* hermes.start(profile, { input: `[sim:approval] parked ${i}` })
-        yield* hermes.followInto(profile, started.hermesRunId, undefined, (e) => Effect.sync(() => { if (e.event === "approval.request") waiting += 1 })).pipe(
-          Effect.ignore,
-          Effect.forkScoped
-        )
-      }), { concurrency: 50 })
-    yield* Effect.sync(() => waiting).pipe(
-      Effect.repeat({ schedule: Schedule.spaced("100 millis").pipe(Schedule.upTo("120 seconds")), until: (n) => n === runs }),
-      Effect.zipRight(Effect.sleep("500 millis"))
+    const parked = yield* parkedFollowed(hermes, runs, (profile, id, onEvent) =>
+      hermes.followInto(profile, id, undefined, (e) => Effect.sync(() => onEvent(e)))
     )
-    yield* settle()
-    const after = process.memoryUsage()
-    return {
-      rssPerRunKb: (after.rss - before.rss) / runs / 1024,
-      heapPerRunKb: (after.heapUsed - before.heapUsed) / runs / 1024,
-      simRssPerRunKb: (rssKiBOf(simPid) - simBefore) / runs,
-      followed: waiting
-    }
+    return { ...parked, simRssPerRunKb: (rssKiBOf(simPid) - simBefore) / runs }
   })

@@ -7,7 +7,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { Context, Effect, Either, Exit, Layer, ManagedRuntime } from "effect"
+import { Context, Effect, Either, Exit, Layer, ManagedRuntime, Schedule } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -20,7 +20,8 @@ import { AppConfigLive } from "../src/config/AppConfig.ts"
 import { loadConfig, type ResolvedConfig } from "../src/config/load.ts"
 import { daemonLayer } from "../src/daemon/Daemon.ts"
 import { InboxServices } from "../src/daemon/teachServices.ts"
-import { HermesClient } from "../src/hermes/client/HermesClient.ts"
+import type { HermesEvent } from "../src/domain/runs/hermesEvents.ts"
+import { HermesClient, type HermesProfile } from "../src/hermes/client/HermesClient.ts"
 import { SimulatedHermes, Simulator } from "../src/hermes/sim/layer.ts"
 import { Caller } from "../src/request/Caller.ts"
 import { Progress } from "../src/request/Progress.ts"
@@ -90,6 +91,35 @@ export const bridgeOver = (config: ResolvedConfig, hermes: Context.Tag.Service<H
     const deps = Layer.mergeAll(LedgerLive, InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbForStores(config)))
     const context = yield* Layer.buildWithScope(deps, scope)
     return yield* makeRuns.pipe(Effect.provide(context))
+  })
+
+/**
+ * `runs` runs started on `hermes` and parked on an approval, each followed by `follow` in a fiber of
+ * its own (no run service): the heap and RSS it took per run, once every follow has seen its run's
+ * approval request (bounded: 120 s).
+ */
+export const parkedFollowed = (
+  hermes: Context.Tag.Service<typeof HermesClient>,
+  runs: number,
+  follow: (profile: HermesProfile, hermesRunId: string, onEvent: (e: HermesEvent) => void) => Effect.Effect<unknown, unknown>
+) =>
+  Effect.gen(function* () {
+    const profile = yield* hermes.profile("hermes")
+    yield* settle()
+    const before = process.memoryUsage()
+    let waiting = 0
+    const onEvent = (e: HermesEvent) => { if (e.event === "approval.request") waiting += 1 }
+    yield* Effect.forEach(Array.from({ length: runs }, (_, i) => i), (i) =>
+      Effect.flatMap(hermes.start(profile, { input: `[sim:approval] parked ${i}` }), (started) =>
+        follow(profile, started.hermesRunId, onEvent).pipe(Effect.ignore, Effect.forkScoped)
+      ), { concurrency: 50 })
+    yield* Effect.sync(() => waiting).pipe(
+      Effect.repeat({ schedule: Schedule.spaced("100 millis").pipe(Schedule.upTo("120 seconds")), until: (n) => n === runs }),
+      Effect.zipRight(Effect.sleep("500 millis"))
+    )
+    yield* settle()
+    const after = process.memoryUsage()
+    return { rssPerRunKb: (after.rss - before.rss) / runs / 1024, heapPerRunKb: (after.heapUsed - before.heapUsed) / runs / 1024, followed: waiting }
   })
 
 export const asBench = <A, E, R>(e: Effect.Effect<A, E, R>) =>
