@@ -14,10 +14,10 @@
  * vitest's own messages); what happens is printed on stderr, since a first install takes a minute
  * or two.
  */
-import { aptInstall } from "./aptInstall.ts"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
+import { aptInstall } from "./aptInstall.ts"
 import { runProcess } from "./runProcess.ts"
 
 export const CHROMIUM_ENV = "AGENT_BRIDGE_CHROMIUM"
