@@ -160,6 +160,7 @@ describe("crash: SIGKILL under load", () => {
       waits: sum((w) => w.counts.waits),
       clarificationsAnswered: sum((w) => w.counts.answers),
       steers: sum((w) => w.counts.steers),
+      steersWhileQueued: sum((w) => w.counts.queuedSteers),
       lostCallsRetried: clients.reduce((n, c) => n + c.mcp.stats.lostCalls, 0),
       mcpSessionsOpened: clients.reduce((n, c) => n + c.mcp.stats.sessions, 0),
       runsOver500Events: capped,

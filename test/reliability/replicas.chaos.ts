@@ -187,6 +187,7 @@ describe("replicated chaos: SIGKILLs of random replicas and a PostgreSQL restart
       answersRetried: merged((c) => c.mcp.stats.retriedByCode),
       mcpSessionsOpened: sum((c) => c.mcp.stats.sessions),
       steers: sum((c) => c.work.counts.steers),
+      steersWhileQueued: sum((c) => c.work.counts.queuedSteers),
       idempotentReplays: sum((c) => c.work.counts.replays),
       endings: JSON.stringify(endings),
       runsOver500Events: capped,

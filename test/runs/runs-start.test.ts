@@ -233,6 +233,28 @@ describe("agent_run start path", () => {
       expect((yield* alice(h.runs.list({ limit: 20 }))).runs).toEqual([])
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
+  it.live("a slot the store could not reserve queues the start; the queue admits it once the store answers", () =>
+    Effect.gen(function* () {
+      let reservations = 0
+      const flakyReserve = Layer.effect(
+        Ledger,
+        Effect.map(makeLedgerSql, (l) => ({
+          ...l,
+          reserveSlot: (profile: string, capacity: number, token: string, freshSince: number) =>
+            reservations++ === 0
+              ? Effect.fail(new LedgerError({ operation: "reserveSlot", cause: new Error("canceling statement due to lock timeout") }))
+              : l.reserveSlot(profile, capacity, token, freshSince)
+        }))
+      )
+      const h = yield* harness({ ledger: flakyReserve })
+      const view = yield* alice(run(h, { input: "task" }))
+      expect(view.status).toBe("queued")
+      expect((yield* alice(h.runs.events(view.run_id, 0, 10))).events.map((e) => [e.type, e.data["reason"]])).toEqual([["run.queued", "capacity"]])
+      const admitted = yield* eventually(alice(h.runs.status(view.run_id, 0)), (v) => v.status === "running", "the queued run admitted")
+      expect(admitted.queue_position).toBeUndefined()
+      expect(h.hermes.calls.start.length).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
+
   it.live("a start that loses the key's race and cannot read the winner does not stop the winner's run", () =>
     Effect.gen(function* () {
       // The key's row exists (IdempotencyTaken) but reading it fails: two storage faults in a row.

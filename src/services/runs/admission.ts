@@ -116,7 +116,11 @@ export const makeAdmission = (deps: AdmissionDeps) =>
         if (load.queued > 0 || load.live >= effective(profile)) return yield* queue
         // The slot is taken in the ledger, under the profile's lock: another replica's start counts it.
         const token = `slot_${randomBytes(12).toString("hex")}`
-        const reserved = yield* ledger.reserveSlot(profile, effective(profile), token, now - SLOT_FRESH_MS).pipe(Effect.orElseSucceed(() => false))
+        // A reservation the store could not make queues the start (the queue's pass admits it once
+        // the store answers) rather than failing a start that may well have room.
+        const reserved = yield* ledger.reserveSlot(profile, effective(profile), token, now - SLOT_FRESH_MS).pipe(
+          Effect.catchAll((e) => Effect.logWarning("could not reserve a slot for a start; it waits in the queue", e).pipe(Effect.as(false)))
+        )
         if (!reserved) return yield* queue
         return yield* Effect.ensuring(use, ledger.releaseSlot(token).pipe(Effect.ignoreLogged))
       })

@@ -31,6 +31,8 @@ export interface TrackedRun {
   lastSeen: number
   /** Following found seqs missing after a page: allowed only where the 500-event cap dropped them. */
   capGaps: number
+  /** When a steer first found the run still queued (null: never). */
+  queuedSince?: number
 }
 
 export interface ClientCounts {
@@ -41,6 +43,8 @@ export interface ClientCounts {
   waits: number
   answers: number
   steers: number
+  /** Steers answered `bridge.run_not_running` because the run was still queued (then retried once it ran). */
+  queuedSteers: number
 }
 
 export interface Workload {
@@ -71,7 +75,7 @@ export const makeWorkload = (client: number, name: string, kinds: ReadonlyArray<
   runs: kinds.map((kind, i) => ({
     client: name, key: `job-${i}`, input: runInput(client, i, kind, streams), kind, runId: null, seen: new Map(), lastSeen: 0, capGaps: 0
   })),
-  counts: { startsRetried: 0, replays: 0, follows: 0, statuses: 0, waits: 0, answers: 0, steers: 0 },
+  counts: { startsRetried: 0, replays: 0, follows: 0, statuses: 0, waits: 0, answers: 0, steers: 0, queuedSteers: 0 },
   problems: []
 })
 
@@ -151,15 +155,42 @@ export const steerAll = async (mcp: ResilientMcp, w: Workload, deadline: number)
     let next = 0
     const steerer = async () => {
       for (let i = next++; i < STEERS && Date.now() < deadline; i = next++) {
-        const out = await mcp.call("agent_run_steer", { run_id: r.runId, input: `steer ${i}` }, { deadline })
-        w.counts.steers++
-        if (!out.ok) w.problems.push(`${r.client}/${r.key}: steer ${i} refused: ${out.text}`)
+        for (;;) {
+          const out = await mcp.call("agent_run_steer", { run_id: r.runId, input: `steer ${i}` }, { deadline })
+          w.counts.steers++
+          if (out.ok) break
+          // A start may be answered `queued` (a slot's reservation lost a race, or another client's
+          // run was queued first) and admitted a moment later; steering needs `running` (the
+          // contract), so a client steers once it runs. A run queued for long is a problem.
+          if (out.code === "bridge.run_not_running" && out.text.includes("is queued") && (await stillQueued(mcp, w, r, deadline))) continue
+          w.problems.push(`${r.client}/${r.key}: steer ${i} refused: ${out.text}`)
+          break
+        }
       }
     }
     await Promise.all(Array.from({ length: CONCURRENT }, steerer))
     const stopped = await mcp.call("agent_run_stop", { run_id: r.runId }, { deadline })
     if (!stopped.ok) w.problems.push(`${r.client}/${r.key}: stop refused: ${stopped.text}`)
   }
+}
+
+/** A queued run may wait this long for its admission before the workload calls it a problem. */
+const QUEUED_AT_MOST_MS = 60_000
+
+/**
+ * Waits (polling its status) while `r` is queued: true once it left the queue, false (with a
+ * problem) when it stayed queued past QUEUED_AT_MOST_MS of its first sight or the deadline.
+ */
+const stillQueued = async (mcp: ResilientMcp, w: Workload, r: TrackedRun, deadline: number): Promise<boolean> => {
+  r.queuedSince ??= Date.now()
+  w.counts.queuedSteers++
+  while (Date.now() < Math.min(deadline, r.queuedSince + QUEUED_AT_MOST_MS)) {
+    await sleep(250)
+    const out = await mcp.call("agent_run_status", { run_id: r.runId }, { deadline })
+    if (out.ok && out.value.status !== "queued") return true
+  }
+  w.problems.push(`${r.client}/${r.key}: still queued ${Date.now() - r.queuedSince} ms after a steer found it queued`)
+  return false
 }
 
 /** Answers clarifications as they come and waits until every run has ended. */
