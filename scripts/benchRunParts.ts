@@ -98,6 +98,17 @@ export const bridgeOver = (config: ResolvedConfig, hermes: Context.Tag.Service<H
  * its own (no run service): the heap and RSS it took per run, once every follow has seen its run's
  * approval request (bounded: 120 s).
  */
+/**
+ * BENCH_HEAP_SNAPSHOT_DIR=dir: a heap snapshot `<dir>/<name>.heapsnapshot` (what holds the parked
+ * runs: `scripts/heapDiff.ts before after RUNS`).
+ */
+const heapSnapshotAs = (name: string) => {
+  const dir = process.env["BENCH_HEAP_SNAPSHOT_DIR"]
+  if (dir === undefined || dir === "") return
+  fs.mkdirSync(dir, { recursive: true })
+  v8.writeHeapSnapshot(path.join(dir, `${name}.heapsnapshot`))
+}
+
 export const parkedFollowed = (
   hermes: Context.Tag.Service<typeof HermesClient>,
   runs: number,
@@ -107,6 +118,7 @@ export const parkedFollowed = (
     const profile = yield* hermes.profile("hermes")
     yield* settle()
     const before = process.memoryUsage()
+    heapSnapshotAs("before")
     let waiting = 0
     const onEvent = (e: HermesEvent) => { if (e.event === "approval.request") waiting += 1 }
     yield* Effect.forEach(Array.from({ length: runs }, (_, i) => i), (i) =>
@@ -119,6 +131,7 @@ export const parkedFollowed = (
     )
     yield* settle()
     const after = process.memoryUsage()
+    heapSnapshotAs("after")
     return { rssPerRunKb: (after.rss - before.rss) / runs / 1024, heapPerRunKb: (after.heapUsed - before.heapUsed) / runs / 1024, followed: waiting }
   })
 

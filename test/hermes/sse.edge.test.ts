@@ -4,22 +4,23 @@
  * field of the wrong type is dropped with a warning instead of reaching the reducer.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Chunk, Effect, HashMap, List, Logger, Stream } from "effect"
+import { Cause, Effect, HashMap, List, Logger } from "effect"
 import { fieldsOf, isKnown } from "../../src/domain/runs/hermesEvents.ts"
-import { hermesEvents } from "../../src/hermes/client/sse.ts"
+import { readBodyEvents } from "../../src/hermes/client/sseBody.ts"
+import { bodyEvents, bodyOf, broke } from "./support/bodyEvents.ts"
 
 const sse = (...frames: ReadonlyArray<string>) =>
-  Stream.make(new TextEncoder().encode(frames.map((f) => `data: ${f}\n\n`).join("") + ": stream closed\n\n"))
+  [new TextEncoder().encode(frames.map((f) => `data: ${f}\n\n`).join("") + ": stream closed\n\n")]
 
 describe("the SSE edge", () => {
   it.effect("reads Hermes 0.20's frames: an approval without request_id, tool events kept whole", () =>
     Effect.gen(function* () {
-      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(hermesEvents(sse(
+      const events = yield* bodyEvents(sse(
         `{"event": "tool.started", "run_id": "run_x", "timestamp": 1.0, "tool": "terminal", "preview": "echo hi"}`,
         `{"command": "rm -rf /", "pattern_key": "delete in root path", "pattern_keys": ["delete in root path"], "description": "delete in root path", "allow_permanent": true, "allow_session": true, "event": "approval.request", "run_id": "run_x", "timestamp": 2.0, "choices": ["once", "session", "always", "deny"]}`,
         `{"event": "approval.responded", "run_id": "run_x", "timestamp": 3.0, "choice": "once", "resolved": 1}`,
         `{"event": "run.completed", "run_id": "run_x", "timestamp": 4.0, "output": "hi \\ud83d\\ude00", "usage": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}}`
-      ))))
+      ))
       expect(events.map((e) => e.event)).toEqual(["tool.started", "approval.request", "approval.responded", "run.completed"])
       expect(isKnown(events[0]!.data)).toBe(false)
       expect(events[0]!.data).toMatchObject({ tool: "terminal", preview: "echo hi", run_id: "run_x" })
@@ -38,11 +39,11 @@ describe("the SSE edge", () => {
           warnings.push(`${text} ${String(HashMap.unsafeGet(annotations, "route"))}`)
         }
       })
-      const events = yield* Stream.runCollect(hermesEvents(sse(
+      const events = yield* bodyEvents(sse(
         `{"event": "message.delta", "delta": 5}`,
         `{"event": "message.delta", "delta": "ok"}`
-      ))).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
-      expect(Chunk.toReadonlyArray(events).map((e) => fieldsOf(e, "message.delta")?.delta)).toEqual(["ok"])
+      )).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      expect(events.map((e) => fieldsOf(e, "message.delta")?.delta)).toEqual(["ok"])
       expect(warnings).toHaveLength(1)
       expect(warnings[0]).toContain("cannot read")
       expect(warnings[0]).toContain("GET /v1/runs/{id}/events")
@@ -53,13 +54,8 @@ describe("the SSE edge", () => {
       const encode = (s: string) => new TextEncoder().encode(s)
       const seen: Array<string> = []
       const huge = `data: {"event": "message.delta", "delta": "${"x".repeat(256 * 1024)}`
-      const exit = yield* Stream.runForEach(
-        hermesEvents(Stream.make(encode(`data: {"event": "message.delta", "delta": "before"}\n\n`)).pipe(
-          Stream.concat(Stream.fromIterable(Array.from({ length: 41 }, () => encode(huge)))),
-          Stream.concat(Stream.make(encode("\n\n")))
-        )),
-        (e) => Effect.sync(() => { seen.push(String(fieldsOf(e, "message.delta")?.delta)) })
-      ).pipe(Effect.exit)
+      const chunks = [encode(`data: {"event": "message.delta", "delta": "before"}\n\n`), ...Array.from({ length: 41 }, () => encode(huge)), encode("\n\n")]
+      const exit = yield* readBodyEvents(bodyOf(chunks), broke, (e) => Effect.sync(() => seen.push(String(fieldsOf(e, "message.delta")?.delta)) > 0)).pipe(Effect.exit)
       expect(seen).toEqual(["before"])
       expect(exit._tag).toBe("Failure")
       expect(exit._tag === "Failure" && Cause.isDie(exit.cause)).toBe(true)
@@ -67,7 +63,7 @@ describe("the SSE edge", () => {
 
   it.effect("a CR at the very end of the bytes is a line end: the frame it completes is read", () =>
     Effect.gen(function* () {
-      const events = yield* Stream.runCollect(hermesEvents(Stream.make(new TextEncoder().encode(`data: {"event": "message.delta", "delta": "last"}\r\r`))))
-      expect(Chunk.toReadonlyArray(events).map((e) => fieldsOf(e, "message.delta")?.delta)).toEqual(["last"])
+      const events = yield* bodyEvents([new TextEncoder().encode(`data: {"event": "message.delta", "delta": "last"}\r\r`)])
+      expect(events.map((e) => fieldsOf(e, "message.delta")?.delta)).toEqual(["last"])
     }))
 })

@@ -4,15 +4,15 @@
  * frames with and without `id:`, `data:` with and without the space, multi-line data, and JSON
  * both ASCII-escaped (`\uXXXX`, as Hermes sends it) and raw UTF-8 (multi-byte characters get cut).
  */
-import { Chunk, Effect, Schema, Stream } from "effect"
+import { Effect, Schema } from "effect"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { type HermesEvent, HermesEventData, makeEvent } from "../../src/domain/runs/hermesEvents.ts"
-import { hermesEvents, normalizeLineEnds } from "../../src/hermes/client/sse.ts"
+import { makeLineSplitter } from "../../src/hermes/client/sse.ts"
+import { bodyEvents } from "./support/bodyEvents.ts"
 import { asciiJson } from "../../src/hermes/sim/wire.ts"
 
-const decode = (chunks: ReadonlyArray<Uint8Array>) =>
-  Effect.runPromise(hermesEvents(Stream.fromIterable(chunks)).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray)))
+const decode = (chunks: ReadonlyArray<Uint8Array>) => Effect.runPromise(bodyEvents(chunks))
 
 const utf8 = (s: string) => new TextEncoder().encode(s)
 
@@ -97,7 +97,7 @@ describe("Hermes SSE decoding", () => {
 
   it("keeps a CRLF split across two chunks as one line end", async () => {
     // The SSE parser alone would read the lone LF of the second chunk as an empty line and end the
-    // event early (its CR state does not survive a chunk boundary); normalizeLineEnds prevents it.
+    // event early (its CR state does not survive a chunk boundary); the line splitter prevents it.
     const events = await decode([utf8("id: 1\r\ndata: {\"event\":\"a\",\r"), utf8("\ndata: \"x\":1}\r\n\r\n")])
     expect(events).toEqual([{ id: 1, event: "a", data: { event: "a", x: 1 } }])
   })
@@ -115,10 +115,9 @@ describe("Hermes SSE decoding", () => {
     expect(events.map((e) => e.event)).toEqual(["ok"])
   })
 
-  it("normalizes line ends without merging or losing text", async () => {
-    const out = await Effect.runPromise(
-      normalizeLineEnds(Stream.fromIterable(["a\r", "\nb\r", "c\r\n", "\r"])).pipe(Stream.runCollect, Effect.map((c) => Chunk.join(c, "")))
-    )
+  it("normalizes line ends without merging or losing text", () => {
+    const splitter = makeLineSplitter()
+    const out = [...["a\r", "\nb\r", "c\r\n", "\r"].flatMap(splitter.push), ...splitter.end()].join("")
     expect(out).toBe("a\nb\nc\n\n")
   })
 })

@@ -69,7 +69,7 @@ export const makeHermesClient = (
 
     const followDeps = (p: HermesProfile, runId: string, o: FollowOptions | undefined): FollowDeps => ({
       runId,
-      openEvents: (lastId) => ops.events(p, runId, lastId).pipe(Stream.tap(sawFrame(p))),
+      readEvents: (lastId, onEvent) => ops.readEvents(p, runId, lastId, (e) => Effect.zipRight(sawFrame(p)(e), onEvent(e))),
       status: ops.status(p, runId),
       profile: p.name,
       agent: p.agent,

@@ -195,8 +195,11 @@ export class FollowTracker {
 
 export interface FollowDeps {
   readonly runId: string
-  /** One connection to the events route (no reconnect), failures unmapped. */
-  readonly openEvents: (lastEventId: number | null) => Stream.Stream<HermesEvent, HermesFailure>
+  /**
+   * One connection to the events route (no reconnect), each event handed to `onEvent` until it
+   * answers false; succeeds when the stream ended. Failures unmapped.
+   */
+  readonly readEvents: (lastEventId: number | null, onEvent: (e: HermesEvent) => Effect.Effect<boolean>) => Effect.Effect<void, HermesFailure>
   readonly status: Effect.Effect<HermesRunStatus, HermesFailure>
   readonly schedule: Schedule.Schedule<HermesFailure, HermesFailure>
   /** The profile's name, for the reconnect and polling counters. */
@@ -245,12 +248,9 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
       if (!polling) {
         if (opened && settings.onReattach !== undefined) yield* settings.onReattach
         opened = true
-        const ended = yield* deps.openEvents(tracker.lastId).pipe(
-          Stream.runForEachWhile((e) =>
-            tracker.accept(e) ? Effect.zipRight(emit(e), driver.reset).pipe(Effect.as(!tracker.done)) : Effect.succeed(true)
-          ),
-          Effect.either
-        )
+        const ended = yield* deps.readEvents(tracker.lastId, (e) =>
+          tracker.accept(e) ? Effect.zipRight(emit(e), driver.reset).pipe(Effect.as(!tracker.done)) : Effect.succeed(true)
+        ).pipe(Effect.either)
         if (tracker.done) break
         const failure = Either.isLeft(ended) ? ended.left : streamEndedEarly(deps.agent)
         if (isNotFound(failure)) {

@@ -3,16 +3,17 @@
  * stream, and the run controls. They fail with the adapter's own errors (`failure.ts`), in Hermes's
  * terms; the services map those to the bridge's (`services/hermes-failures/hermesErrors.ts`).
  */
-import { Duration, Effect, Option, Schema, Stream } from "effect"
+import { Duration, Effect, Mailbox, Option, Schema, Stream } from "effect"
 import type { ApprovalChoice } from "../../domain/approvals.ts"
-import { type HermesCode, type HermesFailure, HermesLacks, HermesStatus, HermesTimeout, HermesTransport } from "./failure.ts"
+import { type HermesCode, type HermesFailure, HermesLacks, HermesStatus, HermesTimeout, HermesTransport, transportDetail } from "./failure.ts"
 import { noFeatures, parseFeatures } from "./features.ts"
 import type {
   HermesClientShape, HermesEvent, HermesFeatures, HermesHealth, HermesProfile, HermesRunStatus, StartRunRequest, StartRunResult
 } from "./HermesClient.ts"
 import type { HermesHttp } from "./http.ts"
 import { CapabilitiesBody, HealthBody, ModelsBody, type RunStatusBody, RunStatusBody as RunStatusSchema, StartBody } from "./schemas.ts"
-import { hermesEvents } from "./sse.ts"
+import { readBodyEvents } from "./sseBody.ts"
+import { responseBody } from "./responseBody.ts"
 import { isBodyTimeout } from "./streamDispatcher.ts"
 
 /** The control routes' answers carry nothing the bridge needs beyond "2xx". */
@@ -124,26 +125,43 @@ export const makeOperations = ({ http, features, streams, streamIdleTimeout }: O
   const status = (p: HermesProfile, id: string): Effect.Effect<HermesRunStatus, HermesFailure> =>
     get(p, runRoute("GET", id), RunStatusSchema).pipe(Effect.map((a) => toRunStatus(a.body)))
 
-  /** One connection to the run's events (the follow decides what a failure means for the run). */
-  const events = (p: HermesProfile, id: string, lastEventId: number | null): Stream.Stream<HermesEvent, HermesFailure> => {
+  /**
+   * One connection to the run's events, each handed to `onEvent` until it answers false; succeeds
+   * when the stream ended (the follow decides what a failure or an early end means for the run).
+   */
+  const readEvents = (
+    p: HermesProfile,
+    id: string,
+    lastEventId: number | null,
+    onEvent: (e: HermesEvent) => Effect.Effect<boolean>
+  ): Effect.Effect<void, HermesFailure> => {
     const route = runRoute("GET", id, "/events")
     const site = { agent: p.agent, route: route.route }
-    return Stream.unwrap(
-      streams.open({
-        profile: p, method: "GET", ...route, auth: true, retry: false,
-        headers: { accept: "text/event-stream", ...(lastEventId === null ? {} : { "last-event-id": String(lastEventId) }) }
-      }).pipe(Effect.map((response) =>
-        hermesEvents(
-          response.stream.pipe(
-            // Hermes sends a keepalive at least every 30 s; silence beyond the limit is a dead link.
-            Stream.mapError((e): HermesFailure => isBodyTimeout(e.cause)
-              ? new HermesTimeout({ ...site, afterMs: Duration.toMillis(streamIdleTimeout) })
-              : new HermesTransport({ ...site, detail: `the event stream broke (${e.reason})` }))
-          )
-        )
-      ))
-    )
+    // Hermes sends a keepalive at least every 30 s; silence beyond the limit is a dead link.
+    const broke = (cause: unknown): HermesFailure => isBodyTimeout(cause)
+      ? new HermesTimeout({ ...site, afterMs: Duration.toMillis(streamIdleTimeout) })
+      : new HermesTransport({ ...site, detail: `the event stream broke (${transportDetail(cause)})` })
+    return streams.open({
+      profile: p, method: "GET", ...route, auth: true, retry: false,
+      headers: { accept: "text/event-stream", ...(lastEventId === null ? {} : { "last-event-id": String(lastEventId) }) }
+    }).pipe(Effect.flatMap((response) =>
+      readBodyEvents(responseBody(response), broke, onEvent).pipe(
+        // Keeps the response reachable while its body is read: the platform aborts the request of
+        // a response collected unread (responseBody.ts).
+        Effect.ensuring(Effect.sync(() => void response.status))
+      )
+    ))
   }
+
+  /** `readEvents` as a stream (back-pressured: the reading waits while the consumer is busy). */
+  const events = (p: HermesProfile, id: string, lastEventId: number | null): Stream.Stream<HermesEvent, HermesFailure> =>
+    Stream.unwrapScoped(
+      Effect.gen(function* () {
+        const mailbox = yield* Mailbox.make<HermesEvent, HermesFailure>({ capacity: 64 })
+        yield* readEvents(p, id, lastEventId, (e) => Effect.as(mailbox.offer(e), true)).pipe(Mailbox.into(mailbox), Effect.forkScoped)
+        return Mailbox.toStream(mailbox)
+      })
+    )
 
   const approval = (
     p: HermesProfile,
@@ -200,5 +218,5 @@ export const makeOperations = ({ http, features, streams, streamIdleTimeout }: O
       yield* post(p, route, payload, AnyBody)
     })
 
-  return { health, models, start, status, events, approval, steer, stop, clarify }
+  return { health, models, start, status, events, readEvents, approval, steer, stop, clarify }
 }

@@ -1,10 +1,11 @@
 /**
  * Hermes's event stream bytes → `HermesEvent`s, with @effect/experimental's SSE decoder doing the
- * SSE parsing (comments, keepalives, multi-line `data:`, frames with and without `id:`). The JSON in
- * `data` is ASCII-escaped by Hermes; `JSON.parse` turns `\uXXXX` back into text.
+ * SSE parsing (comments, keepalives, multi-line `data:`, frames with and without `id:`); `sseBody.ts`
+ * reads a connection's body through it. The JSON in `data` is ASCII-escaped by Hermes; `JSON.parse`
+ * turns `\uXXXX` back into text.
  */
 import * as Sse from "@effect/experimental/Sse"
-import { Chunk, Effect, Either, Option, Stream } from "effect"
+import { Chunk, Effect, Either, Option } from "effect"
 import { decodeEventData, type HermesEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 
 /**
@@ -31,21 +32,11 @@ export const makeLineSplitter = () => {
   }
 }
 
-/** `makeLineSplitter` over a stream of text. */
-export const normalizeLineEnds = <E, R>(text: Stream.Stream<string, E, R>): Stream.Stream<string, E, R> =>
-  Stream.suspend(() => {
-    const splitter = makeLineSplitter()
-    return text.pipe(
-      Stream.mapConcat(splitter.push),
-      Stream.concat(Stream.suspend(() => Stream.fromIterable(splitter.end())))
-    )
-  })
-
 /**
  * Bytes → SSE frames, incrementally, with @effect/experimental's SSE parser: one plain object per
  * connection. A followed run holds its stream open for as long as it is parked, so the decoding is
- * one stream stage, not a stage per step (text decoding, line ends, lines, the parser's channel,
- * which holds a fiber and a queue of its own per connection). A `retry:` field is ignored (the
+ * one plain object, not a stream stage per step (text decoding, line ends, lines, the parser's
+ * channel, which holds a fiber and a queue of its own per connection). A `retry:` field is ignored (the
  * follow has its own reconnect schedule); a frame past the parser's size limit (10 MiB) is an error.
  */
 export const makeFrameDecoder = () => {
@@ -93,7 +84,7 @@ export const toHermesEvent = (frame: Sse.Event): Option.Option<HermesEvent> => {
 }
 
 /** The frames as Hermes events; a frame the bridge cannot read is dropped with a warning. */
-const toHermesEvents = (frames: ReadonlyArray<Sse.Event>): Effect.Effect<Chunk.Chunk<HermesEvent>> => {
+export const toHermesEvents = (frames: ReadonlyArray<Sse.Event>): Effect.Effect<Chunk.Chunk<HermesEvent>> => {
   const events: Array<HermesEvent> = []
   const unread: Array<Sse.Event> = []
   for (const frame of frames) {
@@ -111,26 +102,3 @@ const toHermesEvents = (frames: ReadonlyArray<Sse.Event>): Effect.Effect<Chunk.C
     out
   )
 }
-
-/**
- * The events of a byte stream, in one stream stage over the bytes (`makeFrameDecoder`); a frame
- * the bridge cannot read is dropped with a warning, and one past the parser's size limit is a defect.
- */
-export const hermesEvents = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<HermesEvent, E, R> =>
-  Stream.suspend(() => {
-    const decoder = makeFrameDecoder()
-    const events = (frames: Either.Either<Array<Sse.Event>, Sse.SseError>) =>
-      Either.isLeft(frames) ? Effect.die(frames.left) : toHermesEvents(frames.right)
-    return bytes.pipe(
-      Stream.mapChunksEffect((chunk) => {
-        const frames: Array<Sse.Event> = []
-        for (const piece of chunk) {
-          const got = decoder.push(piece)
-          if (Either.isLeft(got)) return events(got)
-          for (const f of got.right) frames.push(f)
-        }
-        return events(Either.right(frames))
-      }),
-      Stream.concat(Stream.suspend(() => Stream.fromIterableEffect(events(decoder.end()))))
-    )
-  })
