@@ -9,11 +9,10 @@ import { Context, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as readline from "node:readline"
-import * as v8 from "node:v8"
 import { HermesClient, namedProfile } from "../src/hermes/client/HermesClient.ts"
 import { HermesClientWith } from "../src/hermes/client/HermesClientLive.ts"
 import { startSimulatorAsync } from "../src/hermes/sim/layer.ts"
-import { asBench, bridgeOver, parkedFollowed, settle, simOptions, tempConfig } from "./benchRunParts.ts"
+import { asBench, bridgeOver, heapSnapshotAs, parkedFollowed, settle, simOptions, tempConfig } from "./benchRunParts.ts"
 
 export const SIM_SERVER_PHASE = "sim-server"
 
@@ -55,6 +54,7 @@ export const idleExternal = (self: string, runs: number, through: "bridge" | "fo
     const b = yield* bridgeOver(tempConfig(), hermes)
     yield* settle()
     const before = process.memoryUsage()
+    heapSnapshotAs("before")
     const simBefore = rssKiBOf(child.pid!)
     yield* Effect.forEach(Array.from({ length: runs }, (_, i) => i), (i) => asBench(b.runs.start({ agent: "hermes", input: `[sim:approval] parked ${i}` })), { concurrency: 50 })
     // Every follower has recorded its approval request: all are live, waiting (bounded: 120 s).
@@ -64,9 +64,7 @@ export const idleExternal = (self: string, runs: number, through: "bridge" | "fo
     )
     yield* settle()
     const after = process.memoryUsage()
-    // BENCH_HEAP_SNAPSHOT=file: what holds the parked runs (summarize it by constructor).
-    const snapshot = process.env["BENCH_HEAP_SNAPSHOT"]
-    if (snapshot !== undefined && snapshot !== "") yield* Effect.sync(() => v8.writeHeapSnapshot(snapshot))
+    heapSnapshotAs("after")
     return {
       rssPerRunKb: (after.rss - before.rss) / runs / 1024,
       heapPerRunKb: (after.heapUsed - before.heapUsed) / runs / 1024,

@@ -102,7 +102,7 @@ export const bridgeOver = (config: ResolvedConfig, hermes: Context.Tag.Service<H
  * BENCH_HEAP_SNAPSHOT_DIR=dir: a heap snapshot `<dir>/<name>.heapsnapshot` (what holds the parked
  * runs: `scripts/heapDiff.ts before after RUNS`).
  */
-const heapSnapshotAs = (name: string) => {
+export const heapSnapshotAs = (name: string) => {
   const dir = process.env["BENCH_HEAP_SNAPSHOT_DIR"]
   if (dir === undefined || dir === "") return
   fs.mkdirSync(dir, { recursive: true })

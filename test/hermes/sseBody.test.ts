@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { HttpClient } from "@effect/platform"
 import { Effect, Exit, Fiber } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
