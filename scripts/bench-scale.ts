@@ -140,6 +140,15 @@ const startBridge = async (bundle: string, configFile: string, port: number): Pr
   const profileArgs = profile === undefined || profile === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`]
   const extraArgs = (process.env["BENCH_SCALE_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
   const { child, handle } = spawnChild([...heapNodeArgs(), ...profileArgs, ...extraArgs, bundle, "serve", "--config", configFile])
+  // A daemon that dies before the bench stops it is the finding: its last output says why.
+  let stopping = false
+  child.once("exit", (code, signal) => {
+    if (!stopping) log(`the daemon (pid ${handle.pid}) exited on its own (code ${code}, signal ${signal}); its last output:\n${handle.tail()}`)
+  })
+  const stop = () => {
+    stopping = true
+    return handle.stop()
+  }
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 300_000
   while (Date.now() < deadline) {
@@ -147,10 +156,10 @@ const startBridge = async (bundle: string, configFile: string, port: number): Pr
     const ready = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(3_000) })
       .then(async (r) => (JSON.parse(await r.text()) as { ready?: boolean }).ready === true)
       .catch(() => false)
-    if (ready) return { ...handle, url }
+    if (ready) return { ...handle, stop, url }
     await sleep(200)
   }
-  await handle.stop()
+  await stop()
   throw new Error(`the daemon was not ready within 300 s: ${handle.tail()}`)
 }
 
@@ -621,5 +630,6 @@ const main = async () => {
 
 main().then(() => process.exit(process.exitCode ?? 0), (e) => {
   console.error(e)
-  process.exit(1)
+  // A failed call is often a daemon that died: its exit (and last output) is reported first.
+  setTimeout(() => process.exit(1), 2_000)
 })

@@ -114,8 +114,18 @@ export const perRunKiB = (before: ReadonlyArray<number>, after: ReadonlyArray<nu
   return runs > 0 ? grown / runs : Number.NaN
 }
 
-/** VmRSS of a process in KiB (from /proc). */
-export const rssKiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN)
+/** A file of /proc, or undefined once the process is gone (its exit is reported where it is watched, with its output). */
+const procFile = (pid: number, name: string): string | undefined => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${name}`, "utf8")
+  } catch (e) {
+    if ((e as { code?: unknown }).code === "ENOENT") return undefined
+    throw e
+  }
+}
+
+/** VmRSS of a process in KiB (from /proc); NaN once it is gone. */
+export const rssKiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(procFile(pid, "status") ?? "")?.[1] ?? Number.NaN)
 
 /** User + system CPU of a process in ms, from a `/proc/<pid>/stat` line (clock ticks of 10 ms, Linux's USER_HZ). */
 export const cpuMsOfStat = (stat: string): number => {
@@ -123,7 +133,11 @@ export const cpuMsOfStat = (stat: string): number => {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
-export const cpuMs = (pid: number): number => cpuMsOfStat(fs.readFileSync(`/proc/${pid}/stat`, "utf8"))
+/** CPU of a process in ms; NaN once it is gone. */
+export const cpuMs = (pid: number): number => {
+  const stat = procFile(pid, "stat")
+  return stat === undefined ? Number.NaN : cpuMsOfStat(stat)
+}
 
 /** The `p`th percentile of `xs` (nearest rank; NaN when empty). */
 export const percentile = (xs: ReadonlyArray<number>, p: number): number => {

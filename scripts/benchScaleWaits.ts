@@ -34,12 +34,23 @@ const gaugeMs = (text: string, name: string): number => {
   return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(" ") + 1)) * 1000
 }
 
-/** One scrape of a daemon's loop delay since its previous scrape. */
+/**
+ * One scrape of a daemon's loop delay since its previous scrape. A scrape the daemon does not answer
+ * (a connection refused or timed out: its loop held, its accept queue full) is itself the finding:
+ * it is printed, and the delays read NaN, so the run goes on to its other figures.
+ */
 export const daemonLoopDelay = async (baseUrl: string, adminKey: string): Promise<LoopDelay> => {
-  const res = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${adminKey}` }, signal: AbortSignal.timeout(120_000) })
-  const text = await res.text()
-  if (res.status !== 200) throw new Error(`/metrics: HTTP ${res.status} ${text.slice(0, 200)}`)
-  return { p50Ms: gaugeMs(text, "nodejs_eventloop_lag_p50_seconds"), p99Ms: gaugeMs(text, "nodejs_eventloop_lag_p99_seconds"), maxMs: gaugeMs(text, "nodejs_eventloop_lag_max_seconds") }
+  const t0 = performance.now()
+  try {
+    const res = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${adminKey}` }, signal: AbortSignal.timeout(120_000) })
+    const text = await res.text()
+    if (res.status !== 200) throw new Error(`/metrics: HTTP ${res.status} ${text.slice(0, 200)}`)
+    return { p50Ms: gaugeMs(text, "nodejs_eventloop_lag_p50_seconds"), p99Ms: gaugeMs(text, "nodejs_eventloop_lag_p99_seconds"), maxMs: gaugeMs(text, "nodejs_eventloop_lag_max_seconds") }
+  } catch (e) {
+    const cause = (e as { cause?: { code?: unknown } }).cause?.code ?? String(e)
+    console.log(`[bench] ${baseUrl}/metrics did not answer after ${Math.round(performance.now() - t0)} ms (${String(cause)}); its loop delay reads NaN`)
+    return { p50Ms: Number.NaN, p99Ms: Number.NaN, maxMs: Number.NaN }
+  }
 }
 
 /** The path of the loop-only probe: no route serves it, so the router answers 404 at once. */
