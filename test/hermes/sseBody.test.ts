@@ -39,6 +39,22 @@ describe("an event stream's body read straight", () => {
       expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("socket hang up")
     }))
 
+  it.live("a body that fails while onEvent works (no wait listening) fails the read, and nothing is thrown", () =>
+    Effect.gen(function* () {
+      const body = new PassThrough()
+      const exit = yield* readBodyEvents(body, broke, () =>
+        Effect.sync(() => body.destroy(new Error("reset while the ledger wrote"))).pipe(Effect.zipRight(Effect.sleep("20 millis")), Effect.as(true))
+      ).pipe(
+        Effect.fork,
+        Effect.tap(() => Effect.sync(() => body.write(frame("one")))),
+        Effect.flatMap(Fiber.await)
+      )
+      expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("reset while the ledger wrote")
+      // The body's own listener outlives the read by a tick, then goes.
+      yield* Effect.sleep("20 millis")
+      expect(body.listenerCount("error")).toBe(0)
+    }))
+
   it.live("a body closed without an error before its end is a failure, not an end", () =>
     Effect.gen(function* () {
       const body = new PassThrough()

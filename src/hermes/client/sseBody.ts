@@ -18,6 +18,8 @@ import type { HermesFailure } from "./failure.ts"
 import type { HermesEvent } from "./HermesClient.ts"
 import { makeFrameDecoder, toHermesEvents } from "./sse.ts"
 
+const ignoreError = (): void => undefined
+
 /** A chunk of the body; null once it has ended. */
 type Chunk = Uint8Array | string | null
 
@@ -65,6 +67,10 @@ export const readBodyEvents = (
   onEvent: (e: HermesEvent) => Effect.Effect<boolean>
 ): Effect.Effect<void, HermesFailure> =>
   Effect.gen(function* () {
+    // A body can fail while no wait is listening (during `onEvent`): without a listener of its own
+    // an `error` event would be thrown as an uncaught exception. This one keeps the process up; the
+    // failure is read from `body.errored` at the next read.
+    body.on("error", ignoreError)
     const decoder = makeFrameDecoder()
     for (;;) {
       const chunk = yield* nextChunk(body, fail)
@@ -75,4 +81,8 @@ export const readBodyEvents = (
       }
       if (chunk === null) return
     }
-  }).pipe(Effect.ensuring(Effect.sync(() => body.destroy())))
+  }).pipe(Effect.ensuring(Effect.sync(() => {
+    body.destroy()
+    // After `destroy` (whose own error, if any, is emitted on a later tick): a listener kept a tick longer.
+    setImmediate(() => body.off("error", ignoreError))
+  })))
