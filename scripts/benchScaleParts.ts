@@ -31,6 +31,12 @@ export interface ScaleSize {
   readonly parkedChecked: number
   /** `hermes.quiet_check_ms` for the bridge; 0 leaves the default (10 s). */
   readonly quietCheckMs: number
+  /**
+   * Seconds the runs stay parked before the RSS is read a second time (0: no second reading). The
+   * first reading comes right after the burst of starts, whose garbage V8 has collected but whose
+   * heap pages it keeps until its memory reducer runs, a minute or two later.
+   */
+  readonly settleS: number
 }
 
 /**
@@ -38,8 +44,8 @@ export interface ScaleSize {
  * fits a few minutes of `.ci/run` (the plumbing and the 0-lost check, not figures to quote).
  */
 export const SIZES: Readonly<Record<"full" | "small", ScaleSize>> = {
-  full: { runs: 10_000, clients: 100, sims: 5, streamShare: 0.1, seconds: 60, deltas: 50, paceS: 20, outputBytes: 4096, statusInFlight: 4, replicas: 3, parkedChecked: 1000, quietCheckMs: 0 },
-  small: { runs: 300, clients: 10, sims: 2, streamShare: 0.1, seconds: 15, deltas: 50, paceS: 10, outputBytes: 4096, statusInFlight: 2, replicas: 3, parkedChecked: 100, quietCheckMs: 0 }
+  full: { runs: 10_000, clients: 100, sims: 5, streamShare: 0.1, seconds: 60, deltas: 50, paceS: 20, outputBytes: 4096, statusInFlight: 4, replicas: 3, parkedChecked: 1000, quietCheckMs: 0, settleS: 0 },
+  small: { runs: 300, clients: 10, sims: 2, streamShare: 0.1, seconds: 15, deltas: 50, paceS: 10, outputBytes: 4096, statusInFlight: 2, replicas: 3, parkedChecked: 100, quietCheckMs: 0, settleS: 0 }
 }
 
 /** `--size small|full` (or BENCH_SCALE_SIZE), then any field overridden by `--<field> N`. */
@@ -56,7 +62,7 @@ export const parseScaleArgs = (argv: ReadonlyArray<string>, env: NodeJS.ProcessE
     const v = flag(name)
     if (v === undefined) continue
     const n = Number(v)
-    if (!Number.isFinite(n) || n < 0 || (n === 0 && key !== "quietCheckMs")) throw new Error(`--${name} takes a positive number, not ${v}`)
+    if (!Number.isFinite(n) || n < 0 || (n === 0 && key !== "quietCheckMs" && key !== "settleS")) throw new Error(`--${name} takes a positive number, not ${v}`)
     size[key] = n
   }
   const stores = (flag("stores") ?? "sqlite,pg").split(",").map((s) => s.trim())

@@ -5,6 +5,7 @@
  * flags. No timing here: the bench prints figures, nothing asserts on them.
  */
 import { describe, expect, it } from "vitest"
+import { spawnSync } from "node:child_process"
 import { cpuMs, cpuMsOfStat, parkedInput, parkedRunProblems, parseScaleArgs, percentile, perRunKiB, rssKiB, SIZES, split, streamedRunProblems, streamInput, streamText } from "../../scripts/benchScaleParts.ts"
 import { parseInput } from "../../src/hermes/sim/directives.ts"
 import { makePlan } from "../../src/hermes/sim/script.ts"
@@ -79,6 +80,12 @@ describe("figures", () => {
     expect(rssKiB(process.pid)).toBeGreaterThan(1000)
   })
 
+  it("reads NaN for a process that is gone, rather than throwing (its exit is reported where it is watched)", () => {
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid!
+    expect(rssKiB(gone)).toBeNaN()
+    expect(cpuMs(gone)).toBeNaN()
+  })
+
   it("takes the nearest-rank percentile", () => {
     const xs = Array.from({ length: 100 }, (_, i) => 100 - i)
     expect(percentile(xs, 0.99)).toBe(99)
@@ -92,6 +99,13 @@ describe("sizes and flags", () => {
   it("full is the issue's 10,000 live runs from 100 clients, a tenth streaming", () => {
     expect(SIZES.full).toMatchObject({ runs: 10_000, clients: 100, streamShare: 0.1, replicas: 3 })
     expect(split(SIZES.full)).toEqual({ streaming: 1000, parked: 9000 })
+  })
+
+  it("reads --settle-s, 0 (no second reading) by default", () => {
+    expect(SIZES.full.settleS).toBe(0)
+    expect(parseScaleArgs(["--settle-s", "120"]).size.settleS).toBe(120)
+    expect(parseScaleArgs(["--settle-s", "0"]).size.settleS).toBe(0)
+    expect(() => parseScaleArgs(["--settle-s", "-1"])).toThrow(/positive number/)
   })
 
   it("takes the size from the flag or the environment, and fields from their flags", () => {
