@@ -20,6 +20,10 @@ const alice = as("alice")
 const bob = as("bob")
 const run = (h: { readonly runs: RunsShape }, input: Partial<StartRunInput>) => h.runs.start({ agent: "hermes", input: "task", ...input })
 
+/** The SQL ledger with some of its methods replaced: a fault of the store. */
+const ledgerWith = (replace: (l: typeof Ledger.Service) => Partial<typeof Ledger.Service>) =>
+  Layer.effect(Ledger, Effect.map(makeLedgerSql, (l) => ({ ...l, ...replace(l) })))
+
 describe("agent_run start path", () => {
   it.live("refuses an unknown agent and an unkeyed profile before anything reaches Hermes", () =>
     Effect.gen(function* () {
@@ -220,10 +224,7 @@ describe("agent_run start path", () => {
 
   it.live("a ledger that cannot record the run stops it in Hermes and answers store_unavailable", () =>
     Effect.gen(function* () {
-      const failingInsert = Layer.effect(
-        Ledger,
-        Effect.map(makeLedgerSql, (l) => ({ ...l, insert: () => Effect.fail(new LedgerError({ operation: "insert", cause: new Error("disk I/O error") })) }))
-      )
+      const failingInsert = ledgerWith(() => ({ insert: () => Effect.fail(new LedgerError({ operation: "insert", cause: new Error("disk I/O error") })) }))
       const h = yield* harness({ ledger: failingInsert })
       const e = yield* failure(alice(run(h, { idempotency_key: "k" })))
       expect(errorCode(e)).toBe("bridge.store_unavailable")
@@ -236,16 +237,12 @@ describe("agent_run start path", () => {
   it.live("a slot the store could not reserve queues the start; the queue admits it once the store answers", () =>
     Effect.gen(function* () {
       let reservations = 0
-      const flakyReserve = Layer.effect(
-        Ledger,
-        Effect.map(makeLedgerSql, (l) => ({
-          ...l,
-          reserveSlot: (profile: string, capacity: number, token: string, freshSince: number) =>
-            reservations++ === 0
-              ? Effect.fail(new LedgerError({ operation: "reserveSlot", cause: new Error("canceling statement due to lock timeout") }))
-              : l.reserveSlot(profile, capacity, token, freshSince)
-        }))
-      )
+      const flakyReserve = ledgerWith((l) => ({
+        reserveSlot: (profile, capacity, token, freshSince) =>
+          reservations++ === 0
+            ? Effect.fail(new LedgerError({ operation: "reserveSlot", cause: new Error("canceling statement due to lock timeout") }))
+            : l.reserveSlot(profile, capacity, token, freshSince)
+      }))
       const h = yield* harness({ ledger: flakyReserve })
       const view = yield* alice(run(h, { input: "task" }))
       expect(view.status).toBe("queued")
@@ -259,15 +256,11 @@ describe("agent_run start path", () => {
     Effect.gen(function* () {
       // The key's row exists (IdempotencyTaken) but reading it fails: two storage faults in a row.
       let lookups = 0
-      const racedLedger = Layer.effect(
-        Ledger,
-        Effect.map(makeLedgerSql, (l) => ({
-          ...l,
-          byIdempotencyKey: (profile: string, key: string) =>
-            lookups++ === 0 ? l.byIdempotencyKey(profile, key) : Effect.fail(new LedgerError({ operation: "get", cause: new Error("database is locked") })),
-          insert: (r: { readonly idempotencyKey: string | null }) => Effect.fail(new IdempotencyTaken({ key: r.idempotencyKey ?? "" }))
-        }))
-      )
+      const racedLedger = ledgerWith((l) => ({
+        byIdempotencyKey: (profile, key) =>
+          lookups++ === 0 ? l.byIdempotencyKey(profile, key) : Effect.fail(new LedgerError({ operation: "get", cause: new Error("database is locked") })),
+        insert: (r) => Effect.fail(new IdempotencyTaken({ key: r.idempotencyKey ?? "" }))
+      }))
       const h = yield* harness({ ledger: racedLedger })
       // The winner's run, already in Hermes under the same key.
       const profile = yield* h.hermes.shape.profile("hermes")
