@@ -63,13 +63,15 @@ export const makeHermesClient = (
       (byName.get(p.name) === p ? cache.get(p.name) : fetchFeatures(http, p)).pipe(
         Effect.map((f) => ({ ...f, eventReplay: numbered.get(p.name) ?? null }))
       )
-    const ops = makeOperations({ http, features, streams, streamIdleTimeout })
+    // `readEvents` stays inside: the client's subscriptions are `events`, `follow` and `followInto`
+    // (which `withoutSubscriptions` refuses), each with the frame tap below.
+    const { readEvents, ...ops } = makeOperations({ http, features, streams, streamIdleTimeout })
     const reconnect = options.reconnectSchedule ?? followReconnectSchedule
     const defaultPoll = Duration.decode(options.pollInterval ?? "1 second")
 
     const followDeps = (p: HermesProfile, runId: string, o: FollowOptions | undefined): FollowDeps => ({
       runId,
-      readEvents: (lastId, onEvent) => ops.readEvents(p, runId, lastId, (e) => Effect.zipRight(sawFrame(p)(e), onEvent(e))),
+      readEvents: (lastId, onEvent) => readEvents(p, runId, lastId, (e) => Effect.zipRight(sawFrame(p)(e), onEvent(e))),
       status: ops.status(p, runId),
       profile: p.name,
       agent: p.agent,

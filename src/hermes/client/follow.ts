@@ -15,7 +15,7 @@
  * run's events is ever open here (the next is opened after the last one closed), and only the
  * daemon's follower follows: Hermes 0.20 splits frames between concurrent subscribers.
  */
-import { Duration, Effect, Either, Mailbox, Schedule, Stream } from "effect"
+import { Duration, Effect, Either, Schedule, type Stream } from "effect"
 import { createHash } from "node:crypto"
 import { type HermesEventData, isKnown, isTerminalEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
@@ -23,6 +23,7 @@ import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
 import { failureLog, HermesTransport, saysRunUnknown } from "./failure.ts"
 import { withMetrics } from "../../common/Metrics.ts"
+import { pushedStream } from "./pushedStream.ts"
 
 /** The one text of a run Hermes no longer knows (its JSON said `run_not_found`). */
 export const GONE_ERROR =
@@ -293,10 +294,4 @@ export const followRunInto = (deps: FollowDeps, settings: FollowSettings, emit: 
 
 /** The follow as a stream with back-pressure: the follower fiber waits while the consumer is busy. */
 export const followRun = (deps: FollowDeps, settings: FollowSettings): Stream.Stream<HermesEvent, HermesFailure> =>
-  Stream.unwrapScoped(
-    Effect.gen(function* () {
-      const mailbox = yield* Mailbox.make<HermesEvent, HermesFailure>({ capacity: 64 })
-      yield* followRunInto(deps, settings, (e) => mailbox.offer(e)).pipe(Mailbox.into(mailbox), Effect.forkScoped)
-      return Mailbox.toStream(mailbox)
-    })
-  )
+  pushedStream((offer) => followRunInto(deps, settings, offer))

@@ -3,7 +3,7 @@
  * stream, and the run controls. They fail with the adapter's own errors (`failure.ts`), in Hermes's
  * terms; the services map those to the bridge's (`services/hermes-failures/hermesErrors.ts`).
  */
-import { Duration, Effect, Mailbox, Option, Schema, Stream } from "effect"
+import { Duration, Effect, Option, Schema, type Stream } from "effect"
 import type { ApprovalChoice } from "../../domain/approvals.ts"
 import { type HermesCode, type HermesFailure, HermesLacks, HermesStatus, HermesTimeout, HermesTransport, transportDetail } from "./failure.ts"
 import { noFeatures, parseFeatures } from "./features.ts"
@@ -12,8 +12,9 @@ import type {
 } from "./HermesClient.ts"
 import type { HermesHttp } from "./http.ts"
 import { CapabilitiesBody, HealthBody, ModelsBody, type RunStatusBody, RunStatusBody as RunStatusSchema, StartBody } from "./schemas.ts"
-import { readBodyEvents } from "./sseBody.ts"
+import { pushedStream } from "./pushedStream.ts"
 import { responseBody } from "./responseBody.ts"
+import { readBodyEvents } from "./sseBody.ts"
 import { isBodyTimeout } from "./streamDispatcher.ts"
 
 /** The control routes' answers carry nothing the bridge needs beyond "2xx". */
@@ -155,13 +156,7 @@ export const makeOperations = ({ http, features, streams, streamIdleTimeout }: O
 
   /** `readEvents` as a stream (back-pressured: the reading waits while the consumer is busy). */
   const events = (p: HermesProfile, id: string, lastEventId: number | null): Stream.Stream<HermesEvent, HermesFailure> =>
-    Stream.unwrapScoped(
-      Effect.gen(function* () {
-        const mailbox = yield* Mailbox.make<HermesEvent, HermesFailure>({ capacity: 64 })
-        yield* readEvents(p, id, lastEventId, (e) => Effect.as(mailbox.offer(e), true)).pipe(Mailbox.into(mailbox), Effect.forkScoped)
-        return Mailbox.toStream(mailbox)
-      })
-    )
+    pushedStream((offer) => readEvents(p, id, lastEventId, (e) => Effect.as(offer(e), true)))
 
   const approval = (
     p: HermesProfile,

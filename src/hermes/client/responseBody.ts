@@ -6,10 +6,10 @@
  *
  * The platform aborts a request whose response object is garbage-collected unread (a
  * FinalizationRegistry keyed on it); a caller reading the raw body therefore keeps the response
- * itself reachable until it is done (`operations.ts`, `readEvents`). A response of any other client (none in the product; a future
- * platform that renames the field) has its body adapted from the platform's `stream` instead, so
- * such a change costs memory, never correctness. `test/hermes/responseBody.test.ts` says which of
- * the two the product's client gives.
+ * itself reachable until it is done (`operations.ts`, `readEvents`). A response of any other client
+ * (none in the product; a future platform that renames the field) has its body adapted from the
+ * platform's `stream` instead, so such a change costs memory, never correctness.
+ * `test/hermes/sseBody.test.ts` fails if the product's client stops giving the raw body.
  */
 import type { HttpClientResponse } from "@effect/platform"
 import * as NodeStream from "@effect/platform-node/NodeStream"

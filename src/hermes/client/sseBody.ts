@@ -20,21 +20,22 @@ import { makeFrameDecoder, toHermesEvents } from "./sse.ts"
 
 const ignoreError = (): void => undefined
 
-/** A chunk of the body; null once it has ended. */
-type Chunk = Uint8Array | string | null
+/** A piece of the body as `read()` gives it (a string only if someone set an encoding); null once it has ended. */
+type BodyPiece = Uint8Array | string | null
 
-const bytesOf = (chunk: Uint8Array | string): Uint8Array => (typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk)
+const utf8 = new TextEncoder()
+const bytesOf = (piece: Uint8Array | string): Uint8Array => (typeof piece === "string" ? utf8.encode(piece) : piece)
 
 /** The body's next chunk, waiting for one without a poll; a failure of the body is `fail(cause)`. */
-const nextChunk = (body: Readable, fail: (cause: unknown) => HermesFailure): Effect.Effect<Chunk, HermesFailure> =>
+const nextChunk = (body: Readable, fail: (cause: unknown) => HermesFailure): Effect.Effect<BodyPiece, HermesFailure> =>
   Effect.suspend(() => {
     if (body.errored !== null) return Effect.fail(fail(body.errored))
     const chunk = body.read() as Uint8Array | string | null
     if (chunk !== null) return Effect.succeed(chunk)
     if (body.readableEnded) return Effect.succeed(null)
     if (body.destroyed) return Effect.fail(fail(new Error("the body was closed before its end")))
-    return Effect.async<Chunk, HermesFailure>((resume) => {
-      const done = (next: Effect.Effect<Chunk, HermesFailure>) => {
+    return Effect.async<BodyPiece, HermesFailure>((resume) => {
+      const done = (next: Effect.Effect<BodyPiece, HermesFailure>) => {
         off()
         resume(next)
       }
