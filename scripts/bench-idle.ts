@@ -33,6 +33,7 @@ import { fileURLToPath } from "node:url"
 import { buildBundle, ROOT } from "./build.ts"
 import { LEGACY } from "./peers/client.ts"
 import { freeLoopbackPort } from "../test/support/freePort.ts"
+import { floorReport, startFloorArms } from "./bench-cluster-floor.ts"
 
 const WINDOW_S = Number(process.argv.slice(2).find((a) => /^\d+(\.\d+)?$/.test(a)) ?? 60)
 const WITH_PG = !process.argv.includes("--no-pg")
@@ -190,6 +191,7 @@ const pgArm = async (bundle: string, bare: number) => {
   const pg = await startPostgres()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-idle-pg-"))
   const replicas: Array<ReturnType<typeof started>> = []
+  let floor: Awaited<ReturnType<typeof startFloorArms>> | undefined
   try {
     const url = await pg.createDatabase()
     const ports: Array<number> = []
@@ -213,14 +215,22 @@ const pgArm = async (bundle: string, bare: number) => {
       replicas.push(started([bundle, "serve", "--config", config]))
     }
     await Promise.all(replicas.map((r, i) => ready(r.child, `http://127.0.0.1:${ports[i]}`, r.stderr)))
+    // Beside them, what the same clock costs below the bridge (scripts/bench-cluster-floor.ts).
+    floor = await startFloorArms(pg)
     await sleep(SETTLE_MS)
     // Two windows back to back: V8's memory reducer (full collections about 90 s after start,
     // 300–600 ms of CPU in all, seen with --trace-gc) can fall in the first; the second is the
     // steady state.
     const pids = [...replicas.map((r) => r.child.pid!), bare]
-    const first = await window(pids)
-    return { first, later: await window(pids) }
+    const floorPids = floor.pids
+    const both = async () => {
+      const w = await window([...pids, ...floorPids])
+      return { bridge: { msPerS: w.msPerS.slice(0, pids.length), load: w.load }, floor: w.msPerS.slice(pids.length) }
+    }
+    const first = await both()
+    return { first, later: await both() }
   } finally {
+    floor?.stop()
     for (const r of replicas) await r.stop()
     await pg.stop()
     fs.rmSync(dir, { recursive: true, force: true })
@@ -237,7 +247,7 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
     const line = (name: string, w: { msPerS: ReadonlyArray<number>; load: string }, goal: string) =>
       console.log(`${name.padEnd(44)} ${f(w.msPerS[0]!)}  (bare node:http ${f(w.msPerS.at(-1)!)}; load ${w.load})  goal ${goal}`)
     const base = { baselineName: "a bare node:http server idling in the same window" }
-    const rows: Array<{ metric: string; value: number; baseline: number; goal: string; baselineName: string }> = []
+    const rows: Array<{ metric: string; value: number; baseline: number; goal?: string; baselineName: string }> = []
     // The two arms run side by side (each window counts only its own processes' CPU, and idle
     // daemons hardly load the machine): the row's wall time is the longer arm's, not their sum.
     const [sqlite, pgResult] = await Promise.all([
@@ -260,7 +270,8 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
       )
     }
     if (pgResult !== undefined) {
-      for (const [label, p] of [["", pgResult.first], [", a window later", pgResult.later]] as const) {
+      for (const [label, both] of [["", pgResult.first], [", a window later", pgResult.later]] as const) {
+        const p = both.bridge
         const [alone, ...replicas] = p.msPerS.slice(0, -1)
         const worst = Math.max(...replicas)
         console.log(`${`PostgreSQL, 2 replicas, no client${label} (each)`.padEnd(44)} ${replicas.map(f).join(" ")}  (bare node:http ${f(p.msPerS.at(-1)!)}; load ${p.load})  goal ≤ 2`)
@@ -269,6 +280,10 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
           { metric: `idle CPU, PostgreSQL replica (of 2), no client${label}, the busier (ms/s)`, value: worst, baseline: p.msPerS.at(-1)!, goal: "≤ 2 ms/s", ...base },
           { metric: `idle CPU, PostgreSQL, one daemon without a cluster, no client${label} (ms/s)`, value: alone!, baseline: p.msPerS.at(-1)!, goal: "≤ 2 ms/s", ...base }
         )
+        const below = floorReport(both.floor, label)
+        console.log(`below the bridge, the same window${label}:`)
+        for (const l of below.lines) console.log(l)
+        rows.push(...below.rows)
       }
     }
     console.log(`BENCH_JSON ${JSON.stringify({ bench: "idle", rows })}`)
