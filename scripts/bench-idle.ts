@@ -84,14 +84,32 @@ const ready = async (child: ChildProcess, base: string, stderr: () => string) =>
   }
 }
 
-/** ms of CPU per second of each `pids` over one window, with the load average at its start and end. */
+/**
+ * CPU time of a process's main thread so far, in ms: the thread that runs JavaScript (its id is the
+ * process's). The rest of a process's CPU is V8's helper threads (concurrent marking and sweeping
+ * after a collection) and libuv's pool.
+ */
+const mainThreadCpuMs = (pid: number): number => {
+  const fields = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK
+}
+
+/**
+ * ms of CPU per second of each `pids` over one window, with the load average at its start and end;
+ * `mainMsPerS`: the first process's main thread alone.
+ */
 const window = async (pids: ReadonlyArray<number>) => {
   const load0 = os.loadavg()[0]!
   const before = pids.map(cpuMs)
+  const mainBefore = mainThreadCpuMs(pids[0]!)
   const t0 = performance.now()
   await sleep(WINDOW_S * 1000)
   const seconds = (performance.now() - t0) / 1000
-  return { msPerS: pids.map((p, i) => (cpuMs(p) - before[i]!) / seconds), load: `${load0.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)}` }
+  return {
+    msPerS: pids.map((p, i) => (cpuMs(p) - before[i]!) / seconds),
+    mainMsPerS: (mainThreadCpuMs(pids[0]!) - mainBefore) / seconds,
+    load: `${load0.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)}`
+  }
 }
 
 /** A response body read until aborted (a held event stream). */
@@ -244,8 +262,8 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
   try {
     const f = (n: number) => n.toFixed(2).padStart(6)
     console.log(`idle CPU (ms per s, windows of ${WINDOW_S} s; ${os.cpus().length} cores; the bare node:http server idles beside it)`)
-    const line = (name: string, w: { msPerS: ReadonlyArray<number>; load: string }, goal: string) =>
-      console.log(`${name.padEnd(44)} ${f(w.msPerS[0]!)}  (bare node:http ${f(w.msPerS.at(-1)!)}; load ${w.load})  goal ${goal}`)
+    const line = (name: string, w: { msPerS: ReadonlyArray<number>; mainMsPerS: number; load: string }, goal: string) =>
+      console.log(`${name.padEnd(44)} ${f(w.msPerS[0]!)}  (its main thread ${f(w.mainMsPerS)}; bare node:http ${f(w.msPerS.at(-1)!)}; load ${w.load})  goal ${goal}`)
     const base = { baselineName: "a bare node:http server idling in the same window" }
     const rows: Array<{ metric: string; value: number; baseline: number; goal?: string; baselineName: string }> = []
     // The two arms run side by side (each window counts only its own processes' CPU, and idle
