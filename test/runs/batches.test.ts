@@ -120,6 +120,37 @@ describe("consumeInBatches", () => {
       expect(["!first", "x", "y"]).toEqual(expect.arrayContaining(seen.flat()))
     }))
 
+  it.effect("a timer set for an earlier deadline (its batch went out early) does not send the next batch before its own deadline", () =>
+    Effect.gen(function* () {
+      const q = yield* Queue.unbounded<string>()
+      const { batches, fiber } = yield* collect(Stream.fromQueue(q))
+      yield* Queue.offer(q, "a") // deadline at 50 ms: a timer is set for it
+      yield* TestClock.adjust("10 millis")
+      yield* Queue.offer(q, "!now") // goes at once with "a"; the 50 ms timer stays set
+      yield* TestClock.adjust("10 millis")
+      expect(batches).toEqual([["a", "!now"]])
+      yield* Queue.offer(q, "b") // at 20 ms: its deadline is 70 ms
+      yield* TestClock.adjust("35 millis") // 55 ms: the stale timer fired
+      expect(batches).toEqual([["a", "!now"]])
+      yield* TestClock.adjust("15 millis") // 70 ms
+      expect(batches).toEqual([["a", "!now"], ["b"]])
+      yield* Queue.shutdown(q)
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.effect("a failure while buffered items wait for the timer hands them on at once, then raises it", () =>
+    Effect.gen(function* () {
+      const q = yield* Queue.unbounded<string>()
+      const { batches, fiber } = yield* collect(Stream.fromQueue(q).pipe(Stream.concat(Stream.fail("boom"))))
+      yield* Queue.offerAll(q, ["a", "b"])
+      yield* TestClock.adjust("10 millis")
+      expect(batches).toEqual([]) // waiting for the timer
+      yield* Queue.shutdown(q) // the stream ends, then fails
+      const exit = yield* Effect.either(Fiber.join(fiber))
+      expect(exit).toEqual(Either.left("boom"))
+      expect(batches).toEqual([["a", "b"]])
+    }))
+
   it.effect("a stream that dies hands on nothing after it and raises the defect", () =>
     Effect.gen(function* () {
       const { fiber } = yield* collect(Stream.make("a").pipe(Stream.concat(Stream.die("broken"))))
