@@ -54,10 +54,17 @@ export const batchesFrom = <A, E, R>(
     const scope = yield* Effect.scope
     /**
      * The consumer's wake-up while something is buffered: opened by every offer, by the end, and by
-     * the deadline's timer. (Racing each take against a timeout forked two fibers per streamed
+     * the deadline's alarm. (Racing each take against a timeout forked two fibers per streamed
      * event; this forks one timer per deadline.)
      */
     const wake = yield* Effect.makeLatch(false)
+    /**
+     * Opens `wake` once the clock reads `at` or later. A timer can fire a little before the clock
+     * reads its end (Node's timers keep the event loop's own time, the clock reads the wall's), so
+     * the wait is checked against the clock, not taken as done.
+     */
+    const alarm = (at: number): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => (now >= at ? wake.open : Effect.zipRight(Effect.sleep(at - now), Effect.suspend(() => alarm(at)))))
     const producer = yield* produce((a) => Effect.zipRight(mailbox.offer(a), wake.open)).pipe(
       Mailbox.into(mailbox),
       Effect.ensuring(wake.open),
@@ -76,7 +83,7 @@ export const batchesFrom = <A, E, R>(
           return onBatch(batch)
         })
 
-        /** The deadline a timer is already set for (one timer per deadline; a stale one only wakes the loop early). */
+        /** The deadline an alarm is set for (one per deadline; an earlier deadline's only wakes the loop early). */
         let timerFor = -1
 
         for (;;) {
@@ -93,7 +100,7 @@ export const batchesFrom = <A, E, R>(
               }
               if (timerFor !== deadline) {
                 timerFor = deadline
-                yield* Effect.forkIn(Effect.zipRight(Effect.sleep(wait), wake.open), scope)
+                yield* Effect.forkIn(alarm(deadline), scope)
               }
               yield* wake.await
               continue
