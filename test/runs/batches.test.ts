@@ -4,7 +4,7 @@
  * strands buffered items.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Deferred, Duration, Effect, Either, Fiber, Option, Queue, Stream, TestClock } from "effect"
+import { Deferred, Effect, Either, Fiber, Option, Queue, Stream, TestClock } from "effect"
 import { type BatchPolicy, batchesOf, consumeInBatches } from "../../src/services/runs/batches.ts"
 
 const policy: BatchPolicy<string> = { maxItems: 5, interval: "50 millis", urgent: (s) => s.startsWith("!") }
@@ -134,30 +134,6 @@ describe("consumeInBatches", () => {
       expect(batches).toEqual([["a", "!now"]])
       yield* TestClock.adjust("15 millis") // 70 ms
       expect(batches).toEqual([["a", "!now"], ["b"]])
-      yield* Queue.shutdown(q)
-      yield* Fiber.interrupt(fiber)
-    }))
-
-  it.effect("a timer that fires before the clock reads its deadline (as Node's can) still sends the batch at the deadline", () =>
-    Effect.gen(function* () {
-      // The test clock's time, with timers that end a millisecond early.
-      const clock = yield* Effect.clock
-      const early: Clock.Clock = {
-        [Clock.ClockTypeId]: Clock.ClockTypeId,
-        unsafeCurrentTimeMillis: () => clock.unsafeCurrentTimeMillis(),
-        unsafeCurrentTimeNanos: () => clock.unsafeCurrentTimeNanos(),
-        currentTimeMillis: Effect.suspend(() => clock.currentTimeMillis),
-        currentTimeNanos: Effect.suspend(() => clock.currentTimeNanos),
-        sleep: (d) => clock.sleep(Duration.millis(Math.max(1, Duration.toMillis(d) - 1)))
-      }
-      const q = yield* Queue.unbounded<string>()
-      // The consumer's fiber (and its timers) runs on that clock; the test moves the test clock.
-      const { batches, fiber } = yield* collect(Stream.fromQueue(q)).pipe(Effect.withClock(early))
-      yield* Queue.offer(q, "a")
-      yield* TestClock.adjust("49 millis") // the timer ends here; the clock reads 49
-      expect(batches).toEqual([])
-      yield* TestClock.adjust("1 millis")
-      expect(batches).toEqual([["a"]])
       yield* Queue.shutdown(q)
       yield* Fiber.interrupt(fiber)
     }))

@@ -51,25 +51,7 @@ export const batchesFrom = <A, E, R>(
   Effect.gen(function* () {
     const interval = Duration.toMillis(policy.interval)
     const mailbox = yield* Mailbox.make<A, E>(READ_AHEAD)
-    const scope = yield* Effect.scope
-    /**
-     * The consumer's wake-up while something is buffered: opened by every offer, by the end, and by
-     * the deadline's alarm. (Racing each take against a timeout forked two fibers per streamed
-     * event; this forks one timer per deadline.)
-     */
-    const wake = yield* Effect.makeLatch(false)
-    /**
-     * Opens `wake` once the clock reads `at` or later. A timer can fire a little before the clock
-     * reads its end (Node's timers keep the event loop's own time, the clock reads the wall's), so
-     * the wait is checked against the clock, not taken as done.
-     */
-    const alarm = (at: number): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => (now >= at ? wake.open : Effect.zipRight(Effect.sleep(at - now), Effect.suspend(() => alarm(at)))))
-    const producer = yield* produce((a) => Effect.zipRight(mailbox.offer(a), wake.open)).pipe(
-      Mailbox.into(mailbox),
-      Effect.ensuring(wake.open),
-      Effect.forkScoped
-    )
+    const producer = yield* produce((a) => mailbox.offer(a)).pipe(Mailbox.into(mailbox), Effect.forkScoped)
 
     const consume = <E2, R2>(onBatch: (batch: ReadonlyArray<A>) => Effect.Effect<boolean, E2, R2>): Effect.Effect<void, E | E2, R2> =>
       Effect.gen(function* () {
@@ -83,32 +65,21 @@ export const batchesFrom = <A, E, R>(
           return onBatch(batch)
         })
 
-        /** The deadline an alarm is set for (one per deadline; an earlier deadline's only wakes the loop early). */
-        let timerFor = -1
-
         for (;;) {
-          if (buffer.length > 0) {
-            // Something is buffered: take what has come, else wait for more or the deadline. The
-            // latch is closed before the Mailbox is looked at, so an offer after the look opens it.
-            yield* wake.close
-            const size = mailbox.unsafeSize()
-            if (Option.isSome(size) && size.value === 0) {
-              const wait = deadline - (yield* Clock.currentTimeMillis)
-              if (wait <= 0) {
-                if (yield* flush) return
-                continue
-              }
-              if (timerFor !== deadline) {
-                timerFor = deadline
-                yield* Effect.forkIn(alarm(deadline), scope)
-              }
-              yield* wake.await
+          // The stream's failure comes as the take's: what is buffered goes out before it is raised.
+          let taken: Either.Either<readonly [Iterable<A>, boolean], E>
+          if (buffer.length === 0) {
+            taken = yield* Effect.either(mailbox.takeAll)
+          } else {
+            // A take interrupted by the timeout leaves the Mailbox as it was: nothing is lost.
+            const wait = Math.max(0, deadline - (yield* Clock.currentTimeMillis))
+            const next = yield* Effect.timeoutOption(Effect.either(mailbox.takeAll), wait)
+            if (Option.isNone(next)) {
+              if (yield* flush) return
               continue
             }
+            taken = next.value
           }
-          // The stream's failure comes as the take's: what is buffered goes out before it is raised.
-          // (With something buffered the Mailbox holds items or has ended here: the take returns at once.)
-          const taken: Either.Either<readonly [Iterable<A>, boolean], E> = yield* Effect.either(mailbox.takeAll)
           if (Either.isLeft(taken)) {
             if (yield* flush) return
             return yield* Effect.fail(taken.left)
@@ -130,7 +101,7 @@ export const batchesFrom = <A, E, R>(
 
     return {
       consume,
-      stop: Effect.zipRight(Effect.zipRight(mailbox.end, wake.open), Fiber.interruptFork(producer))
+      stop: Effect.zipRight(mailbox.end, Fiber.interruptFork(producer))
     }
   })
 
