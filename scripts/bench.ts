@@ -14,7 +14,8 @@
  * - bench-replicas:  1 vs 2 vs 3 replicas behind nginx: status calls/s, failover on SIGKILL (issue 25)
  * - bench-queue:     200 runs by 20 clients through Hermes's cap of 10 vs the ideal; a queued start's answer vs an admitted one's (issue 38)
  * - bench-idle:      the daemon's CPU per second with nothing to do: no client, an idle 2025 session,
- *                    an idle console page; as a PostgreSQL replica (issue 41)
+ *                    an idle console page; as a PostgreSQL replica, with the cluster's clock below the
+ *                    bridge beside it (bench-cluster-floor's arms) (issue 41)
  * - bench-start-counts: the SQLite time of a start's counts with a history of ended runs, with and
  *                    without migration 0017's partial indexes (issue 41)
  * - bench-stream-floor: what holding one Hermes event stream open costs a process (undici alone, with a
