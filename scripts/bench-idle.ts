@@ -50,6 +50,8 @@ const CLUSTER_SECRET = "bench-idle-cluster-secret-0123456789abcdef"
  * 300 ms of CPU, which would read as 5 ms/s in one 60 s window). Short windows (a quick run) wait 5 s.
  */
 const SETTLE_MS = WINDOW_S >= 30 ? 75_000 : 5000
+/** After a client leaves, before the next window: what its going costs is not idle. */
+const CLIENT_GONE_MS = 5000
 const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100)
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -196,6 +198,10 @@ const sqliteArms = async (bundle: string, bare: number) => {
       // The page held a window more: the first can hold V8's collections after the sign-in's work.
       const pageLater = await window([pid, bare])
       closeConsole()
+      // The page's going is its own work, not idle: its stream torn down, the collections of what it
+      // left (a few scavenges, some 10-40 ms of CPU in all). Windows that began at the close read
+      // 1.33-2.00 ms/s where the next ones read 0-0.33 (2026-12-04).
+      await sleep(CLIENT_GONE_MS)
       // No client again, minutes after start: the first window can hold V8's one-off collections.
       const noneLater = await window([pid, bare])
       return { none, session, page, pageLater, noneLater }
