@@ -204,10 +204,11 @@ describe("replicas on one PostgreSQL: one follower per run, failover on SIGKILL,
     // A third replica joins; once the shards are spread over both, a new batch, then SIGTERM.
     const c = await spawnReplica("C")
     expect(await shardHolders(2)).toHaveLength(2)
-    // The locks say the shards moved; the runners' own view follows on their next assignments
-    // refresh. A run sent in that instant (seen once, 2026-12-04: three of four runs unfollowed
-    // after 5 s, just after C took its shards) waits for the message poll; the bound here is for a
-    // cluster at rest, so the batch starts two refreshes later.
+    // The locks say the shards moved; the runners act on it a moment later (their assignments
+    // refresh, C marking its shards taken, the first connection to C). A run whose notification
+    // falls in that moment is found by the message poll instead (seen once, 2026-12-04: three of
+    // four runs unfollowed after 5 s, just after C took its shards; which step it was is not
+    // known). The bound here is for a cluster at rest, so the batch starts two refreshes later.
     await sleep(2 * CLUSTER_TIMING.assignmentsRefreshMs)
     const second = await startRuns(survivor, "second")
     const [bySurvivor] = await exactlyOneFollower(second, [survivor, c])
