@@ -40,10 +40,11 @@ const tryBind = (port: number): Promise<number | undefined> =>
     })
   })
 
-export const freeLoopbackPort = async (): Promise<number> => {
+/** `random`: where in the range each candidate is drawn (a test passes its own to draw a held port first). */
+export const freeLoopbackPort = async (random: () => number = Math.random): Promise<number> => {
   const top = ephemeralStart()
   for (let i = 0; i < ATTEMPTS; i++) {
-    const got = await tryBind(LOWEST + Math.floor(Math.random() * (top - LOWEST)))
+    const got = await tryBind(LOWEST + Math.floor(random() * (top - LOWEST)))
     if (got !== undefined) return got
   }
   // Every draw taken (a machine full of listeners): the kernel's choice, with the race above.
