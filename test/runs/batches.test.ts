@@ -120,17 +120,17 @@ describe("consumeInBatches", () => {
       expect(["!first", "x", "y"]).toEqual(expect.arrayContaining(seen.flat()))
     }))
 
-  it.effect("a timer set for an earlier deadline (its batch went out early) does not send the next batch before its own deadline", () =>
+  it.effect("a batch sent early (an urgent item) leaves no deadline behind: the next one waits its own full interval", () =>
     Effect.gen(function* () {
       const q = yield* Queue.unbounded<string>()
       const { batches, fiber } = yield* collect(Stream.fromQueue(q))
-      yield* Queue.offer(q, "a") // deadline at 50 ms: a timer is set for it
+      yield* Queue.offer(q, "a") // waits until 50 ms
       yield* TestClock.adjust("10 millis")
-      yield* Queue.offer(q, "!now") // goes at once with "a"; the 50 ms timer stays set
+      yield* Queue.offer(q, "!now") // goes at once, with "a"
       yield* TestClock.adjust("10 millis")
       expect(batches).toEqual([["a", "!now"]])
-      yield* Queue.offer(q, "b") // at 20 ms: its deadline is 70 ms
-      yield* TestClock.adjust("35 millis") // 55 ms: the stale timer fired
+      yield* Queue.offer(q, "b") // at 20 ms: waits until 70 ms, not the 50 ms of the batch before
+      yield* TestClock.adjust("35 millis") // 55 ms
       expect(batches).toEqual([["a", "!now"]])
       yield* TestClock.adjust("15 millis") // 70 ms
       expect(batches).toEqual([["a", "!now"], ["b"]])
