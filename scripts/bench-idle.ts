@@ -37,6 +37,7 @@ import { buildBundle, ROOT } from "./build.ts"
 import { LEGACY } from "./peers/client.ts"
 import { freeLoopbackPort } from "../test/support/freePort.ts"
 import { floorReport, startFloorArms } from "./bench-cluster-floor.ts"
+import { cpuMsOfStat } from "./benchScaleParts.ts"
 
 const WINDOW_S = Number(process.argv.slice(2).find((a) => /^\d+(\.\d+)?$/.test(a)) ?? 60)
 const WITH_PG = !process.argv.includes("--no-pg")
@@ -52,15 +53,11 @@ const CLUSTER_SECRET = "bench-idle-cluster-secret-0123456789abcdef"
 const SETTLE_MS = WINDOW_S >= 30 ? 75_000 : 5000
 /** After a client leaves, before the next window: what its going costs is not idle. */
 const CLIENT_GONE_MS = 5000
-const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100)
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** CPU time of a process so far, in ms (user + system). */
-export const cpuMs = (pid: number): number => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK
-}
+const cpuMs = (pid: number): number => cpuMsOfStat(fs.readFileSync(`/proc/${pid}/stat`, "utf8"))
 
 /** BENCH_IDLE_NODE_ARGS: node options for the daemons (`--cpu-prof --cpu-prof-dir=…` to see what wakes them). */
 const NODE_ARGS = (process.env["BENCH_IDLE_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
@@ -94,10 +91,7 @@ const ready = async (child: ChildProcess, base: string, stderr: () => string) =>
  * process's). The rest of a process's CPU is V8's helper threads (concurrent marking and sweeping
  * after a collection) and libuv's pool.
  */
-const mainThreadCpuMs = (pid: number): number => {
-  const fields = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK
-}
+const mainThreadCpuMs = (pid: number): number => cpuMsOfStat(fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8"))
 
 /**
  * ms of CPU per second of each `pids` over one window, with the load average at its start and end;
