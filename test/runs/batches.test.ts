@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Fiber, Option, Queue, Stream, TestClock } from "effect"
 import { type BatchPolicy, batchesOf, consumeInBatches } from "../../src/services/runs/batches.ts"
+import { makeFlushTimer } from "../../src/services/runs/flushTimer.ts"
 
 const policy: BatchPolicy<string> = { maxItems: 5, interval: "50 millis", urgent: (s) => s.startsWith("!") }
 
@@ -156,5 +157,30 @@ describe("consumeInBatches", () => {
       const { fiber } = yield* collect(Stream.make("a").pipe(Stream.concat(Stream.die("broken"))))
       const exit = yield* Fiber.await(fiber)
       expect(exit._tag).toBe("Failure")
+    }))
+
+  it.scoped("consumers sharing a timer wait on one sleep between them, and none is left once their text went out", () =>
+    Effect.gen(function* () {
+      const timer = makeFlushTimer(policy.interval)
+      const seen: Array<ReadonlyArray<string>> = []
+      const queues = yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) =>
+        Effect.gen(function* () {
+          const q = yield* Queue.unbounded<string>()
+          const batches = yield* batchesOf(Stream.fromQueue(q), { ...policy, timer })
+          yield* Effect.forkScoped(batches.consume((b) => Effect.sync(() => { seen.push(b); return false })))
+          return [q, i] as const
+        }))
+      yield* Effect.yieldNow()
+      expect((yield* TestClock.sleeps()).length).toBe(0) // nothing buffered: no timer at all
+      for (const [q, i] of queues) {
+        yield* Queue.offer(q, `text ${i}`)
+        yield* TestClock.adjust("1 millis")
+      }
+      expect((yield* TestClock.sleeps()).length).toBe(1)
+      yield* TestClock.adjust("39 millis") // 49 ms: the first is not due yet
+      expect(seen).toEqual([])
+      yield* TestClock.adjust("10 millis") // 59 ms: each went out at its own 50 ms
+      expect(seen).toEqual(Array.from({ length: 10 }, (_, i) => [`text ${i}`]))
+      expect((yield* TestClock.sleeps()).length).toBe(0)
     }))
 })

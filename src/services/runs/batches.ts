@@ -5,21 +5,29 @@
  * or failure. No batch holds more than `maxItems`.
  *
  * The stream is read into a Mailbox by one producer fiber (for a run's follow, the follow itself:
- * `HermesClient.followInto`). At rest (nothing buffered) the consumer
- * waits on the Mailbox alone: no timer and no fiber beyond the producer, which keeps a parked run
- * cheap (`Stream.groupedWithin` costs far more per stream). The batches can be ended from outside
+ * `HermesClient.followInto`), and the consumer only ever waits on that Mailbox: while text waits
+ * for the timer, the timer (`flushTimer.ts`, one for all of a follower's runs) knocks on it when
+ * the deadline passes. So a run holds no fiber beyond the producer and the consumer, parked or
+ * streaming (`Stream.groupedWithin` costs far more per stream, and racing each take against a
+ * timeout forked two fibers per streamed event). The batches can be ended from outside
  * (`stop`, from any fiber, never blocking): the Mailbox is ended, so what it holds is still handed
  * on, and the producer is interrupted. That is how a follow is cut when its run ended elsewhere,
  * without a fiber per run racing the stream against a signal (`Stream.interruptWhen` holds two, and
  * a channel executor, for as long as the run is parked).
  */
-import { Clock, Duration, Effect, Either, Fiber, Mailbox, Option, type Scope, Stream } from "effect"
+import { type Duration, Effect, Either, Fiber, Mailbox, type Scope, Stream } from "effect"
+import { type FlushDeadline, makeFlushTimer, type FlushTimer } from "./flushTimer.ts"
 
 export interface BatchPolicy<A> {
   readonly maxItems: number
   readonly interval: Duration.DurationInput
   /** An item that must not wait for the timer; it goes out with everything buffered before it. */
   readonly urgent: (a: A) => boolean
+  /**
+   * The timer the deadlines are kept on, shared by many consumers (a follower's runs): made with
+   * this policy's `interval`. Without one, the batches make their own.
+   */
+  readonly timer?: FlushTimer
 }
 
 /**
@@ -27,6 +35,10 @@ export interface BatchPolicy<A> {
  * back-pressure, so a flood from Hermes holds at most this many events per run in memory here.
  */
 const READ_AHEAD = 64
+
+/** What the timer puts in the Mailbox to wake a consumer waiting on it; never handed on. */
+class Knock {}
+const KNOCK = new Knock()
 
 export interface Batches<A, E> {
   /**
@@ -49,37 +61,33 @@ export const batchesFrom = <A, E, R>(
   policy: BatchPolicy<A>
 ): Effect.Effect<Batches<A, E>, never, Scope.Scope | R> =>
   Effect.gen(function* () {
-    const interval = Duration.toMillis(policy.interval)
-    const mailbox = yield* Mailbox.make<A, E>(READ_AHEAD)
+    const timer = policy.timer ?? makeFlushTimer(policy.interval)
+    const mailbox = yield* Mailbox.make<A | Knock, E>(READ_AHEAD)
     const producer = yield* produce((a) => mailbox.offer(a)).pipe(Mailbox.into(mailbox), Effect.forkScoped)
+    // A knock that finds the Mailbox full is dropped: the consumer then has items to take, and
+    // finds its deadline due after taking them. One that finds it ended is dropped too.
+    const knock = () => {
+      mailbox.unsafeOffer(KNOCK)
+    }
 
-    const consume = <E2, R2>(onBatch: (batch: ReadonlyArray<A>) => Effect.Effect<boolean, E2, R2>): Effect.Effect<void, E | E2, R2> =>
-      Effect.gen(function* () {
-        let buffer: Array<A> = []
-        let deadline = 0
-        /** Hands the buffer on (never more than `maxItems`); true when the consumer wants no more. */
-        const flush = Effect.suspend(() => {
-          if (buffer.length === 0) return Effect.succeed(false)
-          const batch = buffer
-          buffer = []
-          return onBatch(batch)
-        })
-
+    const consume = <E2, R2>(onBatch: (batch: ReadonlyArray<A>) => Effect.Effect<boolean, E2, R2>): Effect.Effect<void, E | E2, R2> => {
+      let buffer: Array<A> = []
+      let deadline: FlushDeadline | null = null
+      /** Hands the buffer on (never more than `maxItems`); true when the consumer wants no more. */
+      const flush = Effect.suspend(() => {
+        deadline?.cancel()
+        deadline = null
+        if (buffer.length === 0) return Effect.succeed(false)
+        const batch = buffer
+        buffer = []
+        return onBatch(batch)
+      })
+      return Effect.gen(function* () {
         for (;;) {
-          // The stream's failure comes as the take's: what is buffered goes out before it is raised.
-          let taken: Either.Either<readonly [Iterable<A>, boolean], E>
-          if (buffer.length === 0) {
-            taken = yield* Effect.either(mailbox.takeAll)
-          } else {
-            // A take interrupted by the timeout leaves the Mailbox as it was: nothing is lost.
-            const wait = Math.max(0, deadline - (yield* Clock.currentTimeMillis))
-            const next = yield* Effect.timeoutOption(Effect.either(mailbox.takeAll), wait)
-            if (Option.isNone(next)) {
-              if (yield* flush) return
-              continue
-            }
-            taken = next.value
-          }
+          // At rest and while text waits alike, the consumer waits on the Mailbox alone: the
+          // timer's knock comes through it. The stream's failure comes as the take's: what is
+          // buffered goes out before it is raised.
+          const taken = yield* Effect.either(mailbox.takeAll)
           if (Either.isLeft(taken)) {
             if (yield* flush) return
             return yield* Effect.fail(taken.left)
@@ -87,7 +95,8 @@ export const batchesFrom = <A, E, R>(
           const [items, done] = taken.right
           // Item by item, so an urgent one goes out with what came before it and nothing after.
           for (const a of items) {
-            if (buffer.length === 0) deadline = (yield* Clock.currentTimeMillis) + interval
+            if (a instanceof Knock) continue
+            if (buffer.length === 0) deadline = yield* timer.after(knock)
             buffer.push(a)
             if ((buffer.length >= policy.maxItems || policy.urgent(a)) && (yield* flush)) return
           }
@@ -96,8 +105,11 @@ export const batchesFrom = <A, E, R>(
             yield* flush
             return
           }
+          // A knock of a deadline since cancelled (its batch went out early) finds this one not due.
+          if (deadline?.due === true && (yield* flush)) return
         }
-      })
+      }).pipe(Effect.ensuring(Effect.sync(() => deadline?.cancel())))
+    }
 
     return {
       consume,

@@ -16,6 +16,7 @@ import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
 import { batchesFrom } from "./batches.ts"
+import { makeFlushTimer } from "./flushTimer.ts"
 import { openApprovalId, withoutRecordedRequests } from "./clarifyReplays.ts"
 import { withInferredClosings } from "./inferredClosings.ts"
 import { logRunEnded, logRunFollowed } from "./runLog.ts"
@@ -55,6 +56,8 @@ const inboxRetry = Schedule.exponential("100 millis").pipe(Schedule.intersect(Sc
 export const makeFollower = (deps: FollowerDeps) => {
   const { ledger, hermes: client, inbox, signals, locks, quietCheck } = deps
   const hermes = bridgeHermes(client)
+  /** One flush timer for the streamed text of every run this follower follows (`flushTimer.ts`). */
+  const flushTimer = makeFlushTimer(FLUSH_INTERVAL)
   /** The quiet watch of each run followed now, so a run settled elsewhere (a stop) ends its follow at once. */
   const watching = new Map<string, QuietWatch>()
 
@@ -244,7 +247,7 @@ export const makeFollower = (deps: FollowerDeps) => {
         (offer: (e: HermesEvent) => Effect.Effect<unknown>) =>
           hermes.followInto(profile.value, run.hermesRunId, { lastEventId, receivedText, onReattach: quiet.reattached }, (e) =>
             Effect.zipRight(quiet.saw(e.id !== null), offer(e))),
-        { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, urgent: (e) => !STREAMED.has(e.event) }
+        { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, timer: flushTimer, urgent: (e) => !STREAMED.has(e.event) }
       )
       // The run ended elsewhere: what was read is committed, then the follow stops reading.
       yield* quiet.whenEnded(batches.stop)
