@@ -50,5 +50,15 @@ describe("storedRow", () => {
 
   it("refuses to encode a record that breaks its Schema (no wrong value written)", () => {
     expect(Either.isLeft(notes.encode({ ...note, createdAt: 1.5 }))).toBe(true)
+    expect(Either.isLeft(notes.changed(note, { ...note, createdAt: 1.5 }))).toBe(true)
+    expect(Either.isLeft(notes.changed(note, note, ["createdAt"]))).toBe(false)
+  })
+
+  it("an update encodes each changed field as the whole record's encode does, a flag and JSON included", () => {
+    const after = { ...note, body: "b", tags: ["x", "y"], pinned: false, hermesURL: "http://[::1]" }
+    const whole = Either.getOrThrow(notes.encode(after))
+    const set = Either.getOrThrow(notes.changed(note, after))
+    expect(set).toEqual({ body: whole["body"], tags: whole["tags"], pinned: whole["pinned"], hermes_url: whole["hermes_url"] })
+    expect(set).toEqual({ body: "b", tags: '["x","y"]', pinned: 0, hermes_url: "http://[::1]" })
   })
 })
