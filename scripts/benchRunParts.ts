@@ -163,14 +163,18 @@ export const streamBridge = (shape: StreamShape, config: ResolvedConfig) =>
       })
     )
     let lost = 0
+    // Each batch of streamed text is one `message.text` event: how many ledger writes the text took.
+    let textBatches = 0
     const simRuns = [...b.sim.state.runs.values()]
     for (const view of m.value) {
       const page = yield* asBench(b.runs.events(view.run_id, 0, 500))
-      const text = page.events.filter((e) => e.type === "message.text").map((e) => e.data["text"]).join("")
+      const texts = page.events.filter((e) => e.type === "message.text")
+      textBatches += texts.length
+      const text = texts.map((e) => e.data["text"]).join("")
       const sim = simRuns.find((r) => r.input === streamInput(shape, Number(view.input_preview.split(" ").at(-1))))
       if (view.status !== "completed" || sim === undefined || text !== sim.output || view.output !== sim.output) lost += 1
     }
-    return { wallMs: m.wallMs, cpuMs: m.cpuMs, peakRssMb: m.peakRssMb, runsWithLoss: lost, runs: m.value.length }
+    return { wallMs: m.wallMs, cpuMs: m.cpuMs, peakRssMb: m.peakRssMb, runsWithLoss: lost, runs: m.value.length, textBatches }
   }).pipe(Effect.scoped)
 
 /** The `p`th percentile of `xs` (nearest rank). */

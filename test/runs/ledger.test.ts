@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Option, Stream } from "effect"
-import { Ledger } from "../../src/services/runs/Ledger.ts"
+import { Ledger, type RunRecord } from "../../src/services/runs/Ledger.ts"
 import { LedgerLive, OUTPUT_CHUNK_BYTES } from "../../src/services/runs/LedgerSql.ts"
 import { TestDb } from "../support/testDb.ts"
 import { utf8 } from "../../src/domain/runs/window.ts"
@@ -104,6 +104,61 @@ describe("ledger", () => {
       for (let k = 1; k < 81; k += 2) expect(events[k]!.data["i"]).toBe(events[k + 1]!.data["i"])
       const missing = yield* Effect.flip(ledger.modify("nope", () => ({ change: {}, result: 0 })))
       expect(missing._tag).toBe("LedgerRunMissing")
+    })))
+
+  it.effect("a write against the run as its writer last stored it (`expected`) is not decided again while nobody wrote since; every write adds one to the version", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const sql = yield* SqlClient.SqlClient
+      const first = yield* ledger.insert(newRun("r1"))
+      expect(first.version).toBe(1) // the insert's run.started is its first write
+      const seen: Array<number> = []
+      const append = (text: string) => (current: RunRecord) => {
+        seen.push(current.lastSeq)
+        return { change: { events: [{ type: "message.text", data: { text } }], outputAppend: text }, result: undefined }
+      }
+      const a = yield* ledger.modify("r1", append("a"), first)
+      expect(a.record.version).toBe(2)
+      // A column changed behind the ledger's back (no writer does this: every UPDATE adds to the
+      // version) is not seen by a write at the version the writer holds: that write read no row.
+      yield* sql`UPDATE runs SET error = 'behind' WHERE run_id = 'r1'`
+      const b = yield* ledger.modify("r1", append("b"), a.record)
+      expect(b.record.error).toBe(null)
+      expect(b.record.version).toBe(3)
+      expect(seen).toEqual([1, 2])
+      // Stored as a write that read the row would have stored it.
+      expect((yield* ledger.get("r1")).pipe(Option.getOrThrow)).toEqual({ ...b.record, error: "behind" })
+    })))
+
+  it.effect("a write against a copy someone wrote past (`expected` stale) reads the row and decides again, losing neither write", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const first = yield* ledger.insert(newRun("r1"))
+      const stale = (yield* ledger.modify("r1", () => ({ change: { events: [{ type: "message.text", data: { text: "a" } }], outputAppend: "a" }, result: undefined }), first)).record
+      // A stop records its status and event in between.
+      yield* ledger.modify("r1", () => ({ change: { status: "stopping", events: [{ type: "run.stopping", data: {} }] }, result: undefined }))
+      const decided: Array<string> = []
+      const next = yield* ledger.modify("r1", (current) => {
+        decided.push(`${current.status}@${current.lastSeq}`)
+        return { change: { events: [{ type: "message.text", data: { text: "b" } }], outputAppend: "b" }, result: undefined }
+      }, stale)
+      // Decided from the copy, refused at its version, decided again from the row as stored.
+      expect(decided).toEqual(["running@2", "stopping@3"])
+      expect(next.record).toMatchObject({ status: "stopping", lastSeq: 4, outputBytes: 2, version: 4 })
+      expect((yield* ledger.eventsAfter("r1", 0, 10)).map((e) => e.type)).toEqual(["run.started", "message.text", "run.stopping", "message.text"])
+      expect(yield* ledger.output("r1")).toBe("ab")
+    })))
+
+  it.effect("an empty change against a copy answers the row as stored, and a copy of a run no longer stored fails as missing", () =>
+    withLedger(Effect.gen(function* () {
+      const ledger = yield* Ledger
+      const first = yield* ledger.insert(newRun("r1"))
+      yield* ledger.modify("r1", () => ({ change: { status: "completed" }, result: undefined }))
+      const empty = yield* ledger.modify("r1", () => ({ change: {}, result: "nothing" }), first)
+      expect(empty.record.status).toBe("completed")
+      expect(empty.result).toBe("nothing")
+      const gone = yield* Effect.flip(ledger.modify("r2", () => ({ change: { status: "completed" }, result: 0 }), { ...first, runId: "r2" }))
+      expect(gone._tag).toBe("LedgerRunMissing")
     })))
 
   it.effect("keeps the newest 500 events of a run", () =>

@@ -31,6 +31,17 @@ export const spelledRows = (files: ReadonlyArray<readonly [string, string]>): Ar
     ...RECORD_ONLY.filter((c) => new RegExp(`\\b${c}\\b`).test(text)).map((c) => `${rel}: ${c}`)
   ])
 
+/**
+ * `file: statement` for each UPDATE of `runs` that does not change its `version`: every write of a
+ * run's row must, or a writer holding the row at that version (`Ledger.modify`'s `expected`) would
+ * write over a change it never saw.
+ */
+export const unversionedRunUpdates = (files: ReadonlyArray<readonly [string, string]>): Array<string> =>
+  files.flatMap(([rel, text]) =>
+    [...text.matchAll(/UPDATE\s+runs\s+SET\b[^`]*/gi)]
+      .filter((m) => !/\bversion\b/.test(m[0]))
+      .map((m) => `${rel}: ${m[0].replace(/\s+/g, " ").slice(0, 60)}`))
+
 describe("stored rows are declared once", () => {
   it("no source spells a declared table's INSERT columns or a record-only column", () => {
     expect(spelledRows(sources(SRC))).toEqual([])
@@ -47,5 +58,13 @@ describe("stored rows are declared once", () => {
       ["services/y.ts", "sql`UPDATE runs SET output_head = ${h}`"],
       ["services/z.ts", "sql`INSERT INTO a2a_push_outbox ${sql.insert(row)}`"]
     ])).toEqual(["services/x.ts: INSERT INTO runs (…)", "services/y.ts: output_head"])
+  })
+
+  it("every UPDATE of a run's row changes its version (the plan's, or `version = version + 1`)", () => {
+    expect(unversionedRunUpdates(sources(SRC))).toEqual([])
+    expect(unversionedRunUpdates([
+      ["services/q.ts", "sql`UPDATE runs SET admitted_at = NULL WHERE run_id = ${id}`"],
+      ["services/r.ts", "sql`UPDATE runs SET admitted_at = NULL, version = version + 1 WHERE run_id = ${id}`"]
+    ])).toEqual(["services/q.ts: UPDATE runs SET admitted_at = NULL WHERE run_id = ${id}"])
   })
 })

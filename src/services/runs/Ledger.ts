@@ -1,8 +1,9 @@
 /**
  * The run ledger: every run, its newest events, its output and its idempotency key, in the store.
  * Text is stored raw (the database is 0600) and only ever redacted on the way out. Every write is
- * one transaction; `modify` reads the run inside that transaction, so concurrent writers (the
- * follower, stop, answer) never overwrite each other's changes.
+ * one transaction; `modify` reads the run inside that transaction (or writes only while the row is
+ * at the version its caller holds), so concurrent writers (the follower, stop, answer) never
+ * overwrite each other's changes.
  *
  * This file is the interface; `LedgerSql.ts` implements it. Tests swap in failing doubles.
  */
@@ -49,7 +50,13 @@ export const RunRecord = Schema.Struct({
   createdAt: Schema.Int,
   updatedAt: Schema.Int,
   endedAt: Schema.NullOr(Schema.Int),
-  face: Schema.Literal("mcp", "a2a") satisfies Schema.Schema<RunFace>
+  face: Schema.Literal("mcp", "a2a") satisfies Schema.Schema<RunFace>,
+  /**
+   * The row's version: every UPDATE of the row adds one. A writer that holds the row as it last
+   * wrote it (a run's follower) writes against this version without reading the row first; if
+   * anyone wrote in between, the row is read and the write decided again (`modify`'s `expected`).
+   */
+  version: Schema.Int
 })
 export interface RunRecord extends Schema.Schema.Type<typeof RunRecord> {}
 
@@ -60,7 +67,7 @@ export interface RunRecord extends Schema.Schema.Type<typeof RunRecord> {}
  */
 export type RunWritten =
   | "error" | "usage" | "pending" | "lastSeq" | "outputBytes" | "outputHead" | "hermesEventId"
-  | "createdAt" | "updatedAt" | "endedAt"
+  | "createdAt" | "updatedAt" | "endedAt" | "version"
 
 /** What a start records: the fields of `RunRecord` but those the writes fill. */
 export interface NewRun extends Omit<RunRecord, RunWritten> {
@@ -199,10 +206,16 @@ export interface LedgerShape {
   /**
    * Reads the run, lets `f` decide the change from what is stored now, and writes it, all in one
    * transaction. Appended events get the next seqs; events beyond the newest EVENTS_KEPT are dropped.
+   *
+   * `expected`: the run as the caller last had it from the ledger (a follower's last commit). The
+   * change is decided from it and written only if the row is still at its `version`, without
+   * reading the row; otherwise (anyone wrote since) the row is read and `f` decides again. So `f`
+   * may be called twice, and must decide from its argument alone.
    */
   readonly modify: <A>(
     runId: string,
-    f: (current: RunRecord) => { readonly change: RunChange; readonly result: A }
+    f: (current: RunRecord) => { readonly change: RunChange; readonly result: A },
+    expected?: RunRecord
   ) => Effect.Effect<Modified<A>, LedgerError | LedgerRunMissing>
   /** Events with seq > afterSeq, oldest first, at most `limit`. */
   readonly eventsAfter: (runId: string, afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>, LedgerError>

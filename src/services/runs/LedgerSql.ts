@@ -74,12 +74,23 @@ export const makeLedgerSql = Effect.gen(function* () {
       Effect.map((rows) => rows.map((r) => r.text).join(""))
     )
 
-  /** Stores the plan of applying `change` to `current` (inside the caller's transaction); returns the new record. */
+  /**
+   * Stores the plan of applying `change` to `current` (inside the caller's transaction); returns the
+   * new record. The row is updated first, only while it is still at `current`'s version: none when
+   * it is not (another writer came between; nothing was written), so a caller that did not read
+   * `current` in this transaction can read the row and decide again.
+   */
   const write = (current: RunRecord, change: RunChange, now: number) =>
     Effect.gen(function* () {
       const runId = current.runId
       const stored = replaceNeedsStoredOutput(current, change) ? yield* readOutput(runId) : null
       const plan = planWrite(current, change, now, stored)
+      const next = plan.next
+      // The columns the plan changed, and always `updated_at`: every write is an UPDATE of the row
+      // (PostgreSQL's change feed is its trigger), and `version` (one more) with them.
+      const set = yield* runRows.changed(current, next, ["updatedAt"])
+      const updated = yield* sql`UPDATE runs SET ${sql.update(set)} WHERE run_id = ${runId} AND version = ${current.version} RETURNING run_id`
+      if (updated.length === 0) return Option.none()
       for (const e of plan.events) {
         yield* sql`INSERT INTO run_events (run_id, seq, type, at, data) VALUES (${runId}, ${e.seq}, ${e.type}, ${e.at}, ${JSON.stringify(e.data)})`
       }
@@ -88,13 +99,13 @@ export const makeLedgerSql = Effect.gen(function* () {
       for (const c of plan.chunks) {
         yield* sql`INSERT INTO run_output (run_id, start_byte, end_byte, text) VALUES (${runId}, ${c.startByte}, ${c.endByte}, ${c.text})`
       }
-      const next = plan.next
-      // The columns the plan changed, and always `updated_at`: every write is an UPDATE of the row
-      // (PostgreSQL's change feed is its trigger).
-      const set = yield* runRows.changed(current, next, ["updatedAt"])
-      yield* sql`UPDATE runs SET ${sql.update(set)} WHERE run_id = ${runId}`
-      return { record: next, appended: plan.events }
+      return Option.some({ record: next, appended: plan.events })
     })
+
+  /** `write` of a row this transaction read (or inserted): it is still at its version, the row being this transaction's. */
+  const writeLocked = (current: RunRecord, change: RunChange, now: number) =>
+    Effect.flatMap(write(current, change, now), (written) =>
+      Option.isSome(written) ? Effect.succeed(written.value) : Effect.dieMessage(`run ${current.runId} changed under its writer's transaction`))
 
   const listWhere = (filter: Omit<ListFilter, "limit" | "after">) => [
     ...(filter.client === null ? [] : [sql`client = ${filter.client}`]),
@@ -134,7 +145,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         const row = yield* runRows.encode(current)
         // A run started at once was admitted now; a queued one when the queue claims it.
         yield* sql`INSERT INTO runs ${sql.insert({ ...row, admitted_at: queued ? null : now })}`
-        const { record } = yield* write(current, { events: [run.started] }, now)
+        const { record } = yield* writeLocked(current, { events: [run.started] }, now)
         return record
       }).pipe(
         inTransaction,
@@ -194,27 +205,45 @@ export const makeLedgerSql = Effect.gen(function* () {
       Effect.mapError(fail("active"))
     ),
 
-    modify: <A>(runId: string, f: (current: RunRecord) => { readonly change: RunChange; readonly result: A }) => {
+    modify: <A>(runId: string, f: (current: RunRecord) => { readonly change: RunChange; readonly result: A }, expected?: RunRecord) => {
       // The write that ended the run, counted once its transaction committed (a rollback counts nothing).
       let ended: RunRecord | null = null
       // A queued run given its Hermes run id: started now (counted once committed).
       let started: RunRecord | null = null
       // Whether the transaction wrote anything (an empty change announces nothing).
       let wrote = false
+      /** `f`'s decision from `current`, written while the row is at `current`'s version; none when it is not. */
+      const writeDecided = (current: RunRecord, { change, result }: { readonly change: RunChange; readonly result: A }) =>
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const written = yield* write(current, change, now)
+          if (Option.isNone(written)) return Option.none()
+          const { record, appended } = written.value
+          wrote = true
+          if (current.endedAt === null && record.endedAt !== null) ended = record
+          if (current.hermesRunId === "" && record.hermesRunId !== "") started = record
+          return Option.some({ record, appended, result } satisfies Modified<A>)
+        })
       return Effect.gen(function* () {
         ended = null
         started = null
         wrote = false
+        // The caller's copy first, unread: written if nobody wrote since (a follower's next batch).
+        // An empty change is decided from the row as stored (it writes nothing to compare versions by).
+        if (expected !== undefined && expected.runId === runId) {
+          const decided = f(expected)
+          if (!isEmptyChange(decided.change)) {
+            const fast = yield* writeDecided(expected, decided)
+            if (Option.isSome(fast)) return fast.value
+          }
+        }
         const found = yield* getRowForWrite(runId)
         if (Option.isNone(found)) return yield* new LedgerRunMissing({ runId })
-        const { change, result } = f(found.value)
-        if (isEmptyChange(change)) return { record: found.value, appended: [], result } satisfies Modified<A>
-        wrote = true
-        const now = yield* Clock.currentTimeMillis
-        const { record, appended } = yield* write(found.value, change, now)
-        if (found.value.endedAt === null && record.endedAt !== null) ended = record
-        if (found.value.hermesRunId === "" && record.hermesRunId !== "") started = record
-        return { record, appended, result } satisfies Modified<A>
+        const decided = f(found.value)
+        if (isEmptyChange(decided.change)) return { record: found.value, appended: [], result: decided.result } satisfies Modified<A>
+        const written = yield* writeDecided(found.value, decided)
+        if (Option.isNone(written)) return yield* Effect.dieMessage(`run ${runId} changed under its writer's transaction`)
+        return written.value
       }).pipe(
         inTransaction,
         Effect.tap(() => Effect.sync(() => {

@@ -112,7 +112,9 @@ export const makeFollower = (deps: FollowerDeps) => {
           ...(r.hermesEventId === null ? {} : { hermesEventId: r.hermesEventId })
         }
         return { change, result: r }
-      })
+        // Written against the run as this follower last stored it (its row not read again), unless
+        // someone wrote it since (a stop, an answer): then it is read and the batch reduced again.
+      }, run)
       if (isTerminal(record.status) && !isTerminal(run.status)) yield* logRunEnded(record)
       yield* Effect.forEach(result.approvalsResolved, (a) => resolved(run.runId, a), { discard: true })
       if (isTerminal(record.status)) {

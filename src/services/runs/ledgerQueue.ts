@@ -88,7 +88,7 @@ export const makeLedgerQueue = (
         const id = yield* next(profile, clientCap)
         if (Option.isNone(id)) return Option.none()
         const now = yield* Clock.currentTimeMillis
-        yield* sql`UPDATE runs SET admitted_at = ${now} WHERE run_id = ${id.value} AND ${WAITING(sql)}`
+        yield* sql`UPDATE runs SET admitted_at = ${now}, version = version + 1 WHERE run_id = ${id.value} AND ${WAITING(sql)}`
         const record = yield* sql`SELECT * FROM runs WHERE run_id = ${id.value}`.pipe(Effect.flatMap(firstRecord))
         return Option.map(record, (r) => ({ record: r, live }))
       }).pipe(inTransaction, Effect.mapError(fail("claimNext"))),
@@ -106,7 +106,7 @@ export const makeLedgerQueue = (
     unclaim: (runId) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const rows = yield* sql`UPDATE runs SET admitted_at = NULL, updated_at = ${now}
+        const rows = yield* sql`UPDATE runs SET admitted_at = NULL, updated_at = ${now}, version = version + 1
             WHERE run_id = ${runId} AND status = 'queued' AND admitted_at IS NOT NULL RETURNING run_id`
         return rows.length > 0
       }).pipe(Effect.mapError(fail("unclaim"))),
@@ -114,7 +114,7 @@ export const makeLedgerQueue = (
     requeueStale: (claimedBefore) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const rows = yield* sql`UPDATE runs SET admitted_at = NULL, updated_at = ${now}
+        const rows = yield* sql`UPDATE runs SET admitted_at = NULL, updated_at = ${now}, version = version + 1
             WHERE status = 'queued' AND admitted_at IS NOT NULL AND admitted_at < ${claimedBefore} RETURNING run_id`
         yield* sql`DELETE FROM run_slots WHERE at < ${claimedBefore}`
         return rows.length

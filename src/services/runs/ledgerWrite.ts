@@ -36,7 +36,7 @@ export const chunkOutput = (text: string, startByte: number): ReadonlyArray<Outp
 
 /** What a run's writes fill in, as a start records it: nothing yet. */
 const UNWRITTEN: Omit<Pick<RunRecord, RunWritten>, "createdAt" | "updatedAt"> = {
-  error: null, usage: null, pending: null, lastSeq: 0, outputBytes: 0, outputHead: "", hermesEventId: null, endedAt: null
+  error: null, usage: null, pending: null, lastSeq: 0, outputBytes: 0, outputHead: "", hermesEventId: null, endedAt: null, version: 0
 }
 
 /** The record a start inserts at `now`: the start's fields, the rest empty (its first event is a write after). */
@@ -119,7 +119,8 @@ export const planWrite = (current: RunRecord, change: RunChange, now: number, st
     outputBytes,
     outputHead,
     updatedAt: now,
-    endedAt: current.endedAt ?? (isTerminal(status) ? now : null)
+    endedAt: current.endedAt ?? (isTerminal(status) ? now : null),
+    version: current.version + 1
   }
   return { events, dropEventsThrough, clearOutput, chunks, next }
 }

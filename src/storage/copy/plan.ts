@@ -48,7 +48,7 @@ export const COPY_PLAN: ReadonlyArray<CopyTable> = [
   { name: "oauth_consents", key: ["id"] }
 ]
 
-/** Rows per read and per INSERT (runs has 24 columns: far under PostgreSQL's 65535 parameters). */
+/** Rows per read and per INSERT (runs has 25 columns: far under PostgreSQL's 65535 parameters). */
 export const COPY_BATCH = 500
 
 /**

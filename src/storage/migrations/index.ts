@@ -84,5 +84,8 @@ export const migrations: Record<string, Migration> = {
     "CREATE INDEX runs_live_client ON runs (client, status, admitted_at) WHERE ended_at IS NULL",
     "DROP INDEX runs_live",
     "CREATE INDEX runs_waiting_client ON runs (client) WHERE status = 'queued' AND admitted_at IS NULL"
-  )
+  ),
+  // Every UPDATE of a run's row adds one to its version, so a follower writes its next batch against
+  // the row it wrote last without reading it again (`Ledger.modify`'s `expected`). Existing rows start at 0.
+  "0018_run_version": portable("ALTER TABLE runs ADD COLUMN version BIGINT NOT NULL DEFAULT 0")
 }
