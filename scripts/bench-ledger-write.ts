@@ -151,7 +151,14 @@ const main = Effect.gen(function* () {
   console.log(`  sql (the same statements through @effect/sql)  ${f(us.sql)} µs CPU per batch  ${f(us.sql / us.raw)}× raw`)
   console.log(`  raw (the same statements through better-sqlite3) ${f(us.raw)} µs CPU per batch`)
   console.log(`  the ledger's own share: ${f(us.ledger - us.sql)} µs per batch; @effect/sql's over SQLite: ${f(us.sql - us.raw)} µs`)
-  console.log(`BENCH_JSON ${JSON.stringify({ ledgerUs: us.ledger, sqlUs: us.sql, rawUs: us.raw, runs: RUNS, rounds: ROUNDS })}`)
+  // For scripts/bench.ts: one machine-readable line, last.
+  console.log(`BENCH_JSON ${JSON.stringify({
+    bench: "ledger-write",
+    rows: [
+      { metric: "one streamed batch's ledger write, Ledger.modify (µs CPU)", value: us.ledger, baseline: us.raw, baselineName: "the same statements through better-sqlite3" },
+      { metric: "the same statements through @effect/sql alone (µs CPU)", value: us.sql, baseline: us.raw, baselineName: "the same statements through better-sqlite3" }
+    ]
+  })}`)
 })
 
 await Effect.runPromise(main)

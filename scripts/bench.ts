@@ -23,6 +23,8 @@
  *                    floor under the bridge's memory per live run (issue 41)
  * - bench-mcp-hot:   (as `percall`) the server's CPU per MCP call, `agent_run_status` and `agents_list`,
  *                    against the same SDK's bare echo in both eras, each a process of its own (issue 41)
+ * - bench-ledger-write: one streamed batch's ledger write, against the same statements through
+ *                    @effect/sql alone and through better-sqlite3 alone: what is below the bridge (issue 41)
  * - bench-scale:     10,000 live runs from 100 clients on SQLite, then on PostgreSQL with 3 replicas
  *                    (issue 41); about 15 minutes, so only when named (BENCH_ONLY=scale; `npm run
  *                    bench:scale` alone, `.ci/run` runs it with `--size small`)
@@ -69,6 +71,7 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "start-counts", script: "bench-start-counts.ts", args: [], quickArgs: ["300", "3000"] },
   { name: "stream-floor", script: "bench-stream-floor.ts", args: [], quickArgs: ["200"] },
   { name: "percall", script: "bench-mcp-hot.ts", args: ["50", "200", "6"], quickArgs: ["10", "32", "1"] },
+  { name: "ledger-write", script: "bench-ledger-write.ts", args: ["20", "3"], quickArgs: ["2", "1"] },
   { name: "scale", script: "bench-scale.ts", args: [], quickArgs: ["--size", "small", "--runs", "60", "--clients", "4", "--seconds", "5", "--pace-s", "5"], optIn: true }
 ]
 
