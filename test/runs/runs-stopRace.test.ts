@@ -6,11 +6,11 @@
  * `clarify.answered` (with the answer) is the one recorded, not a bare echo without it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, TestClock } from "effect"
+import { Effect, Exit, Fiber, Scope, TestClock } from "effect"
 import { Caller } from "../../src/request/Caller.ts"
 import { TestDb } from "../support/testDb.ts"
 import { makeRunLocks } from "../../src/services/runs/runLocks.ts"
-import { as, eventually, harness, statusIs } from "./support/harness.ts"
+import { as, buildRuns, eventually, harness, statusIs } from "./support/harness.ts"
 
 const admin = as(Caller.admin)
 
@@ -31,6 +31,55 @@ describe("a stop racing the run's end", () => {
       expect(stopping, JSON.stringify(types.map((e) => e.type))).toBeGreaterThanOrEqual(0)
       expect(types[stopping]!.data).toEqual({ by: "operator", via: "cli" })
       expect(cancelled).toBeGreaterThan(stopping)
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
+})
+
+describe("a stop through another process than the run's follower (a replica, the CLI)", () => {
+  // The run's permit is a process's own (runLocks.ts): a follower in another process commits
+  // Hermes's run.cancelled whenever it comes, perhaps before this stop's answer from Hermes.
+  it.live("keeps the stop's run.stopping, with its actor, though the follower elsewhere stored the run's end first", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ stopAnswerDelayMs: 400 })
+      // A second daemon on the same database and Hermes, built before the run exists: it does not follow it.
+      const elsewhereScope = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Scope.close(elsewhereScope, Exit.void))
+      const elsewhere = yield* buildRuns(h.hermes, h.inbox, h.options, elsewhereScope)
+      const view = yield* as("alice")(h.runs.start({ agent: "hermes", input: "long task" }))
+      yield* eventually(admin(h.runs.status(view.run_id, 0)), statusIs("running"), "running")
+
+      const stopped = yield* admin(elsewhere.runs.stop(view.run_id, { by: "operator", via: "cli" }))
+      expect(["stopping", "cancelled"]).toContain(stopped.status)
+      yield* eventually(admin(h.runs.status(view.run_id, 0)), statusIs("cancelled"), "cancelled")
+
+      const events = (yield* admin(elsewhere.runs.events(view.run_id, 0, 100))).events
+      const types = JSON.stringify(events.map((e) => e.type))
+      expect(events.filter((e) => e.type === "run.stopping").map((e) => e.data), types).toEqual([{ by: "operator", via: "cli" }])
+      expect(events.filter((e) => e.type === "run.cancelled"), types).toHaveLength(1)
+      expect((yield* admin(elsewhere.runs.status(view.run_id, 0))).status).toBe("cancelled")
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
+})
+
+describe("an answer through another process than the run's follower", () => {
+  it.live("keeps the client's answer, though the follower elsewhere stored Hermes's echo (without it) first", () =>
+    Effect.gen(function* () {
+      const h = yield* harness({ clarifyAnswerDelayMs: 400 })
+      const elsewhereScope = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Scope.close(elsewhereScope, Exit.void))
+      const elsewhere = yield* buildRuns(h.hermes, h.inbox, h.options, elsewhereScope)
+      const alice = as("alice")
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "deploy" }))
+      const hid = [...h.hermes.runs.keys()][0]!
+      yield* h.hermes.emit(hid, "clarify.request", { clarify_id: "c1", question: "Which environment?", choices: ["staging", "production"], multi_select: false })
+      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_clarification"), "asked")
+
+      const answered = yield* alice(elsewhere.runs.answer(view.run_id, "c1", "staging"))
+      expect(answered.pending).toBeNull()
+      yield* h.hermes.complete(hid, "deployed to staging")
+      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("completed"), "completed")
+      // The echo, stored by the follower first, then the client's answer kept after it.
+      const events = (yield* alice(elsewhere.runs.events(view.run_id, 0, 100))).events.filter((e) => e.type === "clarify.answered")
+      expect(events.map((e) => e.data["via"])).toEqual(["hermes", "client"])
+      expect(events[1]!.data).toEqual({ request_id: "c1", answer: "staging", via: "client" })
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
 

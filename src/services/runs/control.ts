@@ -5,6 +5,8 @@
  * running).
  */
 import { Effect, Option } from "effect"
+import { EVENTS_KEPT } from "../../domain/limits.ts"
+import type { NewEvent } from "../../domain/runs/events.ts"
 import { NoPendingRequest, RunNotRunning } from "../../domain/errors.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { StopActor } from "./Runs.ts"
@@ -37,6 +39,25 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
       Effect.map((m) => m.record)
     )
 
+  /**
+   * Keeps a control's record that Hermes accepted but the run no longer took: the run's permit
+   * orders a control before the follower's commit only in this process, and a follower in another
+   * one (a replica, or the daemon beside the CLI) may have stored what Hermes sent on the
+   * control's account first (the run's end for a stop, the answer's echo for an answer), which
+   * left the control's own change nothing to do. Unless the run's events already hold such a record
+   * (`recorded`), `event` is appended after them: nothing the client or the operator sent is lost
+   * (who stopped the run, the answer given), though it follows what it caused.
+   */
+  const keepRecord = (runId: string, recorded: (e: { readonly type: string; readonly data: Record<string, unknown> }) => boolean, event: NewEvent) =>
+    Effect.gen(function* () {
+      const events = yield* ledger.eventsAfter(runId, 0, EVENTS_KEPT)
+      if (events.some(recorded)) return Option.none<RunRecord>()
+      yield* Effect.logInfo("a control's record came after the run's follower in another process stored its outcome; recorded after it").pipe(
+        Effect.annotateLogs({ run_id: runId, event: event.type })
+      )
+      return Option.some(yield* commit(runId, () => ({ events: [event] })))
+    })
+
   // Holding the run's permit, as a stop does: Hermes's `clarify.responded` echo (which carries no
   // answer) may come before its reply to the answer, and the follower commits it only after this
   // answer's own record, so the stored `clarify.answered` is the client's, with the answer.
@@ -54,14 +75,17 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
         Effect.catchTag("RunNotRunning", () => Effect.fail(notPending(requestId)))
       )
       // Recorded here so the view shows it at once; the follower skips Hermes's echo of it.
-      return yield* commit(run.runId, (current) =>
-        current.pending?.request_id === requestId
-          ? {
-              events: [{ type: "clarify.answered", data: { request_id: requestId, answer: response, via: "client" } }],
-              pending: null,
-              ...(current.status === "waiting_for_clarification" ? { status: "running" as const } : {})
-            }
-          : {})
+      const answered: NewEvent = { type: "clarify.answered", data: { request_id: requestId, answer: response, via: "client" } }
+      let took = false
+      const record = yield* commit(run.runId, (current) => {
+        took = current.pending?.request_id === requestId
+        return took
+          ? { events: [answered], pending: null, ...(current.status === "waiting_for_clarification" ? { status: "running" as const } : {}) }
+          : {}
+      })
+      if (took) return record
+      const kept = yield* keepRecord(run.runId, (e) => e.type === "clarify.answered" && e.data["request_id"] === requestId && e.data["via"] === "client", answered)
+      return Option.getOrElse(kept, () => record)
     }))
 
   const steer = (run: RunRecord, input: string) =>
@@ -108,11 +132,15 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
         Effect.catchTag("RunNotFound", () => Effect.succeed(false))
       )
       if (!accepted) return Option.none<RunRecord>()
-      return Option.some(yield* commit(run.runId, (current) =>
+      const stopping: NewEvent = { type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } }
+      const record = yield* commit(run.runId, (current) =>
         isTerminal(current.status) || current.status === "stopping"
           ? {}
           // A stopping run asks nothing any more: a pending clarification is dropped with it.
-          : { status: "stopping", pending: null, events: [{ type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } }] }))
+          : { status: "stopping", pending: null, events: [stopping] })
+      if (!isTerminal(record.status)) return Option.some(record)
+      // Ended before this stop's record: by the stop Hermes just took, stored by a follower elsewhere.
+      return Option.some(Option.getOrElse(yield* keepRecord(run.runId, (e) => e.type === "run.stopping", stopping), () => record))
     })
 
   /**
