@@ -10,22 +10,57 @@ import { Effect, Exit, Fiber, Scope, TestClock } from "effect"
 import { Caller } from "../../src/request/Caller.ts"
 import { TestDb } from "../support/testDb.ts"
 import { makeRunLocks } from "../../src/services/runs/runLocks.ts"
-import { as, buildRuns, eventually, harness, statusIs } from "./support/harness.ts"
+import { as, type Built, buildRuns, eventually, harness, statusIs } from "./support/harness.ts"
 
 const admin = as(Caller.admin)
+type Harness = Effect.Effect.Success<ReturnType<typeof harness>>
+
+/**
+ * A second daemon on the harness's database and Hermes (a replica, or the daemon beside the CLI),
+ * built before any run exists, so it follows none of them.
+ */
+const anotherProcess = (h: Harness) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    return yield* buildRuns(h.hermes, h.inbox, h.options, scope)
+  })
+
+/**
+ * A run started on `h` that asks which environment, answered "staging" by its client through
+ * `answerer` (`h`, or another process), then completed: the answer's view and the run's
+ * `clarify.answered` events.
+ */
+const answeredStaging = (h: Harness, answerer: Built) =>
+  Effect.gen(function* () {
+    const alice = as("alice")
+    const view = yield* alice(h.runs.start({ agent: "hermes", input: "deploy" }))
+    const hid = [...h.hermes.runs.keys()][0]!
+    yield* h.hermes.emit(hid, "clarify.request", { clarify_id: "c1", question: "Which environment?", choices: ["staging", "production"], multi_select: false })
+    yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_clarification"), "asked")
+    const answered = yield* alice(answerer.runs.answer(view.run_id, "c1", "staging"))
+    yield* h.hermes.complete(hid, "deployed to staging")
+    yield* eventually(alice(answerer.runs.status(view.run_id, 0)), statusIs("completed"), "completed")
+    const events = (yield* alice(answerer.runs.events(view.run_id, 0, 100))).events.filter((e) => e.type === "clarify.answered")
+    return { answered, events }
+  })
+
+/** A run started on `h` and stopped by the operator through `stopper` (`h`, or another process): its events once it is cancelled. */
+const operatorStopped = (h: Harness, stopper: Built) =>
+  Effect.gen(function* () {
+    const view = yield* as("alice")(h.runs.start({ agent: "hermes", input: "long task" }))
+    yield* eventually(admin(h.runs.status(view.run_id, 0)), statusIs("running"), "running")
+    const stopped = yield* admin(stopper.runs.stop(view.run_id, { by: "operator", via: "cli" }))
+    expect(["stopping", "cancelled"]).toContain(stopped.status)
+    yield* eventually(admin(stopper.runs.status(view.run_id, 0)), statusIs("cancelled"), "cancelled")
+    return (yield* admin(stopper.runs.events(view.run_id, 0, 100))).events
+  })
 
 describe("a stop racing the run's end", () => {
   it.live("records the operator's run.stopping before Hermes's run.cancelled, though Hermes answers the stop late", () =>
     Effect.gen(function* () {
       const h = yield* harness({ stopAnswerDelayMs: 400 })
-      const view = yield* as("alice")(h.runs.start({ agent: "hermes", input: "long task" }))
-      yield* eventually(admin(h.runs.status(view.run_id, 0)), statusIs("running"), "running")
-
-      const stopped = yield* admin(h.runs.stop(view.run_id, { by: "operator", via: "cli" }))
-      expect(["stopping", "cancelled"]).toContain(stopped.status)
-      yield* eventually(admin(h.runs.status(view.run_id, 0)), statusIs("cancelled"), "cancelled")
-
-      const types = (yield* admin(h.runs.events(view.run_id, 0, 100))).events
+      const types = yield* operatorStopped(h, h)
       const stopping = types.findIndex((e) => e.type === "run.stopping")
       const cancelled = types.findIndex((e) => e.type === "run.cancelled")
       expect(stopping, JSON.stringify(types.map((e) => e.type))).toBeGreaterThanOrEqual(0)
@@ -40,22 +75,10 @@ describe("a stop through another process than the run's follower (a replica, the
   it.live("keeps the stop's run.stopping, with its actor, though the follower elsewhere stored the run's end first", () =>
     Effect.gen(function* () {
       const h = yield* harness({ stopAnswerDelayMs: 400 })
-      // A second daemon on the same database and Hermes, built before the run exists: it does not follow it.
-      const elsewhereScope = yield* Scope.make()
-      yield* Effect.addFinalizer(() => Scope.close(elsewhereScope, Exit.void))
-      const elsewhere = yield* buildRuns(h.hermes, h.inbox, h.options, elsewhereScope)
-      const view = yield* as("alice")(h.runs.start({ agent: "hermes", input: "long task" }))
-      yield* eventually(admin(h.runs.status(view.run_id, 0)), statusIs("running"), "running")
-
-      const stopped = yield* admin(elsewhere.runs.stop(view.run_id, { by: "operator", via: "cli" }))
-      expect(["stopping", "cancelled"]).toContain(stopped.status)
-      yield* eventually(admin(h.runs.status(view.run_id, 0)), statusIs("cancelled"), "cancelled")
-
-      const events = (yield* admin(elsewhere.runs.events(view.run_id, 0, 100))).events
+      const events = yield* operatorStopped(h, yield* anotherProcess(h))
       const types = JSON.stringify(events.map((e) => e.type))
       expect(events.filter((e) => e.type === "run.stopping").map((e) => e.data), types).toEqual([{ by: "operator", via: "cli" }])
       expect(events.filter((e) => e.type === "run.cancelled"), types).toHaveLength(1)
-      expect((yield* admin(elsewhere.runs.status(view.run_id, 0))).status).toBe("cancelled")
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
 
@@ -63,21 +86,9 @@ describe("an answer through another process than the run's follower", () => {
   it.live("keeps the client's answer, though the follower elsewhere stored Hermes's echo (without it) first", () =>
     Effect.gen(function* () {
       const h = yield* harness({ clarifyAnswerDelayMs: 400 })
-      const elsewhereScope = yield* Scope.make()
-      yield* Effect.addFinalizer(() => Scope.close(elsewhereScope, Exit.void))
-      const elsewhere = yield* buildRuns(h.hermes, h.inbox, h.options, elsewhereScope)
-      const alice = as("alice")
-      const view = yield* alice(h.runs.start({ agent: "hermes", input: "deploy" }))
-      const hid = [...h.hermes.runs.keys()][0]!
-      yield* h.hermes.emit(hid, "clarify.request", { clarify_id: "c1", question: "Which environment?", choices: ["staging", "production"], multi_select: false })
-      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_clarification"), "asked")
-
-      const answered = yield* alice(elsewhere.runs.answer(view.run_id, "c1", "staging"))
+      const { answered, events } = yield* answeredStaging(h, yield* anotherProcess(h))
       expect(answered.pending).toBeNull()
-      yield* h.hermes.complete(hid, "deployed to staging")
-      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("completed"), "completed")
       // The echo, stored by the follower first, then the client's answer kept after it.
-      const events = (yield* alice(elsewhere.runs.events(view.run_id, 0, 100))).events.filter((e) => e.type === "clarify.answered")
       expect(events.map((e) => e.data["via"])).toEqual(["hermes", "client"])
       expect(events[1]!.data).toEqual({ request_id: "c1", answer: "staging", via: "client" })
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
@@ -87,18 +98,9 @@ describe("an answer racing Hermes's echo of it", () => {
   it.live("records the client's answer, once, though Hermes echoes it before its reply to the answer", () =>
     Effect.gen(function* () {
       const h = yield* harness({ clarifyAnswerDelayMs: 400 })
-      const alice = as("alice")
-      const view = yield* alice(h.runs.start({ agent: "hermes", input: "deploy" }))
-      const hid = [...h.hermes.runs.keys()][0]!
-      yield* h.hermes.emit(hid, "clarify.request", { clarify_id: "c1", question: "Which environment?", choices: ["staging", "production"], multi_select: false })
-      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_clarification"), "asked")
-
-      const answered = yield* alice(h.runs.answer(view.run_id, "c1", "staging"))
+      const { answered, events } = yield* answeredStaging(h, h)
       expect(answered.status).toBe("running")
       expect(answered.pending).toBeNull()
-      yield* h.hermes.complete(hid, "deployed to staging")
-      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("completed"), "completed")
-      const events = (yield* alice(h.runs.events(view.run_id, 0, 100))).events.filter((e) => e.type === "clarify.answered")
       expect(events.map((e) => e.data)).toEqual([{ request_id: "c1", answer: "staging", via: "client" }])
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
