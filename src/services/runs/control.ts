@@ -43,19 +43,27 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
    * Keeps a control's record that Hermes accepted but the run no longer took: the run's permit
    * orders a control before the follower's commit only in this process, and a follower in another
    * one (a replica, or the daemon beside the CLI) may have stored what Hermes sent on the
-   * control's account first (the run's end for a stop, the answer's echo for an answer), which
-   * left the control's own change nothing to do. Unless the run's events already hold such a record
-   * (`recorded`), `event` is appended after them: nothing the client or the operator sent is lost
-   * (who stopped the run, the answer given), though it follows what it caused.
+   * control's account first (an answer's echo, which carries no answer), which left the control's
+   * own change nothing to do. Unless the run's events already hold such a record (`recorded`),
+   * `event` is appended after them while the run is live: the answer given is not lost, though it
+   * follows its echo. Never after the run's end: a terminal event is a run's last (a stop whose
+   * run's end was stored first loses its record: docs/ARCHITECTURE.md, "stop").
    */
   const keepRecord = (runId: string, recorded: (e: { readonly type: string; readonly data: Record<string, unknown> }) => boolean, event: NewEvent) =>
     Effect.gen(function* () {
       const events = yield* ledger.eventsAfter(runId, 0, EVENTS_KEPT)
       if (events.some(recorded)) return Option.none<RunRecord>()
-      yield* Effect.logInfo("a control's record came after the run's follower in another process stored its outcome; recorded after it").pipe(
-        Effect.annotateLogs({ run_id: runId, event: event.type })
-      )
-      return Option.some(yield* commit(runId, () => ({ events: [event] })))
+      let kept = false
+      const record = yield* commit(runId, (current) => {
+        kept = !isTerminal(current.status)
+        return kept ? { events: [event] } : {}
+      })
+      if (kept) {
+        yield* Effect.logInfo("a control's record came after the run's follower in another process stored what it caused; recorded after it").pipe(
+          Effect.annotateLogs({ run_id: runId, event: event.type })
+        )
+      }
+      return Option.some(record)
     })
 
   // Holding the run's permit, as a stop does: Hermes's `clarify.responded` echo (which carries no
@@ -132,15 +140,11 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
         Effect.catchTag("RunNotFound", () => Effect.succeed(false))
       )
       if (!accepted) return Option.none<RunRecord>()
-      const stopping: NewEvent = { type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } }
-      const record = yield* commit(run.runId, (current) =>
+      return Option.some(yield* commit(run.runId, (current) =>
         isTerminal(current.status) || current.status === "stopping"
           ? {}
           // A stopping run asks nothing any more: a pending clarification is dropped with it.
-          : { status: "stopping", pending: null, events: [stopping] })
-      if (!isTerminal(record.status)) return Option.some(record)
-      // Ended before this stop's record: by the stop Hermes just took, stored by a follower elsewhere.
-      return Option.some(Option.getOrElse(yield* keepRecord(run.runId, (e) => e.type === "run.stopping", stopping), () => record))
+          : { status: "stopping", pending: null, events: [{ type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } }] }))
     })
 
   /**
