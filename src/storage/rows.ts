@@ -89,9 +89,9 @@ export const storedRow = <Fields extends RecordFields>(
     decode,
     encode,
     changed: (before, after, always = []) => {
-      // Only the changed fields are encoded, each by its own Schema: a run's write changes three or
-      // four of twenty, and encoding the whole record (its JSON fields stringified) on every
-      // streamed batch was most of the cost of this step.
+      // Only the changed fields are encoded, each by its own Schema: a run's streamed batch changes
+      // three or four of twenty, and the whole record (its JSON fields stringified) was encoded on
+      // every one.
       const was = before as Record<string, unknown>
       const is = after as Record<string, unknown>
       const forced: ReadonlyArray<string> = always

@@ -102,10 +102,12 @@ export const makeLedgerSql = Effect.gen(function* () {
       return Option.some({ record: next, appended: plan.events })
     })
 
+  /** A row this transaction read (or inserted) at another version than its own write found: cannot happen. */
+  const changedUnderLock = (runId: string) => Effect.dieMessage(`run ${runId} changed under its writer's transaction`)
+
   /** `write` of a row this transaction read (or inserted): it is still at its version, the row being this transaction's. */
   const writeLocked = (current: RunRecord, change: RunChange, now: number) =>
-    Effect.flatMap(write(current, change, now), (written) =>
-      Option.isSome(written) ? Effect.succeed(written.value) : Effect.dieMessage(`run ${current.runId} changed under its writer's transaction`))
+    Effect.flatMap(write(current, change, now), (written) => (Option.isSome(written) ? Effect.succeed(written.value) : changedUnderLock(current.runId)))
 
   const listWhere = (filter: Omit<ListFilter, "limit" | "after">) => [
     ...(filter.client === null ? [] : [sql`client = ${filter.client}`]),
@@ -242,7 +244,7 @@ export const makeLedgerSql = Effect.gen(function* () {
         const decided = f(found.value)
         if (isEmptyChange(decided.change)) return { record: found.value, appended: [], result: decided.result } satisfies Modified<A>
         const written = yield* writeDecided(found.value, decided)
-        if (Option.isNone(written)) return yield* Effect.dieMessage(`run ${runId} changed under its writer's transaction`)
+        if (Option.isNone(written)) return yield* changedUnderLock(runId)
         return written.value
       }).pipe(
         inTransaction,

@@ -40,30 +40,30 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
     )
 
   /**
-   * Keeps a control's record that Hermes accepted but the run no longer took: the run's permit
-   * orders a control before the follower's commit only in this process, and a follower in another
-   * one (a replica, or the daemon beside the CLI) may have stored what Hermes sent on the
-   * control's account first (an answer's echo, which carries no answer), which left the control's
-   * own change nothing to do. Unless the run's events already hold such a record (`recorded`),
-   * `event` is appended after them while the run is live: the answer given is not lost, though it
-   * follows its echo. Never after the run's end: a terminal event is a run's last (a stop whose
-   * run's end was stored first loses its record: docs/ARCHITECTURE.md, "stop").
+   * Keeps an answer Hermes accepted that the run no longer took, and returns the run as stored: the
+   * run's permit orders an answer before the follower's commit only in this process, and a follower
+   * in another one (a replica, or the daemon beside the CLI) may have stored Hermes's echo first
+   * (which carries no answer), leaving the answer's own change nothing to do. Unless the run's
+   * events hold it already, `answered` is appended after the echo while the run is live. Never
+   * after the run's end: a terminal event is a run's last (a stop whose run's end was stored first
+   * loses its record likewise: docs/ARCHITECTURE.md, "stop").
    */
-  const keepRecord = (runId: string, recorded: (e: { readonly type: string; readonly data: Record<string, unknown> }) => boolean, event: NewEvent) =>
+  const keepAnswer = (stored: RunRecord, answered: NewEvent & { readonly data: { readonly request_id: string } }) =>
     Effect.gen(function* () {
+      const runId = stored.runId
       const events = yield* ledger.eventsAfter(runId, 0, EVENTS_KEPT)
-      if (events.some(recorded)) return Option.none<RunRecord>()
+      if (events.some((e) => e.type === "clarify.answered" && e.data["request_id"] === answered.data.request_id && e.data["via"] === "client")) return stored
       let kept = false
       const record = yield* commit(runId, (current) => {
         kept = !isTerminal(current.status)
-        return kept ? { events: [event] } : {}
+        return kept ? { events: [answered] } : {}
       })
       if (kept) {
-        yield* Effect.logInfo("a control's record came after the run's follower in another process stored what it caused; recorded after it").pipe(
-          Effect.annotateLogs({ run_id: runId, event: event.type })
+        yield* Effect.logInfo("an answer came after the run's follower in another process stored Hermes's echo of it; recorded after it").pipe(
+          Effect.annotateLogs({ run_id: runId, request_id: answered.data.request_id })
         )
       }
-      return Option.some(record)
+      return record
     })
 
   // Holding the run's permit, as a stop does: Hermes's `clarify.responded` echo (which carries no
@@ -83,7 +83,7 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
         Effect.catchTag("RunNotRunning", () => Effect.fail(notPending(requestId)))
       )
       // Recorded here so the view shows it at once; the follower skips Hermes's echo of it.
-      const answered: NewEvent = { type: "clarify.answered", data: { request_id: requestId, answer: response, via: "client" } }
+      const answered = { type: "clarify.answered", data: { request_id: requestId, answer: response, via: "client" } }
       let took = false
       const record = yield* commit(run.runId, (current) => {
         took = current.pending?.request_id === requestId
@@ -91,9 +91,7 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
           ? { events: [answered], pending: null, ...(current.status === "waiting_for_clarification" ? { status: "running" as const } : {}) }
           : {}
       })
-      if (took) return record
-      const kept = yield* keepRecord(run.runId, (e) => e.type === "clarify.answered" && e.data["request_id"] === requestId && e.data["via"] === "client", answered)
-      return Option.getOrElse(kept, () => record)
+      return took ? record : yield* keepAnswer(record, answered)
     }))
 
   const steer = (run: RunRecord, input: string) =>
