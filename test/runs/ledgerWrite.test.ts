@@ -58,4 +58,25 @@ describe("ledger write plan", () => {
     expect(isEmptyChange({ outputReplace: null, hermesEventId: null })).toBe(true)
     expect(isEmptyChange({ outputAppend: "x" })).toBe(false)
   })
+
+  it("stores a stop being asked before the run's cancellation, once, and forgets it when the run ends", () => {
+    const operator = { by: "operator", via: "cli" }
+    const asked = record({ lastSeq: 4, stopAsked: operator })
+    // The follower's batch ends the run: the stop's record comes first, with its actor.
+    const ended = planWrite(asked, { status: "cancelled", events: [{ type: "message.delta", data: {} }, { type: "run.cancelled", data: {} }] }, 9, null)
+    expect(ended.events.map((e) => [e.seq, e.type, e.data])).toEqual([[5, "message.delta", {}], [6, "run.stopping", operator], [7, "run.cancelled", {}]])
+    expect(ended.next).toMatchObject({ status: "cancelled", lastSeq: 7, stopAsked: null })
+    // Recorded already (the stop's own commit, a stopping run, a batch that has it): not twice.
+    expect(planWrite(asked, { events: [{ type: "run.stopping", data: operator }, { type: "run.cancelled", data: {} }] }, 9, null).events.map((e) => e.type)).toEqual(["run.stopping", "run.cancelled"])
+    expect(planWrite(record({ stopAsked: operator, status: "stopping" }), { status: "cancelled", events: [{ type: "run.cancelled", data: {} }] }, 9, null).events.map((e) => e.type)).toEqual(["run.cancelled"])
+    // Another end, or no stop asked: the events as they came.
+    expect(planWrite(asked, { status: "completed", events: [{ type: "run.completed", data: {} }] }, 9, null).events.map((e) => e.type)).toEqual(["run.completed"])
+    expect(planWrite(record(), { status: "cancelled", events: [{ type: "run.cancelled", data: {} }] }, 9, null).events.map((e) => e.type)).toEqual(["run.cancelled"])
+    // Asked and withdrawn; kept by writes that do not say; gone with the run's end however it ends.
+    expect(planWrite(record(), { stopAsked: operator }, 9, null).next.stopAsked).toEqual(operator)
+    expect(planWrite(asked, { events: [{ type: "message.delta", data: {} }] }, 9, null).next.stopAsked).toEqual(operator)
+    expect(planWrite(asked, { stopAsked: null }, 9, null).next.stopAsked).toBeNull()
+    expect(planWrite(asked, { status: "completed" }, 9, null).next.stopAsked).toBeNull()
+    expect(isEmptyChange({ stopAsked: null })).toBe(false)
+  })
 })

@@ -11,10 +11,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, HashMap, List, Logger, Scope, TestClock } from "effect"
 import { GONE_ERROR } from "../../src/hermes/client/follow.ts"
+import { Caller } from "../../src/request/Caller.ts"
 import { TestDb } from "../support/testDb.ts"
 import { as, buildRuns, eventuallyUnderTestClock as eventually, harness } from "./support/harness.ts"
 
 const alice = as("alice")
+const admin = as(Caller.admin)
 
 /**
  * Moves the test clock in steps so the follower's fibers and the database calls get to run. The
@@ -182,6 +184,18 @@ describe("a stop Hermes answers \"no live task\"", () => {
       for (let i = 0; i < 3; i++) yield* alice(h.runs.start({ agent: "hermes", input: `after ${i}` }))
     }).pipe(Effect.provide(TestDb), Effect.provide(log.layer))
   })
+
+  it.scoped("a run cancelled in Hermes by someone else is settled cancelled without this stop's record, which it withdraws", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const { runId, hid } = yield* quietRun(h, "cancelled elsewhere")
+      yield* h.hermes.finishQuietly(hid, "", "cancelled")
+      const stopped = yield* admin(h.runs.stop(runId, { by: "operator", via: "page" }))
+      expect(stopped.status).toBe("cancelled")
+      const types = (yield* admin(h.runs.events(runId, 0, 100))).events.map((e) => e.type)
+      expect(types, JSON.stringify(types)).not.toContain("run.stopping")
+      expect(types.at(-1)).toBe("run.cancelled")
+    }).pipe(Effect.provide(TestDb)))
 
   it.scoped("a run Hermes forgot ends interrupted on the stop", () =>
     Effect.gen(function* () {

@@ -70,17 +70,13 @@ describe("a stop racing the run's end", () => {
 })
 
 describe("a stop through another process than the run's follower (a replica, the CLI)", () => {
-  // KNOWN DEFECT, kept failing on purpose (`fails`: vitest reports it once it passes). The run's
-  // permit is a process's own (runLocks.ts): a follower in another process commits Hermes's
-  // run.cancelled whenever it comes, here before this stop's answer from Hermes, and the stop then
-  // finds the run ended: its run.stopping (who stopped it) is not stored. Appending it after the end
-  // would break "a terminal event is a run's last"; ordering the two needs the stop carried out by
-  // the follower's process (docs/ARCHITECTURE.md, "stop").
-  it.live.fails("keeps the stop's run.stopping, with its actor, though the follower elsewhere stored the run's end first", () =>
+  // The run's permit is a process's own (runLocks.ts): the follower in the other process commits
+  // Hermes's run.cancelled whenever it comes, here before this stop's answer from Hermes. The stop
+  // stored what it asks before asking, so that commit stores the stop's run.stopping first.
+  it.live("keeps the stop's run.stopping, with its actor, though the follower elsewhere stored the run's end first", () =>
     Effect.gen(function* () {
       // Hermes answers the stop 3 s after its run.cancelled: the follower has stored the end by
-      // then even on a loaded machine, so the race goes its way every time (a `fails` test that
-      // passed by chance would fail the suite).
+      // then even on a loaded machine, so the race goes its way every time.
       const h = yield* harness({ stopAnswerDelayMs: 3_000 })
       const events = yield* operatorStopped(h, yield* anotherProcess(h))
       const types = JSON.stringify(events.map((e) => e.type))

@@ -233,9 +233,10 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
         return Deferred.succeed(done, undefined)
       }),
       /** Hermes finishes the run on its side only (the bridge sees it in the status, not on a stream). */
-      finishQuietly: (id: string, output: string) => Effect.sync(() => {
+      /** Ends the run in Hermes (completed, or as `status` says) without a word on its stream. */
+      finishQuietly: (id: string, output: string, status: "completed" | "cancelled" = "completed") => Effect.sync(() => {
         const r = runs.get(id)
-        if (r !== undefined) { r.status = "completed"; r.output = output }
+        if (r !== undefined) { r.status = status; r.output = output }
       }),
       deltas: (id: string, parts: ReadonlyArray<string>) =>
         Effect.forEach(parts, (delta) => emit(id, "message.delta", { delta }), { discard: true })

@@ -52,6 +52,13 @@ export const RunRecord = Schema.Struct({
   endedAt: Schema.NullOr(Schema.Int),
   face: Schema.Literal("mcp", "a2a") satisfies Schema.Schema<RunFace>,
   /**
+   * A stop the bridge is asking Hermes for: the data of its `run.stopping` event (who stopped the
+   * run), stored before Hermes is asked and cleared once that event is stored or the run ends. Never
+   * shown: it is how a cancellation stored by a follower in another process, before the stop's own
+   * record, still carries the stop's record first (`planWrite` in `ledgerWrite.ts`). JSON text.
+   */
+  stopAsked: Schema.NullOr(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
+  /**
    * The row's version: every UPDATE of the row adds one. A writer that holds the row as it last
    * wrote it (a run's follower) writes against this version without reading the row first; if
    * anyone wrote in between, the row is read and the write decided again (`modify`'s `expected`).
@@ -67,7 +74,7 @@ export interface RunRecord extends Schema.Schema.Type<typeof RunRecord> {}
  */
 export type RunWritten =
   | "error" | "usage" | "pending" | "lastSeq" | "outputBytes" | "outputHead" | "hermesEventId"
-  | "createdAt" | "updatedAt" | "endedAt" | "version"
+  | "createdAt" | "updatedAt" | "endedAt" | "stopAsked" | "version"
 
 /** What a start records: the fields of `RunRecord` but those the writes fill. */
 export interface NewRun extends Omit<RunRecord, RunWritten> {
@@ -106,6 +113,8 @@ export interface RunChange {
   readonly hermesEventId?: number | null
   /** Hermes's run id, once a queued run is started there (it is `""` until then). */
   readonly hermesRunId?: string
+  /** The data of the `run.stopping` event of a stop being asked of Hermes (`RunRecord.stopAsked`); null: none. */
+  readonly stopAsked?: Readonly<Record<string, unknown>> | null
 }
 
 export interface Modified<A> {

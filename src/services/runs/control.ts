@@ -32,6 +32,9 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
   const notRunning = (status: string) =>
     new RunNotRunning({ message: `the run is ${status}; steering needs a run that is running` })
 
+  /** The data of a stop's `run.stopping` event: who stopped the run (none: the run's own client). */
+  const stoppingData = (actor?: StopActor): Record<string, unknown> => (actor === undefined ? {} : { by: actor.by, via: actor.via })
+
   /** Writes a change decided on the stored run, then wakes its waiters. */
   const commit = (runId: string, decide: (current: RunRecord) => RunChange) =>
     ledger.modify(runId, (current) => ({ change: decide(current), result: undefined })).pipe(
@@ -45,8 +48,8 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
    * in another one (a replica, or the daemon beside the CLI) may have stored Hermes's echo first
    * (which carries no answer), leaving the answer's own change nothing to do. Unless the run's
    * events hold it already, `answered` is appended after the echo while the run is live. Never
-   * after the run's end: a terminal event is a run's last (a stop whose run's end was stored first
-   * loses its record likewise: docs/ARCHITECTURE.md, "stop").
+   * after the run's end: a terminal event is a run's last (a stop, whose race is with the run's
+   * end, stores what it asks before asking instead: `askHermes`).
    */
   const keepAnswer = (stored: RunRecord, answered: NewEvent & { readonly data: { readonly request_id: string } }) =>
     Effect.gen(function* () {
@@ -106,7 +109,8 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
     })
 
   // Holding the run's permit: Hermes's run.cancelled, which may come before its answer to the stop,
-  // is committed by the follower only after this stop's own record (runLocks.ts).
+  // is committed by this process's follower only after this stop's own record (runLocks.ts); a
+  // follower in another process stores the record the stop asked before it (`askHermes`).
   const askToStop = (run: RunRecord, actor?: StopActor) =>
     locks.withRun(run.runId, Effect.gen(function* () {
       if (isTerminal(run.status) || run.status === "stopping") return Option.some(run)
@@ -119,7 +123,7 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
             : {
                 status: "cancelled",
                 events: [
-                  { type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } },
+                  { type: "run.stopping", data: stoppingData(actor) },
                   { type: "run.cancelled", data: { queued: true } }
                 ]
               })
@@ -130,19 +134,37 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
       return yield* askHermes(run, actor)
     }))
 
+  /**
+   * Asks Hermes to stop the run and records the stop once Hermes accepts. What the stop will record
+   * is stored on the run first (`RunRecord.stopAsked`): Hermes may end the run before it answers
+   * the stop, and a follower in another process (a replica) then stores the cancellation without
+   * waiting for this process's permit; the ledger stores the stop's `run.stopping` before any
+   * cancellation while one is asked (`planWrite`). It stays asked when the stop's fate is unknown
+   * (Hermes unreachable, the caller gone): it names only who asked for a cancellation, and goes
+   * when the run ends. Hermes with no live task for the run withdraws it: the run ended without it.
+   */
   const askHermes = (run: RunRecord, actor?: StopActor) =>
     Effect.gen(function* () {
+      const stopping = stoppingData(actor)
+      const asking = yield* ledger.modify(run.runId, (current) => ({
+        change: isTerminal(current.status) || current.status === "stopping" ? {} : { stopAsked: stopping },
+        result: undefined
+      }))
+      if (isTerminal(asking.record.status) || asking.record.status === "stopping") return Option.some(asking.record)
       const profile = yield* hermes.profile(run.agent)
       const accepted = yield* hermes.stop(profile, run.hermesRunId).pipe(
         Effect.as(true),
         Effect.catchTag("RunNotFound", () => Effect.succeed(false))
       )
-      if (!accepted) return Option.none<RunRecord>()
+      if (!accepted) {
+        yield* ledger.modify(run.runId, (current) => ({ change: current.stopAsked === null ? {} : { stopAsked: null }, result: undefined }))
+        return Option.none<RunRecord>()
+      }
       return Option.some(yield* commit(run.runId, (current) =>
         isTerminal(current.status) || current.status === "stopping"
           ? {}
           // A stopping run asks nothing any more: a pending clarification is dropped with it.
-          : { status: "stopping", pending: null, events: [{ type: "run.stopping", data: actor === undefined ? {} : { by: actor.by, via: actor.via } }] }))
+          : { status: "stopping", pending: null, stopAsked: null, events: [{ type: "run.stopping", data: stopping }] }))
     })
 
   /**

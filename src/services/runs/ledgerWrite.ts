@@ -8,6 +8,7 @@
 import { EVENTS_KEPT, PREVIEW_CHARS, WINDOW_BYTES } from "../../domain/limits.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import { boundaryAtOrBefore, CONTEXT_CHARS, firstChars, fromUtf8, utf8, utf8Length } from "../../domain/runs/window.ts"
+import type { NewEvent } from "../../domain/runs/events.ts"
 import type { NewRun, RunChange, RunRecord, RunWritten, StoredEvent } from "./Ledger.ts"
 
 /** Characters of output kept on the run row for list previews (preview plus redaction context). */
@@ -36,7 +37,7 @@ export const chunkOutput = (text: string, startByte: number): ReadonlyArray<Outp
 
 /** What a run's writes fill in, as a start records it: nothing yet. */
 const UNWRITTEN: Omit<Pick<RunRecord, RunWritten>, "createdAt" | "updatedAt"> = {
-  error: null, usage: null, pending: null, lastSeq: 0, outputBytes: 0, outputHead: "", hermesEventId: null, endedAt: null, version: 0
+  error: null, usage: null, pending: null, lastSeq: 0, outputBytes: 0, outputHead: "", hermesEventId: null, endedAt: null, stopAsked: null, version: 0
 }
 
 /** The record a start inserts at `now`: the start's fields, the rest empty (its first event is a write after). */
@@ -52,7 +53,7 @@ export const isEmptyChange = (c: RunChange): boolean =>
   (c.outputAppend === undefined || c.outputAppend.length === 0) &&
   (c.outputReplace === undefined || c.outputReplace === null) &&
   (c.hermesEventId === undefined || c.hermesEventId === null) &&
-  c.hermesRunId === undefined
+  c.hermesRunId === undefined && c.stopAsked === undefined
 
 /**
  * Whether the stored output must be read to know if `outputReplace` changes it: only when it has
@@ -75,13 +76,29 @@ export interface WritePlan {
 }
 
 /**
+ * `events`, with the `run.stopping` of the stop the run's row says is being asked of Hermes
+ * (`RunRecord.stopAsked`) before their `run.cancelled`, unless it is recorded already. A stop stores
+ * what it asks before it asks, and records `run.stopping` once Hermes accepts; a run's permit
+ * (`runLocks.ts`) keeps that record before the cancellation only within one process, and a
+ * follower in another (a replica) may store Hermes's `run.cancelled` first, ending the run before
+ * the stop's record could be stored (nothing is stored after a run's terminal event). So whichever
+ * writer stores the cancellation stores the stop's record first: who stopped the run is never lost.
+ */
+const withAskedStop = (current: RunRecord, events: ReadonlyArray<NewEvent>): ReadonlyArray<NewEvent> => {
+  if (current.stopAsked === null || current.status === "stopping" || isTerminal(current.status)) return events
+  const cancelled = events.findIndex((e) => e.type === "run.cancelled")
+  if (cancelled < 0 || events.slice(0, cancelled).some((e) => e.type === "run.stopping")) return events
+  return [...events.slice(0, cancelled), { type: "run.stopping", data: { ...current.stopAsked } }, ...events.slice(cancelled)]
+}
+
+/**
  * The plan of applying `change` to `current` at `now`. `storedOutput` is the stored output when
  * `replaceNeedsStoredOutput` said it is needed (else ignored): a replacement equal to it writes no output.
  */
 export const planWrite = (current: RunRecord, change: RunChange, now: number, storedOutput: string | null): WritePlan => {
   const events: Array<StoredEvent> = []
   let seq = current.lastSeq
-  for (const e of change.events ?? []) {
+  for (const e of withAskedStop(current, change.events ?? [])) {
     seq += 1
     events.push({ seq, type: e.type, at: now, data: e.data })
   }
@@ -120,6 +137,8 @@ export const planWrite = (current: RunRecord, change: RunChange, now: number, st
     outputHead,
     updatedAt: now,
     endedAt: current.endedAt ?? (isTerminal(status) ? now : null),
+    // Once the run has ended no stop is being asked any more.
+    stopAsked: isTerminal(status) ? null : change.stopAsked === undefined ? current.stopAsked : change.stopAsked,
     version: current.version + 1
   }
   return { events, dropEventsThrough, clearOutput, chunks, next }

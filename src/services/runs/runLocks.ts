@@ -4,7 +4,9 @@
  * may send the run's `run.cancelled` before its answer to the stop arrives, and if the follower
  * committed that first, the stop would find the run ended and its record (the operator's, say)
  * would be lost. Holding the run's permit across the stop makes the follower's commit wait for it.
- * An answer holds it too: Hermes echoes `clarify.responded` (without the answer) before it replies.
+ * The permit is this process's own: a follower in another process (a replica) does not wait for
+ * it, and the stop's record reaches the ledger before that follower's cancellation by another way
+ * (the stop stores what it asks first: `RunRecord.stopAsked`). An answer holds it too: Hermes echoes `clarify.responded` (without the answer) before it replies.
  * Entries exist only while someone holds or waits for a run's permit.
  */
 import { Effect } from "effect"
