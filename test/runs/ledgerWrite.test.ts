@@ -79,4 +79,20 @@ describe("ledger write plan", () => {
     expect(planWrite(asked, { status: "completed" }, 9, null).next.stopAsked).toBeNull()
     expect(isEmptyChange({ stopAsked: null })).toBe(false)
   })
+
+  it("stores Hermes's echo of an answer being given as the client's answer, of that request only", () => {
+    const client = { request_id: "c1", answer: "staging", via: "client" }
+    const asked = record({ lastSeq: 2, answerAsked: client, pending: { request_id: "c1", kind: "clarification", question: "?", choices: null, multi_select: false } })
+    const echo = (id: string, via = "hermes") => ({ type: "clarify.answered", data: { request_id: id, via } })
+    expect(planWrite(asked, { pending: null, events: [echo("c1")] }, 9, null).events.map((e) => e.data)).toEqual([client])
+    // Another request's echo, a question Hermes retired, no answer asked: as they came.
+    expect(planWrite(asked, { events: [echo("c2")] }, 9, null).events.map((e) => e.data)).toEqual([{ request_id: "c2", via: "hermes" }])
+    expect(planWrite(asked, { events: [echo("c1", "retired")] }, 9, null).events.map((e) => e.data)).toEqual([{ request_id: "c1", via: "retired" }])
+    expect(planWrite(record(), { events: [echo("c1")] }, 9, null).events.map((e) => e.data)).toEqual([{ request_id: "c1", via: "hermes" }])
+    // Kept until the answer's own record withdraws it, gone with the run's end.
+    expect(planWrite(asked, { events: [echo("c1")] }, 9, null).next.answerAsked).toEqual(client)
+    expect(planWrite(asked, { answerAsked: null }, 9, null).next.answerAsked).toBeNull()
+    expect(planWrite(asked, { status: "failed" }, 9, null).next.answerAsked).toBeNull()
+    expect(isEmptyChange({ answerAsked: null })).toBe(false)
+  })
 })

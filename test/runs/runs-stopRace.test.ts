@@ -6,7 +6,7 @@
  * `clarify.answered` (with the answer) is the one recorded, not a bare echo without it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Scope, TestClock } from "effect"
+import { Effect, Exit, Fiber, Option, Scope, TestClock } from "effect"
 import { Caller } from "../../src/request/Caller.ts"
 import { TestDb } from "../support/testDb.ts"
 import { makeRunLocks } from "../../src/services/runs/runLocks.ts"
@@ -86,19 +86,18 @@ describe("a stop through another process than the run's follower (a replica, the
 })
 
 describe("an answer through another process than the run's follower", () => {
-  it.live("keeps the client's answer, though the follower elsewhere stored Hermes's echo (without it) first", () =>
+  it.live("records the client's answer, once, though the follower elsewhere stored Hermes's echo (without it) first", () =>
     Effect.gen(function* () {
       const h = yield* harness({ clarifyAnswerDelayMs: 400 })
       const { answered, events } = yield* answeredStaging(h, yield* anotherProcess(h))
       expect(answered.pending).toBeNull()
-      // The echo, stored by the follower first, then the client's answer kept after it.
-      expect(events.map((e) => e.data["via"])).toEqual(["hermes", "client"])
-      expect(events[1]!.data).toEqual({ request_id: "c1", answer: "staging", via: "client" })
+      // The follower stored the echo first, as the client's answer the answer had stored on the run.
+      expect(events.map((e) => e.data)).toEqual([{ request_id: "c1", answer: "staging", via: "client" }])
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
 
-describe("an answer through another process, the run ended before the answer's record", () => {
-  it.live("stores nothing after the run's end: its terminal event stays the last", () =>
+describe("an answer through another process, the run ended before the answer's own record", () => {
+  it.live("records the client's answer before the run's end, and nothing after it", () =>
     Effect.gen(function* () {
       const h = yield* harness({ clarifyAnswerDelayMs: 400 })
       const elsewhere = yield* anotherProcess(h)
@@ -116,6 +115,7 @@ describe("an answer through another process, the run ended before the answer's r
       yield* Fiber.join(answering)
       const events = (yield* alice(h.runs.events(view.run_id, 0, 100))).events
       expect(events.at(-1)!.type, JSON.stringify(events.map((e) => e.type))).toBe("run.completed")
+      expect(events.filter((e) => e.type === "clarify.answered").map((e) => e.data)).toEqual([{ request_id: "c1", answer: "staging", via: "client" }])
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
 
@@ -127,6 +127,28 @@ describe("an answer racing Hermes's echo of it", () => {
       expect(answered.status).toBe("running")
       expect(answered.pending).toBeNull()
       expect(events.map((e) => e.data)).toEqual([{ request_id: "c1", answer: "staging", via: "client" }])
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
+})
+
+describe("an answer Hermes refuses", () => {
+  it.live("is refused as not pending, and what it stored on the run before asking is withdrawn", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const alice = as("alice")
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "deploy" }))
+      const hid = [...h.hermes.runs.keys()][0]!
+      yield* h.hermes.emit(hid, "clarify.request", { clarify_id: "c1", question: "Which environment?", choices: ["staging", "production"], multi_select: false })
+      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_clarification"), "asked")
+      // Hermes dropped the question without a word on the stream: it refuses the answer.
+      h.hermes.runs.get(hid)!.pendingClarify = null
+      const refused = yield* Effect.flip(alice(h.runs.answer(view.run_id, "c1", "staging")))
+      expect(refused._tag).toBe("NoPendingRequest")
+      const stored = yield* h.ledger.get(view.run_id)
+      expect(Option.map(stored, (r) => r.answerAsked)).toEqual(Option.some(null))
+      // A later echo of that request (an answer given in Hermes itself) is stored as Hermes's.
+      yield* h.hermes.emit(hid, "clarify.responded", { clarify_id: "c1" })
+      const answered = yield* eventually(alice(h.runs.events(view.run_id, 0, 100)), (p) => p.events.some((e) => e.type === "clarify.answered"), "the echo")
+      expect(answered.events.filter((e) => e.type === "clarify.answered").map((e) => e.data["via"])).toEqual(["hermes"])
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
 

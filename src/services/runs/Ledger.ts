@@ -59,6 +59,13 @@ export const RunRecord = Schema.Struct({
    */
   stopAsked: Schema.NullOr(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
   /**
+   * An answer the bridge is giving Hermes: the data of its client's `clarify.answered` (the
+   * request's id, the answer), stored before Hermes is given it and cleared once it is recorded or
+   * the run ends. Never shown: Hermes's echo of the answer (which carries no answer), stored by a
+   * follower in another process before the answer's own record, is stored as this (`planWrite`). JSON text.
+   */
+  answerAsked: Schema.NullOr(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
+  /**
    * The row's version: every UPDATE of the row adds one. A writer that holds the row as it last
    * wrote it (a run's follower) writes against this version without reading the row first; if
    * anyone wrote in between, the row is read and the write decided again (`modify`'s `expected`).
@@ -74,7 +81,7 @@ export interface RunRecord extends Schema.Schema.Type<typeof RunRecord> {}
  */
 export type RunWritten =
   | "error" | "usage" | "pending" | "lastSeq" | "outputBytes" | "outputHead" | "hermesEventId"
-  | "createdAt" | "updatedAt" | "endedAt" | "stopAsked" | "version"
+  | "createdAt" | "updatedAt" | "endedAt" | "stopAsked" | "answerAsked" | "version"
 
 /** What a start records: the fields of `RunRecord` but those the writes fill. */
 export interface NewRun extends Omit<RunRecord, RunWritten> {
@@ -115,6 +122,8 @@ export interface RunChange {
   readonly hermesRunId?: string
   /** The data of the `run.stopping` event of a stop being asked of Hermes (`RunRecord.stopAsked`); null: none. */
   readonly stopAsked?: Readonly<Record<string, unknown>> | null
+  /** The data of the `clarify.answered` of an answer being given to Hermes (`RunRecord.answerAsked`); null: none. */
+  readonly answerAsked?: Readonly<Record<string, unknown>> | null
 }
 
 export interface Modified<A> {

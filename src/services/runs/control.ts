@@ -5,8 +5,6 @@
  * running).
  */
 import { Effect, Option } from "effect"
-import { EVENTS_KEPT } from "../../domain/limits.ts"
-import type { NewEvent } from "../../domain/runs/events.ts"
 import { NoPendingRequest, RunNotRunning } from "../../domain/errors.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { StopActor } from "./Runs.ts"
@@ -42,36 +40,17 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
       Effect.map((m) => m.record)
     )
 
-  /**
-   * Keeps an answer Hermes accepted that the run no longer took, and returns the run as stored: the
-   * run's permit orders an answer before the follower's commit only in this process, and a follower
-   * in another one (a replica, or the daemon beside the CLI) may have stored Hermes's echo first
-   * (which carries no answer), leaving the answer's own change nothing to do. Unless the run's
-   * events hold it already, `answered` is appended after the echo while the run is live. Never
-   * after the run's end: a terminal event is a run's last (a stop, whose race is with the run's
-   * end, stores what it asks before asking instead: `askHermes`).
-   */
-  const keepAnswer = (stored: RunRecord, answered: NewEvent & { readonly data: { readonly request_id: string } }) =>
-    Effect.gen(function* () {
-      const runId = stored.runId
-      const events = yield* ledger.eventsAfter(runId, 0, EVENTS_KEPT)
-      if (events.some((e) => e.type === "clarify.answered" && e.data["request_id"] === answered.data.request_id && e.data["via"] === "client")) return stored
-      let kept = false
-      const record = yield* commit(runId, (current) => {
-        kept = !isTerminal(current.status)
-        return kept ? { events: [answered] } : {}
-      })
-      if (kept) {
-        yield* Effect.logInfo("an answer came after the run's follower in another process stored Hermes's echo of it; recorded after it").pipe(
-          Effect.annotateLogs({ run_id: runId, request_id: answered.data.request_id })
-        )
-      }
-      return record
-    })
+  /** Stores on the run what a control asks of Hermes (or withdraws it): nothing a waiter sees changes. */
+  const ask = (runId: string, decide: (current: RunRecord) => RunChange) =>
+    ledger.modify(runId, (current) => ({ change: decide(current), result: undefined })).pipe(Effect.map((m) => m.record))
 
   // Holding the run's permit, as a stop does: Hermes's `clarify.responded` echo (which carries no
-  // answer) may come before its reply to the answer, and the follower commits it only after this
-  // answer's own record, so the stored `clarify.answered` is the client's, with the answer.
+  // answer) may come before its reply to the answer, and this process's follower commits it only
+  // after this answer's own record, so the stored `clarify.answered` is the client's, with the
+  // answer. A follower in another process (a replica) may store the echo first: the answer is
+  // stored on the run before Hermes is given it (`answerAsked`), and the ledger stores it in the
+  // echo's place (`planWrite`). Hermes refusing it withdraws it; an answer whose fate is unknown
+  // (Hermes unreachable, the caller gone) leaves it: it stands only for Hermes's echo of that request.
   const answer = (run: RunRecord, requestId: string, response: string | ReadonlyArray<string>) =>
     locks.withRun(run.runId, Effect.gen(function* () {
       if (run.pending === null && run.status === "waiting_for_approval") {
@@ -80,21 +59,22 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
         })
       }
       if (run.pending === null || run.pending.request_id !== requestId) return yield* notPending(requestId)
+      const answered = { type: "clarify.answered", data: { request_id: requestId, answer: response, via: "client" } }
+      const asking = yield* ask(run.runId, (current) => (current.pending?.request_id === requestId ? { answerAsked: answered.data } : {}))
+      if (asking.pending?.request_id !== requestId) return yield* notPending(requestId)
+      const withdraw = ask(run.runId, (current) => (current.answerAsked?.["request_id"] === requestId ? { answerAsked: null } : {}))
       const profile = yield* hermes.profile(run.agent)
       yield* hermes.clarify(profile, run.hermesRunId, { clarifyId: requestId, response }).pipe(
         Effect.catchTag("RunNotFound", () => Effect.fail(notPending(requestId))),
-        Effect.catchTag("RunNotRunning", () => Effect.fail(notPending(requestId)))
+        Effect.catchTag("RunNotRunning", () => Effect.fail(notPending(requestId))),
+        Effect.tapErrorTag("NoPendingRequest", () => withdraw)
       )
-      // Recorded here so the view shows it at once; the follower skips Hermes's echo of it.
-      const answered = { type: "clarify.answered", data: { request_id: requestId, answer: response, via: "client" } }
-      let took = false
-      const record = yield* commit(run.runId, (current) => {
-        took = current.pending?.request_id === requestId
-        return took
-          ? { events: [answered], pending: null, ...(current.status === "waiting_for_clarification" ? { status: "running" as const } : {}) }
-          : {}
-      })
-      return took ? record : yield* keepAnswer(record, answered)
+      // Recorded here so the view shows it at once; the follower skips Hermes's echo of it (or,
+      // in another process, stored the echo as this).
+      return yield* commit(run.runId, (current) =>
+        current.pending?.request_id === requestId
+          ? { events: [answered], pending: null, answerAsked: null, ...(current.status === "waiting_for_clarification" ? { status: "running" as const } : {}) }
+          : current.answerAsked?.["request_id"] === requestId ? { answerAsked: null } : {})
     }))
 
   const steer = (run: RunRecord, input: string) =>
@@ -146,18 +126,15 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
   const askHermes = (run: RunRecord, actor?: StopActor) =>
     Effect.gen(function* () {
       const stopping = stoppingData(actor)
-      const asking = yield* ledger.modify(run.runId, (current) => ({
-        change: isTerminal(current.status) || current.status === "stopping" ? {} : { stopAsked: stopping },
-        result: undefined
-      }))
-      if (isTerminal(asking.record.status) || asking.record.status === "stopping") return Option.some(asking.record)
+      const asking = yield* ask(run.runId, (current) => (isTerminal(current.status) || current.status === "stopping" ? {} : { stopAsked: stopping }))
+      if (isTerminal(asking.status) || asking.status === "stopping") return Option.some(asking)
       const profile = yield* hermes.profile(run.agent)
       const accepted = yield* hermes.stop(profile, run.hermesRunId).pipe(
         Effect.as(true),
         Effect.catchTag("RunNotFound", () => Effect.succeed(false))
       )
       if (!accepted) {
-        yield* ledger.modify(run.runId, (current) => ({ change: current.stopAsked === null ? {} : { stopAsked: null }, result: undefined }))
+        yield* ask(run.runId, (current) => (current.stopAsked === null ? {} : { stopAsked: null }))
         return Option.none<RunRecord>()
       }
       return Option.some(yield* commit(run.runId, (current) =>

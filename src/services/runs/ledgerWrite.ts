@@ -1,7 +1,8 @@
 /**
  * What one ledger write means, decided once above every SQL driver: the numbering of appended
  * events, the cap on events kept (EVENTS_KEPT), the output's chunking (OUTPUT_CHUNK_BYTES, on
- * character boundaries), the list-preview head, the run's new record, and the record a start
+ * character boundaries), the list-preview head, what a stop or an answer asked of Hermes stored in
+ * place of Hermes's own events of it (`withAsked`), the run's new record, and the record a start
  * inserts (`newRecord`). A driver only stores the plan this returns (`LedgerSql.ts`, on both
  * dialects), so a dialect cannot number or cap differently.
  */
@@ -37,7 +38,7 @@ export const chunkOutput = (text: string, startByte: number): ReadonlyArray<Outp
 
 /** What a run's writes fill in, as a start records it: nothing yet. */
 const UNWRITTEN: Omit<Pick<RunRecord, RunWritten>, "createdAt" | "updatedAt"> = {
-  error: null, usage: null, pending: null, lastSeq: 0, outputBytes: 0, outputHead: "", hermesEventId: null, endedAt: null, stopAsked: null, version: 0
+  error: null, usage: null, pending: null, lastSeq: 0, outputBytes: 0, outputHead: "", hermesEventId: null, endedAt: null, stopAsked: null, answerAsked: null, version: 0
 }
 
 /** The record a start inserts at `now`: the start's fields, the rest empty (its first event is a write after). */
@@ -53,7 +54,7 @@ export const isEmptyChange = (c: RunChange): boolean =>
   (c.outputAppend === undefined || c.outputAppend.length === 0) &&
   (c.outputReplace === undefined || c.outputReplace === null) &&
   (c.hermesEventId === undefined || c.hermesEventId === null) &&
-  c.hermesRunId === undefined && c.stopAsked === undefined
+  c.hermesRunId === undefined && c.stopAsked === undefined && c.answerAsked === undefined
 
 /**
  * Whether the stored output must be read to know if `outputReplace` changes it: only when it has
@@ -76,19 +77,29 @@ export interface WritePlan {
 }
 
 /**
- * `events`, with the `run.stopping` of the stop the run's row says is being asked of Hermes
- * (`RunRecord.stopAsked`) before their `run.cancelled`, unless it is recorded already. A stop stores
- * what it asks before it asks, and records `run.stopping` once Hermes accepts; a run's permit
- * (`runLocks.ts`) keeps that record before the cancellation only within one process, and a
- * follower in another (a replica) may store Hermes's `run.cancelled` first, ending the run before
- * the stop's record could be stored (nothing is stored after a run's terminal event). So whichever
- * writer stores the cancellation stores the stop's record first: who stopped the run is never lost.
+ * `events` with what a control asked of Hermes in their place (`RunRecord.stopAsked`,
+ * `answerAsked`). A stop or an answer stores what it will record before it asks Hermes, and
+ * records it once Hermes accepts; a run's permit (`runLocks.ts`) keeps that record before
+ * Hermes's own events of it only within one process, and a follower in another (a replica) may
+ * store them first: Hermes's `run.cancelled` (after which nothing is stored), or its echo of the
+ * answer (`clarify.answered` via hermes, which carries no answer). So whichever writer stores them
+ * stores the control's record: the stop's `run.stopping` before the cancellation (unless it is
+ * recorded already), the client's `clarify.answered` for Hermes's echo of the same request.
  */
-const withAskedStop = (current: RunRecord, events: ReadonlyArray<NewEvent>): ReadonlyArray<NewEvent> => {
-  if (current.stopAsked === null || current.status === "stopping" || isTerminal(current.status)) return events
-  const cancelled = events.findIndex((e) => e.type === "run.cancelled")
-  if (cancelled < 0 || events.slice(0, cancelled).some((e) => e.type === "run.stopping")) return events
-  return [...events.slice(0, cancelled), { type: "run.stopping", data: { ...current.stopAsked } }, ...events.slice(cancelled)]
+const withAsked = (current: RunRecord, events: ReadonlyArray<NewEvent>): ReadonlyArray<NewEvent> => {
+  if (isTerminal(current.status) || events.length === 0) return events
+  let out = events
+  const answer = current.answerAsked
+  if (answer !== null) {
+    out = out.map((e) =>
+      e.type === "clarify.answered" && e.data["via"] === "hermes" && e.data["request_id"] === answer["request_id"] ? { type: e.type, data: { ...answer } } : e
+    )
+  }
+  const stop = current.stopAsked
+  if (stop === null || current.status === "stopping") return out
+  const cancelled = out.findIndex((e) => e.type === "run.cancelled")
+  if (cancelled < 0 || out.slice(0, cancelled).some((e) => e.type === "run.stopping")) return out
+  return [...out.slice(0, cancelled), { type: "run.stopping", data: { ...stop } }, ...out.slice(cancelled)]
 }
 
 /**
@@ -98,7 +109,7 @@ const withAskedStop = (current: RunRecord, events: ReadonlyArray<NewEvent>): Rea
 export const planWrite = (current: RunRecord, change: RunChange, now: number, storedOutput: string | null): WritePlan => {
   const events: Array<StoredEvent> = []
   let seq = current.lastSeq
-  for (const e of withAskedStop(current, change.events ?? [])) {
+  for (const e of withAsked(current, change.events ?? [])) {
     seq += 1
     events.push({ seq, type: e.type, at: now, data: e.data })
   }
@@ -137,8 +148,9 @@ export const planWrite = (current: RunRecord, change: RunChange, now: number, st
     outputHead,
     updatedAt: now,
     endedAt: current.endedAt ?? (isTerminal(status) ? now : null),
-    // Once the run has ended no stop is being asked any more.
+    // Once the run has ended nothing is being asked of Hermes any more.
     stopAsked: isTerminal(status) ? null : change.stopAsked === undefined ? current.stopAsked : change.stopAsked,
+    answerAsked: isTerminal(status) ? null : change.answerAsked === undefined ? current.answerAsked : change.answerAsked,
     version: current.version + 1
   }
   return { events, dropEventsThrough, clearOutput, chunks, next }

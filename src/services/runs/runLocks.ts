@@ -6,7 +6,7 @@
  * would be lost. Holding the run's permit across the stop makes the follower's commit wait for it.
  * The permit is this process's own: a follower in another process (a replica) does not wait for
  * it, and the stop's record reaches the ledger before that follower's cancellation by another way
- * (the stop stores what it asks first: `RunRecord.stopAsked`). An answer holds it too: Hermes echoes `clarify.responded` (without the answer) before it replies.
+ * (the control stores what it asks first: `RunRecord.stopAsked`, `answerAsked`). An answer holds it too: Hermes echoes `clarify.responded` (without the answer) before it replies.
  * Entries exist only while someone holds or waits for a run's permit.
  */
 import { Effect } from "effect"

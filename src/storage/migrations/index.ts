@@ -88,6 +88,7 @@ export const migrations: Record<string, Migration> = {
   // Every UPDATE of a run's row adds one to its version, so a follower writes its next batch against
   // the row it wrote last without reading it again (`Ledger.modify`'s `expected`). Existing rows start at 0.
   "0018_run_version": portable("ALTER TABLE runs ADD COLUMN version BIGINT NOT NULL DEFAULT 0"),
-  // A stop being asked of Hermes, stored before it is asked (`RunRecord.stopAsked`): JSON text, null for none.
-  "0019_run_stop_asked": portable("ALTER TABLE runs ADD COLUMN stop_asked TEXT")
+  // A stop, and an answer, being asked of Hermes, stored before it is asked (`RunRecord.stopAsked`,
+  // `answerAsked`): JSON text, null for none.
+  "0019_run_asked": portable("ALTER TABLE runs ADD COLUMN stop_asked TEXT", "ALTER TABLE runs ADD COLUMN answer_asked TEXT")
 }

@@ -15,7 +15,7 @@ import { Lifecycle, type Phase, LifecycleAt } from "../../../src/common/Lifecycl
 import { Progress } from "../../../src/request/Progress.ts"
 import { Redactor, RedactorLive } from "../../../src/common/Redactor.ts"
 import type { RunsShape } from "../../../src/services/runs/Runs.ts"
-import type { Ledger } from "../../../src/services/runs/Ledger.ts"
+import { Ledger } from "../../../src/services/runs/Ledger.ts"
 import { LedgerLive } from "../../../src/services/runs/LedgerSql.ts"
 import { makeRuns } from "../../../src/services/runs/RunsLive.ts"
 import { ChangeFeedBump, ChangeFeedTest } from "../../../src/storage/ChangeFeed.ts"
@@ -56,6 +56,8 @@ export interface Built {
   readonly redactor: Redactor["Type"]
   /** "Another process committed", by hand (the change feed's double). */
   readonly otherProcess: ChangeFeedBump["Type"]
+  /** The ledger the service writes (for a test that reads what no view shows). */
+  readonly ledger: Ledger["Type"]
 }
 
 /** Builds the service in `scope`; closing the scope is a daemon shutdown. */
@@ -77,7 +79,7 @@ export const buildRuns = (hermes: FakeHermes, inbox: Effect.Effect.Success<Retur
     )
     const context = yield* Layer.buildWithScope(deps, scope)
     const made = yield* makeRuns.pipe(Effect.provide(context), Scope.extend(scope))
-    return { runs: made.runs, supervisor: made.supervisor, signals: made.signals, lifecycle: Context.get(context, Lifecycle), redactor: Context.get(context, Redactor), otherProcess: Context.get(context, ChangeFeedBump) } satisfies Built
+    return { runs: made.runs, supervisor: made.supervisor, signals: made.signals, lifecycle: Context.get(context, Lifecycle), redactor: Context.get(context, Redactor), otherProcess: Context.get(context, ChangeFeedBump), ledger: Context.get(context, Ledger) } satisfies Built
   })
 
 export const harness = (options: HarnessOptions = {}) =>
