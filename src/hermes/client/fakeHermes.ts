@@ -232,8 +232,10 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
         cut = Effect.runSync(Deferred.make<void>())
         return Deferred.succeed(done, undefined)
       }),
-      /** Hermes finishes the run on its side only (the bridge sees it in the status, not on a stream). */
-      /** Ends the run in Hermes (completed, or as `status` says) without a word on its stream. */
+      /**
+       * Hermes ends the run (completed, or as `status` says) on its side only: the bridge sees it
+       * in the status, not on a stream.
+       */
       finishQuietly: (id: string, output: string, status: "completed" | "cancelled" = "completed") => Effect.sync(() => {
         const r = runs.get(id)
         if (r !== undefined) { r.status = status; r.output = output }
