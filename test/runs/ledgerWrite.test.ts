@@ -89,6 +89,8 @@ describe("ledger write plan", () => {
     expect(planWrite(asked, { events: [echo("c2")] }, 9, null).events.map((e) => e.data)).toEqual([{ request_id: "c2", via: "hermes" }])
     expect(planWrite(asked, { events: [echo("c1", "retired")] }, 9, null).events.map((e) => e.data)).toEqual([{ request_id: "c1", via: "retired" }])
     expect(planWrite(record(), { events: [echo("c1")] }, 9, null).events.map((e) => e.data)).toEqual([{ request_id: "c1", via: "hermes" }])
+    // Two answers on their way (the request's id alone): nothing stands for the echo.
+    expect(planWrite(record({ answerAsked: { request_id: "c1" } }), { events: [echo("c1")] }, 9, null).events.map((e) => e.data)).toEqual([{ request_id: "c1", via: "hermes" }])
     // Kept until the answer's own record withdraws it, gone with the run's end.
     expect(planWrite(asked, { events: [echo("c1")] }, 9, null).next.answerAsked).toEqual(client)
     expect(planWrite(asked, { answerAsked: null }, 9, null).next.answerAsked).toBeNull()

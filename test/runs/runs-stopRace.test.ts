@@ -6,7 +6,7 @@
  * `clarify.answered` (with the answer) is the one recorded, not a bare echo without it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Option, Scope, TestClock } from "effect"
+import { Effect, Either, Exit, Fiber, Option, Scope, TestClock } from "effect"
 import { Caller } from "../../src/request/Caller.ts"
 import { TestDb } from "../support/testDb.ts"
 import { makeRunLocks } from "../../src/services/runs/runLocks.ts"
@@ -127,6 +127,32 @@ describe("an answer racing Hermes's echo of it", () => {
       expect(answered.status).toBe("running")
       expect(answered.pending).toBeNull()
       expect(events.map((e) => e.data)).toEqual([{ request_id: "c1", answer: "staging", via: "client" }])
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
+})
+
+describe("two answers to one question through two other processes", () => {
+  it.live("never stores the answer Hermes refused: the one it took, or its echo without an answer", () =>
+    Effect.gen(function* () {
+      // Each answer reaches Hermes 300 ms after it is sent, and Hermes replies 400 ms after its echo:
+      // both answers are on their way at once, and the follower stores the echo before either's record.
+      const h = yield* harness({ clarifyReachDelayMs: 300, clarifyAnswerDelayMs: 400 })
+      const [first, second] = [yield* anotherProcess(h), yield* anotherProcess(h)]
+      const alice = as("alice")
+      const view = yield* alice(h.runs.start({ agent: "hermes", input: "deploy" }))
+      const hid = [...h.hermes.runs.keys()][0]!
+      yield* h.hermes.emit(hid, "clarify.request", { clarify_id: "c1", question: "Which environment?", choices: ["staging", "production"], multi_select: false })
+      yield* eventually(alice(h.runs.status(view.run_id, 0)), statusIs("waiting_for_clarification"), "asked")
+      const staging = yield* Effect.fork(Effect.either(alice(first.runs.answer(view.run_id, "c1", "staging"))))
+      // The second is sent once the first is on its way (stored on the run), so Hermes takes the first.
+      yield* eventually(h.ledger.get(view.run_id), (r) => Option.isSome(r) && r.value.answerAsked !== null, "the first answer on its way")
+      const production = yield* Effect.either(alice(second.runs.answer(view.run_id, "c1", "production")))
+      const took = yield* Fiber.join(staging)
+      expect(Either.isRight(took)).toBe(true)
+      expect(Either.isLeft(production) && production.left._tag).toBe("NoPendingRequest")
+      expect(h.hermes.calls.clarify).toEqual(["staging"])
+      const answered = (yield* alice(h.runs.events(view.run_id, 0, 100))).events.filter((e) => e.type === "clarify.answered").map((e) => e.data)
+      expect(answered).toEqual([{ request_id: "c1", outcome: "answered", via: "hermes" }])
+      expect(Option.map(yield* h.ledger.get(view.run_id), (r) => r.answerAsked)).toEqual(Option.some(null))
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
 

@@ -48,6 +48,8 @@ export interface FakeOptions {
   readonly stopAnswerDelayMs?: number
   /** Likewise for a clarification's answer: it comes this long after Hermes's `clarify.responded` echo. */
   readonly clarifyAnswerDelayMs?: number
+  /** An answer takes this long to reach Hermes (default 0): answers sent close together are all on their way at once. */
+  readonly clarifyReachDelayMs?: number
   /**
    * Frames carry no id, as the released 0.19 and 0.20 builds send them: the first stream of a run
    * gets its whole buffer, a later one only what comes after it opened (Hermes's one shared queue).
@@ -196,6 +198,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
         })),
       clarify: (p, id, body) =>
         guard(p, "POST /v1/runs/{id}/clarify", Effect.gen(function* () {
+          if ((options.clarifyReachDelayMs ?? 0) > 0) yield* Effect.sleep(options.clarifyReachDelayMs ?? 0)
           const r = yield* get(p, "POST /v1/runs/{id}/clarify", id)
           if (r.pendingClarify !== body.clarifyId) return yield* refusal(p, "POST /v1/runs/{id}/clarify", 409, "clarify_not_pending")
           calls.clarify.push(body.response)

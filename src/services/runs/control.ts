@@ -40,6 +40,18 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
       Effect.map((m) => m.record)
     )
 
+  /**
+   * What an answer stores on the run before Hermes is given it: its own record, unless another
+   * answer to the same request is on its way already (through another process, or one whose fate
+   * is unknown) with other words. Hermes's echo does not say which answer it took, so then nothing
+   * may stand for the echo: the request's id alone (`withAsked` puts only a client's record in
+   * the echo's place), and the echo is stored as Hermes's, without an answer, rather than a wrong one.
+   */
+  const answerToAsk = (asked: RunRecord["answerAsked"], answered: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> =>
+    asked === null || asked["request_id"] !== answered["request_id"] || sameAnswer(asked, answered) ? answered : { request_id: answered["request_id"] }
+  const sameAnswer = (asked: RunRecord["answerAsked"], answered: Readonly<Record<string, unknown>>) =>
+    asked !== null && JSON.stringify(asked) === JSON.stringify(answered)
+
   /** Stores on the run what a control asks of Hermes (or withdraws it): nothing a waiter sees changes. */
   const ask = (runId: string, decide: (current: RunRecord) => RunChange) =>
     ledger.modify(runId, (current) => ({ change: decide(current), result: undefined })).pipe(Effect.map((m) => m.record))
@@ -60,9 +72,10 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
       }
       if (run.pending === null || run.pending.request_id !== requestId) return yield* notPending(requestId)
       const answered = { type: "clarify.answered", data: { request_id: requestId, answer: response, via: "client" } }
-      const asking = yield* ask(run.runId, (current) => (current.pending?.request_id === requestId ? { answerAsked: answered.data } : {}))
+      const asking = yield* ask(run.runId, (current) =>
+        current.pending?.request_id === requestId ? { answerAsked: answerToAsk(current.answerAsked, answered.data) } : {})
       if (asking.pending?.request_id !== requestId) return yield* notPending(requestId)
-      const withdraw = ask(run.runId, (current) => (current.answerAsked?.["request_id"] === requestId ? { answerAsked: null } : {}))
+      const withdraw = ask(run.runId, (current) => (sameAnswer(current.answerAsked, answered.data) ? { answerAsked: null } : {}))
       const profile = yield* hermes.profile(run.agent)
       yield* hermes.clarify(profile, run.hermesRunId, { clarifyId: requestId, response }).pipe(
         Effect.catchTag("RunNotFound", () => Effect.fail(notPending(requestId))),
@@ -70,7 +83,8 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
         Effect.tapErrorTag("NoPendingRequest", () => withdraw)
       )
       // Recorded here so the view shows it at once; the follower skips Hermes's echo of it (or,
-      // in another process, stored the echo as this).
+      // in another process, stored the echo as this). Hermes took this answer: the request is
+      // settled, and nothing asked of it stays.
       return yield* commit(run.runId, (current) =>
         current.pending?.request_id === requestId
           ? { events: [answered], pending: null, answerAsked: null, ...(current.status === "waiting_for_clarification" ? { status: "running" as const } : {}) }

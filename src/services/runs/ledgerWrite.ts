@@ -90,7 +90,8 @@ const withAsked = (current: RunRecord, events: ReadonlyArray<NewEvent>): Readonl
   if (isTerminal(current.status) || events.length === 0) return events
   let out = events
   const answer = current.answerAsked
-  if (answer !== null) {
+  // Only a client's record stands for the echo: two answers on their way leave the request's id alone.
+  if (answer !== null && answer["via"] === "client") {
     out = out.map((e) =>
       e.type === "clarify.answered" && e.data["via"] === "hermes" && e.data["request_id"] === answer["request_id"] ? { type: e.type, data: { ...answer } } : e
     )
