@@ -3,7 +3,9 @@
  * while the stop is still waiting for Hermes. The stop's own record (`run.stopping`, with the
  * operator as its actor) must still be stored, before the end, and the stop must answer the run.
  * Likewise an answer whose reply Hermes sends after its `clarify.responded` echo: the client's
- * `clarify.answered` (with the answer) is the one recorded, not a bare echo without it.
+ * `clarify.answered` (with the answer) is the one recorded, not a bare echo without it. Both hold
+ * when the run's follower is in another process (a replica), and an answer Hermes refused is never
+ * the one recorded.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Exit, Fiber, Option, Scope, TestClock } from "effect"
@@ -16,7 +18,7 @@ const admin = as(Caller.admin)
 type Harness = Effect.Effect.Success<ReturnType<typeof harness>>
 
 /**
- * A second daemon on the harness's database and Hermes (a replica, or the daemon beside the CLI),
+ * A second daemon on the harness's database and Hermes (a replica behind the same load balancer),
  * built before any run exists, so it follows none of them.
  */
 const anotherProcess = (h: Harness) =>
@@ -69,7 +71,7 @@ describe("a stop racing the run's end", () => {
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 })
 
-describe("a stop through another process than the run's follower (a replica, the CLI)", () => {
+describe("a stop through another process than the run's follower (a replica)", () => {
   // The run's permit is a process's own (runLocks.ts): the follower in the other process commits
   // Hermes's run.cancelled whenever it comes, here before this stop's answer from Hermes. The stop
   // stored what it asks before asking, so that commit stores the stop's run.stopping first.
