@@ -5,11 +5,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Effect, Either, HashMap, Layer, List, Logger, LogLevel, Stream } from "effect"
+import { Deferred, Effect, Either, HashMap, Layer, List, Logger, LogLevel, Stream } from "effect"
 import { loadConfig } from "../../src/config/load.ts"
 import { logLevelOf, loggingLayer } from "../../src/daemon/logging.ts"
 import { makeHermesClient } from "../../src/hermes/client/HermesClientLive.ts"
 import { Redactor, RedactorWith } from "../../src/common/Redactor.ts"
+import { makeRunSupervisor } from "../../src/services/runs/RunSupervisor.ts"
 import { TestDb } from "../support/testDb.ts"
 import { hermes020 } from "../hermes/support/hermes020.ts"
 import { as, eventually, harness } from "./support/harness.ts"
@@ -48,6 +49,28 @@ describe("run life at info", () => {
       expect(typeof ended?.annotations.duration_ms).toBe("number")
       expect(log.lines.filter((l) => l.message === "run ended")).toHaveLength(1)
     }).pipe(Effect.scoped, Effect.provide(TestDb), Effect.provide(log.layer))
+  })
+})
+
+describe("a run's follower's lines", () => {
+  it.live("carry the run's id, restarts included, and the fiber that attached the run carries none", () => {
+    const log = capture()
+    return Effect.gen(function* () {
+      let attempts = 0
+      const done = yield* Deferred.make<void>()
+      const followOnce = (_runId: string) =>
+        Effect.suspend(() => (++attempts < 2
+          ? Effect.zipRight(Effect.logInfo("following"), Effect.fail("dropped"))
+          : Effect.zipRight(Effect.logInfo("following again"), Deferred.succeed(done, undefined))))
+      const supervisor = yield* makeRunSupervisor(followOnce)
+      yield* supervisor.attach("run_a")
+      yield* Deferred.await(done)
+      yield* Effect.logInfo("after attaching")
+      const byMessage = (m: string) => log.lines.filter((l) => l.message.startsWith(m)).map((l) => l.annotations["runId"])
+      expect(byMessage("following")).toEqual(["run_a", "run_a"])
+      expect(byMessage("run follower failed; restarting")).toEqual(["run_a"])
+      expect(byMessage("after attaching")).toEqual([undefined])
+    }).pipe(Effect.scoped, Effect.provide(log.layer))
   })
 })
 

@@ -23,6 +23,7 @@ import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
 import type { HermesFailure } from "./failure.ts"
 import { failureLog, HermesTransport, saysRunUnknown } from "./failure.ts"
 import { withMetrics } from "../../common/Metrics.ts"
+import { annotateFiberLogs } from "../../common/fiberLogs.ts"
 import { pushedStream } from "./pushedStream.ts"
 
 /** The one text of a run Hermes no longer knows (its JSON said `run_not_found`). */
@@ -288,10 +289,15 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
     }
   })
 
-/** The follow handing each event to `emit`, in the caller's fiber: it waits while `emit` does. */
+/**
+ * The follow handing each event to `emit`, in the caller's fiber: it waits while `emit` does. Its
+ * log lines carry Hermes's run id from that fiber: the follow is meant to be the fiber's one job
+ * (a run's follower forks it so), and the annotation stays the fiber's (`annotateFiberLogs`: a
+ * scoped one would hold frames for as long as a parked run's follow waits).
+ */
 export const followRunInto = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesEvent) => Effect.Effect<unknown>): Effect.Effect<void, HermesFailure> =>
-  runFollow(deps, settings, emit).pipe(Effect.annotateLogs({ hermes_run_id: deps.runId }))
+  Effect.zipRight(annotateFiberLogs({ hermes_run_id: deps.runId }), runFollow(deps, settings, emit))
 
-/** The follow as a stream with back-pressure: the follower fiber waits while the consumer is busy. */
+/** The follow as a stream with back-pressure: the follower fiber (the stream's own) waits while the consumer is busy. */
 export const followRun = (deps: FollowDeps, settings: FollowSettings): Stream.Stream<HermesEvent, HermesFailure> =>
   pushedStream((offer) => followRunInto(deps, settings, offer))

@@ -12,6 +12,7 @@
  * picks one.
  */
 import { Cause, Duration, Effect, FiberMap, Schedule, type Scope } from "effect"
+import { annotateFiberLogs } from "../../common/fiberLogs.ts"
 
 /** Restart backoff: quick at first, then at most every 30 s, for as long as the run lives. */
 export const RESTART_SCHEDULE = Schedule.exponential("250 millis", 2).pipe(
@@ -33,7 +34,9 @@ export interface RunSupervisor {
 /**
  * The follow loop of one run, restarted with backoff until `followOnce` returns (the run is
  * terminal in the ledger). Succeeds then; fails only with an interruption-only cause (shutdown, or a
- * shard that moved), which the caller re-raises or ignores. Shared by both supervisors.
+ * shard that moved), which the caller re-raises or ignores. Shared by both supervisors, each of
+ * which runs it in a fiber of the run's own: its log lines carry the run's id from the fiber
+ * (`annotateFiberLogs`, not a scoped annotation a parked run would hold frames for).
  */
 export const superviseFollow = <E>(
   followOnce: (runId: string, resume: boolean) => Effect.Effect<void, E>,
@@ -41,15 +44,15 @@ export const superviseFollow = <E>(
   fresh: boolean
 ): Effect.Effect<void, Cause.Cause<E>> => {
   let attempts = 0
-  return Effect.suspend(() => followOnce(runId, !(fresh && attempts++ === 0))).pipe(
+  const follow = Effect.suspend(() => followOnce(runId, !(fresh && attempts++ === 0))).pipe(
     // Defects are restarted like failures; only interruption ends a follower early.
     Effect.sandbox,
     Effect.tapError((cause) =>
       Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logWarning("run follower failed; restarting", cause)
     ),
-    Effect.retry({ schedule: RESTART_SCHEDULE, while: (cause) => !Cause.isInterruptedOnly(cause) }),
-    Effect.annotateLogs({ runId })
+    Effect.retry({ schedule: RESTART_SCHEDULE, while: (cause) => !Cause.isInterruptedOnly(cause) })
   )
+  return Effect.zipRight(annotateFiberLogs({ runId }), follow)
 }
 
 /** One daemon's followers: a FiberMap in the caller's scope (SQLite, or PostgreSQL without a cluster). */

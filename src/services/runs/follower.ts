@@ -6,7 +6,7 @@
  *
  * `followOnce` returns when the run is terminal and fails on anything else; the supervisor restarts it.
  */
-import { Data, Duration, Effect, Option, Schedule } from "effect"
+import { Data, Duration, Effect, Option, Schedule, Scope } from "effect"
 import { fieldsOf, type HermesEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 import { approvalOf, reduceBatch } from "../../domain/runs/events.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
@@ -243,7 +243,8 @@ export const makeFollower = (deps: FollowerDeps) => {
         ended: endedElsewhere(runId, profile.value)
       })
       watching.set(runId, quiet)
-      yield* Effect.addFinalizer(() => Effect.sync(() => { if (watching.get(runId) === quiet) watching.delete(runId) }))
+      // On the scope itself: `Effect.addFinalizer` would keep the fiber's references of this moment for as long as the run lives.
+      yield* Scope.addFinalizer(yield* Effect.scope, Effect.sync(() => { if (watching.get(runId) === quiet) watching.delete(runId) }))
       // The follow is the batches' producer fiber: a parked run holds it, and no stream stages.
       const batches = yield* batchesFrom(
         (offer: (e: HermesEvent) => Effect.Effect<unknown>) =>
