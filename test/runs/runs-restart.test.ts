@@ -59,6 +59,16 @@ describe("restart and supervision", () => {
       expect((yield* alice(third.runs.start({ agent: "hermes", input: "long job", idempotency_key: "job" }))).run_id).toBe(view.run_id)
     }).pipe(Effect.scoped, Effect.provide(TestDb)))
 
+  it.live("a shutdown ends every follow it held: no event stream of a parked run is read on", () =>
+    Effect.gen(function* () {
+      const h = yield* harness()
+      const views = yield* Effect.forEach(["one", "two", "three"], (input) => alice(h.runs.start({ agent: "hermes", input })))
+      yield* Effect.forEach(views, (v) => eventually(h.supervisor.isFollowed(v.run_id), (followed) => followed, "followed"))
+      yield* eventually(Effect.sync(() => h.hermes.calls.open), (n) => n === 3, "three streams read")
+      yield* Scope.close(h.scope, Exit.void)
+      yield* eventually(Effect.sync(() => h.hermes.calls.open), (n) => n === 0, "no stream read after the shutdown")
+    }).pipe(Effect.scoped, Effect.provide(TestDb)))
+
   it.live("a run Hermes no longer knows ends interrupted with a clear error", () =>
     Effect.gen(function* () {
       const h = yield* harness()

@@ -66,7 +66,8 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
     ]
     const runs = new Map<string, FakeRun>()
     const idempotency = new Map<string, string>()
-    const calls = { start: [] as Array<StartRunRequest>, stop: [] as Array<string>, steer: [] as Array<string>, clarify: [] as Array<unknown>, follow: 0, status: 0 }
+    /** `open`: event streams being read now (a follow's stream ends, or its reader is interrupted, and it is no longer counted). */
+    const calls = { start: [] as Array<StartRunRequest>, stop: [] as Array<string>, steer: [] as Array<string>, clarify: [] as Array<unknown>, follow: 0, status: 0, open: 0 }
     /** followEnds: the next streams end at once, without a terminal event (a dropped connection). */
     const faults = { down: false, followFailures: 0, followDefects: 0, followEnds: 0 }
     let counter = 0
@@ -161,6 +162,7 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
             ? (run.subscribed ? run.events.length : 0)
             : opts?.lastEventId === undefined ? 0 : opts.lastEventId + 1
           run.subscribed = true
+          calls.open += 1
           return Effect.succeed(run.version.changes.pipe(
             Stream.mapConcat(() => {
               const out = run.events.slice(cursor)
@@ -168,7 +170,8 @@ export const makeFakeHermes = (options: FakeOptions = {}) =>
               return out
             }),
             Stream.takeUntil((e) => TERMINAL_EVENTS.has(e.event)),
-            Stream.interruptWhen(Deferred.await(cut))
+            Stream.interruptWhen(Deferred.await(cut)),
+            Stream.ensuring(Effect.sync(() => { calls.open -= 1 }))
           ))
         })),
       approval: (p, id, body) =>

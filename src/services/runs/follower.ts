@@ -207,9 +207,15 @@ export const makeFollower = (deps: FollowerDeps) => {
 
   /**
    * Follows the run until it is terminal in the ledger. `resume`: the run was followed before (or by
-   * an earlier daemon), so its status is checked with Hermes first.
+   * an earlier daemon), so its status is checked with Hermes first. The follow's scope (its quiet
+   * watch, its batches' producer fiber) is made here and closed when it ends, and given only to the
+   * calls that register in it: `Effect.scoped` would keep its resource's frames and the context it
+   * provides on the follower's fiber for as long as the run is followed (hours, for a parked run).
    */
   const followOnce = (runId: string, resume: boolean) =>
+    Effect.flatMap(Scope.make(), (scope) => followIn(runId, resume, scope).pipe(Effect.onExit((exit) => Scope.close(scope, exit))))
+
+  const followIn = (runId: string, resume: boolean, scope: Scope.CloseableScope) =>
     Effect.gen(function* () {
       const found = yield* ledger.get(runId)
       if (Option.isNone(found) || isTerminal(found.value.status)) return
@@ -241,17 +247,17 @@ export const makeFollower = (deps: FollowerDeps) => {
         reattach: resume,
         numbered: run.hermesEventId !== null,
         ended: endedElsewhere(runId, profile.value)
-      })
+      }).pipe(Scope.extend(scope))
       watching.set(runId, quiet)
       // On the scope itself: `Effect.addFinalizer` would keep the fiber's references of this moment for as long as the run lives.
-      yield* Scope.addFinalizer(yield* Effect.scope, Effect.sync(() => { if (watching.get(runId) === quiet) watching.delete(runId) }))
+      yield* Scope.addFinalizer(scope, Effect.sync(() => { if (watching.get(runId) === quiet) watching.delete(runId) }))
       // The follow is the batches' producer fiber: a parked run holds it, and no stream stages.
       const batches = yield* batchesFrom(
         (offer: (e: HermesEvent) => Effect.Effect<unknown>) =>
           hermes.followInto(profile.value, run.hermesRunId, { lastEventId, receivedText, onReattach: quiet.reattached }, (e) =>
             Effect.zipRight(quiet.saw(e.id !== null), offer(e))),
         { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, timer: flushTimer, urgent: (e) => !STREAMED.has(e.event) }
-      )
+      ).pipe(Scope.extend(scope))
       // The run ended elsewhere: what was read is committed, then the follow stops reading.
       yield* quiet.whenEnded(batches.stop)
       yield* batches.consume(
@@ -267,7 +273,7 @@ export const makeFollower = (deps: FollowerDeps) => {
           )
       )
       if (!isTerminal(run.status)) yield* settle(run, profile.value)
-    }).pipe(Effect.scoped)
+    })
 
   /**
    * Settles a run from Hermes's status now (a stop Hermes answered "no live task"): terminal or
