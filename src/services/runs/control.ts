@@ -33,12 +33,6 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
   /** The data of a stop's `run.stopping` event: who stopped the run (none: the run's own client). */
   const stoppingData = (actor?: StopActor): Record<string, unknown> => (actor === undefined ? {} : { by: actor.by, via: actor.via })
 
-  /** Writes a change decided on the stored run, then wakes its waiters. */
-  const commit = (runId: string, decide: (current: RunRecord) => RunChange) =>
-    ledger.modify(runId, (current) => ({ change: decide(current), result: undefined })).pipe(
-      Effect.tap((m) => signals.publish(m.record)),
-      Effect.map((m) => m.record)
-    )
 
   /**
    * What an answer stores on the run before Hermes is given it: its own record, unless another
@@ -52,9 +46,13 @@ export const makeControl = <E>({ ledger, hermes: client, signals, locks, reconci
   const sameAnswer = (asked: RunRecord["answerAsked"], answered: Readonly<Record<string, unknown>>) =>
     asked !== null && JSON.stringify(asked) === JSON.stringify(answered)
 
-  /** Stores on the run what a control asks of Hermes (or withdraws it): nothing a waiter sees changes. */
-  const ask = (runId: string, decide: (current: RunRecord) => RunChange) =>
+  /** Writes a change decided on the stored run, and answers the run as stored. */
+  const write = (runId: string, decide: (current: RunRecord) => RunChange) =>
     ledger.modify(runId, (current) => ({ change: decide(current), result: undefined })).pipe(Effect.map((m) => m.record))
+  /** Stores on the run what a control asks of Hermes (or withdraws it): nothing a waiter sees changes, so none is woken. */
+  const ask = write
+  /** Writes a change a waiter sees, then wakes the run's waiters. */
+  const commit = (runId: string, decide: (current: RunRecord) => RunChange) => Effect.tap(write(runId, decide), (record) => signals.publish(record))
 
   // Holding the run's permit, as a stop does: Hermes's `clarify.responded` echo (which carries no
   // answer) may come before its reply to the answer, and this process's follower commits it only
