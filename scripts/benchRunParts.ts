@@ -19,6 +19,7 @@ import { RedactorLive } from "../src/common/Redactor.ts"
 import { AppConfigLive } from "../src/config/AppConfig.ts"
 import { loadConfig, type ResolvedConfig } from "../src/config/load.ts"
 import { daemonLayer } from "../src/daemon/Daemon.ts"
+import { HeapSlackBounded } from "../src/daemon/heapSlack.ts"
 import { InboxServices } from "../src/daemon/teachServices.ts"
 import type { HermesEvent } from "../src/domain/runs/hermesEvents.ts"
 import { HermesClient, type HermesProfile } from "../src/hermes/client/HermesClient.ts"
@@ -52,6 +53,8 @@ export const tempConfig = (extra: Record<string, string> = {}): ResolvedConfig =
       AGENT_BRIDGE_BRIDGE_MAX_CONCURRENT_RUNS_PER_CLIENT: "1000",
       // The simulator's cap (simOptions): the bridge's queue must not stand in for what is measured.
       AGENT_BRIDGE_HERMES_MAX_CONCURRENT_RUNS: "100000",
+      // BENCH_HEAP_SLACK_MIB=0 measures the bridge under V8's own heap policy (an A/B of bridge.heap_slack_mib).
+      ...(process.env["BENCH_HEAP_SLACK_MIB"] === undefined ? {} : { AGENT_BRIDGE_BRIDGE_HEAP_SLACK_MIB: process.env["BENCH_HEAP_SLACK_MIB"] }),
       ...extra
     },
     cwd: dir
@@ -87,6 +90,8 @@ export const bridgeServices = (config: ResolvedConfig) =>
 export const bridgeOver = (config: ResolvedConfig, hermes: Context.Tag.Service<HermesClient>) =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
+    // The daemon's heap policy (`serve` sets it too): the measured process collects as the daemon does.
+    yield* Layer.buildWithScope(HeapSlackBounded(config.bridge.heap_slack_mib), scope)
     const base = Layer.mergeAll(AppConfigLive(config), RedactorLive, LifecycleReady, Layer.succeed(HermesClient, hermes))
     const deps = Layer.mergeAll(LedgerLive, InboxServices).pipe(Layer.provideMerge(base), Layer.provideMerge(DbForStores(config)))
     const context = yield* Layer.buildWithScope(deps, scope)

@@ -13,6 +13,7 @@ import { causeLine } from "../daemon/startFailure.ts"
 import { SimulatorInfo } from "../hermes/embedded.ts"
 import { logLevelOf, loggingLayer } from "../daemon/logging.ts"
 import { StrayRejectionsLogged } from "../daemon/strayRejections.ts"
+import { HeapSlackBounded } from "../daemon/heapSlack.ts"
 import { RedactorLive } from "../common/Redactor.ts"
 
 const banner = (config: ResolvedConfig, simulatorUrl: string | null) =>
@@ -48,9 +49,12 @@ export const serve = (config: ResolvedConfig) => {
   const announce = Layer.effectDiscard(Effect.flatMap(SimulatorInfo, (info) => banner(config, Option.getOrNull(info.url))))
   // RedactorLive is the same layer value the daemon uses, so logs share its registered secrets.
   const logging = loggingLayer(logLevelOf(config.bridge.log_level), config.bridge.log_format).pipe(Layer.provide(RedactorLive))
-  const app = Layer.mergeAll(announce, StrayRejectionsLogged, shutdownDeadline(config.bridge.shutdown_timeout_s, logging)).pipe(
-    Layer.provideMerge(daemonLayer(config))
-  )
+  const app = Layer.mergeAll(
+    announce,
+    StrayRejectionsLogged,
+    HeapSlackBounded(config.bridge.heap_slack_mib),
+    shutdownDeadline(config.bridge.shutdown_timeout_s, logging)
+  ).pipe(Layer.provideMerge(daemonLayer(config)))
   // A start that fails (port in use, data folder not writable) ends in one line and exit 1, not a trace.
   const place = { what: "agent-bridge serve", dataDir: config.dataDir, host: config.bridge.host, port: config.bridge.port }
   return Layer.launch(app.pipe(Layer.provide(logging))).pipe(

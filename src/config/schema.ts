@@ -92,7 +92,13 @@ export const BridgeSection = Schema.Struct({
    * Seconds `serve` gives its shutdown (SIGTERM, SIGINT) to finish; past them it logs one line and
    * exits with code 1, whatever still waits (a database that does not answer).
    */
-  shutdown_timeout_s: withDefault(Schema.Number.pipe(Schema.finite(), Schema.between(1, 3600)), () => 20)
+  shutdown_timeout_s: withDefault(Schema.Number.pipe(Schema.finite(), Schema.between(1, 3600)), () => 20),
+  /**
+   * MiB of garbage the JavaScript heap's old generation may gather before its next full collection
+   * (`daemon/heapSlack.ts`); 0: V8's own policy (up to 3× what is live). It bounds the RSS a daemon
+   * holding thousands of parked runs keeps; a small heap is under it and keeps V8's policy.
+   */
+  heap_slack_mib: withDefault(Schema.Int.pipe(Schema.between(0, 1_048_576)), () => 128)
 })
 
 /** The replica's name: `bridge.replica_id`, else `host:port` of its listener. */
