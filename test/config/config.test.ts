@@ -115,6 +115,18 @@ clients: {my-laptop: {catalog: compact, tools: {include: [], exclude: []}}}
     }
   })
 
+  it("bridge.heap_slack_mib: 128 MiB by default, 0 for V8's own policy, from the file and the environment, and its range", () => {
+    expect(Either.getOrThrow(loadConfig({ env: {}, cwd: tempDir() })).bridge.heap_slack_mib).toBe(128)
+    const { file } = write("bridge:\n  heap_slack_mib: 0\n")
+    expect(Either.getOrThrow(loadConfig({ configPath: file, env: {} })).bridge.heap_slack_mib).toBe(0)
+    expect(Either.getOrThrow(loadConfig({ env: { AGENT_BRIDGE_BRIDGE_HEAP_SLACK_MIB: "64" }, cwd: tempDir() })).bridge.heap_slack_mib).toBe(64)
+    for (const value of [-1, 1.5, 1_048_577, '"lots"']) {
+      const bad = write(`bridge:\n  heap_slack_mib: ${value}\n`)
+      const res = loadConfig({ configPath: bad.file, env: {} })
+      expect(Either.isLeft(res) && res.left.message.includes("bridge.heap_slack_mib"), String(value)).toBe(true)
+    }
+  })
+
   it("ignores unrelated variables", () => {
     expect(applyEnvOverrides({}, { PATH: "/bin", AGENT_BRIDGE_NOPE: "1" })).toEqual({})
   })
