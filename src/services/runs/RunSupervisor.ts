@@ -61,15 +61,24 @@ export const makeRunSupervisor = <E>(
 ): Effect.Effect<RunSupervisor, never, Scope.Scope> =>
   Effect.gen(function* () {
     const fibers = yield* FiberMap.make<string>()
+    // Followers start from the service's own runtime, captured here, not from the fiber that attaches
+    // the run (`FiberMap.run` forks with the caller's context and fiber references): a follower lives
+    // as long as its run, and a tool call's context (a copy of every service's map with the request's
+    // own services added) and its references would stay with every parked run for hours.
+    const fork = yield* FiberMap.runtime(fibers)<never>()
 
     const supervised = (runId: string, fresh: boolean) =>
       superviseFollow(followOnce, runId, fresh).pipe(
-        Effect.catchAll((cause) => Effect.logDebug("run follower ended", cause).pipe(Effect.annotateLogs({ runId })))
+        Effect.catchAll((cause) => Effect.logDebug("run follower ended", cause).pipe(Effect.annotateLogs({ runId }))),
+        // Whatever region the service was built in, shutdown must be able to interrupt a follower.
+        Effect.interruptible
       )
 
     return {
       attach: (runId, options) =>
-        FiberMap.run(fibers, runId, supervised(runId, options?.fresh ?? false), { onlyIfMissing: true }).pipe(Effect.asVoid),
+        Effect.sync(() => {
+          fork(runId, supervised(runId, options?.fresh ?? false), { onlyIfMissing: true })
+        }),
       size: FiberMap.size(fibers),
       isFollowed: (runId) => FiberMap.has(fibers, runId)
     }

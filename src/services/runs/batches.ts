@@ -52,18 +52,21 @@ export interface Batches<A, E> {
 }
 
 /**
- * Starts `produce` in a fiber of the caller's scope (it stops when the scope closes): it hands each
- * item to the `offer` it is given, which waits while the consumer is `READ_AHEAD` items behind,
- * and its end (or failure) is the batches' end.
+ * Starts `produce` in a fiber of `scope` (it stops when the scope closes): it hands each item to
+ * the `offer` it is given, which waits while the consumer is `READ_AHEAD` items behind, and its end
+ * (or failure) is the batches' end. The scope is an argument, not a service: providing it would
+ * copy the caller's whole context for the producer to hold, for as long as a parked run's follow
+ * lasts.
  */
-export const batchesFrom = <A, E, R>(
+export const batchesIn = <A, E, R>(
+  scope: Scope.Scope,
   produce: (offer: (a: A) => Effect.Effect<unknown>) => Effect.Effect<void, E, R>,
   policy: BatchPolicy<A>
-): Effect.Effect<Batches<A, E>, never, Scope.Scope | R> =>
+): Effect.Effect<Batches<A, E>, never, R> =>
   Effect.gen(function* () {
     const timer = policy.timer ?? makeFlushTimer(policy.interval)
     const mailbox = yield* Mailbox.make<A | Knock, E>(READ_AHEAD)
-    const producer = yield* produce((a) => mailbox.offer(a)).pipe(Mailbox.into(mailbox), Effect.forkScoped)
+    const producer = yield* produce((a) => mailbox.offer(a)).pipe(Mailbox.into(mailbox), Effect.forkIn(scope))
     // A knock that finds the Mailbox full is dropped: the consumer then has items to take, and
     // finds its deadline due after taking them. One that finds it ended is dropped too.
     const knock = () => {
@@ -117,9 +120,9 @@ export const batchesFrom = <A, E, R>(
     }
   })
 
-/** `batchesFrom` reading a stream. */
+/** `batchesIn` the caller's scope, reading a stream. */
 export const batchesOf = <A, E, R>(stream: Stream.Stream<A, E, R>, policy: BatchPolicy<A>): Effect.Effect<Batches<A, E>, never, Scope.Scope | R> =>
-  batchesFrom<A, E, R>((offer) => Stream.runForEach(stream, offer), policy)
+  Effect.flatMap(Effect.scope, (scope) => batchesIn<A, E, R>(scope, (offer) => Stream.runForEach(stream, offer), policy))
 
 /**
  * Consumes `stream`, handing each batch to `onBatch` in order, until the stream ends or `onBatch`

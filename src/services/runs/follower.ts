@@ -15,7 +15,7 @@ import type { HermesClientShape, HermesProfile, HermesRunStatus } from "../../he
 import { bridgeHermes } from "../hermes-failures/bridgeHermes.ts"
 import type { InboxShape } from "../inbox/Inbox.ts"
 import type { LedgerShape, RunChange, RunRecord } from "./Ledger.ts"
-import { batchesFrom } from "./batches.ts"
+import { batchesIn } from "./batches.ts"
 import { makeFlushTimer } from "./flushTimer.ts"
 import { openApprovalId, withoutRecordedRequests } from "./clarifyReplays.ts"
 import { withInferredClosings } from "./inferredClosings.ts"
@@ -252,12 +252,13 @@ export const makeFollower = (deps: FollowerDeps) => {
       // On the scope itself: `Effect.addFinalizer` would keep the fiber's references of this moment for as long as the run lives.
       yield* Scope.addFinalizer(scope, Effect.sync(() => { if (watching.get(runId) === quiet) watching.delete(runId) }))
       // The follow is the batches' producer fiber: a parked run holds it, and no stream stages.
-      const batches = yield* batchesFrom(
+      const batches = yield* batchesIn(
+        scope,
         (offer: (e: HermesEvent) => Effect.Effect<unknown>) =>
           hermes.followInto(profile.value, run.hermesRunId, { lastEventId, receivedText, onReattach: quiet.reattached }, (e) =>
             Effect.zipRight(quiet.saw(e.id !== null), offer(e))),
         { maxItems: BATCH_MAX, interval: FLUSH_INTERVAL, timer: flushTimer, urgent: (e) => !STREAMED.has(e.event) }
-      ).pipe(Scope.extend(scope))
+      )
       // The run ended elsewhere: what was read is committed, then the follow stops reading.
       yield* quiet.whenEnded(batches.stop)
       yield* batches.consume(
