@@ -55,12 +55,15 @@ export const storageHarness = (sim: SimOptions = {}) =>
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const context = yield* Layer.buildWithScope(deps, scope)
-    const made = yield* makeRuns.pipe(Effect.provide(context), Scope.extend(scope))
-    const sql = Context.get(context, SqlClient.SqlClient)
-
-    /** What the edge logged during `call`s (logfmt lines): details the caller never sees. */
+    /**
+     * What the edge and the run service logged (logfmt lines): details the caller never sees. The
+     * service is built under the same logger, as the daemon's is under its own: a run's follower
+     * logs through the runtime the service was built with, not through the call that started it.
+     */
     const logs: Array<string> = []
     const captureLogs = Logger.replace(Logger.defaultLogger, Logger.make((o) => void logs.push(Logger.logfmtLogger.log(o))))
+    const made = yield* makeRuns.pipe(Effect.provide(context), Effect.provide(captureLogs), Scope.extend(scope))
+    const sql = Context.get(context, SqlClient.SqlClient)
 
     /** One tool call as the edge runs it, for `client`. */
     const call = (tool: string, args: Record<string, unknown>, client = "alice"): Effect.Effect<ToolOutcome> => {
