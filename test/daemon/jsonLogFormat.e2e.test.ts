@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest"
 import { spawnDaemon } from "../support/daemonProcess.ts"
 import { freeLoopbackPort } from "../support/freePort.ts"
 import { runProcess } from "../support/runProcess.ts"
+import { connectMcp } from "../support/daemon.ts"
 import { tempDir } from "../support/tempDirs.ts"
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "agent-bridge.js")
@@ -60,6 +61,26 @@ describe("log_format: json", () => {
       data_dir: path.join(dir, "data"),
       hermes: expect.stringContaining("built-in simulator")
     })
+  }, 120_000)
+
+  it("a run's follower logs through the daemon's logger: its end is a JSON entry with the run's id", async () => {
+    const dir = tempDir()
+    const port = await freeLoopbackPort()
+    const daemon = await spawnDaemon({ configFile: configIn(dir, port, "json"), port, readyTimeoutMs: 90_000 })
+    const adminKey = fs.readFileSync(path.join(dir, "data", "admin.key"), "utf8").trim()
+    const client = await connectMcp(daemon.url, adminKey, "agents", "modern")
+    const started = await client.callTool({ name: "agent_run", arguments: { agent: "hermes", input: "write a haiku" } })
+    expect(started.isError).toBeFalsy()
+    const runId = (started.structuredContent as { run_id: string }).run_id
+    const waited = await client.callTool({ name: "agent_run_wait", arguments: { run_id: runId, timeout_s: 30 } })
+    expect((waited.structuredContent as { status: string }).status).toBe("completed")
+    await client.close()
+    await daemon.kill("SIGTERM")
+    expect(await daemon.exited).toEqual({ code: 0, signal: null })
+    // The follower's fiber was forked from the run service's runtime, not from the tool call.
+    const ended = entries(daemon.output()).filter((e) => e.message === "run ended")
+    expect(ended).toHaveLength(1)
+    expect(ended[0]).toMatchObject({ logLevel: "INFO", annotations: { run_id: runId, runId, status: "completed" } })
   }, 120_000)
 
   it("a start that fails (the port is taken) is one JSON error line, and exit 1", async () => {
