@@ -44,16 +44,17 @@ export const oldGenerationBytes = (): number =>
     .filter((space) => !YOUNG_SPACES.has(space.space_name))
     .reduce((sum, space) => sum + space.space_used_size, 0)
 
-const setGrowthPercent = (percent: number) => v8.setFlagsFromString(`--heap-growing-percent=${percent}`)
+const growthFlag = (percent: number) => `--heap-growing-percent=${percent}`
 
 const isFullCollection = (entry: PerformanceEntry): boolean =>
   (entry as PerformanceEntry & { readonly detail?: { readonly kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR
 
 /**
  * Bounds the old generation's slack to `slackMiB` for the layer's lifetime (the daemon's); 0 leaves
- * V8's policy alone. V8's own policy comes back when the layer is released.
+ * V8's policy alone. V8's own policy comes back when the layer is released. `setFlags` is V8's
+ * (a test records what would be set instead).
  */
-export const HeapSlackBounded = (slackMiB: number): Layer.Layer<never> =>
+export const HeapSlackBounded = (slackMiB: number, setFlags: (flags: string) => void = v8.setFlagsFromString): Layer.Layer<never> =>
   slackMiB <= 0
     ? Layer.empty
     : Layer.scopedDiscard(
@@ -62,7 +63,7 @@ export const HeapSlackBounded = (slackMiB: number): Layer.Layer<never> =>
             let current = 0
             const follow = () => {
               const next = growthPercentFor(slackMiB, oldGenerationBytes())
-              if (next !== current) setGrowthPercent(next)
+              if (next !== current) setFlags(growthFlag(next))
               current = next
             }
             const observer = new PerformanceObserver((list) => {
@@ -75,7 +76,7 @@ export const HeapSlackBounded = (slackMiB: number): Layer.Layer<never> =>
           (observer) =>
             Effect.sync(() => {
               observer.disconnect()
-              setGrowthPercent(0)
+              setFlags(growthFlag(0))
             })
         )
       )

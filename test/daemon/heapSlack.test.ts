@@ -41,12 +41,16 @@ describe("heap slack", () => {
     expect(old).toBeLessThanOrEqual(process.memoryUsage().heapUsed)
   })
 
-  it.effect("0 is no layer at all; a bound is released with the daemon", () =>
+  it.effect("0 is no layer at all; a bound is set at once from the heap as it is, and V8's own policy comes back with the daemon's end", () =>
     Effect.gen(function* () {
       expect(HeapSlackBounded(0)).toBe(Layer.empty)
+      const set: Array<string> = []
       const scope = yield* Scope.make()
-      yield* Layer.buildWithScope(HeapSlackBounded(64), scope)
+      // 1 MiB over this process's old generation (tens of MiB) is under the floor: the floor is set.
+      yield* Layer.buildWithScope(HeapSlackBounded(1, (flags) => void set.push(flags)), scope)
+      expect(set).toEqual([`--heap-growing-percent=${MIN_GROWTH_PERCENT}`])
       yield* Scope.close(scope, Exit.void)
+      expect(set).toEqual([`--heap-growing-percent=${MIN_GROWTH_PERCENT}`, "--heap-growing-percent=0"])
     }))
 
   it("bounded, the heap stays near what is live; V8's own policy lets garbage pile up to several times the bound", async () => {
