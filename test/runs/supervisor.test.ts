@@ -5,8 +5,8 @@
  * shutdown whatever region the supervisor was built in.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, FiberRef, HashMap, Option, Scope } from "effect"
-import { makeRunSupervisor } from "../../src/services/runs/RunSupervisor.ts"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, FiberRef, HashMap, Option, Scope, TestClock } from "effect"
+import { makeRunSupervisor, superviseFollow } from "../../src/services/runs/RunSupervisor.ts"
 
 class RequestOnly extends Context.Tag("test/RequestOnly")<RequestOnly, { readonly id: string }>() {}
 
@@ -44,5 +44,43 @@ describe("a run's follower", () => {
       const closed = yield* Scope.close(scope, Exit.void).pipe(Effect.disconnect, Effect.timeout("5 seconds"), Effect.exit)
       expect(Exit.isSuccess(closed)).toBe(true)
       expect(yield* Deferred.isDone(interrupted)).toBe(true)
+    }))
+})
+
+describe("the follow loop (superviseFollow)", () => {
+  it.effect("restarts a follow that fails or dies, backing off further each time, and resumes it (a status check) from the second", () =>
+    Effect.gen(function* () {
+      const attempts: Array<{ readonly at: number; readonly resume: boolean }> = []
+      const followOnce = (_runId: string, resume: boolean) =>
+        Effect.gen(function* () {
+          attempts.push({ at: yield* TestClock.currentTimeMillis, resume })
+          if (attempts.length === 1) return yield* Effect.fail("stalled")
+          if (attempts.length === 2) return yield* Effect.die(new Error("a defect"))
+          if (attempts.length === 3) return yield* Effect.fail("stalled again")
+        })
+      const fiber = yield* Effect.fork(superviseFollow(followOnce, "run_a", true))
+      for (let i = 0; i < 60; i++) yield* TestClock.adjust("50 millis")
+      expect(yield* Fiber.join(fiber)).toBeUndefined()
+      expect(attempts.map((a) => a.resume)).toEqual([false, true, true, true])
+      // RESTART_SCHEDULE: 250 ms, doubling, each within ±20% (jittered).
+      const gaps = attempts.slice(1).map((a, i) => a.at - attempts[i]!.at)
+      expect(gaps[0]).toBeGreaterThanOrEqual(200)
+      expect(gaps[0]).toBeLessThanOrEqual(300)
+      expect(gaps[1]).toBeGreaterThanOrEqual(400)
+      expect(gaps[1]).toBeLessThanOrEqual(600)
+      expect(gaps[2]).toBeGreaterThanOrEqual(800)
+      expect(gaps[2]).toBeLessThanOrEqual(1200)
+    }))
+
+  it.effect("ends with the cause, unrestarted, when the follow was interrupted", () =>
+    Effect.gen(function* () {
+      let attempts = 0
+      const followOnce = () => Effect.suspend(() => {
+        attempts += 1
+        return Effect.interrupt
+      })
+      const cause = yield* Effect.flip(superviseFollow(followOnce, "run_a", false))
+      expect(Cause.isInterruptedOnly(cause)).toBe(true)
+      expect(attempts).toBe(1)
     }))
 })

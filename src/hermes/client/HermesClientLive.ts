@@ -72,7 +72,8 @@ export const makeHermesClient = (
     const followDeps = (p: HermesProfile, runId: string, o: FollowOptions | undefined): FollowDeps => ({
       runId,
       readEvents: (lastId, onEvent) => readEvents(p, runId, lastId, (e) => Effect.zipRight(sawFrame(p)(e), onEvent(e))),
-      status: ops.status(p, runId),
+      // Built when asked: the request's effect, made up front, would stay with every parked run's follow.
+      status: Effect.suspend(() => ops.status(p, runId)),
       profile: p.name,
       agent: p.agent,
       schedule: o?.giveUpAfter === undefined ? reconnect : reconnect.pipe(Schedule.upTo(o.giveUpAfter))

@@ -16,7 +16,7 @@
  * daemon's follower follows: Hermes 0.20 splits frames between concurrent subscribers.
  */
 import { Duration, Effect, Either, Schedule, type Stream } from "effect"
-import { createHash } from "node:crypto"
+import { createHash, type Hash } from "node:crypto"
 import { type HermesEventData, isKnown, isTerminalEvent, makeEvent } from "../../domain/runs/hermesEvents.ts"
 import { isTerminal } from "../../domain/runs/view.ts"
 import type { HermesEvent, HermesRunStatus } from "./HermesClient.ts"
@@ -37,7 +37,8 @@ export const GONE_ERROR =
  * same as the whole string.
  */
 export class StreamedText {
-  private readonly hash = createHash("sha256")
+  /** Made with the first text: a run parked before it streamed any holds no hash state (OpenSSL's, outside the heap). */
+  private hash: Hash | null = null
   length = 0
 
   constructor(initial = "") {
@@ -45,6 +46,8 @@ export class StreamedText {
   }
 
   append(piece: string): void {
+    if (piece.length === 0) return
+    this.hash ??= createHash("sha256")
     this.hash.update(piece, "utf16le")
     this.length += piece.length
   }
@@ -52,6 +55,7 @@ export class StreamedText {
   /** True when `text` begins with exactly the streamed text. */
   isPrefixOf(text: string): boolean {
     if (text.length < this.length) return false
+    if (this.hash === null) return true
     const head = createHash("sha256").update(text.slice(0, this.length), "utf16le").digest()
     return head.equals(this.hash.copy().digest())
   }
@@ -240,9 +244,22 @@ const trouble = (route: string, failure: HermesFailure, next: string) =>
 const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesEvent) => Effect.Effect<unknown>) =>
   Effect.gen(function* () {
     const tracker = new FollowTracker(deps.runId, settings.lastEventId, Date.now, settings.receivedText)
-    const driver = yield* Schedule.driver(deps.schedule)
+    // The backoff's schedule is driven from the first failure after the last event: a driver made
+    // up front (and its state) would stay with every run parked on a healthy stream, for hours.
+    // Dropping it is the reset: the next failure starts the schedule afresh.
+    let driver: Schedule.ScheduleDriver<HermesFailure, HermesFailure> | null = null
+    const reset = Effect.sync(() => {
+      driver = null
+    })
     /** Waits as the schedule says; when the schedule gives up, the follow fails with `failure`. */
-    const backoff = (failure: HermesFailure) => driver.next(failure).pipe(Effect.mapError(() => failure))
+    const backoff = (failure: HermesFailure) =>
+      Effect.suspend(() => (driver === null ? Schedule.driver(deps.schedule) : Effect.succeed(driver))).pipe(
+        Effect.flatMap((d) => {
+          driver = d
+          return d.next(failure)
+        }),
+        Effect.mapError(() => failure)
+      )
     let polling = false
     let opened = false
 
@@ -251,7 +268,7 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
         if (opened && settings.onReattach !== undefined) yield* settings.onReattach
         opened = true
         const ended = yield* deps.readEvents(tracker.lastId, (e) =>
-          tracker.accept(e) ? Effect.zipRight(emit(e), driver.reset).pipe(Effect.as(!tracker.done)) : Effect.succeed(true)
+          tracker.accept(e) ? Effect.zipRight(emit(e), reset).pipe(Effect.as(!tracker.done)) : Effect.succeed(true)
         ).pipe(Effect.either)
         if (tracker.done) break
         const failure = Either.isLeft(ended) ? ended.left : streamEndedEarly(deps.agent)
@@ -283,7 +300,7 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
         }
         continue
       }
-      yield* driver.reset
+      yield* reset
       for (const e of tracker.fromStatus(status.right)) yield* emit(e)
       if (!tracker.done) yield* Effect.sleep(settings.pollInterval)
     }

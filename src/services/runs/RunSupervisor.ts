@@ -44,13 +44,24 @@ export const superviseFollow = <E>(
   fresh: boolean
 ): Effect.Effect<void, Cause.Cause<E>> => {
   let attempts = 0
-  const follow = Effect.suspend(() => followOnce(runId, !(fresh && attempts++ === 0))).pipe(
+  // The backoff is driven from the first failure on (`Effect.retry` makes its driver, and holds its
+  // frames, up front: on every parked run, for hours, though most runs never fail). Never reset: a
+  // follower that keeps failing backs off further, until its run ends.
+  let backoff: Schedule.ScheduleDriver<unknown, unknown> | null = null
+  const delay = Effect.suspend(() => (backoff === null ? Schedule.driver(RESTART_SCHEDULE) : Effect.succeed(backoff))).pipe(
+    Effect.flatMap((driver) => {
+      backoff = driver
+      return Effect.ignore(driver.next(undefined))
+    })
+  )
+  const follow: Effect.Effect<void, Cause.Cause<E>> = Effect.suspend(() => followOnce(runId, !(fresh && attempts++ === 0))).pipe(
     // Defects are restarted like failures; only interruption ends a follower early.
     Effect.sandbox,
-    Effect.tapError((cause) =>
-      Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logWarning("run follower failed; restarting", cause)
-    ),
-    Effect.retry({ schedule: RESTART_SCHEDULE, while: (cause) => !Cause.isInterruptedOnly(cause) })
+    Effect.catchAll((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.fail(cause)
+        : Effect.logWarning("run follower failed; restarting", cause).pipe(Effect.zipRight(delay), Effect.zipRight(follow))
+    )
   )
   return Effect.zipRight(annotateFiberLogs({ runId }), follow)
 }

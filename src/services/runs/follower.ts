@@ -246,7 +246,8 @@ export const makeFollower = (deps: FollowerDeps) => {
         interval: quietCheck,
         reattach: resume,
         numbered: run.hermesEventId !== null,
-        ended: endedElsewhere(runId, profile.value)
+        // Built when asked: the question's effect would otherwise stay with the parked run.
+        ended: Effect.suspend(() => endedElsewhere(runId, profile.value))
       }).pipe(Scope.extend(scope))
       watching.set(runId, quiet)
       // On the scope itself: `Effect.addFinalizer` would keep the fiber's references of this moment for as long as the run lives.
