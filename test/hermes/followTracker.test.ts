@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { HermesEventData, makeEvent } from "../../src/domain/runs/hermesEvents.ts"
 import type { HermesEvent, HermesRunStatus } from "../../src/hermes/client/HermesClient.ts"
-import { FollowTracker, GONE_ERROR } from "../../src/hermes/client/follow.ts"
+import { FollowTracker, GONE_ERROR, StreamedText } from "../../src/hermes/client/follow.ts"
 
 const ev = (id: number | null, event: string, data: Record<string, unknown> = {}): HermesEvent =>
   makeEvent(id, Schema.decodeUnknownSync(HermesEventData)({ event, ...data }))
@@ -139,5 +139,27 @@ describe("FollowTracker", () => {
     const t = new FollowTracker("r", null)
     expect(t.gone().data).toMatchObject({ event: "run.interrupted", error: GONE_ERROR, synthetic: true })
     expect(t.done).toBe(true)
+  })
+})
+
+describe("StreamedText", () => {
+  it("nothing streamed yet is a prefix of every output, the empty one included", () => {
+    const t = new StreamedText()
+    expect(t.length).toBe(0)
+    expect(t.isPrefixOf("")).toBe(true)
+    expect(t.isPrefixOf("anything")).toBe(true)
+    t.append("")
+    expect(t.isPrefixOf("x")).toBe(true)
+  })
+
+  it("tells a continuation from a different text of the same length, across pieces and a split surrogate pair", () => {
+    const whole = "ab\u{1F600}cd"
+    const t = new StreamedText("a")
+    t.append("b\uD83D")
+    t.append("\uDE00c")
+    expect(t.length).toBe(5)
+    expect(t.isPrefixOf(whole)).toBe(true)
+    expect(t.isPrefixOf("ab\u{1F601}cd")).toBe(false)
+    expect(t.isPrefixOf("ab\u{1F600}")).toBe(false)
   })
 })
