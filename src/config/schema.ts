@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import { proxyEntryProblem } from "../common/trustedProxies.ts"
 import { parseAllowRule } from "../domain/a2a/webhookAllow.ts"
-import { A2A_PUSH_POST_TIMEOUT_MS, CLIENT_QUOTA_DEFAULTS, CLUSTER_SECRET_MIN_CHARS } from "../domain/limits.ts"
+import { A2A_PUSH_POST_TIMEOUT_MS, CLIENT_QUOTA_DEFAULTS, CLUSTER_SECRET_MIN_CHARS, HEAP_SLACK_MIB_DEFAULT } from "../domain/limits.ts"
 import { pgUrlProblem } from "./storageUrl.ts"
 import { issuerProblem } from "../domain/oauth.ts"
 
@@ -98,7 +98,7 @@ export const BridgeSection = Schema.Struct({
    * (`daemon/heapSlack.ts`); 0: V8's own policy (up to 3× what is live). It bounds the RSS a daemon
    * holding thousands of parked runs keeps; a small heap is under it and keeps V8's policy.
    */
-  heap_slack_mib: withDefault(Schema.Int.pipe(Schema.between(0, 1_048_576)), () => 128)
+  heap_slack_mib: withDefault(Schema.Int.pipe(Schema.between(0, 1_048_576)), () => HEAP_SLACK_MIB_DEFAULT)
 })
 
 /** The replica's name: `bridge.replica_id`, else `host:port` of its listener. */

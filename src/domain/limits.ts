@@ -202,3 +202,10 @@ export const CLIENT_QUOTA_DEFAULTS = {
 } as const
 export type ClientQuotaKey = keyof typeof CLIENT_QUOTA_DEFAULTS
 export type ClientQuotaLimits = { readonly [K in ClientQuotaKey]: number }
+
+/**
+ * `bridge.heap_slack_mib`'s default: the MiB of garbage the heap's old generation may gather before
+ * its next full collection (`daemon/heapSlack.ts`). bench-scale names it beside an RSS per run read
+ * over few runs, where this slack is most of the figure.
+ */
+export const HEAP_SLACK_MIB_DEFAULT = 128
