@@ -13,7 +13,7 @@ import { runProcess } from "../support/runProcess.ts"
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const MiB = 2 ** 20
 
-/** The child's heap at its end; the heap limit is fixed so that V8's own factor is the same on every machine. */
+/** The child's heap: its peak and what is live at its end; the heap limit is fixed so that V8's own factor is the same on every machine. */
 const childHeap = async (slackMiB: number): Promise<{ readonly peakMiB: number; readonly liveMiB: number; readonly kept: number }> => {
   const run = await runProcess(
     process.execPath,

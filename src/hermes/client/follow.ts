@@ -25,6 +25,7 @@ import { failureLog, HermesTransport, saysRunUnknown } from "./failure.ts"
 import { withMetrics } from "../../common/Metrics.ts"
 import { annotateFiberLogs } from "../../common/fiberLogs.ts"
 import { pushedStream } from "./pushedStream.ts"
+import { lazyBackoff } from "../../common/lazyBackoff.ts"
 
 /** The one text of a run Hermes no longer knows (its JSON said `run_not_found`). */
 export const GONE_ERROR =
@@ -244,22 +245,10 @@ const trouble = (route: string, failure: HermesFailure, next: string) =>
 const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesEvent) => Effect.Effect<unknown>) =>
   Effect.gen(function* () {
     const tracker = new FollowTracker(deps.runId, settings.lastEventId, Date.now, settings.receivedText)
-    // The backoff's schedule is driven from the first failure after the last event: a driver made
-    // up front (and its state) would stay with every run parked on a healthy stream, for hours.
-    // Dropping it is the reset: the next failure starts the schedule afresh.
-    let driver: Schedule.ScheduleDriver<HermesFailure, HermesFailure> | null = null
-    const reset = Effect.sync(() => {
-      driver = null
-    })
+    // Reset by every event: a stream that drops after hours of health reconnects at the first delay.
+    const backoffs = lazyBackoff(deps.schedule)
     /** Waits as the schedule says; when the schedule gives up, the follow fails with `failure`. */
-    const backoff = (failure: HermesFailure) =>
-      Effect.suspend(() => (driver === null ? Schedule.driver(deps.schedule) : Effect.succeed(driver))).pipe(
-        Effect.flatMap((d) => {
-          driver = d
-          return d.next(failure)
-        }),
-        Effect.mapError(() => failure)
-      )
+    const backoff = (failure: HermesFailure) => backoffs.next(failure).pipe(Effect.mapError(() => failure))
     let polling = false
     let opened = false
 
@@ -268,7 +257,7 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
         if (opened && settings.onReattach !== undefined) yield* settings.onReattach
         opened = true
         const ended = yield* deps.readEvents(tracker.lastId, (e) =>
-          tracker.accept(e) ? Effect.zipRight(emit(e), reset).pipe(Effect.as(!tracker.done)) : Effect.succeed(true)
+          tracker.accept(e) ? Effect.zipRight(emit(e), backoffs.reset).pipe(Effect.as(!tracker.done)) : Effect.succeed(true)
         ).pipe(Effect.either)
         if (tracker.done) break
         const failure = Either.isLeft(ended) ? ended.left : streamEndedEarly(deps.agent)
@@ -300,7 +289,7 @@ const runFollow = (deps: FollowDeps, settings: FollowSettings, emit: (e: HermesE
         }
         continue
       }
-      yield* reset
+      yield* backoffs.reset
       for (const e of tracker.fromStatus(status.right)) yield* emit(e)
       if (!tracker.done) yield* Effect.sleep(settings.pollInterval)
     }

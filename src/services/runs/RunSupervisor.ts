@@ -13,6 +13,7 @@
  */
 import { Cause, Duration, Effect, FiberMap, Schedule, type Scope } from "effect"
 import { annotateFiberLogs } from "../../common/fiberLogs.ts"
+import { lazyBackoff } from "../../common/lazyBackoff.ts"
 
 /** Restart backoff: quick at first, then at most every 30 s, for as long as the run lives. */
 export const RESTART_SCHEDULE = Schedule.exponential("250 millis", 2).pipe(
@@ -44,16 +45,10 @@ export const superviseFollow = <E>(
   fresh: boolean
 ): Effect.Effect<void, Cause.Cause<E>> => {
   let attempts = 0
-  // The backoff is driven from the first failure on (`Effect.retry` makes its driver, and holds its
-  // frames, up front: on every parked run, for hours, though most runs never fail). Never reset: a
-  // follower that keeps failing backs off further, until its run ends.
-  let backoff: Schedule.ScheduleDriver<unknown, unknown> | null = null
-  const delay = Effect.suspend(() => (backoff === null ? Schedule.driver(RESTART_SCHEDULE) : Effect.succeed(backoff))).pipe(
-    Effect.flatMap((driver) => {
-      backoff = driver
-      return Effect.ignore(driver.next(undefined))
-    })
-  )
+  // Never reset: a follower that keeps failing backs off further, until its run ends. Made lazily
+  // (`Effect.retry` would drive it, and hold its frames, from the start: on every parked run).
+  const backoff = lazyBackoff(RESTART_SCHEDULE)
+  const delay = Effect.ignore(backoff.next(undefined))
   const follow: Effect.Effect<void, Cause.Cause<E>> = Effect.suspend(() => followOnce(runId, !(fresh && attempts++ === 0))).pipe(
     // Defects are restarted like failures; only interruption ends a follower early.
     Effect.sandbox,
